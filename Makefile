@@ -1,0 +1,52 @@
+# gftpwb: `make demo` and `make test` do all the set-up on a fresh Debian machine.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+GFTPWB := $(BIN)/gftpwb
+
+.PHONY: demo test lint schema deps deps-test lab-up lab-down bench clean
+
+demo: deps $(VENV)/.installed
+	$(GFTPWB) lab up
+	$(GFTPWB) run scenarios/quickstart.yaml
+
+test: deps-test $(VENV)/.installed-test
+	$(GFTPWB) lab up
+	$(BIN)/ruff check .
+	GFTPWB_FORBID_SKIPS=1 $(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+
+# Regenerate the committed schema from the key tables in gftpwb/dsl/schema.py.
+schema: $(VENV)/.installed
+	$(BIN)/python -c 'from gftpwb.dsl.schema import render_schema; open("schemas/scenario.schema.json", "w").write(render_schema())'
+
+deps:
+	scripts/install-deps.sh demo
+
+deps-test:
+	scripts/install-deps.sh test
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.installed: $(VENV)/bin/python pyproject.toml
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/bin/python pyproject.toml
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+lab-up: $(VENV)/.installed
+	$(GFTPWB) lab up
+
+lab-down: $(VENV)/.installed
+	$(GFTPWB) lab down
+
+clean:
+	-$(GFTPWB) lab down
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,187 @@
+"""The ``gftpwb`` command line: argument parsing and wiring only.
+
+Every error a user can cause ends here as one clear message on stderr and a distinct exit code
+(see :mod:`gftpwb.errors`), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shlex
+import shutil
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from . import results_dir as rd
+from .drivers.guc import GUC
+from .dsl import load_scenario
+from .dsl.schema import packaged_schema_text
+from .errors import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_RUNS_FAILED,
+    EnvironmentProblem,
+    GftpwbError,
+    ScenarioError,
+    UsageError,
+)
+from .exec.lab import DEFAULT_ADDRESS, DEFAULT_PORT, GridftpLab
+from .plan import plan
+from .session import RunRequest, execute, prepare_run
+from .sinks.console import ConsoleSink, plain_or_terminal_console
+
+
+def _err(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+# --- validate / schema ----------------------------------------------------------------------------
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    worst = EXIT_OK
+    for path in args.files:
+        try:
+            scenario = load_scenario(path)
+        except ScenarioError as exc:
+            for diagnostic in exc.diagnostics:
+                _err(str(diagnostic))
+            worst = exc.exit_code
+            continue
+        for warning in scenario.warnings:
+            _err(str(warning))
+        runs = len(plan(scenario))
+        print(f"{path}: ok ({len(scenario.tests)} test(s), {runs} run(s))")
+    return worst
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    sys.stdout.write(packaged_schema_text())
+    return EXIT_OK
+
+
+# --- run ------------------------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    scenario = load_scenario(args.scenario)
+    for warning in scenario.warnings:
+        _err(str(warning))
+    only = [item for value in args.only for item in value.split(",") if item]
+    specs = plan(scenario, only)
+    if args.dry_run:
+        for spec in specs:
+            limit = f"  # timeout {spec.timeout_s:g}s" if spec.timeout_s else ""
+            print(f"{spec.run_id}: {shlex.join(spec.argv)}{limit}")
+        return EXIT_OK
+    if any(s.host == "local" and s.kind == "guc" for s in specs) and shutil.which(GUC) is None:
+        raise EnvironmentProblem(f"{GUC} not found in PATH; install the Debian package globus-gass-copy-progs "
+                                 "(make demo does)")
+    if args.resume is not None:
+        directory = args.resume or rd.latest_for(args.results_base, scenario.name)
+        if not directory:
+            raise UsageError(f"nothing to resume: no results of {scenario.name} under {args.results_base}/")
+    else:
+        directory = args.results or rd.new_results_dir(args.results_base, scenario.name)
+    console = plain_or_terminal_console()
+    live = {"auto": None, "always": True, "never": False}[args.progress]
+    request = RunRequest(scenario=scenario, specs=specs, results_dir=directory, command=["gftpwb", *sys.argv[1:]],
+                         resume=args.resume is not None, subscribers=[ConsoleSink(console, live=live)])
+    prepared = prepare_run(request)
+    summary = asyncio.run(execute(prepared))
+    if summary.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if summary.all_passed else EXIT_RUNS_FAILED
+
+
+# --- lab ------------------------------------------------------------------------------------------
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    lab = GridftpLab(args.state_dir)
+    if args.lab_command == "up":
+        before = lab.status().running
+        status = lab.up(port=args.port, address=args.address)
+        verb = "already running" if before else "started"
+        print(f"GridFTP server {verb}: {status.url} (pid {status.pid}, log {status.log})")
+    elif args.lab_command == "down":
+        print("GridFTP server stopped" if lab.down() else "GridFTP server was not running")
+    else:
+        status = lab.status()
+        if args.json:
+            print(json.dumps({"gridftp": lab.status_dict()}, indent=1))
+        else:
+            state = f"running, pid {status.pid}" if status.running else "not running"
+            print(f"gridftp  {status.url}  {state}  (state {status.state_dir})")
+    return EXIT_OK
+
+
+# --- parser ---------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gftpwb", description="GridFTP / GlusterFS performance workbench.")
+    parser.add_argument("--version", action="version", version=f"gftpwb {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("validate", help="check scenario files; errors as file:line:col: message")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("schema", help="print the scenario JSON Schema (draft-07)")
+    p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("run", help="run a scenario headless")
+    p.add_argument("scenario", metavar="SCENARIO")
+    p.add_argument("--results", metavar="DIR", help="results directory of this run "
+                   "(default results/<UTC timestamp>-<scenario name>)")
+    p.add_argument("--results-base", metavar="DIR", default=rd.DEFAULT_BASE, help=argparse.SUPPRESS)
+    p.add_argument("--only", metavar="ID", action="append", default=[],
+                   help="run only this test (repeat or comma-separate for several)")
+    p.add_argument("--dry-run", action="store_true", help="print the planned guc commands and exit")
+    p.add_argument("--resume", nargs="?", const="", metavar="DIR",
+                   help="continue an interrupted run (default: the newest results of this scenario), "
+                        "skipping runs already recorded")
+    p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                   help="live progress line: auto (on a terminal), always, never (plain lines)")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("lab", help="the local lab: a GridFTP server on loopback")
+    lab_sub = p.add_subparsers(dest="lab_command", required=True, metavar="ACTION")
+    for name, text in (("up", "start the lab"), ("down", "stop the lab"), ("status", "show the lab")):
+        q = lab_sub.add_parser(name, help=text)
+        q.add_argument("--state-dir", metavar="DIR", help="lab state directory (default $GFTPWB_LAB_DIR or "
+                       "~/.local/state/gftpwb/lab)")
+        if name == "up":
+            q.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"GridFTP port (default {DEFAULT_PORT})")
+            q.add_argument("--address", default=DEFAULT_ADDRESS, help=f"address (default {DEFAULT_ADDRESS})")
+        if name == "status":
+            q.add_argument("--json", action="store_true", help="machine-readable output")
+        q.set_defaults(func=cmd_lab)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except ScenarioError as exc:
+        for diagnostic in exc.diagnostics:
+            _err(str(diagnostic))
+        return exc.exit_code
+    except GftpwbError as exc:
+        _err(f"gftpwb: {exc}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _err("gftpwb: interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

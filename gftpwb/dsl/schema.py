@@ -1,0 +1,196 @@
+"""The scenario JSON Schema (draft-07), built from the key tables below.
+
+``schemas/scenario.schema.json`` is generated from :func:`build_schema` (``make schema``) and
+committed so editors can use it; ``tests/test_schema.py`` fails when the file, these tables and the
+typed model in :mod:`gftpwb.dsl.model` drift apart. Validation always uses the committed file, the
+one users see.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from ..units import DURATION_PATTERN, SIZE_PATTERN
+from .guc_options import GUC_OPTIONS, GucOption
+
+SCHEMA_ID = "https://gftpwb.invalid/schemas/scenario.schema.json"
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+KINDS = ("guc",)
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of a mapping in the DSL: its JSON-Schema fragment and a description for editors."""
+
+    name: str
+    schema: dict[str, Any]
+    description: str
+    required: bool = False
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/definitions/{name}"}
+
+
+SIZE = _ref("size")
+DURATION = _ref("duration")
+
+DEFINITIONS: dict[str, dict[str, Any]] = {
+    "size": {
+        "description": "A byte count: a whole number, or a number with a K, M or G suffix (powers of "
+        "1024, upper or lower case) or B, as guc and tgftp accept it: 4M, 512k, 4G.",
+        "type": ["integer", "string"],
+        "minimum": 0,
+        "pattern": SIZE_PATTERN,
+    },
+    "duration": {
+        "description": "Seconds, or a number with a unit: 30s, 5m, 1h, 1m30s, 250ms. 0 means no limit.",
+        "type": ["number", "string"],
+        "minimum": 0,
+        "pattern": DURATION_PATTERN,
+    },
+    "name": {
+        "description": "A name usable in file names: letters, digits, '.', '_' and '-', starting with a "
+        "letter or digit.",
+        "type": "string",
+        "pattern": NAME_PATTERN,
+    },
+}
+
+
+def option_schema(option: GucOption) -> dict[str, Any]:
+    """The schema of one guc option value."""
+    if option.type == "count":
+        return {"type": "integer", "minimum": 1}
+    if option.type == "size":
+        return dict(SIZE)
+    if option.type == "level":
+        return {"type": "integer", "minimum": 0, "maximum": 3}
+    return {"type": "boolean"}
+
+
+def _options_object() -> dict[str, Any]:
+    return {
+        "description": "Typed globus-url-copy options; each becomes its guc flag. Unset options are "
+        "not passed, so guc's own defaults apply.",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {o.name: {**option_schema(o), "description": o.description} for o in GUC_OPTIONS},
+    }
+
+
+def _matrix_object() -> dict[str, Any]:
+    return {
+        "description": "Lists of option values; the test runs once for every combination (the cross "
+        "product, first key outermost, order kept). A matrix value overrides the same key in options.",
+        "type": "object",
+        "additionalProperties": False,
+        "minProperties": 1,
+        "properties": {
+            o.name: {
+                "description": f"Values of {o.name} ({o.flag}) to sweep.",
+                "type": "array",
+                "minItems": 1,
+                "items": option_schema(o),
+            }
+            for o in GUC_OPTIONS
+        },
+    }
+
+
+# Keys a test and the defaults block share; a test's value replaces the default (options merge key by key).
+SHARED_KEYS: tuple[Key, ...] = (
+    Key("source", {"type": "string", "minLength": 1},
+        "Source URL given to guc, e.g. ftp://127.0.0.1:2811/dev/zero or gsiftp://host/path."),
+    Key("target", {"type": "string", "minLength": 1},
+        "Destination URL given to guc, e.g. ftp://127.0.0.1:2811/dev/null."),
+    Key("options", _ref("guc_options"), "Typed guc options (see guc_options)."),
+    Key("extra_args", {"type": "array", "items": {"type": "string"}},
+        "Further guc arguments, passed as they are (one list item per argument, never through a shell), "
+        "after the typed options and before the URLs."),
+    Key("repeat", {"type": "integer", "minimum": 1},
+        "How many times each case runs (tgftp's execs). Default 1."),
+    Key("timeout", DURATION,
+        "Kill guc (its whole process group) after this long; the run is recorded as timeout. "
+        "Default: no limit."),
+    Key("comment", {"type": "string"},
+        "Free text written to the record and to the tag log's comment tag."),
+)
+
+TEST_KEYS: tuple[Key, ...] = (
+    Key("id", _ref("name"), "Unique id of the test within the scenario; --only selects by it.", True),
+    Key("kind", {"enum": list(KINDS)}, "What the test runs. guc: globus-url-copy transfers.", True),
+    Key("description", {"type": "string"}, "What the test is for (shown, not used)."),
+    *SHARED_KEYS,
+    Key("matrix", _ref("guc_matrix"), "Option lists to sweep (see guc_matrix)."),
+)
+
+SCENARIO_KEYS: tuple[Key, ...] = (
+    Key("version", {"const": 1}, "DSL version; this gftpwb reads version 1.", True),
+    Key("name", _ref("name"),
+        "Scenario name; used in the results directory and in tag log names.", True),
+    Key("description", {"type": "string"}, "What the scenario is for."),
+    Key("defaults", _ref("defaults"), "Values every test inherits unless it sets its own."),
+    Key("tests", {"type": "array", "minItems": 1, "items": _ref("test")},
+        "The tests, run in this order.", True),
+)
+
+
+def _object(keys: tuple[Key, ...], description: str) -> dict[str, Any]:
+    schema: dict[str, Any] = {
+        "description": description,
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {k.name: {**k.schema, "description": k.description} for k in keys},
+    }
+    required = [k.name for k in keys if k.required]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def build_schema() -> dict[str, Any]:
+    """Assemble the whole scenario schema from the tables in this module."""
+    definitions = dict(DEFINITIONS)
+    definitions["guc_options"] = _options_object()
+    definitions["guc_matrix"] = _matrix_object()
+    definitions["defaults"] = _object(SHARED_KEYS, "Values every test inherits unless it sets its own.")
+    definitions["guc_test"] = _object(TEST_KEYS, "A test of kind guc: globus-url-copy transfers.")
+    definitions["test"] = {
+        "description": "One test. Its kind decides which keys it may have.",
+        "type": "object",
+        "required": ["id", "kind"],
+        "properties": {"kind": {"enum": list(KINDS), "description": "What the test runs."}},
+        "allOf": [
+            {"if": {"properties": {"kind": {"const": kind, "description": f"Selects the {kind} keys."}}},
+             "then": _ref(f"{kind}_test")} for kind in KINDS
+        ],
+    }
+    root = _object(SCENARIO_KEYS, "A gftpwb scenario: tests to run and how.")
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": SCHEMA_ID,
+        "title": "gftpwb scenario",
+        **root,
+        "definitions": definitions,
+    }
+
+
+def render_schema(schema: dict[str, Any] | None = None) -> str:
+    """The schema as committed: 2-space indented JSON with a final newline."""
+    return json.dumps(build_schema() if schema is None else schema, indent=2, ensure_ascii=False) + "\n"
+
+
+@cache
+def packaged_schema_text() -> str:
+    """The committed schema file, as installed (``schemas/`` ships as ``gftpwb.schemas``)."""
+    return resources.files("gftpwb.schemas").joinpath("scenario.schema.json").read_text(encoding="utf-8")
+
+
+@cache
+def packaged_schema() -> dict[str, Any]:
+    return json.loads(packaged_schema_text())

@@ -1,0 +1,78 @@
+"""Errors a user can cause, and the exit code each one maps to.
+
+Hierarchy::
+
+    GftpwbError                      exit code given by the subclass
+    ├── UsageError                   2   bad command line (unknown test id, bad option value)
+    ├── ScenarioError                2   invalid scenario: carries positioned Diagnostics
+    ├── EnvironmentProblem           3   a tool or service this machine lacks (guc not installed)
+    ├── LabError                     4   the local lab could not be started, stopped or inspected
+    └── ResumeError                  5   --resume refused (scenario changed, no journal)
+
+Runs that fail are not errors: they are results (exit code 1 from ``gftpwb run``). The CLI turns
+every ``GftpwbError`` into one message on stderr and its exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+EXIT_OK = 0
+EXIT_RUNS_FAILED = 1
+EXIT_INVALID_INPUT = 2
+EXIT_ENVIRONMENT = 3
+EXIT_LAB = 4
+EXIT_RESUME = 5
+EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One problem found in an input file, at a 1-based line and column (0 when unknown)."""
+
+    file: str
+    line: int
+    column: int
+    message: str
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line:
+            where += f":{self.line}"
+            if self.column:
+                where += f":{self.column}"
+        prefix = "" if self.severity == "error" else f"{self.severity}: "
+        return f"{where}: {prefix}{self.message}"
+
+
+class GftpwbError(Exception):
+    """Base of every error a user can cause; ``exit_code`` is what the CLI returns."""
+
+    exit_code = EXIT_INVALID_INPUT
+
+
+class UsageError(GftpwbError):
+    exit_code = EXIT_INVALID_INPUT
+
+
+class ScenarioError(GftpwbError):
+    """A scenario (or other input file) is invalid; ``diagnostics`` say where and why."""
+
+    exit_code = EXIT_INVALID_INPUT
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = sorted(diagnostics)
+        super().__init__("\n".join(str(d) for d in self.diagnostics))
+
+
+class EnvironmentProblem(GftpwbError):
+    exit_code = EXIT_ENVIRONMENT
+
+
+class LabError(GftpwbError):
+    exit_code = EXIT_LAB
+
+
+class ResumeError(GftpwbError):
+    exit_code = EXIT_RESUME

@@ -1,0 +1,1 @@
+"""The imperative shell: transports, process control, the executor and the local lab."""

@@ -1,0 +1,115 @@
+"""Transports start processes somewhere and stream their output back; this is the local one.
+
+The interface is small so an SSH transport can implement it too: ``start(argv)`` returns a
+:class:`Process` whose ``output()`` yields ``(stream, bytes)`` chunks as they arrive (no line
+buffering: guc's progress ends in ``\\r``), ``wait()`` returns the exit status, and ``stop()`` ends
+the whole process group, first politely, then with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Protocol
+
+
+class StartError(Exception):
+    """The process could not be started (program missing, not executable, host unreachable)."""
+
+
+class Process(Protocol):
+    def output(self) -> AsyncIterator[tuple[str, bytes]]: ...
+    async def wait(self) -> int: ...
+    async def stop(self, grace: float = 2.0) -> None: ...
+
+
+class Transport(Protocol):
+    name: str
+
+    async def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
+                    cwd: str | None = None) -> Process: ...
+
+    async def close(self) -> None: ...
+
+
+CHUNK = 65536
+
+
+class LocalProcess:
+    """A child process in its own session, so its whole process group can be killed at once."""
+
+    def __init__(self, proc: asyncio.subprocess.Process):
+        self._proc = proc
+        self.pid = proc.pid
+
+    async def output(self) -> AsyncIterator[tuple[str, bytes]]:
+        queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
+
+        async def pump(name: str, reader: asyncio.StreamReader | None) -> None:
+            try:
+                while reader is not None:
+                    data = await reader.read(CHUNK)
+                    if not data:
+                        break
+                    await queue.put((name, data))
+            finally:
+                await queue.put(None)
+
+        tasks = [asyncio.create_task(pump("stdout", self._proc.stdout)),
+                 asyncio.create_task(pump("stderr", self._proc.stderr))]
+        open_streams = len(tasks)
+        try:
+            while open_streams:
+                item = await queue.get()
+                if item is None:
+                    open_streams -= 1
+                else:
+                    yield item
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def wait(self) -> int:
+        return await self._proc.wait()
+
+    def _signal_group(self, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, sig)
+
+    async def stop(self, grace: float = 2.0) -> None:
+        """SIGTERM the process group, wait up to ``grace`` seconds, then SIGKILL what is left."""
+        self._signal_group(signal.SIGTERM)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._proc.wait(), grace)
+        # Children that outlived the leader keep the group alive: kill them too.
+        self._signal_group(signal.SIGKILL)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._proc.wait(), grace)
+
+
+class LocalTransport:
+    """Runs argv lists on this machine, never through a shell."""
+
+    name = "local"
+
+    async def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
+                    cwd: str | None = None) -> LocalProcess:
+        full_env = None if env is None else {**os.environ, **env}
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True, env=full_env, cwd=cwd)
+        except FileNotFoundError:
+            raise StartError(f"{argv[0]}: command not found") from None
+        except PermissionError:
+            raise StartError(f"{argv[0]}: permission denied") from None
+        except OSError as exc:
+            raise StartError(f"{argv[0]}: cannot start: {exc.strerror or exc}") from None
+        return LocalProcess(proc)
+
+    async def close(self) -> None:
+        return None

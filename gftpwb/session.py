@@ -1,0 +1,79 @@
+"""One scenario run, wired: results directory, journal, tag logs, executor and extra subscribers.
+
+Both front ends use this: the headless CLI adds the console sink, the TUI adds its own subscriber.
+That shared path is what makes a ``--tui`` run and a headless run write the same results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import signal
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from . import results_dir as rd
+from .bus import EventBus, Handler
+from .dsl.model import Scenario
+from .events import Notice
+from .exec.executor import Executor
+from .records import ResultRecord, Summary
+from .sinks.journal import JOURNAL_NAME, JournalSink
+from .sinks.taglogs import TagLogSink
+from .specs import RunSpec
+
+
+@dataclass
+class RunRequest:
+    scenario: Scenario
+    specs: list[RunSpec]
+    results_dir: str
+    command: list[str]
+    resume: bool = False
+    subscribers: list[Handler] = field(default_factory=list)
+
+
+@dataclass
+class PreparedRun:
+    request: RunRequest
+    done: frozenset[str]
+    earlier: list[ResultRecord]
+    notes: list[str]
+
+
+def prepare_run(request: RunRequest) -> PreparedRun:
+    """Create (or, with resume, check and reopen) the results directory. Raises on refusal."""
+    if request.resume:
+        earlier, done, notes = rd.resume_state(request.results_dir, request.specs)
+    else:
+        rd.prepare(request.results_dir, request.scenario.text, request.specs, request.command)
+        earlier, done, notes = [], frozenset(), []
+    return PreparedRun(request, done, earlier, notes)
+
+
+async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True,
+                  executor: Executor | None = None) -> Summary:
+    """Run what is left of the plan; Ctrl-C / SIGTERM stop it after recording the run in flight."""
+    request = prepared.request
+    bus = EventBus()
+    journal = JournalSink(os.path.join(request.results_dir, JOURNAL_NAME))
+    bus.subscribe(journal)
+    bus.subscribe(TagLogSink(request.results_dir, shlex.join(request.command)))
+    for subscriber in request.subscribers:
+        bus.subscribe(subscriber)
+    executor = executor or Executor(bus)
+    executor.bus = bus
+    loop = asyncio.get_running_loop()
+    signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM) if install_signal_handlers else ()
+    for sig in signals:
+        loop.add_signal_handler(sig, executor.stop)
+    try:
+        for note in prepared.notes:
+            bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
+        return await executor.run(request.specs, results_dir=request.results_dir, scenario=request.scenario.name,
+                                  done=prepared.done, earlier=prepared.earlier)
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+        journal.close()

@@ -1,0 +1,155 @@
+"""The headless console: a live progress line on a terminal, plain lines otherwise, and a results
+table at the end. It only reads events; the TUI reads the same ones."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.live import Live
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+from ..events import Event, Notice, OutputLine, Progress, RunFinished, RunStarted, ScenarioFinished, ScenarioStarted
+from ..records import PASSED, ResultRecord
+from ..report import human_bytes, short_error, summarize_cases
+from ..specs import RunSpec
+
+MIB_NOTE = "MB and MiB both mean 2^20 bytes here, as in guc and tgftp."
+STATUS_STYLE = {"passed": "green", "failed": "red", "timeout": "yellow", "interrupted": "magenta"}
+
+
+def _rate(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+class _LiveLine:
+    """The one-line live view of the run in flight; re-rendered by rich.live on its own timer."""
+
+    def __init__(self) -> None:
+        self.label = ""
+        self.t0 = time.monotonic()
+        self.progress: Progress | None = None
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        elapsed = time.monotonic() - self.t0
+        p = self.progress
+        line = Text(f"{self.label}  {elapsed:6.1f}s  ")
+        if p is None:
+            line.append("waiting for guc's first progress report (third-party transfers report every 5 s)",
+                        style="dim")
+            yield line
+            return
+        if p.length_bytes:
+            done = min(p.bytes / p.length_bytes, 1.0)
+            yield ProgressBar(total=p.length_bytes, completed=p.bytes, width=24)
+            eta = ""
+            if p.rate_avg_mib_s and p.bytes < p.length_bytes:
+                eta = f"  ETA {(p.length_bytes - p.bytes) / (p.rate_avg_mib_s * 1048576):.1f}s"
+            line.append(f"{done:4.0%}  ")
+        else:
+            eta = ""
+        line.append(f"{human_bytes(p.bytes)}  {_rate(p.rate_avg_mib_s)} MiB/s avg  "
+                    f"{_rate(p.rate_inst_mib_s)} MiB/s inst{eta}")
+        yield line
+
+
+def plain_or_terminal_console() -> Console:
+    """A terminal console, or for pipes and CI logs a wide one, so lines and tables do not wrap."""
+    console = Console(highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(highlight=False, width=200)
+    return console
+
+
+class ConsoleSink:
+    def __init__(self, console: Console | None = None, *, live: bool | None = None):
+        self.console = console or plain_or_terminal_console()
+        self.live_enabled = self.console.is_terminal if live is None else live
+        self._live: Live | None = None
+        self._line = _LiveLine()
+        self._todo = 0
+        self._index = 0
+        self._plan: dict[str, RunSpec] = {}
+        self._records: list[ResultRecord] = []
+
+    def __call__(self, event: Event) -> None:
+        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        if handler:
+            handler(event)
+
+    def _on_ScenarioStarted(self, event: ScenarioStarted) -> None:
+        self._plan = {s.run_id: s for s in event.plan}
+        self._todo = len([s for s in event.plan if s.run_id not in event.skipped_run_ids])
+        skipped = len(event.plan) - self._todo
+        extra = f" ({skipped} already done, resuming)" if skipped else ""
+        self.console.print(f"gftpwb: {event.scenario}: {self._todo} run(s){extra} -> {event.results_dir}")
+        if self.live_enabled:
+            self._live = Live(self._line, console=self.console, refresh_per_second=8, transient=True)
+            self._live.start()
+
+    def _on_RunStarted(self, event: RunStarted) -> None:
+        self._index += 1
+        self._line.label = f"[{self._index}/{self._todo}] {event.spec.run_id}"
+        self._line.t0 = event.t
+        self._line.progress = None
+        if not self.live_enabled:
+            self.console.print(f"[{self._index}/{self._todo}] {event.spec.run_id}: {' '.join(event.argv)}",
+                               soft_wrap=True)
+
+    def _on_Progress(self, event: Progress) -> None:
+        self._line.progress = event
+        if not self.live_enabled:
+            self.console.print(f"    {event.run_id}: {event.bytes} bytes  {_rate(event.rate_avg_mib_s, 2)} MiB/s avg"
+                               f"  {_rate(event.rate_inst_mib_s, 2)} MiB/s inst  ({event.elapsed_s:.1f}s)",
+                               soft_wrap=True)
+
+    def _on_OutputLine(self, event: OutputLine) -> None:
+        return None  # captured in the record and the tag log; errors are shown when the run ends
+
+    def _on_Notice(self, event: Notice) -> None:
+        style = "yellow" if event.level == "warning" else ""
+        self.console.print(Text(f"{event.level}: {event.text}", style=style))
+
+    def _on_RunFinished(self, event: RunFinished) -> None:
+        r = event.record
+        self._records.append(r)
+        mark = "ok  " if r.status == PASSED else f"{r.status.upper():<4}"
+        text = Text(f"{mark} {r.run_id}  ", style=STATUS_STYLE.get(r.status, ""))
+        if r.status == PASSED:
+            text.append(f"{human_bytes(r.bytes)} in {r.seconds:.3f}s  {_rate(r.rate_incl_setup_mib_s)} MiB/s "
+                        f"incl. set-up  {_rate(r.rate_guc_avg_mib_s)} MiB/s guc avg", style="")
+        else:
+            text.append(short_error(r.error), style="")
+        self.console.print(text, soft_wrap=True)
+
+    def _on_ScenarioFinished(self, event: ScenarioFinished) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+        self.print_table(self._records)
+        s = event.summary
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(s.counts.items())) or "no runs"
+        note = " (interrupted by the user)" if s.interrupted else ""
+        self.console.print(f"{counts} of {s.total} planned{note}. Results: {s.results_dir}")
+
+    def print_table(self, records: list[ResultRecord]) -> None:
+        if not records:
+            return
+        table = Table(title="Results (rates in MiB/s)", caption=MIB_NOTE, title_justify="left")
+        for name, justify in (("test", "left"), ("#", "right"), ("guc options", "left"), ("ok/runs", "right"),
+                              ("mean incl. set-up", "right"), ("min", "right"), ("max", "right"),
+                              ("mean guc avg", "right")):
+            table.add_column(name, justify=justify)
+        for row in summarize_cases(records):
+            style = "" if row.passed == row.runs else "red"
+            table.add_row(row.test_id, f"{row.case:03d}", row.params, f"{row.passed}/{row.runs}",
+                          _rate(row.mean_incl_setup), _rate(row.min_incl_setup), _rate(row.max_incl_setup),
+                          _rate(row.mean_guc_avg), style=style)
+        self.console.print(table)
+        failed = [r for r in records if r.status != PASSED]
+        for r in failed:
+            self.console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
+                                    style=STATUS_STYLE.get(r.status, "")))

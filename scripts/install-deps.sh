@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install the Debian packages gftpwb needs, only those missing; `apt-get update` runs once, and only
+# when something has to be installed. Used by `make demo` and `make test`.
+#   scripts/install-deps.sh demo   -> what the quickstart needs (GridFTP client and server)
+#   scripts/install-deps.sh test   -> everything the test suite runs against
+set -euo pipefail
+
+want=(globus-gass-copy-progs globus-gridftp-server-progs coreutils procps python3-venv)
+if [ "${1:-demo}" = "test" ]; then
+    want+=(openssh-server openssh-client iproute2 iperf3 psmisc tmux)
+fi
+
+missing=()
+for pkg in "${want[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$pkg")
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "installing Debian packages: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

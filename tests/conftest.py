@@ -1,0 +1,87 @@
+"""Shared fixtures: a real GridFTP lab on a free port, a fake guc for fast tests, and a rule that
+turns any skipped test into a failure when GFTPWB_FORBID_SKIPS is set (as `make test` does)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gftpwb.exec.lab import GridftpLab, free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_skipped: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped:
+        _skipped.append(report.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if os.environ.get("GFTPWB_FORBID_SKIPS") and _skipped and exitstatus == 0:
+        print(f"\nGFTPWB_FORBID_SKIPS: {len(_skipped)} test(s) skipped, which CI does not allow:", file=sys.stderr)
+        for nodeid in _skipped:
+            print(f"  {nodeid}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(scope="session")
+def gridftp(tmp_path_factory: pytest.TempPathFactory):
+    """A real globus-gridftp-server on 127.0.0.1 and a free port, started by the project's lab code."""
+    lab = GridftpLab(str(tmp_path_factory.mktemp("lab")))
+    status = lab.up(port=free_port())
+    yield status
+    lab.down()
+
+
+FAKE_GUC = textwrap.dedent('''\
+    #!{python}
+    """A stand-in for globus-url-copy, driven by FAKE_GUC_MODE; prints -vb progress lines ending in \\r."""
+    import os, subprocess, sys, time
+    mode = os.environ.get("FAKE_GUC_MODE", "ok")
+    args = sys.argv[1:]
+    with open(os.environ.get("FAKE_GUC_ARGV_LOG", os.devnull), "a") as log:
+        log.write(repr(args) + "\\n")
+    out = sys.stdout
+    out.write("Source: ftp://fake/dev/\\nDest:   ftp://fake/dev/\\n  zero  ->  null\\n\\n")
+    out.flush()
+    if mode == "ok":
+        for step in (1, 2, 3):
+            out.write(" %12d bytes %12.2f MB/sec avg %12.2f MB/sec inst\\r" % (step * 1048576, 100.0 * step, 90.0))
+            out.flush()
+            time.sleep(float(os.environ.get("FAKE_GUC_STEP", "0.05")))
+        out.write("\\n")
+        sys.exit(0)
+    if mode == "fail":
+        sys.stderr.write("error: globus_xio: Unable to connect to 127.0.0.1:1\\n")
+        sys.stderr.write("globus_xio: System error in connect: Connection refused\\n")
+        sys.exit(1)
+    if mode == "hang":
+        # A child in the same process group, to prove the whole group is killed.
+        child = subprocess.Popen(["sleep", "1000"])
+        with open(os.environ["FAKE_GUC_CHILD_PID"], "w") as handle:
+            handle.write(str(child.pid))
+        out.write(" %12d bytes %12.2f MB/sec avg %12.2f MB/sec inst\\r" % (1048576, 10.0, 10.0))
+        out.flush()
+        time.sleep(1000)
+    sys.exit(3)
+''')
+
+
+@pytest.fixture
+def fake_guc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Put a fake globus-url-copy first on PATH; returns its directory."""
+    bindir = tmp_path / "fakebin"
+    bindir.mkdir()
+    script = bindir / "globus-url-copy"
+    script.write_text(FAKE_GUC.format(python=sys.executable))
+    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_GUC_ARGV_LOG", str(tmp_path / "argv.log"))
+    return bindir

@@ -1,0 +1,114 @@
+"""The CLI as users meet it: exit codes, messages without tracebacks, results layout, resume."""
+
+import json
+import os
+import textwrap
+
+from clihelp import gftpwb
+
+SCENARIO = textwrap.dedent("""\
+    version: 1
+    name: clitest
+    defaults: {source: "ftp://fake/dev/zero", target: "ftp://fake/dev/null", options: {length: 3M}}
+    tests:
+      - {id: a, kind: guc, repeat: 2, comment: "#first"}
+      - {id: b, kind: guc, matrix: {parallel: [1, 4]}}
+""")
+
+
+def write(tmp_path, text=SCENARIO, name="s.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_dry_run_prints_commands(tmp_path):
+    out = gftpwb("run", write(tmp_path), "--dry-run")
+    assert out.returncode == 0
+    assert out.stdout.splitlines() == [
+        "a/0: globus-url-copy -vb -len 3M ftp://fake/dev/zero ftp://fake/dev/null",
+        "a/1: globus-url-copy -vb -len 3M ftp://fake/dev/zero ftp://fake/dev/null",
+        "b[0]/0: globus-url-copy -vb -p 1 -len 3M ftp://fake/dev/zero ftp://fake/dev/null",
+        "b[1]/0: globus-url-copy -vb -p 4 -len 3M ftp://fake/dev/zero ftp://fake/dev/null",
+    ]
+
+
+def test_run_writes_the_results_directory(tmp_path, fake_guc):
+    results = tmp_path / "out"
+    out = gftpwb("run", write(tmp_path), "--results", str(results), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    names = sorted(os.listdir(results))
+    assert names == ["clitest_#000_000.log", "clitest_#000_001.log", "clitest_#001_000.log", "clitest_#002_000.log",
+                     "meta.json", "plan.json", "results.jsonl", "scenario.yaml"]
+    records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
+    assert [r["run_id"] for r in records] == ["a/0", "a/1", "b[0]/0", "b[1]/0"]
+    first = records[0]
+    assert first["status"] == "passed" and first["bytes"] == 3 * 1048576 and first["comment"] == "#first"
+    assert first["argv"] == ["globus-url-copy", "-vb", "-len", "3M", "ftp://fake/dev/zero", "ftp://fake/dev/null"]
+    assert first["rate_guc_avg_mib_s"] == 300.0 and first["rate_incl_setup_mib_s"] > 0
+    assert first["started_at"].endswith("+00:00") and first["seconds"] > 0
+    assert (results / "scenario.yaml").read_text() == SCENARIO
+    assert "MB and MiB both mean 2^20 bytes" in out.stdout
+    assert "4 passed of 4 planned" in out.stdout
+
+
+def test_default_results_dir_is_timestamped(tmp_path, fake_guc):
+    out = gftpwb("run", write(tmp_path), "--only", "b", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    (name,) = os.listdir(tmp_path / "results")
+    assert name.endswith("Z-clitest") and len(name) == len("20261122T003846Z-clitest")
+
+
+def test_failed_runs_exit_1(tmp_path, fake_guc):
+    out = gftpwb("run", write(tmp_path), "--only", "a", "--results", str(tmp_path / "r"),
+                 env={"FAKE_GUC_MODE": "fail"})
+    assert out.returncode == 1
+    assert "FAILED a/0" in out.stdout and "Unable to connect" in out.stdout
+
+
+def test_unknown_only_id_is_a_usage_error(tmp_path):
+    out = gftpwb("run", write(tmp_path), "--only", "nope")
+    assert out.returncode == 2
+    assert out.stderr.strip() == "gftpwb: unknown test id 'nope'; clitest has: a, b"
+
+
+def test_invalid_scenario_exit_2_without_traceback(tmp_path):
+    path = write(tmp_path, "version: 1\nname: x\ntests:\n  - {id: a, kind: guc, source: s, target: t, bogus: 1}\n")
+    out = gftpwb("run", path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.startswith(f"{path}:4:46: unknown key 'bogus'")
+
+
+def test_missing_guc_is_an_environment_problem(tmp_path):
+    out = gftpwb("run", write(tmp_path), env={"PATH": "/nonexistent"})
+    assert out.returncode == 3
+    assert "globus-url-copy not found in PATH" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_existing_results_are_never_overwritten(tmp_path, fake_guc):
+    results = str(tmp_path / "r")
+    assert gftpwb("run", write(tmp_path), "--only", "a", "--results", results).returncode == 0
+    again = gftpwb("run", write(tmp_path), "--only", "a", "--results", results)
+    assert again.returncode == 2 and "already holds results; use --resume" in again.stderr
+
+
+def test_resume_refuses_a_changed_plan(tmp_path, fake_guc):
+    results = str(tmp_path / "r")
+    assert gftpwb("run", write(tmp_path), "--results", results).returncode == 0
+    changed = write(tmp_path, SCENARIO.replace("repeat: 2", "repeat: 3"))
+    out = gftpwb("run", changed, "--resume", results)
+    assert out.returncode == 5 and "plan changed" in out.stderr
+
+
+def test_resume_of_a_complete_run_runs_nothing(tmp_path, fake_guc):
+    results = str(tmp_path / "r")
+    assert gftpwb("run", write(tmp_path), "--results", results).returncode == 0
+    out = gftpwb("run", write(tmp_path), "--resume", results)
+    assert out.returncode == 0, out.stderr
+    assert "0 run(s) (4 already done, resuming)" in out.stdout
+    assert len((tmp_path / "r" / "results.jsonl").read_text().splitlines()) == 4
+
+
+def test_resume_without_anything_to_resume(tmp_path):
+    out = gftpwb("run", write(tmp_path), "--resume", cwd=tmp_path)
+    assert out.returncode == 2 and "nothing to resume" in out.stderr

@@ -1,0 +1,38 @@
+"""tui/ and converters/ install as gftpwb.tui and gftpwb.converters, from a wheel and editable."""
+
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import gftpwb.converters
+import gftpwb.tui
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_editable_install_maps_top_level_folders():
+    # The test environment is the editable install made by `make test`.
+    assert Path(gftpwb.tui.__file__).resolve() == ROOT / "tui" / "__init__.py"
+    assert Path(gftpwb.converters.__file__).resolve() == ROOT / "converters" / "__init__.py"
+
+
+@pytest.mark.slow
+def test_wheel_installs_and_imports(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(ROOT)],
+                   check=True, capture_output=True)
+    (wheel,) = dist.glob("gftpwb-*.whl")
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    py = env_dir / "bin" / "python"
+    # A clean environment, as a user's: the wheel and its declared dependencies only.
+    subprocess.run([py, "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
+    code = ("import gftpwb.tui, gftpwb.converters.taglog, gftpwb.dsl.schema as s, pathlib;"
+            "assert 'site-packages' in gftpwb.tui.__file__, gftpwb.tui.__file__;"
+            "assert s.packaged_schema()['title'] == 'gftpwb scenario'; print('ok')")
+    out = subprocess.run([py, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert out.stdout.strip() == "ok", out.stderr
+    schema = subprocess.run([env_dir / "bin" / "gftpwb", "schema"], capture_output=True, text=True, cwd=tmp_path)
+    assert schema.stdout == (ROOT / "schemas" / "scenario.schema.json").read_text()

@@ -1,0 +1,83 @@
+"""Planning: matrix cross product (order kept), repeats, stable ids and case numbers, --only."""
+
+import itertools
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gftpwb.dsl import load_scenario_text
+from gftpwb.errors import UsageError
+from gftpwb.plan import plan, plan_fingerprint
+
+BASE = """\
+version: 1
+name: p
+defaults: {source: "ftp://h/dev/zero", target: "ftp://h/dev/null", options: {length: 1M}}
+tests:
+"""
+
+
+def scenario(tests: str):
+    return load_scenario_text(BASE + tests, "p.yaml")
+
+
+def test_matrix_is_a_cross_product_first_key_outermost():
+    s = scenario("  - {id: m, kind: guc, matrix: {parallel: [1, 4], tcp_buffer: [1M, 2M, 4M]}}\n")
+    specs = plan(s)
+    assert [(r.params["parallel"], r.params["tcp_buffer"] >> 20) for r in specs] == [
+        (1, 1), (1, 2), (1, 4), (4, 1), (4, 2), (4, 4)]
+    assert [r.case for r in specs] == [0, 1, 2, 3, 4, 5]
+    assert specs[0].argv == ("globus-url-copy", "-vb", "-p", "1", "-tcp-bs", "1M", "-len", "1M",
+                             "ftp://h/dev/zero", "ftp://h/dev/null")
+
+
+def test_repeats_follow_their_case_and_name_tag_logs_like_tgftp():
+    s = scenario("  - {id: a, kind: guc, repeat: 2}\n  - {id: b, kind: guc, matrix: {parallel: [2, 8]}, repeat: 2}\n")
+    specs = plan(s)
+    assert [r.run_id for r in specs] == ["a/0", "a/1", "b[0]/0", "b[0]/1", "b[1]/0", "b[1]/1"]
+    assert [r.taglog_name for r in specs] == ["p_#000_000.log", "p_#000_001.log", "p_#001_000.log",
+                                              "p_#001_001.log", "p_#002_000.log", "p_#002_001.log"]
+
+
+def test_matrix_value_overrides_options_and_extra_args_stay_last():
+    s = scenario("  - {id: a, kind: guc, options: {parallel: 2}, extra_args: [-nodcau], matrix: {parallel: [16]}}\n")
+    (spec,) = plan(s)
+    assert spec.argv[:4] == ("globus-url-copy", "-vb", "-p", "16")
+    assert spec.argv[-3:] == ("-nodcau", "ftp://h/dev/zero", "ftp://h/dev/null")
+
+
+def test_vb_is_not_doubled():
+    s = scenario("  - {id: a, kind: guc, extra_args: [-vb]}\n")
+    assert plan(s)[0].argv.count("-vb") == 1
+
+
+def test_only_keeps_case_numbers_and_rejects_unknown_ids():
+    s = scenario("  - {id: a, kind: guc}\n  - {id: b, kind: guc}\n")
+    (spec,) = plan(s, ["b"])
+    assert spec.case == 1 and spec.taglog_name == "p_#001_000.log"
+    with pytest.raises(UsageError, match="unknown test id 'zz'; p has: a, b"):
+        plan(s, ["zz"])
+
+
+def test_fingerprint_changes_with_the_plan_only():
+    a = scenario("  - {id: a, kind: guc}\n")
+    b = load_scenario_text(BASE + "# a comment changes nothing\n  - {id: a, kind: guc}\n", "p.yaml")
+    c = scenario("  - {id: a, kind: guc, options: {parallel: 2}}\n")
+    assert plan_fingerprint(plan(a)) == plan_fingerprint(plan(b)) != plan_fingerprint(plan(c))
+
+
+@given(
+    st.lists(st.integers(min_value=1, max_value=64), min_size=1, max_size=4, unique=True),
+    st.lists(st.sampled_from(["1M", "2M", "4M", "8M", "16M"]), min_size=1, max_size=3, unique=True),
+    st.integers(min_value=1, max_value=3),
+)
+def test_matrix_expansion_property(streams, buffers, repeat):
+    s = scenario(f"  - {{id: m, kind: guc, repeat: {repeat}, matrix: {{parallel: {streams}, "
+                 f"tcp_buffer: [{', '.join(buffers)}]}}}}\n")
+    specs = plan(s)
+    assert len(specs) == len(streams) * len(buffers) * repeat
+    combos = [(r.params["parallel"], r.params["tcp_buffer"]) for r in specs if r.repeat == 0]
+    expected = [(p, int(b[:-1]) << 20) for p, b in itertools.product(streams, buffers)]
+    assert combos == expected
+    assert len({r.run_id for r in specs}) == len(specs)

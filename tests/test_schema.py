@@ -1,0 +1,72 @@
+"""The committed schema, the key tables and the typed model must agree; scenarios must validate."""
+
+import json
+import subprocess
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft7Validator
+
+from gftpwb.dsl import load_scenario
+from gftpwb.dsl.guc_options import GUC_OPTIONS
+from gftpwb.dsl.model import GucOptions, Scenario, Test
+from gftpwb.dsl.schema import build_schema, render_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA_FILE = ROOT / "schemas" / "scenario.schema.json"
+
+
+def test_committed_schema_is_generated_from_the_tables():
+    assert SCHEMA_FILE.read_text() == render_schema(), "schema drifted: run `make schema` and commit"
+
+
+def test_schema_is_valid_draft07():
+    schema = json.loads(SCHEMA_FILE.read_text())
+    assert schema["$schema"] == "http://json-schema.org/draft-07/schema#"
+    Draft7Validator.check_schema(schema)
+
+
+def _walk_properties(node, path=""):
+    if isinstance(node, dict):
+        for name, sub in node.get("properties", {}).items():
+            yield f"{path}/{name}", sub
+        for key, value in node.items():
+            yield from _walk_properties(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, item in enumerate(node):
+            yield from _walk_properties(item, f"{path}/{i}")
+
+
+def test_every_property_has_a_description_and_objects_are_closed():
+    schema = build_schema()
+    missing = [p for p, sub in _walk_properties(schema) if not sub.get("description")]
+    assert missing == []
+    for name, definition in schema["definitions"].items():
+        if definition.get("type") == "object" and "properties" in definition and name != "test":
+            assert definition.get("additionalProperties") is False, name
+
+
+def _model_keys(cls) -> set[str]:
+    return {f.metadata.get("key", f.name) for f in fields(cls) if not f.metadata.get("derived")}
+
+
+def test_model_and_schema_name_the_same_keys():
+    defs = build_schema()["definitions"]
+    assert _model_keys(Test) == set(defs["guc_test"]["properties"])
+    assert _model_keys(Scenario) == set(build_schema()["properties"])
+    assert {f.name for f in fields(GucOptions)} == set(defs["guc_options"]["properties"])
+    assert {o.name for o in GUC_OPTIONS} == set(defs["guc_matrix"]["properties"])
+
+
+def test_schema_command_prints_the_committed_file():
+    out = subprocess.run([sys.executable, "-m", "gftpwb", "schema"], capture_output=True, text=True, check=True)
+    assert out.stdout == SCHEMA_FILE.read_text()
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "scenarios").glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_scenarios_validate_and_carry_the_modeline(path):
+    first = path.read_text().splitlines()[0]
+    assert first == "# yaml-language-server: $schema=../schemas/scenario.schema.json"
+    load_scenario(str(path))
