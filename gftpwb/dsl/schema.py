@@ -19,7 +19,6 @@ from .guc_options import GUC_OPTIONS, GucOption
 
 SCHEMA_ID = "https://gftpwb.invalid/schemas/scenario.schema.json"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
-KINDS = ("guc",)
 
 
 @dataclass(frozen=True)
@@ -121,13 +120,41 @@ SHARED_KEYS: tuple[Key, ...] = (
         "Free text written to the record and to the tag log's comment tag."),
 )
 
-TEST_KEYS: tuple[Key, ...] = (
+# Keys every kind of test has.
+COMMON_TEST_KEYS: tuple[Key, ...] = (
     Key("id", _ref("name"), "Unique id of the test within the scenario; --only selects by it.", True),
-    Key("kind", {"enum": list(KINDS)}, "What the test runs. guc: globus-url-copy transfers.", True),
+    Key("kind", {"type": "string"}, "What the test runs (see the kinds below).", True),
     Key("description", {"type": "string"}, "What the test is for (shown, not used)."),
-    *SHARED_KEYS,
-    Key("matrix", _ref("guc_matrix"), "Option lists to sweep (see guc_matrix)."),
 )
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of test: its name, what it does, and the keys it accepts besides the common ones."""
+
+    name: str
+    description: str
+    keys: tuple[Key, ...]
+
+
+# Every test kind, in the order the schema lists them. A new kind adds an entry here, a model in
+# gftpwb/dsl/model.py and a runner in gftpwb/exec/runners.py.
+KINDS: tuple[Kind, ...] = (
+    Kind("guc", "globus-url-copy transfers.", (
+        *SHARED_KEYS,
+        Key("matrix", _ref("guc_matrix"), "Option lists to sweep (see guc_matrix)."),
+    )),
+)
+KIND_NAMES = tuple(k.name for k in KINDS)
+
+
+def kind_keys(kind: Kind) -> tuple[Key, ...]:
+    """All keys a test of ``kind`` accepts, with the kind fixed to its name."""
+    common = tuple(
+        Key(k.name, {"const": kind.name}, f"{kind.name}: {kind.description}", True) if k.name == "kind" else k
+        for k in COMMON_TEST_KEYS
+    )
+    return (*common, *kind.keys)
 
 SCENARIO_KEYS: tuple[Key, ...] = (
     Key("version", {"const": 1}, "DSL version; this gftpwb reads version 1.", True),
@@ -159,15 +186,16 @@ def build_schema() -> dict[str, Any]:
     definitions["guc_options"] = _options_object()
     definitions["guc_matrix"] = _matrix_object()
     definitions["defaults"] = _object(SHARED_KEYS, "Values every test inherits unless it sets its own.")
-    definitions["guc_test"] = _object(TEST_KEYS, "A test of kind guc: globus-url-copy transfers.")
+    for kind in KINDS:
+        definitions[f"{kind.name}_test"] = _object(kind_keys(kind), f"A test of kind {kind.name}: {kind.description}")
     definitions["test"] = {
         "description": "One test. Its kind decides which keys it may have.",
         "type": "object",
         "required": ["id", "kind"],
-        "properties": {"kind": {"enum": list(KINDS), "description": "What the test runs."}},
+        "properties": {"kind": {"enum": list(KIND_NAMES), "description": "What the test runs."}},
         "allOf": [
-            {"if": {"properties": {"kind": {"const": kind, "description": f"Selects the {kind} keys."}}},
-             "then": _ref(f"{kind}_test")} for kind in KINDS
+            {"if": {"properties": {"kind": {"const": kind.name, "description": f"Selects the {kind.name} keys."}}},
+             "then": _ref(f"{kind.name}_test")} for kind in KINDS
         ],
     }
     root = _object(SCENARIO_KEYS, "A gftpwb scenario: tests to run and how.")
