@@ -74,3 +74,52 @@ class Notice(Event):
 @dataclass(frozen=True)
 class ScenarioFinished(Event):
     summary: Summary
+
+
+@dataclass(frozen=True)
+class WorkerProgress(Event):
+    """Live telemetry of one worker thread (gfapi tests): cumulative counts since the start signal."""
+
+    run_id: str
+    host: str
+    thread: int
+    state: str  # "preparing", "ready", "running", "done", "failed"
+    files: int = 0
+    bytes: int = 0
+    ios: int = 0
+    elapsed_s: float = 0.0
+    files_total: int | None = None
+    bytes_total: int | None = None
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class RankingRow:
+    """One candidate configuration in an auto-tune ranking, best first."""
+
+    rank: int
+    candidate: str  # guc parameters as tgftp prints them, e.g. "-vb -p 16 -tcp-bs 8M"
+    mean_mib_s: float | None
+    ci_low_mib_s: float | None
+    ci_high_mib_s: float | None
+    runs: int
+    failures: int
+    tied_with_leader: bool = False  # within the tie margin of #1
+    eliminated: bool = False  # adaptive: dropped from the race
+    eliminated_after: int | None = None  # transfers used when it was dropped
+    note: str = ""  # failure reason, "same kernel-capped buffer as ...", ...
+
+
+@dataclass(frozen=True)
+class TuneUpdate(Event):
+    """The auto-tune ranking after each transfer; ``finished`` marks the final pick."""
+
+    test_id: str
+    strategy: str  # "exhaustive" or "adaptive"
+    engine: str  # "real" or "simulated"
+    transfers_used: int
+    budget: int
+    margin_mib_s: float
+    rows: tuple[RankingRow, ...]
+    leader: str | None
+    finished: bool = False
