@@ -101,3 +101,21 @@ async def test_done_runs_are_skipped(fake_guc):
     bus, events = collect()
     await Executor(bus).run([spec("a/0"), spec("a/1")], results_dir="r", scenario="s", done=frozenset({"a/0"}))
     assert [e.record.run_id for e in events if isinstance(e, RunFinished)] == ["a/1"]
+
+
+async def test_local_transport_stdin_and_upload(tmp_path):
+    from gftpwb.exec.transport import LocalTransport
+
+    transport = LocalTransport()
+    proc = await transport.start(["sh", "-c", "read line; echo got:$line"], stdin=True)
+    await proc.write(b"GO\n")
+    await proc.close_stdin()
+    chunks = [data async for _, data in proc.output()]
+    assert await proc.wait() == 0 and b"".join(chunks) == b"got:GO\n"
+
+    source = tmp_path / "worker.c"
+    source.write_text("int main(void) { return 0; }\n")
+    target = tmp_path / "remote" / "worker.c"
+    assert await transport.upload(str(source), str(target)) is True
+    assert target.read_text() == source.read_text()
+    assert await transport.upload(str(source), str(target)) is False  # same content: skipped

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
+import shutil
 import signal
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Protocol
@@ -24,13 +26,21 @@ class Process(Protocol):
     def output(self) -> AsyncIterator[tuple[str, bytes]]: ...
     async def wait(self) -> int: ...
     async def stop(self, grace: float = 2.0) -> None: ...
+    async def write(self, data: bytes) -> None:
+        """Write to the process's stdin (only when started with ``stdin=True``)."""
+    async def close_stdin(self) -> None: ...
 
 
 class Transport(Protocol):
     name: str
 
     async def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
-                    cwd: str | None = None) -> Process: ...
+                    cwd: str | None = None, stdin: bool = False) -> Process:
+        """Start ``argv`` (never through a shell); ``stdin=True`` keeps a pipe to its stdin open."""
+
+    async def upload(self, local_path: str, remote_path: str) -> bool:
+        """Copy a file to this host atomically (temp name + rename); False when an identical file
+        was already there, so nothing was copied."""
 
     async def close(self) -> None: ...
 
@@ -76,6 +86,16 @@ class LocalProcess:
     async def wait(self) -> int:
         return await self._proc.wait()
 
+    async def write(self, data: bytes) -> None:
+        if self._proc.stdin is None:
+            raise RuntimeError("process was started without stdin=True")
+        self._proc.stdin.write(data)
+        await self._proc.stdin.drain()
+
+    async def close_stdin(self) -> None:
+        if self._proc.stdin is not None and not self._proc.stdin.is_closing():
+            self._proc.stdin.close()
+
     def _signal_group(self, sig: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, sig)
@@ -97,11 +117,12 @@ class LocalTransport:
     name = "local"
 
     async def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
-                    cwd: str | None = None) -> LocalProcess:
+                    cwd: str | None = None, stdin: bool = False) -> LocalProcess:
         full_env = None if env is None else {**os.environ, **env}
+        stdin_mode = asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL
         try:
             proc = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                *argv, stdin=stdin_mode, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, start_new_session=True, env=full_env, cwd=cwd)
         except FileNotFoundError:
             raise StartError(f"{argv[0]}: command not found") from None
@@ -111,5 +132,28 @@ class LocalTransport:
             raise StartError(f"{argv[0]}: cannot start: {exc.strerror or exc}") from None
         return LocalProcess(proc)
 
+    async def upload(self, local_path: str, remote_path: str) -> bool:
+        return await asyncio.to_thread(copy_if_changed, local_path, remote_path)
+
     async def close(self) -> None:
         return None
+
+
+def file_sha256(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+def copy_if_changed(source: str, destination: str) -> bool:
+    """Copy ``source`` to ``destination`` via a temporary name and rename, keeping its mode;
+    skip (and return False) when the destination already has the same content."""
+    if file_sha256(source) == file_sha256(destination):
+        return False
+    os.makedirs(os.path.dirname(os.path.abspath(destination)), exist_ok=True)
+    tmp = f"{destination}.tmp-{os.getpid()}"
+    shutil.copy2(source, tmp)
+    os.replace(tmp, destination)
+    return True
