@@ -11,14 +11,16 @@ import hashlib
 import itertools
 import json
 from collections.abc import Iterable
+from typing import Any
 
+from .drivers.gfapi import GfapiJob, display_argv, gfapi_hosts
 from .drivers.guc import build_argv
-from .dsl.model import Scenario, Test
+from .dsl.model import AnyTest, GfapiTest, Scenario, Test
 from .errors import UsageError
 from .specs import RunSpec
 
 
-def matrix_points(test: Test) -> list[dict[str, object]]:
+def matrix_points(test: AnyTest) -> list[dict[str, object]]:
     """Every combination of the matrix values, first key outermost; ``[{}]`` without a matrix."""
     if not test.matrix:
         return [{}]
@@ -26,7 +28,7 @@ def matrix_points(test: Test) -> list[dict[str, object]]:
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(values for _, values in test.matrix))]
 
 
-def case_label(test: Test, variant: int) -> str:
+def case_label(test: AnyTest, variant: int) -> str:
     return f"{test.id}[{variant}]" if test.matrix else test.id
 
 
@@ -42,8 +44,7 @@ def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
     case = 0
     for test in scenario.tests:
         for variant, point in enumerate(matrix_points(test)):
-            options = test.options.with_values(point)
-            argv = build_argv(test.source, test.target, options, test.extra_args)
+            fields = CASE_FIELDS[test.kind](test, point)
             if not wanted or test.id in wanted:
                 for repeat in range(test.repeat):
                     specs.append(RunSpec(
@@ -53,20 +54,34 @@ def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
                         case=case,
                         repeat=repeat,
                         kind=test.kind,
-                        host="local",
-                        argv=argv,
-                        params=options.set_options(),
                         timeout_s=test.timeout_s,
-                        length_bytes=options.length,
                         comment=test.comment,
-                        source=test.source,
-                        target=test.target,
+                        **fields,
                     ))
             case += 1
     return specs
 
 
+def guc_case(test: Test, point: dict[str, Any]) -> dict[str, Any]:
+    options = test.options.with_values(point)
+    return {"host": "local", "argv": build_argv(test.source, test.target, options, test.extra_args),
+            "params": options.set_options(), "length_bytes": options.length, "source": test.source,
+            "target": test.target}
+
+
+def gfapi_case(test: GfapiTest, point: dict[str, Any]) -> dict[str, Any]:
+    job = GfapiJob.from_test(test, point, gfapi_hosts(test))
+    return {"host": job.hosts[0], "argv": display_argv(job), "params": job.to_params(),
+            "length_bytes": job.total_bytes or None, "target": job.target}
+
+
+# Per kind: the RunSpec fields of one matrix combination (a new kind adds its function here).
+CASE_FIELDS = {"guc": guc_case, "gfapi": gfapi_case}
+
+
 def plan_fingerprint(specs: list[RunSpec]) -> str:
     """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan."""
-    payload = [[s.run_id, list(s.argv), s.host, s.timeout_s] for s in specs]
+    # gfapi runs also depend on what argv does not show (hosts, start lead, timeouts): add their job.
+    payload = [[s.run_id, list(s.argv), s.host, s.timeout_s, *([s.params] if s.kind == "gfapi" else [])]
+               for s in specs]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

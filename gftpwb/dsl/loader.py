@@ -14,7 +14,8 @@ from jsonschema.exceptions import ValidationError
 
 from ..errors import Diagnostic, ScenarioError
 from ..units import DURATION_PATTERN, SIZE_PATTERN, parse_duration
-from .model import GucOptions, Scenario, Test
+from .gfapi_loader import build_gfapi_test, check_gfapi_test
+from .model import AnyTest, GucOptions, Scenario, Test
 from .schema import NAME_PATTERN, packaged_schema
 from .yamlpos import Path, Positions, load_yaml_with_positions
 
@@ -159,41 +160,59 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
                                      f"duplicate test id '{tid}' (first used at line {first_seen[tid]})"))
         else:
             first_seen[tid] = line
-        merged = merged_test(defaults, test)
-        tline, tcol = pos.of_value(("tests", index))
-        for key in ("source", "target"):
-            if not merged.get(key):
-                errors.append(Diagnostic(filename, tline, tcol,
-                                         f"test '{tid}' has no {key} (set it on the test or in defaults)"))
-        timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0
-        has_length = "length" in merged["options"] or "length" in test.get("matrix", {})
-        if "/dev/zero" in str(merged.get("source", "")) and not has_length and not timeout:
-            warnings.append(Diagnostic(filename, tline, tcol,
-                                       f"test '{tid}' reads /dev/zero with no length and no timeout: guc never "
-                                       "stops; set options.length or timeout", severity="warning"))
+        kind_errors, kind_warnings = SEMANTIC_CHECKS[test["kind"]](defaults, test, index, pos, filename)
+        errors.extend(kind_errors)
+        warnings.extend(kind_warnings)
     return errors, warnings
+
+
+def check_guc_test(defaults: dict[str, Any], test: dict[str, Any], index: int, pos: Positions,
+                   filename: str) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    errors: list[Diagnostic] = []
+    warnings: list[Diagnostic] = []
+    tid = test["id"]
+    merged = merged_test(defaults, test)
+    tline, tcol = pos.of_value(("tests", index))
+    for key in ("source", "target"):
+        if not merged.get(key):
+            errors.append(Diagnostic(filename, tline, tcol,
+                                     f"test '{tid}' has no {key} (set it on the test or in defaults)"))
+    timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0
+    has_length = "length" in merged["options"] or "length" in test.get("matrix", {})
+    if "/dev/zero" in str(merged.get("source", "")) and not has_length and not timeout:
+        warnings.append(Diagnostic(filename, tline, tcol,
+                                   f"test '{tid}' reads /dev/zero with no length and no timeout: guc never "
+                                   "stops; set options.length or timeout", severity="warning"))
+    return errors, warnings
+
+
+def build_guc_test(defaults: dict[str, Any], raw: dict[str, Any], index: int) -> Test:
+    merged = merged_test(defaults, raw)
+    timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0.0
+    return Test(
+        id=raw["id"],
+        kind=raw["kind"],
+        description=raw.get("description", ""),
+        source=merged["source"],
+        target=merged["target"],
+        options=GucOptions.from_mapping(merged["options"]),
+        extra_args=tuple(merged.get("extra_args", ())),
+        repeat=merged.get("repeat", 1),
+        timeout_s=timeout or None,
+        comment=merged.get("comment", ""),
+        matrix=tuple((key, tuple(values)) for key, values in raw.get("matrix", {}).items()),
+        index=index,
+    )
+
+
+# Per kind: the semantic checks (errors, warnings) and the model builder; a new kind adds both.
+SEMANTIC_CHECKS = {"guc": check_guc_test, "gfapi": check_gfapi_test}
+BUILDERS = {"guc": build_guc_test, "gfapi": build_gfapi_test}
 
 
 def build_model(data: dict[str, Any], filename: str, text: str, warnings: list[Diagnostic]) -> Scenario:
     defaults = data.get("defaults", {})
-    tests = []
-    for index, raw in enumerate(data["tests"]):
-        merged = merged_test(defaults, raw)
-        timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0.0
-        tests.append(Test(
-            id=raw["id"],
-            kind=raw["kind"],
-            description=raw.get("description", ""),
-            source=merged["source"],
-            target=merged["target"],
-            options=GucOptions.from_mapping(merged["options"]),
-            extra_args=tuple(merged.get("extra_args", ())),
-            repeat=merged.get("repeat", 1),
-            timeout_s=timeout or None,
-            comment=merged.get("comment", ""),
-            matrix=tuple((key, tuple(values)) for key, values in raw.get("matrix", {}).items()),
-            index=index,
-        ))
+    tests: list[AnyTest] = [BUILDERS[raw["kind"]](defaults, raw, index) for index, raw in enumerate(data["tests"])]
     return Scenario(
         version=data["version"],
         name=data["name"],
