@@ -13,6 +13,7 @@ import shlex
 import shutil
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict
 
 from . import __version__
 from . import results_dir as rd
@@ -28,6 +29,7 @@ from .errors import (
     ScenarioError,
     UsageError,
 )
+from .exec.gluster_lab import GlusterLab
 from .exec.lab import DEFAULT_ADDRESS, DEFAULT_PORT, GridftpLab
 from .plan import plan
 from .session import RunRequest, execute, prepare_run
@@ -102,20 +104,30 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_lab(args: argparse.Namespace) -> int:
     lab = GridftpLab(args.state_dir)
+    gluster = GlusterLab(lab.state_dir)
     if args.lab_command == "up":
         before = lab.status().running
         status = lab.up(port=args.port, address=args.address)
         verb = "already running" if before else "started"
         print(f"GridFTP server {verb}: {status.url} (pid {status.pid}, log {status.log})")
+        if args.gluster:
+            g = gluster.up(address=args.gluster_address)
+            print(f"GlusterFS volume {g.volume} started: server {g.address}, brick {g.brick}")
     elif args.lab_command == "down":
         print("GridFTP server stopped" if lab.down() else "GridFTP server was not running")
+        if gluster.down():
+            print("GlusterFS volume of the lab stopped and deleted")
     else:
         status = lab.status()
+        g = gluster.status() if gluster.configured else None
         if args.json:
-            print(json.dumps({"gridftp": lab.status_dict()}, indent=1))
+            print(json.dumps({"gridftp": lab.status_dict(), **({"gluster": asdict(g)} if g else {})}, indent=1))
         else:
             state = f"running, pid {status.pid}" if status.running else "not running"
             print(f"gridftp  {status.url}  {state}  (state {status.state_dir})")
+            if g:
+                state = "started" if g.running else "not running"
+                print(f"gluster  {g.address}:/{g.volume}  {state}  (brick {g.brick})")
     return EXIT_OK
 
 
@@ -158,6 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "up":
             q.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"GridFTP port (default {DEFAULT_PORT})")
             q.add_argument("--address", default=DEFAULT_ADDRESS, help=f"address (default {DEFAULT_ADDRESS})")
+            q.add_argument("--gluster", action="store_true",
+                           help="also start glusterd and a single-brick volume for gfapi tests")
+            q.add_argument("--gluster-address", metavar="ADDR",
+                           help="the volume's server address, reachable by every client (default: a 198.18.x.y "
+                                "address the lab adds to lo)")
         if name == "status":
             q.add_argument("--json", action="store_true", help="machine-readable output")
         q.set_defaults(func=cmd_lab)

@@ -20,6 +20,7 @@ from ..events import OutputLine, Progress, RunStarted
 from ..records import INTERRUPTED, ResultRecord
 from ..specs import RunSpec
 from .executor import Executor, Interrupted, Runner, utc_now_iso
+from .gfapi_runner import GfapiRunner
 from .transport import StartError
 
 
@@ -105,4 +106,4 @@ async def run_guc(executor: Executor, spec: RunSpec) -> ResultRecord:
     return await run_process(executor, spec, GucRun(length_bytes=spec.length_bytes), argv)
 
 
-DEFAULT_RUNNERS: dict[str, Runner] = {"guc": run_guc}
+DEFAULT_RUNNERS: dict[str, Runner] = {"guc": run_guc, "gfapi": GfapiRunner()}

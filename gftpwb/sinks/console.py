@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..events import Event, Notice, OutputLine, Progress, RunFinished, RunStarted, ScenarioFinished, ScenarioStarted
+from ..gfapi_report import gfapi_headline, summarize_gfapi_cases
 from ..records import PASSED, ResultRecord
 from ..report import human_bytes, short_error, summarize_cases
 from ..specs import RunSpec
@@ -118,7 +119,9 @@ class ConsoleSink:
         self._records.append(r)
         mark = "ok  " if r.status == PASSED else f"{r.status.upper():<4}"
         text = Text(f"{mark} {r.run_id}  ", style=STATUS_STYLE.get(r.status, ""))
-        if r.status == PASSED:
+        if r.status == PASSED and r.kind == "gfapi":
+            text.append(gfapi_headline(r), style="")
+        elif r.status == PASSED:
             text.append(f"{human_bytes(r.bytes)} in {r.seconds:.3f}s  {_rate(r.rate_incl_setup_mib_s)} MiB/s "
                         f"incl. set-up  {_rate(r.rate_guc_avg_mib_s)} MiB/s guc avg", style="")
         else:
@@ -136,6 +139,31 @@ class ConsoleSink:
         self.console.print(f"{counts} of {s.total} planned{note}. Results: {s.results_dir}")
 
     def print_table(self, records: list[ResultRecord]) -> None:
+        self.print_gfapi_table([r for r in records if r.kind == "gfapi"])
+        self.print_guc_table([r for r in records if r.kind != "gfapi"])
+        failed = [r for r in records if r.status != PASSED]
+        for r in failed:
+            self.console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
+                                    style=STATUS_STYLE.get(r.status, "")))
+
+    def print_gfapi_table(self, records: list[ResultRecord]) -> None:
+        if not records:
+            return
+        table = Table(title="gfapi results (means of passed runs; MiB/s, files/s, IOPS at last done)",
+                      caption="first done: stonewalled when the first thread finished; skew: latest minus "
+                      "earliest thread start", title_justify="left")
+        for name, justify in (("test", "left"), ("#", "right"), ("workload hosts x procs x threads files", "left"),
+                              ("ok/runs", "right"), ("MiB/s", "right"), ("files/s", "right"), ("IOPS", "right"),
+                              ("first done MiB/s", "right"), ("% done", "right"), ("max skew ms", "right")):
+            table.add_column(name, justify=justify)
+        for row in summarize_gfapi_cases(records):
+            style = "" if row.passed == row.runs else "red"
+            table.add_row(row.test_id, f"{row.case:03d}", row.setup, f"{row.passed}/{row.runs}",
+                          _rate(row.last_mib_s), _rate(row.last_files_s, 0), _rate(row.last_iops, 0),
+                          _rate(row.first_mib_s), _rate(row.first_pct), _rate(row.max_skew_ms, 2), style=style)
+        self.console.print(table)
+
+    def print_guc_table(self, records: list[ResultRecord]) -> None:
         if not records:
             return
         table = Table(title="Results (rates in MiB/s)", caption=MIB_NOTE, title_justify="left")
@@ -149,7 +177,3 @@ class ConsoleSink:
                           _rate(row.mean_incl_setup), _rate(row.min_incl_setup), _rate(row.max_incl_setup),
                           _rate(row.mean_guc_avg), style=style)
         self.console.print(table)
-        failed = [r for r in records if r.status != PASSED]
-        for r in failed:
-            self.console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
-                                    style=STATUS_STYLE.get(r.status, "")))
