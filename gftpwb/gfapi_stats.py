@@ -37,6 +37,7 @@ class ThreadResult:
     status: str  # ok, failed, stopped, or not-started (its process never got going)
     error: str = ""
     start_ns: int | None = None  # controller clock (Unix ns): the host's report minus its clock offset
+    host_start_ns: int | None = None  # the start as the host's clock read it
     elapsed_ns: int = 0
     files: int = 0
     ios: int = 0
@@ -130,6 +131,7 @@ def summarize(threads: list[ThreadResult]) -> dict[str, Any]:
         row: dict[str, Any] = {
             "host": t.host, "process": t.process, "thread": t.thread, "status": t.status, "error": t.error,
             "start_offset_ms": None if t.start_ns is None or t0 is None else round((t.start_ns - t0) / 1e6, 3),
+            "start_unix_ns": t.start_ns, "host_start_unix_ns": t.host_start_ns,
             **rates(t.files, t.ios, t.bytes, t.elapsed_ns),
             "requested": {"files": t.requested_files, "ios": t.requested_ios, "bytes": t.requested_bytes},
             "latency": {op: h.summary_us() for op, h in sorted(t.latency.items()) if h.count},

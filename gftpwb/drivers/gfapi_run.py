@@ -243,7 +243,8 @@ class GfapiRun:
             start = None if t.start_host_ns is None else t.start_host_ns - self.offsets.get(t.host, 0)
             out.append(ThreadResult(
                 host=t.host, process=t.process, thread=t.thread, status=t.status or "failed", error=t.error,
-                start_ns=start, elapsed_ns=t.elapsed_ns, files=t.files, ios=t.ios, bytes=t.bytes,
+                start_ns=start, host_start_ns=t.start_host_ns, elapsed_ns=t.elapsed_ns, files=t.files, ios=t.ios,
+                bytes=t.bytes,
                 samples=list(t.samples), latency=dict(t.latency), requested_files=job.files,
                 requested_ios=job.files * job.ios_per_file, requested_bytes=job.files * job.bytes_per_file))
         return out

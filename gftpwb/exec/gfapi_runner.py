@@ -48,6 +48,15 @@ TICK_S = 1.0  # aggregate Progress; per-thread WorkerProgress follows every work
 EXIT_WAIT_S = 10.0  # after its `end` line a worker exits at once; this is only a safety net
 
 
+async def _unstoppable(coro: Any) -> None:
+    """Run a clean-up to its end even if we are cancelled again meanwhile (Ctrl-C pressed twice)."""
+    task = asyncio.ensure_future(coro)
+    while not task.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(task)
+    task.result()
+
+
 class _Run:
     """The state of one run in flight: its processes, its tracker, and a wake-up for waiters."""
 
@@ -114,7 +123,10 @@ class GfapiRunner:
             await self._stop_all(run)
         except asyncio.CancelledError:
             interrupted = True
-            await asyncio.shield(self._stop_all(run))
+            await _unstoppable(self._stop_all(run))
+        except BaseException:
+            await _unstoppable(self._stop_all(run))  # a bug of ours or a sink's: leave nothing running
+            raise
         seconds = round(time.monotonic() - t0, 6)
         record = self._record(run, started_at=started_at, ended_at=utc_now_iso(), seconds=seconds,
                               timed_out=timed_out, interrupted=interrupted)
@@ -146,6 +158,9 @@ class GfapiRunner:
         try:
             if run.pumps:  # wait() rather than gather(): a timeout must not cancel the readers
                 await asyncio.wait(run.pumps)
+            errors = [pump.exception() for pump in run.pumps if not pump.cancelled() and pump.exception()]
+            if errors:
+                raise errors[0]
         finally:
             ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -163,25 +178,35 @@ class GfapiRunner:
         run.pumps.append(asyncio.create_task(self._pump(run, host, p, process)))
 
     async def _pump(self, run: _Run, host: str, p: int, process: Process) -> None:
-        """Read one worker's output to its end, feeding the tracker; then collect its exit."""
+        """Read one worker's output to its end, feeding the tracker; then collect its exit.
+
+        Only the transport's failures (a host that drops out) end a pump quietly, failing that
+        process; an error in our own handling propagates and stops the run.
+        """
         stream = WorkerStream()
         exit_code: int | None = None
         reason = ""
-        try:
-            async for name, data in process.output():
-                for message in stream.feed(name, data):
-                    self._handle(run, host, p, message)
-            for message in stream.close():
-                self._handle(run, host, p, message)
+        chunks = process.output().__aiter__()
+        while True:
             try:
-                exit_code = await asyncio.wait_for(process.wait(), EXIT_WAIT_S)
-            except TimeoutError:
+                name, data = await chunks.__anext__()
+            except StopAsyncIteration:
+                break
+            except Exception as exc:  # the transport lost its host: fail only this process
+                reason = f"lost the worker's connection: {exc}"
+                break
+            for message in stream.feed(name, data):
+                self._handle(run, host, p, message)
+        for message in stream.close():
+            self._handle(run, host, p, message)
+        try:
+            if reason:
+                raise TimeoutError
+            exit_code = await asyncio.wait_for(process.wait(), EXIT_WAIT_S)
+        except TimeoutError:
+            with contextlib.suppress(Exception):
                 await process.stop(run.executor.kill_grace_s)
-                exit_code = await process.wait()
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a transport that loses its host raises here: fail only this process
-            reason = f"lost the worker's connection: {exc}"
+                exit_code = await asyncio.wait_for(process.wait(), EXIT_WAIT_S)
         with contextlib.suppress(Exception):
             await process.close_stdin()
         run.publish(run.tracker.process_exited(host, p, exit_code, reason))

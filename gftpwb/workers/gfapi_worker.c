@@ -260,8 +260,10 @@ typedef struct {
     char path[PATH_MAX];
     /* reporter's view: what was already reported */
     int rep_started, rep_done;
-    uint64_t rep_count[OP_COUNT], rep_sum[OP_COUNT], rep_max[OP_COUNT];
+    uint64_t rep_sum[OP_COUNT];
     uint64_t rep_buckets[OP_COUNT][NBUCKETS];
+    unsigned delta_index[NBUCKETS];
+    uint64_t delta_count[NBUCKETS];
 } thread_t;
 
 static thread_t *threads;
@@ -684,28 +686,29 @@ static void report_thread(sbuf_t *b, thread_t *t, int final)
               atomic_load_explicit(&t->bytes, memory_order_relaxed));
     for (int op = 0; op < OP_COUNT; op++) {
         op_hist_t *h = &t->hist[op];
-        uint64_t count = atomic_load_explicit(&h->count, memory_order_relaxed);
-        uint64_t maxv = atomic_load_explicit(&h->max_ns, memory_order_relaxed);
-        int any = 0;
+        /* The thread bumps a bucket before the count: take the count as the sum of the bucket
+         * deltas read here, so every h line is consistent; sum and max catch up by the next one. */
+        unsigned changed = 0;
+        uint64_t count = 0;
         for (unsigned i = 0; i < NBUCKETS; i++) {
             uint64_t v = atomic_load_explicit(&h->buckets[i], memory_order_relaxed);
             if (v == t->rep_buckets[op][i])
                 continue;
-            if (!any) {
-                uint64_t sum = atomic_load_explicit(&h->sum_ns, memory_order_relaxed);
-                sb_printf(b, "h %d %s %" PRIu64 " %" PRIu64 " %" PRIu64 " ", t->label, OP_NAMES[op],
-                          count - t->rep_count[op], sum - t->rep_sum[op], maxv);
-                t->rep_count[op] = count;
-                t->rep_sum[op] = sum;
-                any = 1;
-            } else {
-                sb_printf(b, ",");
-            }
-            sb_printf(b, "%u:%" PRIu64, i, v - t->rep_buckets[op][i]);
+            t->delta_index[changed] = i;
+            t->delta_count[changed] = v - t->rep_buckets[op][i];
+            count += t->delta_count[changed++];
             t->rep_buckets[op][i] = v;
         }
-        if (any)
-            sb_printf(b, "\n");
+        if (!changed)
+            continue;
+        uint64_t sum = atomic_load_explicit(&h->sum_ns, memory_order_relaxed);
+        uint64_t maxv = atomic_load_explicit(&h->max_ns, memory_order_relaxed);
+        sb_printf(b, "h %d %s %" PRIu64 " %" PRIu64 " %" PRIu64 " ", t->label, OP_NAMES[op], count,
+                  sum - t->rep_sum[op], maxv);
+        t->rep_sum[op] = sum;
+        for (unsigned j = 0; j < changed; j++)
+            sb_printf(b, "%s%u:%" PRIu64, j ? "," : "", t->delta_index[j], t->delta_count[j]);
+        sb_printf(b, "\n");
     }
     if (final) {
         if (strcmp(t->status, "failed") == 0)
