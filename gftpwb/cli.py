@@ -111,7 +111,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
         verb = "already running" if before else "started"
         print(f"GridFTP server {verb}: {status.url} (pid {status.pid}, log {status.log})")
         if args.gluster:
-            g = gluster.up(address=args.gluster_address)
+            g = gluster.up(address=args.gluster_address, volume=args.gluster_volume)
             print(f"GlusterFS volume {g.volume} started: server {g.address}, brick {g.brick}")
     elif args.lab_command == "down":
         print("GridFTP server stopped" if lab.down() else "GridFTP server was not running")
@@ -175,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
             q.add_argument("--gluster-address", metavar="ADDR",
                            help="the volume's server address, reachable by every client (default: a 198.18.x.y "
                                 "address the lab adds to lo)")
+            q.add_argument("--gluster-volume", metavar="NAME",
+                           help="the volume's name (default gftpwb-<hash of the state directory>)")
         if name == "status":
             q.add_argument("--json", action="store_true", help="machine-readable output")
         q.set_defaults(func=cmd_lab)

@@ -286,3 +286,26 @@ def test_posix_mode_on_a_local_directory_through_the_cli(tmp_path):
     assert recs[0]["details"]["gfapi"]["mode"] == "posix"
     assert list(data.rglob("f*")) == []
     assert sorted(p.name for p in (results / "px_#001_000").iterdir()) == ["hosts.csv", "result.csv", "threads.csv"]
+
+
+def test_many_workers_create_one_deep_tree_at_once(tmp_path, gluster):
+    # Threads and processes race to create the same parents; GlusterFS can answer EEXIST to one mkdir
+    # before another's is complete, and the workers must ride that out.
+    directory = f"/gftpwb-test-{uuid.uuid4().hex[:8]}/deep/er/still"
+    specs = specs_for(f"""\
+      - id: w
+        kind: gfapi
+        volume: {volume_block(gluster)}
+        directory: {directory}
+        workload: seq-wr
+        processes: 4
+        threads: 4
+        files: 30
+        file_size: 1K
+        files_per_dir: 4
+        dirs_per_dir: 3
+    """)
+    summary, _events, (record,) = run_specs(specs, GfapiRunner())
+    assert summary.all_passed, record.error
+    on_brick = brick_files(gluster, directory)
+    assert len(on_brick) == 16 * 30 and "local/t015/d2/d1/f0000029" in on_brick  # leaf 7 of 8: two levels

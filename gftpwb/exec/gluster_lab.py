@@ -154,8 +154,10 @@ class GlusterLab:
 
     # --- up ------------------------------------------------------------------------------------
 
-    def up(self, address: str | None = None, wait_s: float = 60.0) -> GlusterStatus:
-        """Start glusterd if needed and make the lab's volume exist, started, its brick online."""
+    def up(self, address: str | None = None, volume: str | None = None, wait_s: float = 60.0) -> GlusterStatus:
+        """Start glusterd if needed and make the lab's volume exist, started, its brick online.
+
+        ``volume`` and ``address`` default to names derived from the state directory."""
         for tool in (GLUSTERD, GLUSTER):
             if shutil.which(tool) is None:
                 raise EnvironmentProblem(f"{tool} not found in PATH; install the Debian packages glusterfs-server "
@@ -163,7 +165,10 @@ class GlusterLab:
         if os.geteuid() != 0:
             raise LabError("the gluster lab needs root: glusterd, its volumes and the lab address are system-wide")
         info = self._info()
-        volume = info.get("volume", volume_name(self.state_dir))
+        if info and volume is not None and info.get("volume") != volume:
+            raise LabError(f"the lab already has volume {info.get('volume')}; run 'gftpwb lab down' first to make "
+                           f"{volume} instead")
+        volume = info.get("volume") or volume or volume_name(self.state_dir)
         if address is not None and _is_loopback(address):
             raise LabError(f"GlusterFS refuses a loopback brick address ({address}); give an address clients "
                            "reach, e.g. this machine's veth or LAN address, or leave --gluster-address out")

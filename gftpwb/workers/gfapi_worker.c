@@ -400,28 +400,48 @@ static void thread_fail(thread_t *t, const char *op, int err, const char *fmt, .
     snprintf(t->status, sizeof t->status, "failed");
 }
 
-/* mkdir -p of one directory path; returns 1 when the last component existed already. */
-static int make_dirs(thread_t *t, const char *path, int *existed)
+/* mkdir -p: 0, or an errno with the component that failed in `failed`. *existed says whether the
+ * last component was there already. Another thread or process creating the same parent at the same
+ * moment can make a child's mkdir see ENOENT for a while (GlusterFS answers EEXIST to the second
+ * mkdir before the first one is complete): retry that for up to ~5 s before giving up. */
+static int mkdir_p(const char *path, int *existed, char *failed, size_t failed_size)
 {
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s", path);
-    *existed = 0;
-    for (char *p = tmp + 1;; p++) {
-        if (*p == '/' || *p == '\0') {
+    for (int attempt = 0;; attempt++) {
+        int err = 0;
+        *existed = 0;
+        for (char *p = tmp + 1; !err; p++) {
+            if (*p != '/' && *p != '\0')
+                continue;
             char saved = *p;
             *p = '\0';
             if (fs_mkdir(tmp) != 0) {
                 if (errno != EEXIST) {
-                    thread_fail(t, "mkdir", errno, "mkdir %s: %s", tmp, strerror(errno));
-                    return -1;
-                }
-                if (saved == '\0')
+                    err = errno;
+                    snprintf(failed, failed_size, "%s", tmp);
+                } else if (saved == '\0') {
                     *existed = 1;
+                }
             }
             *p = saved;
             if (saved == '\0')
                 break;
         }
+        if (err != ENOENT || attempt >= 250 || atomic_load(&stop_requested))
+            return err;
+        struct timespec pause = {.tv_sec = 0, .tv_nsec = 20 * 1000000L};
+        nanosleep(&pause, NULL);
+    }
+}
+
+static int make_dirs(thread_t *t, const char *path, int *existed)
+{
+    char failed[PATH_MAX];
+    int err = mkdir_p(path, existed, failed, sizeof failed);
+    if (err) {
+        thread_fail(t, "mkdir", err, "mkdir %s: %s", failed, strerror(err));
+        return -1;
     }
     return 0;
 }
@@ -976,6 +996,14 @@ int main(int argc, char **argv)
                   opt.port, opt.transport, strerror(errno), opt.volume);
     }
 #endif
+
+    if (opt.workload == WL_SEQ_WR) { /* the shared part of the tree, once, before the threads race for it */
+        char failed[PATH_MAX];
+        int existed;
+        int err = mkdir_p(opt.dir, &existed, failed, sizeof failed);
+        if (err)
+            fatal(EXIT_PREPARE, "mkdir %s: %s", failed, strerror(err));
+    }
 
     threads = calloc((size_t)opt.threads, sizeof *threads);
     if (!threads)
