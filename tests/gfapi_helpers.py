@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import threading
@@ -30,10 +31,13 @@ def run_worker(args: list[str], commands: str = "start 0\n", *, close_stdin: boo
     proc = subprocess.Popen([worker_binary(), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    proc.stdin.write(commands.encode())
-    proc.stdin.flush()
-    if close_stdin:
-        proc.stdin.close()
+    try:
+        proc.stdin.write(commands.encode())
+        proc.stdin.flush()
+        if close_stdin:
+            proc.stdin.close()
+    except BrokenPipeError:
+        pass  # it exited already (a usage error): its output says why
     chunks: dict[str, bytes] = {}
     readers = [threading.Thread(target=lambda n=n, p=p: chunks.__setitem__(n, p.read()))
                for n, p in (("stdout", proc.stdout), ("stderr", proc.stderr))]
@@ -45,7 +49,7 @@ def run_worker(args: list[str], commands: str = "start 0\n", *, close_stdin: boo
         proc.kill()
         for reader in readers:
             reader.join(timeout)
-        if not close_stdin:
+        with contextlib.suppress(BrokenPipeError):
             proc.stdin.close()
     stream = WorkerStream()
     messages = stream.feed("stdout", chunks.get("stdout", b"")) + stream.feed("stderr", chunks.get("stderr", b""))

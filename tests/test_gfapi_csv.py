@@ -50,3 +50,18 @@ def test_hosts_csv_ends_with_the_cluster():
     assert cluster["bytes"] == str(203 * MIB) and cluster["threads"] == "3" and cluster["ok"] == "2"
     assert cluster["last_done_s"] == "2" and cluster["first_done_s"] == "1"
     assert set(run_files(details())) == {"result.csv", "threads.csv", "hosts.csv"}
+
+
+def test_console_headline_and_case_table():
+    from gftpwb.gfapi_report import gfapi_headline, summarize_gfapi_cases
+    from gftpwb.records import ResultRecord
+
+    record = ResultRecord(scenario="s", test_id="w", run_id="w/0", case=0, repeat=0, kind="gfapi", host="c1,c2",
+                          argv=[], status="passed", details={"gfapi": {**details(), "start_skew_ms": 1.25}},
+                          params={"workload": "seq-wr", "hosts": ["c1", "c2"], "processes": 1, "threads": 2,
+                                  "files": 100, "file_size": 1048576, "record_size": 65536})
+    assert gfapi_headline(record) == (
+        "203 files, 203.00 MiB: 101.5 MiB/s, 102 files/s, 1602 IOPS (last done, 2.000s); first done 153.0 MiB/s, "
+        "153 files/s at 51.0 % of the work; start skew 1.25 ms")
+    (row,) = summarize_gfapi_cases([record])
+    assert row.setup == "seq-wr 2x1x2 100x1M/64K" and row.passed == 1 and row.last_mib_s == 101.5

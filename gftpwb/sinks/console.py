@@ -19,6 +19,7 @@ from ..report import human_bytes, short_error, summarize_cases
 from ..specs import RunSpec
 
 MIB_NOTE = "MB and MiB both mean 2^20 bytes here, as in guc and tgftp."
+GFAPI_WAITING = "building, connecting and preparing the workers; measurement starts when all are ready"
 STATUS_STYLE = {"passed": "green", "failed": "red", "timeout": "yellow", "interrupted": "magenta"}
 
 
@@ -33,14 +34,14 @@ class _LiveLine:
         self.label = ""
         self.t0 = time.monotonic()
         self.progress: Progress | None = None
+        self.waiting = "waiting for guc's first progress report (third-party transfers report every 5 s)"
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         elapsed = time.monotonic() - self.t0
         p = self.progress
         line = Text(f"{self.label}  {elapsed:6.1f}s  ")
         if p is None:
-            line.append("waiting for guc's first progress report (third-party transfers report every 5 s)",
-                        style="dim")
+            line.append(self.waiting, style="dim")
             yield line
             return
         if p.length_bytes:
@@ -96,6 +97,8 @@ class ConsoleSink:
         self._line.label = f"[{self._index}/{self._todo}] {event.spec.run_id}"
         self._line.t0 = event.t
         self._line.progress = None
+        self._line.waiting = (GFAPI_WAITING if event.spec.kind == "gfapi" else
+                              "waiting for guc's first progress report (third-party transfers report every 5 s)")
         if not self.live_enabled:
             self.console.print(f"[{self._index}/{self._todo}] {event.spec.run_id}: {' '.join(event.argv)}",
                                soft_wrap=True)
