@@ -30,7 +30,7 @@ from gftpwb.exec.executor import Executor
 from gftpwb.exec.gfapi_runner import GfapiRunner
 from gftpwb.plan import plan
 
-LAYOUTS = ((1, 1, 4), (1, 1, 16), (1, 4, 1), (1, 4, 4), (1, 8, 2), (2, 2, 4), (4, 1, 4), (4, 2, 4))
+LAYOUTS = ((1, 1, 4), (1, 1, 16), (1, 4, 1), (1, 4, 4), (2, 1, 4), (2, 2, 4), (4, 1, 4), (4, 2, 4))
 
 
 def specs(target: str, hosts: int, processes: int, threads: int, lead: str, runs: int):
