@@ -66,7 +66,7 @@ class _Run:
         self.job = job
         self.tracker = GfapiRun(job, spec.run_id, offsets_ns)
         self.procs: dict[tuple[str, int], Process] = {}
-        self.pumps: list[asyncio.Task[None]] = []
+        self.pump_of: dict[tuple[str, int], asyncio.Task[None]] = {}
         self.changed = asyncio.Event()
         self.start_mono: float | None = None
         self.start_target_ns = 0
@@ -120,13 +120,15 @@ class GfapiRunner:
                 await self._run(run)
         except TimeoutError:
             timed_out = True
-            await self._stop_all(run)
+            await _unstoppable(self._stop_all(run))
         except asyncio.CancelledError:
             interrupted = True
             await _unstoppable(self._stop_all(run))
         except BaseException:
             await _unstoppable(self._stop_all(run))  # a bug of ours or a sink's: leave nothing running
             raise
+        if run.background:  # late `snap` writes and stops of dropped workers: let them finish
+            await asyncio.wait(run.background, timeout=run.executor.kill_grace_s * 2 + EXIT_WAIT_S)
         seconds = round(time.monotonic() - t0, 6)
         record = self._record(run, started_at=started_at, ended_at=utc_now_iso(), seconds=seconds,
                               timed_out=timed_out, interrupted=interrupted)
@@ -156,9 +158,10 @@ class GfapiRunner:
         await self._start(run)
         ticker = asyncio.create_task(self._tick(run))
         try:
-            if run.pumps:  # wait() rather than gather(): a timeout must not cancel the readers
-                await asyncio.wait(run.pumps)
-            errors = [pump.exception() for pump in run.pumps if not pump.cancelled() and pump.exception()]
+            pumps = list(run.pump_of.values())
+            if pumps:  # wait() rather than gather(): a timeout must not cancel the readers
+                await asyncio.wait(pumps)
+            errors = [pump.exception() for pump in pumps if not pump.cancelled() and pump.exception()]
             if errors:
                 raise errors[0]
         finally:
@@ -175,7 +178,7 @@ class GfapiRunner:
             run.publish(run.tracker.process_failed(host, p, f"cannot start the worker: {exc}"))
             return
         run.procs[(host, p)] = process
-        run.pumps.append(asyncio.create_task(self._pump(run, host, p, process)))
+        run.pump_of[(host, p)] = asyncio.create_task(self._pump(run, host, p, process))
 
     async def _pump(self, run: _Run, host: str, p: int, process: Process) -> None:
         """Read one worker's output to its end, feeding the tracker; then collect its exit.
@@ -273,14 +276,14 @@ class GfapiRunner:
         """Ask every live worker to stop and report; then stop what is left, and wait for the pumps."""
         await asyncio.gather(*(run.send(proc, "stop\n") for proc in run.tracker.live()))
         grace = run.executor.kill_grace_s
-        pending = [task for task in run.pumps if not task.done()]
+        pending = {key: task for key, task in run.pump_of.items() if not task.done()}
         if pending:
-            _done, pending_set = await asyncio.wait(pending, timeout=grace)
-            if pending_set:
-                await asyncio.gather(*(process.stop(grace) for key, process in run.procs.items()
-                                       if not run.tracker.processes[key].ended), return_exceptions=True)
-                await asyncio.wait(pending_set, timeout=grace + EXIT_WAIT_S)
-        for task in run.pumps:
+            await asyncio.wait(pending.values(), timeout=grace)
+            running = [key for key, task in pending.items() if not task.done()]
+            if running:  # whatever the tracker thinks: a worker whose output is still open gets stopped
+                await asyncio.gather(*(run.procs[key].stop(grace) for key in running), return_exceptions=True)
+                await asyncio.wait([pending[key] for key in running], timeout=grace + EXIT_WAIT_S)
+        for task in run.pump_of.values():
             if not task.done():
                 task.cancel()
         for task in list(run.background):
