@@ -11,7 +11,7 @@ ratio column is the median of the per-round ratios to fio.
 
 By default the volume is a throw-away one made with the project's lab code (fio leaves its files
 behind), removed at the end. Usage:
-  .venv/bin/python bench/gfapi_vs_fio.py [--rounds 5] [--threads 4] [--files 200] [--file-size 64K]
+  .venv/bin/python bench/gfapi_vs_fio.py [--rounds 7] [--threads 4] [--files 1000] [--file-size 64K]
                                          [--record-size 64K] [--volume V --server ADDR]
 """
 
@@ -94,9 +94,9 @@ def make_dirs(volume: str, server: str, directory: str, args) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--files", type=int, default=200)
+    parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--file-size", default="64K")
     parser.add_argument("--record-size", default="64K")
     parser.add_argument("--volume")
