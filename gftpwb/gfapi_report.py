@@ -21,11 +21,17 @@ def gfapi_headline(record: ResultRecord) -> str:
     cluster = g.get("cluster") or {}
     last = cluster.get("last_done") or {}
     first = cluster.get("first_done") or {}
-    text = (f"{cluster.get('files', 0)} files, {human_bytes(cluster.get('bytes'))}: {_f(last.get('mib_s'))} MiB/s, "
-            f"{_f(last.get('files_s'), 0)} files/s, {_f(last.get('iops'), 0)} IOPS "
-            f"(last done, {_f(last.get('seconds'), 3)}s)")
+    files_only = not cluster.get("bytes") and not cluster.get("ios")  # unlink: only files/s mean anything
+    if files_only:
+        text = (f"{cluster.get('files', 0)} files: {_f(last.get('files_s'), 0)} files/s "
+                f"(last done, {_f(last.get('seconds'), 3)}s)")
+    else:
+        text = (f"{cluster.get('files', 0)} files, {human_bytes(cluster.get('bytes'))}: {_f(last.get('mib_s'))} "
+                f"MiB/s, {_f(last.get('files_s'), 0)} files/s, {_f(last.get('iops'), 0)} IOPS "
+                f"(last done, {_f(last.get('seconds'), 3)}s)")
     if first:
-        text += f"; first done {_f(first.get('mib_s'))} MiB/s, {_f(first.get('files_s'), 0)} files/s"
+        text += "; first done " + ("" if files_only else f"{_f(first.get('mib_s'))} MiB/s, ")
+        text += f"{_f(first.get('files_s'), 0)} files/s"
         if first.get("pct_done") is not None:
             text += f" at {first['pct_done']:.1f} % of the work"
     if g.get("start_skew_ms") is not None:

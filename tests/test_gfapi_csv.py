@@ -65,3 +65,14 @@ def test_console_headline_and_case_table():
         "153 files/s at 51.0 % of the work; start skew 1.25 ms")
     (row,) = summarize_gfapi_cases([record])
     assert row.setup == "seq-wr 2x1x2 100x1M/64K" and row.passed == 1 and row.last_mib_s == 101.5
+
+
+def test_unlink_headline_shows_files_per_second_only():
+    from gftpwb.gfapi_report import gfapi_headline
+    from gftpwb.records import ResultRecord
+
+    t = ThreadResult("h", 0, 0, "ok", start_ns=0, elapsed_ns=NS // 2, files=500, requested_files=500)
+    record = ResultRecord(scenario="s", test_id="d", run_id="d/0", case=0, repeat=0, kind="gfapi", host="h", argv=[],
+                          status="passed", details={"gfapi": summarize([t])})
+    assert gfapi_headline(record) == ("500 files: 1000 files/s (last done, 0.500s); first done 1000 files/s at "
+                                      "100.0 % of the work; start skew 0.00 ms")

@@ -121,40 +121,53 @@ def specs_for(body: str, hosts=None, timeout=None):
     return specs
 
 
-def test_two_hosts_start_together_on_their_own_clocks(tmp_path, gluster):
+def test_two_hosts_x_4_threads_seq_wr_seq_rd_unlink_on_their_own_clocks(tmp_path, gluster):
+    # The shape of the multi-host test: two hosts x 4 threads. Until the SSH transport exists the two
+    # hosts are worker processes on this machine under their own names (local transport).
     directory = f"/gftpwb-test-{uuid.uuid4().hex[:8]}"
-    specs = specs_for(f"""\
-      - id: w
+    common = f"""\
         kind: gfapi
         volume: {volume_block(gluster)}
         directory: {directory}
-        workload: seq-wr
-        threads: 2
+        threads: 4
         files: 20
         file_size: 16K
         start_lead: 200ms
-    """, hosts=["h1", "h2"])
+    """
+    body = "".join(f"  - id: {tid}\n    workload: {wl}\n" + textwrap.indent(textwrap.dedent(common), "    ")
+                   for tid, wl in (("write", "seq-wr"), ("read", "seq-rd"), ("clean", "unlink")))
+    specs = specs_for(body, hosts=["h1", "h2"])
     # h2's clock runs 0.3 s ahead of the controller's: it must start at target + 0.3 s of its own clock.
-    summary, events, (record,) = run_specs(specs, GfapiRunner(clock_offsets={"h2": 0.3}))
-    assert summary.all_passed, record.error
-    g = record.details["gfapi"]
-    assert set(g["hosts"]) == {"h1", "h2"} and g["hosts"]["h2"]["files"] == 40
-    assert set(brick_files(gluster, directory)) >= {"h1/t000/f0000000", "h2/t001/f0000019"}
-    target = g["start_target_unix_ns"]
-    for row in g["threads"]:
-        offset = 300_000_000 if row["host"] == "h2" else 0
-        assert row["host_start_unix_ns"] >= target + offset
-        assert row["start_unix_ns"] == row["host_start_unix_ns"] - offset
-    assert g["clock_offsets_s"] == {"h1": 0.0, "h2": 0.3}
-    states: dict[tuple[str, int], list[str]] = {}
+    after_write: dict[str, int] = {}
+
+    def look_at_the_brick(executor, event):
+        if isinstance(event, RunFinished) and event.record.test_id == "write":
+            after_write.update(brick_files(gluster, directory))
+
+    summary, events, records = run_specs(specs, GfapiRunner(clock_offsets={"h2": 0.3}), look_at_the_brick)
+    assert summary.all_passed, [r.error for r in records]
+    assert len(after_write) == 2 * 4 * 20 and set(after_write.values()) == {16384}
+    assert {"h1/t000/f0000000", "h2/t003/f0000019"} <= set(after_write)
+    assert brick_files(gluster, directory) == {}
+    for record, nbytes in zip(records, (16384, 16384, 0), strict=True):
+        g = record.details["gfapi"]
+        assert record.host == "h1,h2" and set(g["hosts"]) == {"h1", "h2"}
+        assert [g["hosts"][h]["files"] for h in ("h1", "h2")] == [80, 80]
+        assert g["cluster"]["bytes"] == 160 * nbytes and len(g["threads"]) == 8
+        target = g["start_target_unix_ns"]
+        for row in g["threads"]:
+            offset = 300_000_000 if row["host"] == "h2" else 0
+            assert row["host_start_unix_ns"] >= target + offset
+            assert row["start_unix_ns"] == row["host_start_unix_ns"] - offset
+        assert g["clock_offsets_s"] == {"h1": 0.0, "h2": 0.3}
+    states: dict[tuple[str, str, int], list[str]] = {}
     for e in events:
         if isinstance(e, WorkerProgress):
-            seq = states.setdefault((e.host, e.thread), [])
+            seq = states.setdefault((e.run_id, e.host, e.thread), [])
             if not seq or seq[-1] != e.state:
                 seq.append(e.state)
-    assert set(states) == {("h1", 0), ("h1", 1), ("h2", 0), ("h2", 1)}
+    assert len(states) == 3 * 8
     assert all(seq[0] == "preparing" and "ready" in seq and seq[-1] == "done" for seq in states.values())
-    assert record.host == "h1,h2"
 
 
 def test_a_missing_volume_is_a_clear_failure(tmp_path, gluster):
