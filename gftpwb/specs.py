@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .commands import Command
+
 
 @dataclass(frozen=True)
 class RunSpec:
@@ -30,7 +32,11 @@ class RunSpec:
     source: str = ""
     target: str = ""
     engine: str = "real"
+    pre: Command | None = None
+    post: Command | None = None
+    comment_command: Command | None = None
+    log_name: str = ""  # the test's own tag log name (its log_filename resolved for this run), if it has one
 
     @property
     def taglog_name(self) -> str:
-        return f"{self.scenario}_#{self.case:03d}_{self.repeat:03d}.log"
+        return self.log_name or f"{self.scenario}_#{self.case:03d}_{self.repeat:03d}.log"

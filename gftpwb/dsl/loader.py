@@ -12,10 +12,11 @@ from typing import Any
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError
 
+from ..commands import from_dsl as command_from_dsl
 from ..errors import Diagnostic, ScenarioError
 from ..units import DURATION_PATTERN, SIZE_PATTERN, parse_duration
 from .model import GucOptions, Scenario, Test
-from .schema import NAME_PATTERN, packaged_schema
+from .schema import COMMAND_KEYS, NAME_PATTERN, packaged_schema
 from .yamlpos import Path, Positions, load_yaml_with_positions
 
 
@@ -165,13 +166,63 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
             if not merged.get(key):
                 errors.append(Diagnostic(filename, tline, tcol,
                                          f"test '{tid}' has no {key} (set it on the test or in defaults)"))
+        errors.extend(command_diagnostics(test, ("tests", index), pos, filename))
         timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0
         has_length = "length" in merged["options"] or "length" in test.get("matrix", {})
-        if "/dev/zero" in str(merged.get("source", "")) and not has_length and not timeout:
+        if test["kind"] == "guc" and "/dev/zero" in str(merged.get("source", "")) and not has_length and not timeout:
             warnings.append(Diagnostic(filename, tline, tcol,
                                        f"test '{tid}' reads /dev/zero with no length and no timeout: guc never "
                                        "stops; set options.length or timeout", severity="warning"))
+    errors.extend(command_diagnostics(defaults, ("defaults",), pos, filename))
+    errors.extend(log_filename_diagnostics(data, pos, filename))
     return errors, warnings
+
+
+def command_diagnostics(block: dict[str, Any], where: Path, pos: Positions, filename: str) -> list[Diagnostic]:
+    """``run`` as one string is shell code and needs ``shell``; a ``shell`` needs ``run`` as one string."""
+    out = []
+    for key in (k.name for k in COMMAND_KEYS):
+        value = block.get(key)
+        if not isinstance(value, dict):
+            continue
+        line, col = pos.of_value((*where, key, "run"))
+        label = _label((*where, key))
+        if value.get("shell", False) and not isinstance(value["run"], str):
+            out.append(Diagnostic(filename, line, col, f"{label}: with shell, run must be one string of shell code, "
+                                                       "not a list"))
+        elif not value.get("shell", False) and isinstance(value["run"], str):
+            out.append(Diagnostic(filename, line, col, f"{label}: run is one string, which only a shell can read; "
+                                                       "write it as a list of arguments, or add shell: true to "
+                                                       "run it as shell code"))
+    return out
+
+
+def log_filename_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> list[Diagnostic]:
+    """Two tests may not write their tag logs under the same name."""
+    out = []
+    seen: dict[str, int] = {}
+    for index, test in enumerate(data["tests"]):
+        name = test.get("log_filename")
+        if not name:
+            continue
+        line, col = pos.of_value(("tests", index, "log_filename"))
+        stem = name[:-4] if name.endswith(".log") else name
+        if stem in seen:
+            out.append(Diagnostic(filename, line, col, f"log_filename {name!r} is also used by the test at line "
+                                                       f"{seen[stem]}; each test needs its own"))
+        else:
+            seen[stem] = line
+    return out
+
+
+CONNECTION_TEST_TIMEOUT_S = 30.0  # tgftp forces 30 s on a connection test; ours is only the default
+
+
+def _command(value: Any):
+    if value is None:
+        return None
+    timeout = parse_duration(value["timeout"]) if isinstance(value, dict) and "timeout" in value else 0.0
+    return command_from_dsl(value, timeout or None)
 
 
 def build_model(data: dict[str, Any], filename: str, text: str, warnings: list[Diagnostic]) -> Scenario:
@@ -179,7 +230,8 @@ def build_model(data: dict[str, Any], filename: str, text: str, warnings: list[D
     tests = []
     for index, raw in enumerate(data["tests"]):
         merged = merged_test(defaults, raw)
-        timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0.0
+        default_timeout = CONNECTION_TEST_TIMEOUT_S if raw["kind"] == "connection-test" else 0.0
+        timeout = parse_duration(merged["timeout"]) if "timeout" in merged else default_timeout
         tests.append(Test(
             id=raw["id"],
             kind=raw["kind"],
@@ -192,6 +244,10 @@ def build_model(data: dict[str, Any], filename: str, text: str, warnings: list[D
             timeout_s=timeout or None,
             comment=merged.get("comment", ""),
             matrix=tuple((key, tuple(values)) for key, values in raw.get("matrix", {}).items()),
+            pre=_command(merged.get("pre")),
+            post=_command(merged.get("post")),
+            comment_command=_command(merged.get("comment_command")),
+            log_filename=raw.get("log_filename", ""),
             index=index,
         ))
     return Scenario(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from ..commands import Command
 from ..errors import Diagnostic
 from ..units import parse_size
 from .guc_options import GUC_OPTIONS, OPTIONS_BY_NAME
@@ -75,6 +76,10 @@ class Test:
     timeout_s: float | None = field(default=None, metadata={"key": "timeout"})
     comment: str = ""
     matrix: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    pre: Command | None = None
+    post: Command | None = None
+    comment_command: Command | None = None
+    log_filename: str = ""
     index: int = field(default=0, metadata={"derived": True})
 
 

@@ -14,6 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ..commands import SHELL_NAME_PATTERN
 from ..units import DURATION_PATTERN, SIZE_PATTERN
 from .guc_options import GUC_OPTIONS, GucOption
 
@@ -37,6 +38,8 @@ def _ref(name: str) -> dict[str, Any]:
 
 SIZE = _ref("size")
 DURATION = _ref("duration")
+COMMAND = _ref("command")
+LOG_FILENAME_PATTERN = r"^(?!\.\.?$)[^/]+$"
 
 DEFINITIONS: dict[str, dict[str, Any]] = {
     "size": {
@@ -57,6 +60,33 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         "letter or digit.",
         "type": "string",
         "pattern": NAME_PATTERN,
+    },
+    "command": {
+        "description": "A command to run: a list of arguments (run without a shell), or a mapping with "
+        "run (the arguments, or with shell one string of shell code), shell and timeout. Its output and "
+        "exit code are recorded.",
+        "type": ["array", "object"],
+        "minItems": 1,
+        "items": {"type": "string"},
+        "additionalProperties": False,
+        "required": ["run"],
+        "properties": {
+            "run": {
+                "description": "The command: a list of arguments, or (only with shell) one string of shell code.",
+                "type": ["array", "string"],
+                "minItems": 1,
+                "minLength": 1,
+                "items": {"type": "string"},
+            },
+            "shell": {
+                "description": "Run run as shell code: true for /bin/sh, or the shell to use, e.g. bash. "
+                "Default false: no shell is involved.",
+                "type": ["boolean", "string"],
+                "pattern": SHELL_NAME_PATTERN,
+            },
+            "timeout": {**DURATION, "description": "Stop the command after this long (it then counts as "
+                        "failed). Default: no limit."},
+        },
     },
 }
 
@@ -120,6 +150,19 @@ SHARED_KEYS: tuple[Key, ...] = (
         "Free text written to the record and to the tag log's comment tag."),
 )
 
+# Commands around a test (tgftp's pre-command, post-command and command log-comment).
+COMMAND_KEYS: tuple[Key, ...] = (
+    Key("pre", COMMAND,
+        "Run before the test, before timing starts. If it fails (non-zero exit, cannot start, timeout), "
+        "the run is recorded as failed with that reason and the transfer is not started."),
+    Key("post", COMMAND,
+        "Run after a successful transfer only (not after a failure, timeout or interruption). A failing "
+        "post command is recorded and reported but does not change the run's status."),
+    Key("comment_command", COMMAND,
+        "Run after the transfer; its standard output (trailing newlines removed) becomes the comment in "
+        "the record and tag log, after comment if both are set. tgftp's log-comment without a leading #."),
+)
+
 # Keys every kind of test has.
 COMMON_TEST_KEYS: tuple[Key, ...] = (
     Key("id", _ref("name"), "Unique id of the test within the scenario; --only selects by it.", True),
@@ -139,10 +182,26 @@ class Kind:
 
 # Every test kind, in the order the schema lists them. A new kind adds an entry here, a model in
 # gftpwb/dsl/model.py and a runner in gftpwb/exec/runners.py.
+LOG_FILENAME_KEY = Key(
+    "log_filename", {"type": "string", "pattern": LOG_FILENAME_PATTERN},
+    "Name of this test's tag logs instead of <scenario>_#<case>_<repeat>.log, as tgftp's log-filename: "
+    "a trailing .log becomes _<repeat>.log (x.log -> x_000.log, x_001.log); a name without .log is used "
+    "as it is for a single run and gets _<repeat> appended otherwise. With a matrix, _#<case> comes "
+    "first. A file name, not a path: logs go to the results directory.")
+
 KINDS: tuple[Kind, ...] = (
     Kind("guc", "globus-url-copy transfers.", (
         *SHARED_KEYS,
         Key("matrix", _ref("guc_matrix"), "Option lists to sweep (see guc_matrix)."),
+        *COMMAND_KEYS,
+        LOG_FILENAME_KEY,
+    )),
+    Kind("connection-test", "tgftp's connection test: guc -dbg -vb -len 1 moves one byte with the full "
+         "control-channel conversation logged, and the record says which step failed (connect, login, "
+         "data channel). Default timeout 30s.", (
+        *(k for k in SHARED_KEYS if k.name not in ("options",)),
+        *COMMAND_KEYS,
+        LOG_FILENAME_KEY,
     )),
 )
 KIND_NAMES = tuple(k.name for k in KINDS)
@@ -185,7 +244,8 @@ def build_schema() -> dict[str, Any]:
     definitions = dict(DEFINITIONS)
     definitions["guc_options"] = _options_object()
     definitions["guc_matrix"] = _matrix_object()
-    definitions["defaults"] = _object(SHARED_KEYS, "Values every test inherits unless it sets its own.")
+    definitions["defaults"] = _object((*SHARED_KEYS, *COMMAND_KEYS),
+                                      "Values every test inherits unless it sets its own.")
     for kind in KINDS:
         definitions[f"{kind.name}_test"] = _object(kind_keys(kind), f"A test of kind {kind.name}: {kind.description}")
     definitions["test"] = {

@@ -14,11 +14,13 @@ import time
 from collections.abc import Sequence
 from typing import Protocol
 
+from ..drivers.connection import ConnectionTestRun
 from ..drivers.guc import GucRun, Outcome, unbuffered
 from ..drivers.guc_output import ProgressSample, TextLine
 from ..events import OutputLine, Progress, RunStarted
 from ..records import INTERRUPTED, ResultRecord
 from ..specs import RunSpec
+from .commands import with_commands
 from .executor import Executor, Interrupted, Runner, utc_now_iso
 from .transport import StartError
 
@@ -105,4 +107,21 @@ async def run_guc(executor: Executor, spec: RunSpec) -> ResultRecord:
     return await run_process(executor, spec, GucRun(length_bytes=spec.length_bytes), argv)
 
 
-DEFAULT_RUNNERS: dict[str, Runner] = {"guc": run_guc}
+async def run_connection_test(executor: Executor, spec: RunSpec) -> ResultRecord:
+    """guc -dbg -vb -len 1; the record says which step failed (details["connection_test"])."""
+    argv = unbuffered(spec.argv) if executor.unbuffer else spec.argv
+    session = ConnectionTestRun()
+    try:
+        record = await run_process(executor, spec, session, argv)
+    except Interrupted as exc:
+        exc.record.details["connection_test"] = session.details()
+        raise
+    record.details["connection_test"] = session.details()
+    return record
+
+
+# with_commands adds the spec's pre, comment and post commands around a runner.
+DEFAULT_RUNNERS: dict[str, Runner] = {
+    "guc": with_commands(run_guc),
+    "connection-test": with_commands(run_connection_test),
+}
