@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from . import __version__
 from . import results_dir as rd
 from .drivers.guc import GUC
-from .dsl import load_scenario
 from .dsl.schema import packaged_schema_text
 from .errors import (
     EXIT_INTERRUPTED,
@@ -29,6 +28,8 @@ from .errors import (
     UsageError,
 )
 from .exec.lab import DEFAULT_ADDRESS, DEFAULT_PORT, GridftpLab
+from .migrate_cli import add_parsers as add_migration_parsers
+from .migrate_cli import load_scenario_or_batchfile
 from .plan import plan
 from .session import RunRequest, execute, prepare_run
 from .sinks.console import ConsoleSink, plain_or_terminal_console
@@ -45,7 +46,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     worst = EXIT_OK
     for path in args.files:
         try:
-            scenario = load_scenario(path)
+            scenario = load_scenario_or_batchfile(path)
         except ScenarioError as exc:
             for diagnostic in exc.diagnostics:
                 _err(str(diagnostic))
@@ -67,7 +68,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    scenario = load_scenario(args.scenario)
+    scenario = load_scenario_or_batchfile(args.scenario)
     for warning in scenario.warnings:
         _err(str(warning))
     only = [item for value in args.only for item in value.split(",") if item]
@@ -149,6 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="live progress line: auto (on a terminal), always, never (plain lines)")
     p.set_defaults(func=cmd_run)
 
+    add_migration_parsers(sub)
+    p = sub.add_parser("tgftp", help="tgftp 0.7.0's command line (drop-in): gftpwb tgftp --help", add_help=False)
+    p.set_defaults(func=lambda args: 0)  # never reached: main() hands "tgftp ..." to gftpwb.tgftp_cli first
+
     p = sub.add_parser("lab", help="the local lab: a GridFTP server on loopback")
     lab_sub = p.add_subparsers(dest="lab_command", required=True, metavar="ACTION")
     for name, text in (("up", "start the lab"), ("down", "stop the lab"), ("status", "show the lab")):
@@ -165,6 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["tgftp"]:  # tgftp's own parser: its options and "--" cannot go through argparse
+        from .tgftp_cli import tgftp_main
+
+        return tgftp_main(argv[1:], prog="tgftp")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
