@@ -91,7 +91,10 @@ def split_words(text: str) -> Words:
                     word.append(text[i + 1])
                     i += 2
                     continue
-                if c in "$`":
+                if c == "`":
+                    i = _backquote(text, i, word, out)
+                    continue
+                if c == "$":
                     out.expansions.append(_expansion_at(text, i))
                 word.append(c)
                 i += 1
@@ -100,7 +103,10 @@ def split_words(text: str) -> Words:
                 break
             i += 1
             continue
-        if ch in "$`":
+        if ch == "`":
+            i = _backquote(text, i, word, out)
+            continue
+        if ch == "$":
             out.expansions.append(_expansion_at(text, i))
         elif ch in _GLOBS or (ch == "~" and not word):
             out.expansions.append(ch)
@@ -110,6 +116,15 @@ def split_words(text: str) -> Words:
         i += 1
     end_word()
     return out
+
+
+def _backquote(text: str, i: int, word: list[str], out: Words) -> int:
+    """A `command substitution`: note it, keep its text, and go on after its closing backtick."""
+    close = text.find("`", i + 1)
+    end = len(text) if close < 0 else close + 1
+    out.expansions.append(text[i:end])
+    word.append(text[i:end])
+    return end
 
 
 def _expansion_at(text: str, i: int) -> str:

@@ -310,9 +310,7 @@ def _from_tgftp_tags(tags: dict[str, str], name: str, scenario: str, case: int) 
         status = INTERRUPTED
     else:
         status = FAILED
-    output = tags.get(OUTPUT, "")
-    if output.endswith("\n"):
-        output = output[:-1]  # the empty line tgftp writes after guc's output
+    output = tags.get(OUTPUT, "")  # tgftp's "\n</TAG>" after guc's own last newline: the value is the output
     started_at = _local_to_utc_iso(tags.get(START, ""))
     ended_at = _local_to_utc_iso(tags.get(END, ""))
     seconds = None
@@ -327,7 +325,9 @@ def _from_tgftp_tags(tags: dict[str, str], name: str, scenario: str, case: int) 
         details["tgftp_command"] = tags[TGFTP_COMMAND]
     if tags.get(LIST):
         details["transfer_list"] = tags[LIST]
-    nbytes = _size_bytes(tags.get(SIZE, "")) or length_from_args(guc_argv)
+    nbytes = _size_bytes(tags.get(SIZE, ""))
+    if nbytes is None:
+        nbytes = length_from_args(guc_argv)
     rate = None
     rate_text = tags.get(RATE, "").strip()
     rate_match = _RATE_TEXT.match(rate_text)
