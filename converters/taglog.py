@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from gftpwb.drivers.guc import summarize_error
 from gftpwb.drivers.guc_output import GucOutputParser, ProgressSample
 from gftpwb.rates import tgftp_rate_text, tgftp_size_text
-from gftpwb.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, ResultRecord
+from gftpwb.records import FAILED, INTERRUPTED, PASSED, STATUSES, TIMEOUT, ResultRecord
 from gftpwb.units import GIB, KIB, MIB
 
 from .gucargs import length_from_args, split_guc_args
@@ -289,6 +289,9 @@ def _from_record_tag(line: str, tags: dict[str, str]) -> ImportedLog | None:
     try:
         record = ResultRecord.from_dict(data)
     except TypeError:
+        return None
+    texts = (record.scenario, record.test_id, record.run_id, record.kind, record.status, record.output)
+    if not all(isinstance(t, str) for t in texts) or record.status not in STATUSES or not isinstance(record.argv, list):
         return None
     return ImportedLog(record, written_by="gftpwb")
 

@@ -50,7 +50,7 @@ def _err(text: str) -> None:
 
 def _read_text(path: str) -> str:
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+        with open(path, encoding="utf-8", errors="replace", newline="") as handle:
             return handle.read()
     except OSError as exc:
         raise ScenarioError([Diagnostic(path, 0, 0, f"cannot read: {exc.strerror or exc}")]) from None
@@ -142,7 +142,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     failed = 0
     for index, path in enumerate(paths):
         try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
+            with open(path, encoding="utf-8", errors="replace", newline="") as handle:
                 text = handle.read()
         except OSError as exc:
             _err(f"{path}: cannot read: {exc.strerror or exc}")
@@ -267,7 +267,7 @@ def log_get(attribute: str, files: list[str], *, as_json: bool = False, prog: st
     results = []
     for path in files:
         try:
-            with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
                 text = handle.read()
         except OSError as exc:
             _err(f'{prog}: cannot read "{path}": {exc.strerror or exc}')

@@ -280,7 +280,7 @@ class BatchScreen:
 
 def run_batch(path: str, prog: str) -> int:
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+        with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
             text = handle.read()
     except OSError:
         _err(f'{prog}: batchfile "{path}" not existing!')
