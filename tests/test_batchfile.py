@@ -377,3 +377,24 @@ def test_fuzzed_batchfiles_import_or_fail_cleanly(lines, header):
         assert exc.diagnostics and all(d.file == "fuzz.csv" and d.line >= 0 for d in exc.diagnostics)
         return
     load_scenario_text(result.text, "fuzz.yaml")  # whatever the importer writes is a valid scenario
+
+
+def test_a_batchfile_run_can_be_resumed_by_name(tmp_path, fake_guc):
+    batch = tmp_path / "site.csv"
+    batch.write_text(HEADER + "ftp://a/dev/zero;ftp://b/dev/null;-len 3M;no;30;;;;;2\n")
+    assert gftpwb("run", str(batch), cwd=tmp_path).returncode == 0
+    (directory,) = (tmp_path / "results").iterdir()
+    assert directory.name.endswith("-site.csv")
+    assert sorted(p.name for p in directory.glob("*.log")) == ["site.csv_#000_000.log", "site.csv_#000_001.log"]
+    assert (directory / "scenario.yaml").read_text().startswith("# Imported by gftpwb")
+    out = gftpwb("run", str(batch), "--resume", cwd=tmp_path)  # finds it although the name holds a dot
+    assert out.returncode == 0 and "2 already done, resuming" in out.stdout
+
+
+def test_the_shipped_example_batchfile_imports():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scenarios" / "tgftp-example.csv"
+    result, s = imported(path.read_text(), header="", name=path.name)
+    assert [t.kind for t in s.tests] == ["guc", "guc", "connection-test"]
+    assert [str(w).split(": warning: ")[1][:22] for w in result.warnings] == ["tgftp 0.7.0 left out -"]

@@ -118,7 +118,9 @@ class ConsoleSink:
         self._records.append(r)
         mark = "ok  " if r.status == PASSED else f"{r.status.upper():<4}"
         text = Text(f"{mark} {r.run_id}  ", style=STATUS_STYLE.get(r.status, ""))
-        if r.status == PASSED:
+        if r.status == PASSED and r.kind == "connection-test":
+            text.append(f"connection ok (connect, login, data channel) in {r.seconds:.3f}s", style="")
+        elif r.status == PASSED:
             text.append(f"{human_bytes(r.bytes)} in {r.seconds:.3f}s  {_rate(r.rate_incl_setup_mib_s)} MiB/s "
                         f"incl. set-up  {_rate(r.rate_guc_avg_mib_s)} MiB/s guc avg", style="")
         else:
