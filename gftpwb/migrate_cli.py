@@ -53,7 +53,7 @@ def _read_text(path: str) -> str:
         with open(path, encoding="utf-8", errors="replace", newline="") as handle:
             return handle.read()
     except OSError as exc:
-        raise ScenarioError([Diagnostic(path, 0, 0, f"cannot read: {exc.strerror or exc}")]) from None
+        raise ScenarioError([Diagnostic(path, 0, 0, f"cannot read scenario: {exc.strerror or exc}")]) from None
 
 
 # --- batchfiles as scenarios ----------------------------------------------------------------------

@@ -362,7 +362,8 @@ def test_scenario_to_batchfile_to_scenario_keeps_behaviour(text):
 
 # --- fuzz: never a traceback -----------------------------------------------------------------------
 
-FIELD = st.text(alphabet=st.sampled_from(list("ab1 #\"'\\$;-.:/yesno0\t")), max_size=12)
+FIELD = st.text(alphabet=st.sampled_from(list("ab1 #\"'\\$;-.:/yesno0\t\x1b\x00\u2028\x85\ufeff\r{}&*|>`")),
+                max_size=12)
 
 
 @settings(max_examples=300, deadline=None)

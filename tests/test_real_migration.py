@@ -8,6 +8,7 @@ drop-in `tgftp` behaves like tgftp 0.7.0 on screen, in its log and in its exit c
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -185,3 +186,21 @@ def test_the_drop_in_tgftp_batch_mode(tmp_path, gridftp):
     again = subprocess.run([str(BIN / "tgftp"), "-f", "b.csv"], capture_output=True, text=True, cwd=tmp_path)
     assert again.returncode == 64 and "already exists! Refusing to overwrite!" in again.stderr
     assert os.path.getsize(tmp_path / "b.csv_#000_000.log") > 0
+
+
+def test_ctrl_c_on_the_drop_in_records_an_interrupted_run_and_exits_130(tmp_path, gridftp):
+    proc = subprocess.Popen([str(BIN / "tgftp"), "-s", f"{gridftp.url}/dev/zero", "-t", "file:///dev/null",
+                             "--log-filename", "int.log"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=tmp_path)
+    for line in proc.stdout:
+        if line.startswith("Source:"):
+            break
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=30) == 130
+    assert 'tgftp: "globus-url-copy" was interrupted.' in proc.stderr.read()
+    assert get_attribute((tmp_path / "int.log").read_text(), "GSIFTP_TRANSFER_ERROR") == [
+        'ERROR: "globus-url-copy" was interrupted.']
+    out = subprocess.run(["pgrep", "-f", f"globus-url-copy.*{gridftp.port}/dev/zero file:///dev/null"],
+                         capture_output=True, text=True)
+    assert out.stdout.strip() == ""
