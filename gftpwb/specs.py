@@ -13,6 +13,10 @@ class RunSpec:
     ``case`` is the 0-based number of the expanded test case (a test times one matrix combination),
     the equivalent of a tgftp batchfile line; ``repeat`` is the execution number within that case.
     Together they name the tag log, ``<scenario>_#<case>_<repeat>.log``, as tgftp does.
+
+    A test that runs on hosts other than ``local`` (``on:``) has one spec per host; their run ids end
+    in ``@<host>`` (as do their tag logs: ``<scenario>_#<case>_<repeat>@<host>.log``), and specs that
+    share a non-empty ``group`` are consecutive in the plan and start at the same time, each on its host.
     """
 
     run_id: str
@@ -30,7 +34,9 @@ class RunSpec:
     source: str = ""
     target: str = ""
     engine: str = "real"
+    group: str = ""
 
     @property
     def taglog_name(self) -> str:
-        return f"{self.scenario}_#{self.case:03d}_{self.repeat:03d}.log"
+        suffix = f"@{self.host}" if self.run_id.endswith(f"@{self.host}") else ""
+        return f"{self.scenario}_#{self.case:03d}_{self.repeat:03d}{suffix}.log"

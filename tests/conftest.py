@@ -85,3 +85,21 @@ def fake_guc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_GUC_ARGV_LOG", str(tmp_path / "argv.log"))
     return bindir
+
+
+@pytest.fixture(scope="session")
+def ssh_keys():
+    """An ed25519 host key and client key for the in-process SSH server (tests/sshserver.py)."""
+    import asyncssh
+
+    return asyncssh.generate_private_key("ssh-ed25519"), asyncssh.generate_private_key("ssh-ed25519")
+
+
+@pytest.fixture
+async def fake_sshd(tmp_path: Path, ssh_keys):
+    """An in-process asyncssh server that runs commands with /bin/sh on this machine, like sshd."""
+    from sshserver import start_fake_sshd, stop_fake_sshd
+
+    state = await start_fake_sshd(str(tmp_path), *ssh_keys)
+    yield state
+    await stop_fake_sshd(state)

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORE_PACKAGES = ["gftpwb/dsl", "gftpwb/drivers", "converters"]
 CORE_MODULES = ["gftpwb/__init__.py", "gftpwb/units.py", "gftpwb/rates.py", "gftpwb/records.py",
                 "gftpwb/specs.py", "gftpwb/events.py", "gftpwb/plan.py", "gftpwb/report.py", "gftpwb/errors.py",
-                "gftpwb/bus.py"]
+                "gftpwb/bus.py", "gftpwb/clockoffset.py", "gftpwb/hostcheck.py"]
 SHELL_PACKAGES = ["gftpwb/exec", "gftpwb/sinks", "tui", "schemas"]
 SHELL_MODULES = ["gftpwb/cli.py", "gftpwb/__main__.py", "gftpwb/session.py", "gftpwb/results_dir.py"]
 
