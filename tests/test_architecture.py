@@ -14,7 +14,8 @@ CORE_MODULES = ["gftpwb/__init__.py", "gftpwb/units.py", "gftpwb/rates.py", "gft
                 "gftpwb/specs.py", "gftpwb/events.py", "gftpwb/plan.py", "gftpwb/report.py", "gftpwb/errors.py",
                 "gftpwb/bus.py", "gftpwb/clockoffset.py", "gftpwb/hostcheck.py"]
 SHELL_PACKAGES = ["gftpwb/exec", "gftpwb/sinks", "tui", "schemas"]
-SHELL_MODULES = ["gftpwb/cli.py", "gftpwb/__main__.py", "gftpwb/session.py", "gftpwb/results_dir.py"]
+SHELL_MODULES = ["gftpwb/cli.py", "gftpwb/__main__.py", "gftpwb/session.py", "gftpwb/results_dir.py",
+                 "gftpwb/lab_cmd.py", "gftpwb/hosts_cmd.py"]
 
 FORBIDDEN_EXTERNAL = {"asyncio", "subprocess", "socket", "selectors", "threading", "multiprocessing", "asyncssh",
                       "textual", "rich", "pty", "signal"}
