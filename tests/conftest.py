@@ -103,3 +103,15 @@ async def fake_sshd(tmp_path: Path, ssh_keys):
     state = await start_fake_sshd(str(tmp_path), *ssh_keys)
     yield state
     await stop_fake_sshd(state)
+
+
+@pytest.fixture(scope="session")
+def netlab(tmp_path_factory: pytest.TempPathFactory):
+    """Three real test hosts (network namespaces with their own sshd) and a GridFTP server on the
+    controller's bridge address, made by the project's lab code; removed again at the end."""
+    from gftpwb.exec.netlab import NetLab
+
+    lab = NetLab(str(tmp_path_factory.mktemp("netlab")))
+    lab.up(3)
+    yield lab
+    lab.down()

@@ -221,3 +221,23 @@ async def test_pool_close_stops_processes_still_running(fake_sshd):
             break
         await asyncio.sleep(0.1)
     assert fake_sshd.survivors() == []
+
+
+async def test_a_start_cancelled_midway_leaves_nothing_running(pool, fake_sshd):
+    """Ctrl-C can land while a remote command is starting; whatever phase it hits, the command must
+    not survive (the in-process server has no watchdog to save us: its sessions never end)."""
+    transport = pool().transport("h1")
+    for delay in (0.0, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15):
+        task = asyncio.create_task(transport.start(["sleep", "1000"]))
+        await asyncio.sleep(delay)
+        task.cancel()
+        try:
+            proc = await task
+        except asyncio.CancelledError:
+            continue
+        await proc.stop(grace=0.2)  # it had started before the cancel arrived: stop it the normal way
+    for _ in range(30):
+        if not fake_sshd.survivors():
+            break
+        await asyncio.sleep(0.1)
+    assert fake_sshd.survivors() == []

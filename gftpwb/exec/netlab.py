@@ -226,6 +226,7 @@ class NetLab:
         _run(["ip", "link", "set", state.bridge, "up"])
         for host in state.hosts:
             _run(["ip", "netns", "add", host.netns])
+            self._write_netns_etc(state, host)
             _run(["ip", "link", "add", host.veth_controller, "type", "veth", "peer", "name", host.veth_host])
             _run(["ip", "link", "set", host.veth_host, "netns", host.netns])
             _run(["ip", "link", "set", host.veth_controller, "master", state.bridge])
@@ -238,6 +239,23 @@ class NetLab:
                 tbf = ["root", "tbf", "rate", state.rate, "burst", "256kb", "latency", "50ms"]
                 _run(["tc", "qdisc", "replace", "dev", host.veth_controller, *tbf])
                 _run(_ns(host.netns, "tc", "qdisc", "replace", "dev", host.veth_host, *tbf))
+
+    @staticmethod
+    def _write_netns_etc(state: NetLabState, host: LabHost) -> None:
+        """``/etc/netns/<netns>/hosts``, which ``ip netns exec`` mounts over /etc/hosts in the namespace:
+        the machine's entries plus every lab address, so reverse lookups (the GridFTP server does
+        them at start) answer from the file instead of a DNS server the namespace cannot reach."""
+        directory = os.path.join("/etc/netns", host.netns)
+        os.makedirs(directory, exist_ok=True)
+        try:
+            with open("/etc/hosts", encoding="utf-8") as handle:
+                base = handle.read()
+        except OSError:
+            base = "127.0.0.1\tlocalhost\n"
+        lines = [f"{state.controller_address}\t{state.prefix}-controller"]
+        lines += [f"{h.address}\t{h.netns} {state.prefix}-{h.name}" for h in state.hosts]
+        with open(os.path.join(directory, "hosts"), "w", encoding="utf-8") as handle:
+            handle.write(base.rstrip("\n") + "\n# gftpwb lab\n" + "\n".join(lines) + "\n")
 
     def _make_keys(self, state: NetLabState) -> None:
         if not os.path.exists(state.identity):
@@ -290,6 +308,13 @@ class NetLab:
     def _wait_for_sshd(self, state: NetLabState, wait_s: float = 15.0) -> None:
         deadline = time.monotonic() + wait_s
         for host in state.hosts:
+            while state.gridftp_on_hosts and not GridftpLab._greets(host.address, state.gridftp_port):
+                if host.gridftp_pid is None or not _pid_alive(host.gridftp_pid):
+                    raise LabError(f"the GridFTP server of {host.name} exited at start; see "
+                                   f"{os.path.join(self.state_dir, host.name + '.gridftp.log')}")
+                if time.monotonic() > deadline:
+                    raise LabError(f"the GridFTP server of {host.name} did not answer within {wait_s:.0f}s")
+                time.sleep(0.05)
             while not self._sshd_answers(host):
                 if host.sshd_pid is None or not _pid_alive(host.sshd_pid):
                     raise LabError(f"sshd of {host.name} ({host.netns}) exited at start; see "
@@ -355,6 +380,7 @@ class NetLab:
                 _run(["ip", "netns", "del", host.netns], check=False)
             if _link_exists(host.veth_controller):
                 _run(["ip", "link", "del", host.veth_controller], check=False)
+            shutil.rmtree(os.path.join("/etc/netns", host.netns), ignore_errors=True)
         self.bridge_gridftp.down()
         if _link_exists(state.bridge):
             _run(["ip", "link", "del", state.bridge], check=False)

@@ -92,7 +92,9 @@ def describe_connect_error(host: Host, exc: BaseException, timeout_s: float) -> 
         return SshError(f"{where}: connection refused (no sshd listening?)", UNREACHABLE)
     if isinstance(exc, OSError) and exc.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ETIMEDOUT,
                                                   errno.EHOSTDOWN, errno.ECONNRESET):
-        return SshError(f"{where}: {exc.strerror or exc}", UNREACHABLE)
+        return SshError(f"{where}: {os.strerror(exc.errno)}", UNREACHABLE)  # asyncio's text names no reason
+    if isinstance(exc, OSError) and exc.errno is not None and not isinstance(exc, PermissionError | FileNotFoundError):
+        return SshError(f"{where}: {os.strerror(exc.errno)}", UNREACHABLE)
     if isinstance(exc, asyncssh.ConnectionLost | asyncssh.DisconnectError | BrokenPipeError):
         reason = getattr(exc, "reason", "") or str(exc) or type(exc).__name__
         return SshError(f"{where}: connection closed during login: {reason}", UNREACHABLE)
@@ -325,7 +327,12 @@ class SshTransport:
             except (asyncssh.Error, OSError) as exc:
                 raise SshError(f"{self.host.label}: cannot start {argv[0]}: {_reason(exc)}") from None
             process = SshProcess(self, lease, proc, argv)
-            await process.read_marker()
+            try:
+                await process.read_marker()
+            except asyncio.CancelledError:
+                # Cancelled (Ctrl-C) while the command was starting: it may be running already.
+                await asyncio.shield(process.abort_start())
+                raise
         except BaseException:
             lease.release()
             raise
@@ -453,6 +460,14 @@ class SshProcess:
         status = self._proc.exit_status
         text = (self._pending_stderr + buffer).decode("utf-8", "replace").strip()
         raise SshError(f"{self.label}: {self._argv[0]} did not start (exit status {status}): {text[-500:]}")
+
+    async def abort_start(self, grace: float = 0.5) -> None:
+        """Stop a command whose start was cancelled: learn its process group if it is about to say
+        it, then kill the group (closing the channel alone would leave it running)."""
+        if self.pgid is None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.read_marker(), 5)
+        await self.stop(grace)
 
     async def output(self) -> AsyncIterator[tuple[str, bytes]]:
         queue: asyncio.Queue[tuple[str, bytes] | BaseException | None] = asyncio.Queue()
