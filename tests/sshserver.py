@@ -27,6 +27,7 @@ class FakeSshd:
     server: asyncssh.SSHAcceptor | None = None
     connections: list[asyncssh.SSHServerConnection] = field(default_factory=list)
     accepted: int = 0
+    handlers: set[asyncio.Task] = field(default_factory=set)
 
     def host(self, name: str = "h1", **overrides: object) -> Host:
         values: dict[str, object] = {"name": name, "address": "127.0.0.1", "port": self.port, "user": "bench",
@@ -80,6 +81,9 @@ async def start_fake_sshd(directory: str, host_key: asyncssh.SSHKey, client_key:
                      known_hosts_path=os.path.join(directory, "known_hosts"), token=token)
 
     async def handle(process: asyncssh.SSHServerProcess) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            state.handlers.add(task)
         env = {**os.environ, "GFTPWB_FAKE_SSHD": token}
         local = await asyncio.create_subprocess_shell(
             process.command or "true", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -131,3 +135,6 @@ async def stop_fake_sshd(state: FakeSshd) -> None:
         state.server.close()
         await state.server.wait_closed()
     kill_survivors(f"GFTPWB_FAKE_SSHD={state.token}")
+    pending = [t for t in state.handlers if not t.done()]
+    if pending:  # let them reap their subprocesses while the loop still runs
+        await asyncio.wait(pending, timeout=5)

@@ -47,11 +47,14 @@ child=$!
 exec 3<&-
 parent=$PPID
 (
+  nap=
+  trap 'kill $nap 2>/dev/null; exit 0' TERM
   while kill -0 "$child" 2>/dev/null; do
     if ! kill -0 "$parent" 2>/dev/null; then
       kill -TERM -"$child" 2>/dev/null; sleep 2; kill -KILL -"$child" 2>/dev/null; exit 0
     fi
-    sleep 1
+    sleep 1 & nap=$!
+    wait $nap
   done
 ) </dev/null >/dev/null 2>&1 &
 watchdog=$!

@@ -55,7 +55,7 @@ class SshLimits:
     handshakes: int = 8  # simultaneous handshakes in flight, all hosts together (MaxStartups 10)
     keepalive_interval_s: float = 5.0  # notice a silently dead link within ~3 intervals
     keepalive_count_max: int = 3
-    marker_timeout_s: float = 30.0  # how long a started command may take to report its process group
+    marker_timeout_s: float = 60.0  # a started command must report its process group by then
 
 
 def default_known_hosts() -> str:
@@ -322,8 +322,14 @@ class SshTransport:
         try:
             full_env = {**dict(self.host.env), **(env or {})}
             command = wrapped_command(argv, env=full_env, cwd=cwd or self.host.workdir or None, stdin=stdin)
+            # Shielded: once the exec request may have gone out, a cancel must not lose the process.
+            opening = asyncio.ensure_future(lease.conn.create_process(command, encoding=None, stdin=asyncssh.PIPE))
             try:
-                proc = await lease.conn.create_process(command, encoding=None, stdin=asyncssh.PIPE)
+                proc = await asyncio.shield(opening)
+            except asyncio.CancelledError:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(SshProcess(self, lease, await opening, argv).abort_start())
+                raise
             except (asyncssh.Error, OSError) as exc:
                 raise SshError(f"{self.host.label}: cannot start {argv[0]}: {_reason(exc)}") from None
             process = SshProcess(self, lease, proc, argv)
@@ -421,6 +427,7 @@ class SshProcess:
         self._argv = list(argv)
         self.pgid: int | None = None
         self._pending_stderr = b""
+        self._marker_buffer = b""  # kept across a cancelled read_marker(), so a resumed one misses nothing
         self._stopped = False
 
     @property
@@ -430,17 +437,12 @@ class SshProcess:
     async def read_marker(self) -> None:
         """Wait for the wrapper's first stderr line: the process group, or why it could not start.
         Lines before it (a chatty login shell) are kept as ordinary stderr output."""
-        buffer = b""
         deadline = self.transport.pool.limits.marker_timeout_s
         try:
             async with asyncio.timeout(deadline):
                 while True:
-                    chunk = await self._proc.stderr.read(CHUNK)
-                    if not chunk:
-                        break
-                    buffer += chunk
-                    while b"\n" in buffer:
-                        line, buffer = buffer.split(b"\n", 1)
+                    while b"\n" in self._marker_buffer:
+                        line, self._marker_buffer = self._marker_buffer.split(b"\n", 1)
                         marker = parse_marker(line)
                         if marker is None:
                             self._pending_stderr += line + b"\n"
@@ -449,8 +451,13 @@ class SshProcess:
                         if kind == "error":
                             raise SshError(f"{self.label}: {value}")
                         self.pgid = int(value)
-                        self._pending_stderr += buffer
+                        self._pending_stderr += self._marker_buffer
+                        self._marker_buffer = b""
                         return
+                    chunk = await self._proc.stderr.read(CHUNK)
+                    if not chunk:
+                        break
+                    self._marker_buffer += chunk
         except TimeoutError:
             self._proc.close()
             raise SshError(f"{self.label}: {self._argv[0]} did not start within {deadline:g}s") from None
@@ -458,7 +465,7 @@ class SshProcess:
             raise SshError(f"{self.label}: connection lost while starting {self._argv[0]}: {_reason(exc)}",
                            UNREACHABLE) from None
         status = self._proc.exit_status
-        text = (self._pending_stderr + buffer).decode("utf-8", "replace").strip()
+        text = (self._pending_stderr + self._marker_buffer).decode("utf-8", "replace").strip()
         raise SshError(f"{self.label}: {self._argv[0]} did not start (exit status {status}): {text[-500:]}")
 
     async def abort_start(self, grace: float = 0.5) -> None:
