@@ -242,9 +242,9 @@ class NetLab:
 
     @staticmethod
     def _write_netns_etc(state: NetLabState, host: LabHost) -> None:
-        """``/etc/netns/<netns>/hosts``, which ``ip netns exec`` mounts over /etc/hosts in the namespace:
-        the machine's entries plus every lab address, so reverse lookups (the GridFTP server does
-        them at start) answer from the file instead of a DNS server the namespace cannot reach."""
+        """Files ``ip netns exec`` mounts over /etc inside the namespace. ``hosts``: the machine's
+        entries plus every lab address, so reverse lookups (the GridFTP server does them at start)
+        answer from the file instead of a DNS server the namespace cannot reach."""
         directory = os.path.join("/etc/netns", host.netns)
         os.makedirs(directory, exist_ok=True)
         try:
@@ -256,6 +256,17 @@ class NetLab:
         lines += [f"{h.address}\t{h.netns} {state.prefix}-{h.name}" for h in state.hosts]
         with open(os.path.join(directory, "hosts"), "w", encoding="utf-8") as handle:
             handle.write(base.rstrip("\n") + "\n# gftpwb lab\n" + "\n".join(lines) + "\n")
+        # And /etc/passwd with /bin/sh as root's shell: sshd runs every command through the login
+        # shell, and bash would source this machine's ~/.bashrc for each one (slow; with pyenv it
+        # can block on a lock). A lab host is a clean client: dash reads no start-up files.
+        with open("/etc/passwd", encoding="utf-8") as handle:
+            entries = handle.read().splitlines()
+        with open(os.path.join(directory, "passwd"), "w", encoding="utf-8") as handle:
+            for entry in entries:
+                fields = entry.split(":")
+                if len(fields) == 7 and fields[0] == "root":
+                    fields[6] = "/bin/sh"
+                handle.write(":".join(fields) + "\n")
 
     def _make_keys(self, state: NetLabState) -> None:
         if not os.path.exists(state.identity):
@@ -372,10 +383,8 @@ class NetLab:
             for pid, needle in ((host.sshd_pid, host.host_key), (host.gridftp_pid, SERVER)):
                 if pid is not None and _pid_alive(pid) and _cmdline_has(pid, needle):
                     _kill_group(pid)
-            # Whatever else still runs in the namespace was started by gftpwb or its tests.
-            for pid in _run(["ip", "netns", "pids", host.netns], check=False).stdout.split():
-                with contextlib.suppress(ProcessLookupError, ValueError):
-                    os.kill(int(pid), signal.SIGKILL)
+            # Whatever else still runs in the namespace was started in the lab: TERM, then KILL.
+            _end_namespace_processes(host.netns)
             if host.netns in _netns_names():
                 _run(["ip", "netns", "del", host.netns], check=False)
             if _link_exists(host.veth_controller):
@@ -432,6 +441,20 @@ def _kill_group(pid: int, wait_s: float = 3.0) -> None:
         os.killpg(pid, signal.SIGKILL)
     with contextlib.suppress(ChildProcessError, OSError):
         os.waitpid(pid, os.WNOHANG)
+
+
+def _end_namespace_processes(netns: str, wait_s: float = 2.0) -> None:
+    def pids() -> list[int]:
+        out = _run(["ip", "netns", "pids", netns], check=False).stdout.split()
+        return [int(p) for p in out if p.isdigit() and _pid_alive(int(p))]
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + wait_s
+        while pids() and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 def _netns_names() -> set[str]:
