@@ -2,7 +2,8 @@
   * time to start all: from the first start() call until every remote process has reported its
     process group (i.e. it runs), on the controller's monotonic clock;
   * spread of actual start times: max - min of the wall-clock time each process read when it began
-    (bash's $EPOCHREALTIME, no fork), converted to controller time with each host's clock offset
+    (the trivial command is ``date +%s.%N``, exec'd directly by the wrapper: no shell, no start-up
+    files), converted to controller time with each host's clock offset
     (namespace hosts share this kernel's clock, so the offset is ~0, but the code path is the real one).
 
 Each configuration runs cold (a new connection pool: handshakes included) and warm (connections
@@ -25,7 +26,7 @@ from gftpwb.exec.hostprobe import sample_clock
 from gftpwb.exec.netlab import NetLab
 from gftpwb.exec.ssh import SshPool
 
-PROBE = ["bash", "-c", 'echo "$EPOCHREALTIME"']
+PROBE = ["date", "+%s.%N"]
 
 
 def inventory(lab: NetLab, count: int) -> list[Host]:

@@ -16,9 +16,10 @@ from .ssh import SshError, SshPool, SshTransport
 from .transport import LocalTransport
 
 # Answers each line on stdin with the host's wall clock; bash's $EPOCHREALTIME needs no fork, so the
-# reading is taken right after the request arrives; ``date`` is the fallback.
-CLOCK_SERVER = ('if command -v bash >/dev/null 2>&1 && [ -n "$(bash -c \'echo $EPOCHREALTIME\')" ]; then '
-                'exec bash -c \'while read -r _; do echo "$EPOCHREALTIME"; done\'; fi; '
+# reading is taken right after the request arrives; ``date`` is the fallback. ``--norc``: bash run
+# under sshd would otherwise source ~/.bashrc (slow, and not ours to run).
+CLOCK_SERVER = ('if command -v bash >/dev/null 2>&1 && [ -n "$(bash --norc -c \'echo $EPOCHREALTIME\')" ]; then '
+                'exec bash --norc -c \'while read -r _; do echo "$EPOCHREALTIME"; done\'; fi; '
                 'while read -r _; do date +%s.%N; done')
 CLOCK_SAMPLES = 8
 
