@@ -174,6 +174,7 @@ class NetLab:
             self._revive(existing)
             return existing
         os.makedirs(self.key_dir, exist_ok=True)
+        os.makedirs(os.path.dirname(LOCK_FILE), exist_ok=True)
         with open(LOCK_FILE, "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             subnet = _pick_subnet(self.prefix)
