@@ -34,6 +34,14 @@ async def test_a_group_starts_together_and_a_dead_host_fails_alone(fake_sshd, fa
     monkeypatch.setenv("FAKE_GUC_STEP", "0.3")
     hosts = [fake_sshd.host("h1"), fake_sshd.host("h2"), fake_sshd.host("gone", port=free_port())]
     transports = HostTransports(hosts)
+    attempts: list[str] = []
+    connect = transports.pool._connect
+
+    async def counting_connect(host):
+        attempts.append(host.name)
+        return await connect(host)
+
+    transports.pool._connect = counting_connect
     bus, events = EventBus(), []
     bus.subscribe(events.append)
     out = io.StringIO()
@@ -56,6 +64,7 @@ async def test_a_group_starts_together_and_a_dead_host_fails_alone(fake_sshd, fa
     assert gone.status == "failed" and gone.error.startswith("host gone (bench@127.0.0.1:")
     assert "connection refused" in gone.error
     assert records["u/0@h1"].status == "passed"  # the next run went on
+    assert sorted(attempts) == ["gone", "h1", "h2"]  # each host connected once: no retry of the dead one
     assert summary.counts == {"passed": 3, "failed": 1}
     console = out.getvalue()
     assert "FAILED t/0@gone  host gone (bench@127.0.0.1:" in console and "connection refused" in console

@@ -308,16 +308,24 @@ class SshTransport:
         self.pool = pool
         self.name = name
         self.host = pool.hosts[name]
+        self._prepare_error: SshError | None = None
 
     async def prepare(self) -> None:
-        """Connect ahead of a group start so the processes of a group start together; a failure is
-        kept by the pool and reported by the ``start()`` calls that follow."""
-        with contextlib.suppress(SshError):
+        """Connect ahead of a group start so the processes of a group start together. A failure
+        is kept and raised by the next ``start()`` instead of waiting for a dead host twice."""
+        try:
             lease = await self.pool.acquire(self.name)
-            lease.release()
+        except SshError as exc:
+            self._prepare_error = exc
+            return
+        self._prepare_error = None
+        lease.release()
 
     async def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
                     cwd: str | None = None, stdin: bool = False) -> SshProcess:
+        if self._prepare_error is not None:
+            error, self._prepare_error = self._prepare_error, None
+            raise error
         lease = await self.pool.acquire(self.name)
         try:
             full_env = {**dict(self.host.env), **(env or {})}
