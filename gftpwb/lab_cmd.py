@@ -15,6 +15,8 @@ def cmd_lab(args: argparse.Namespace) -> int:
     lab = GridftpLab(args.state_dir)
     hosts = NetLab(lab.state_dir)
     if args.lab_command == "up":
+        if args.hosts or args.rate:
+            NetLab.check_request(args.hosts, args.rate or "")
         before = lab.status().running
         status = lab.up(port=args.port, address=args.address)
         verb = "already running" if before else "started"

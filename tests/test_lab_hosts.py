@@ -460,3 +460,24 @@ def test_lab_up_status_and_down_make_and_remove_exactly_their_own_things(tmp_pat
     for h in status["hosts"]:
         assert subprocess.run(["ip", "link", "show", h["veth_controller"]], capture_output=True).returncode != 0
     assert subprocess.run(["ip", "link", "show", status["bridge"]], capture_output=True).returncode != 0
+
+
+def test_bad_lab_requests_are_usage_errors_and_make_nothing(tmp_path):
+    from clihelp import gftpwb
+
+    env = {"GFTPWB_LAB_DIR": str(tmp_path / "lab")}
+    for args, message in ((["--hosts", "-1"], "--hosts must be between 1 and 200"),
+                          (["--hosts", "2", "--rate", "fast"], "bad --rate 'fast'"),
+                          (["--rate", "1gbit"], "--hosts must be between 1 and 200")):
+        out = gftpwb("lab", "up", *args, env=env)
+        assert out.returncode == 2 and out.stderr.startswith(f"gftpwb: {message}"), out.stderr
+        assert "Traceback" not in out.stderr
+    assert not (tmp_path / "lab" / "gridftp.pid").exists()  # refused before the loopback server started
+    from gftpwb.errors import UsageError
+    from gftpwb.exec.netlab import NetLab
+
+    lab = NetLab(str(tmp_path / "lab2"))
+    for kwargs, message in (({"count": 0}, "--hosts must be between"), ({"count": 1, "rate": "fast"}, "bad --rate")):
+        with pytest.raises(UsageError, match=message):
+            lab.up(**kwargs)
+    assert lab.load() is None and not (tmp_path / "lab2" / "hosts.json").exists()

@@ -34,7 +34,7 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass, field
 
-from ..errors import EnvironmentProblem, LabError
+from ..errors import EnvironmentProblem, LabError, UsageError
 from .lab import SERVER, GridftpLab, _pid_alive, port_open
 
 SSHD = "/usr/sbin/sshd"
@@ -160,10 +160,7 @@ class NetLab:
     def up(self, count: int, *, rate: str = "", gridftp_on_hosts: bool = False,
            gridftp_port: int = 2811) -> NetLabState:
         """Create ``count`` namespace hosts (idempotent for the same request)."""
-        if not 1 <= count <= MAX_HOSTS:
-            raise LabError(f"--hosts must be between 1 and {MAX_HOSTS}")
-        if rate and not RATE_PATTERN.match(rate):
-            raise LabError(f"bad --rate {rate!r}: use a tc rate such as 400mbit, 1gbit or 100mbps")
+        self.check_request(count, rate)
         self._check_tools(gridftp_on_hosts)
         existing = self.load()
         if existing is not None:
@@ -207,6 +204,14 @@ class NetLab:
             self.down()
             raise
         return state
+
+    @staticmethod
+    def check_request(count: int, rate: str = "") -> None:
+        """Command-line mistakes, caught before anything is started."""
+        if not 1 <= count <= MAX_HOSTS:
+            raise UsageError(f"--hosts must be between 1 and {MAX_HOSTS}")
+        if rate and not RATE_PATTERN.match(rate):
+            raise UsageError(f"bad --rate {rate!r}: use a tc rate such as 400mbit, 1gbit or 100mbps")
 
     @staticmethod
     def _check_tools(gridftp: bool) -> None:
