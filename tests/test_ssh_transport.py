@@ -241,3 +241,16 @@ async def test_a_start_cancelled_midway_leaves_nothing_running(pool, fake_sshd):
             break
         await asyncio.sleep(0.1)
     assert fake_sshd.survivors() == []
+
+
+async def test_a_jump_host_is_used_and_its_failure_is_named(pool, fake_sshd):
+    from gftpwb.exec.lab import free_port
+
+    hosts = [fake_sshd.host("j"), fake_sshd.host("x", jump="j")]
+    transport = pool(hosts=hosts).transport("x")
+    proc = await transport.start(["echo", "through"])
+    assert (await collect(proc))[0]["stdout"] == b"through\n"
+    assert fake_sshd.accepted == 2  # one connection to the jump host, one tunnelled through it
+    dead = [fake_sshd.host("j", port=free_port()), fake_sshd.host("x", jump="j")]
+    with pytest.raises(SshError, match=r"^host x \(.*\): cannot reach its jump host: host j \(.*connection refused"):
+        await pool(hosts=dead).transport("x").start(["true"])

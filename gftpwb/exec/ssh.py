@@ -180,7 +180,13 @@ class SshPool:
         state = self._state(name)
         failures_seen = state.failures
         async with state.lock:
-            state.connections = [c for c in state.connections if c.usable or c.channels > 0]
+            kept = []
+            for entry in state.connections:
+                if entry.usable or entry.channels > 0:
+                    kept.append(entry)
+                elif entry.jump_lease is not None:
+                    entry.jump_lease.release()  # the tunnel's channel on the jump host is free again
+            state.connections = kept
             for entry in state.connections:
                 if entry.usable and entry.channels < self.limits.channels_per_connection:
                     entry.channels += 1
@@ -200,7 +206,12 @@ class SshPool:
     async def _connect(self, host: Host) -> _Connection:
         if self._handshakes is None:
             self._handshakes = asyncio.Semaphore(self.limits.handshakes)
-        jump_lease = await self.acquire(host.jump) if host.jump else None
+        jump_lease = None
+        if host.jump:
+            try:
+                jump_lease = await self.acquire(host.jump)
+            except SshError as exc:
+                raise SshError(f"{host.label}: cannot reach its jump host: {exc}", exc.status) from None
         tunnel = jump_lease.conn if jump_lease else None
         try:
             known = await self._known_hosts(host, tunnel)
