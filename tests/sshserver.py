@@ -120,6 +120,9 @@ async def start_fake_sshd(directory: str, host_key: asyncssh.SSHKey, client_key:
         def connection_lost(self, exc: Exception | None) -> None:
             return None
 
+        def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
+            return True  # direct-tcpip forwarding, as sshd allows by default: jump hosts go through it
+
     state.server = await asyncssh.listen(
         "127.0.0.1", 0, server_host_keys=[host_key], authorized_client_keys=authorized, process_factory=handle,
         server_factory=Server, sftp_factory=True, allow_scp=False, encoding=None)
