@@ -76,6 +76,8 @@ def format_taglog(record: ResultRecord, tgftp_command: str = "") -> str:
         parts.append(_block(SIZE, tgftp_size_text(record.bytes)))
         parts.append(_block(RATE, tgftp_rate_text(record.rate_incl_setup_mib_s)))
     parts.append(_block("GFTPWB_RUN_ID", record.run_id))
+    if record.host and record.host != "local":
+        parts.append(_block("GFTPWB_HOST", record.host))
     parts.append(_block("GFTPWB_STATUS", record.status))
     if record.rate_incl_setup_mib_s is not None:
         parts.append(_block("GFTPWB_RATE_INCL_SETUP_MIB_S", f"{record.rate_incl_setup_mib_s:.3f}"))

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from .drivers.connection import CONNECTION_TEST_LENGTH, build_connection_argv
 from .drivers.guc import build_argv
-from .dsl.model import Scenario, Test
+from .dsl.model import LOCAL, Scenario, Test
 from .errors import UsageError
 from .specs import RunSpec
 
@@ -29,6 +29,12 @@ def matrix_points(test: Test) -> list[dict[str, object]]:
 
 def case_label(test: Test, variant: int) -> str:
     return f"{test.id}[{variant}]" if test.matrix else test.id
+
+
+def run_id_on(base: str, host: str, test: Test) -> str:
+    """``base`` for a test that runs only on ``local`` (ids stay what they always were), else
+    ``base@host``: the same run on several hosts needs an id per host."""
+    return base if test.on == (LOCAL,) else f"{base}@{host}"
 
 
 def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
@@ -52,14 +58,16 @@ def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
             length = CONNECTION_TEST_LENGTH if test.kind == "connection-test" else options.length
             if not wanted or test.id in wanted:
                 for repeat in range(test.repeat):
-                    specs.append(RunSpec(
-                        run_id=f"{case_label(test, variant)}/{repeat}",
+                    base = f"{case_label(test, variant)}/{repeat}"
+                    specs.extend(RunSpec(
+                        run_id=run_id_on(base, host, test),
                         scenario=scenario.name,
                         test_id=test.id,
                         case=case,
                         repeat=repeat,
                         kind=test.kind,
-                        host="local",
+                        host=host,
+                        group=base if len(test.on) > 1 else "",
                         argv=argv,
                         params=params,
                         timeout_s=test.timeout_s,
@@ -71,7 +79,7 @@ def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
                         post=test.post,
                         comment_command=test.comment_command,
                         log_name=log_name_for(test, variant, repeat),
-                    ))
+                    ) for host in test.on)
             case += 1
     return specs
 
@@ -96,5 +104,5 @@ def log_name_for(test: Test, variant: int, repeat: int) -> str:
 
 def plan_fingerprint(specs: list[RunSpec]) -> str:
     """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan."""
-    payload = [[s.run_id, list(s.argv), s.host, s.timeout_s] for s in specs]
+    payload = [[s.run_id, list(s.argv), s.host, s.timeout_s] + ([s.group] if s.group else []) for s in specs]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

@@ -88,7 +88,37 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
                         "failed). Default: no limit."},
         },
     },
+    "on": {
+        "description": "Where the test runs: 'local' (this machine, the default) or the name of a host of "
+        "the inventory, or a list of them to run the same test from several hosts at the same time.",
+        "oneOf": [
+            {"$ref": "#/definitions/name"},
+            {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"$ref": "#/definitions/name"}},
+        ],
+    },
 }
+
+ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+# One host of the inventory (``hosts:``). ``local`` is implicit and needs no entry.
+HOST_KEYS: tuple[Key, ...] = (
+    Key("address", {"type": "string", "minLength": 1}, "Host name or IP address sshd listens on.", True),
+    Key("port", {"type": "integer", "minimum": 1, "maximum": 65535}, "sshd port. Default 22."),
+    Key("user", {"type": "string", "minLength": 1}, "Login name. Default: the user running gftpwb."),
+    Key("identity", {"type": "string", "minLength": 1},
+        "Private key file for public-key login (relative paths are relative to the scenario file; ~ "
+        "works). Default: the SSH agent and ~/.ssh/id_* keys."),
+    Key("known_hosts", {"type": "string", "minLength": 1},
+        "known_hosts file the host key is checked against (relative to the scenario file). Default "
+        "~/.ssh/known_hosts. --accept-new-host-keys adds unknown hosts to it (trust on first use)."),
+    Key("jump", _ref("name"), "Another host of the inventory to connect through (like ssh -J)."),
+    Key("workdir", {"type": "string", "minLength": 1},
+        "Directory the remote commands run in (it must exist). Default: the login directory."),
+    Key("env", {"type": "object", "propertyNames": {"pattern": ENV_NAME_PATTERN},
+                "additionalProperties": {"type": "string"}},
+        "Environment variables set for every remote command (names: letters, digits, '_')."),
+    Key("connect_timeout", DURATION, "Give up connecting (and logging in) after this long. Default 10s."),
+)
 
 
 def option_schema(option: GucOption) -> dict[str, Any]:
@@ -168,6 +198,8 @@ COMMON_TEST_KEYS: tuple[Key, ...] = (
     Key("id", _ref("name"), "Unique id of the test within the scenario; --only selects by it.", True),
     Key("kind", {"type": "string"}, "What the test runs (see the kinds below).", True),
     Key("description", {"type": "string"}, "What the test is for (shown, not used)."),
+    Key("on", _ref("on"), "Where the test runs: local (default), a host of the inventory, or a list of "
+        "hosts (the same runs start at the same time on each)."),
 )
 
 
@@ -215,12 +247,19 @@ def kind_keys(kind: Kind) -> tuple[Key, ...]:
     )
     return (*common, *kind.keys)
 
+# Keys the defaults block accepts besides the shared ones.
+DEFAULT_ONLY_KEYS: tuple[Key, ...] = (
+    Key("on", _ref("on"), "Where tests run unless they say otherwise (see a test's on)."),
+)
+
 SCENARIO_KEYS: tuple[Key, ...] = (
     Key("version", {"const": 1}, "DSL version; this gftpwb reads version 1.", True),
     Key("name", _ref("name"),
         "Scenario name; used in the results directory and in tag log names.", True),
     Key("description", {"type": "string"}, "What the scenario is for."),
     Key("defaults", _ref("defaults"), "Values every test inherits unless it sets its own."),
+    Key("hosts", {"type": "object", "propertyNames": _ref("name"), "additionalProperties": _ref("host")},
+        "The host inventory: name -> how to reach it over SSH. 'local' is implicit (this machine, no SSH)."),
     Key("tests", {"type": "array", "minItems": 1, "items": _ref("test")},
         "The tests, run in this order.", True),
 )
@@ -244,8 +283,9 @@ def build_schema() -> dict[str, Any]:
     definitions = dict(DEFINITIONS)
     definitions["guc_options"] = _options_object()
     definitions["guc_matrix"] = _matrix_object()
-    definitions["defaults"] = _object((*SHARED_KEYS, *COMMAND_KEYS),
+    definitions["defaults"] = _object((*SHARED_KEYS, *COMMAND_KEYS, *DEFAULT_ONLY_KEYS),
                                       "Values every test inherits unless it sets its own.")
+    definitions["host"] = _object(HOST_KEYS, "One host of the inventory, reached over SSH.")
     for kind in KINDS:
         definitions[f"{kind.name}_test"] = _object(kind_keys(kind), f"A test of kind {kind.name}: {kind.description}")
     definitions["test"] = {

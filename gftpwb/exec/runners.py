@@ -22,7 +22,7 @@ from ..records import INTERRUPTED, ResultRecord
 from ..specs import RunSpec
 from .commands import with_commands
 from .executor import Executor, Interrupted, Runner, utc_now_iso
-from .transport import StartError
+from .transport import ProcessLost, StartError
 
 
 class Session(Protocol):
@@ -78,18 +78,22 @@ async def run_process(executor: Executor, spec: RunSpec, session: Session,
         interrupted = True
     if proc is not None:
         try:
-            async with asyncio.timeout(spec.timeout_s):
-                async for stream, data in proc.output():
-                    emit_items(executor, spec, session.feed(stream, data), t0)
+            try:
+                async with asyncio.timeout(spec.timeout_s):
+                    async for stream, data in proc.output():
+                        emit_items(executor, spec, session.feed(stream, data), t0)
+                    exit_code = await proc.wait()
+            except TimeoutError:
+                timed_out = True
+                await proc.stop(executor.kill_grace_s)
                 exit_code = await proc.wait()
-        except TimeoutError:
-            timed_out = True
-            await proc.stop(executor.kill_grace_s)
-            exit_code = await proc.wait()
-        except asyncio.CancelledError:
-            interrupted = True
-            await asyncio.shield(proc.stop(executor.kill_grace_s))
-            exit_code = await asyncio.shield(proc.wait())
+            except asyncio.CancelledError:
+                interrupted = True
+                await asyncio.shield(proc.stop(executor.kill_grace_s))
+                exit_code = await asyncio.shield(proc.wait())
+        except ProcessLost as exc:  # a remote host dropped out: this run fails with the reason
+            if not (timed_out or interrupted):
+                start_error = str(exc)
     seconds = round(time.monotonic() - t0, 6)  # µs: the record and its rate use the same figure
     ended_at = utc_now_iso()
     emit_items(executor, spec, session.close(), t0)
