@@ -481,3 +481,49 @@ def test_bad_lab_requests_are_usage_errors_and_make_nothing(tmp_path):
         with pytest.raises(UsageError, match=message):
             lab.up(**kwargs)
     assert lab.load() is None and not (tmp_path / "lab2" / "hosts.json").exists()
+
+
+def test_pre_post_comment_commands_and_connection_tests_run_on_the_remote_host(netlab, tmp_path):
+    """tgftp's per-test commands and connection tests (issue 3) run on the test's host over SSH (issue 4):
+    the commands' output shows the namespace's own address, not the controller's."""
+    h1 = next(h for h in netlab.status()["hosts"] if h["name"] == "h1")
+    dead_port = socket.socket()
+    dead_port.bind(("127.0.0.1", 0))
+    dead = dead_port.getsockname()[1]
+    dead_port.close()
+    path = scenario(tmp_path, netlab, f"""\
+tests:
+  - id: remote-commands
+    kind: guc
+    on: h1
+    source: ftp://CONTROLLER:2811/dev/zero
+    target: file:///dev/null
+    options: {{length: 16M}}
+    timeout: 60s
+    pre: [ip, "-4", -o, addr, show]
+    comment_command: {{run: "ip -4 -o addr show | grep -c 'inet '", shell: true}}
+    post: [sh, -c, 'echo post-ran-on-$(ip -4 -o addr show | grep -v " lo " | grep -o "inet [0-9.]*")']
+  - id: reach
+    kind: connection-test
+    on: h2
+    source: ftp://CONTROLLER:2811/dev/zero
+    target: ftp://CONTROLLER:2811/dev/null
+  - id: unreachable
+    kind: connection-test
+    on: h2
+    source: ftp://CONTROLLER:{dead}/dev/zero
+    target: ftp://CONTROLLER:2811/dev/null
+""")
+    results = tmp_path / "results"
+    out = run_cli("run", str(path), "--results", str(results), "--progress", "never")
+    assert out.returncode == 1, out.stdout + out.stderr  # the unreachable connection test fails
+    got = records(results)
+    remote = got["remote-commands/0@h1"]
+    assert remote.status == "passed" and remote.host == "h1"
+    commands = remote.details["commands"]
+    assert h1["address"] in commands["pre"]["stdout"]
+    assert commands["post"]["stdout"].strip() == f"post-ran-on-inet {h1['address']}"
+    assert remote.comment.strip().isdigit()  # the comment command's output became the comment
+    assert got["reach/0@h2"].status == "passed"
+    failed = got["unreachable/0@h2"]
+    assert failed.status == "failed" and "connect" in failed.error.splitlines()[0].lower()
