@@ -136,11 +136,6 @@ def worker_args(job: GfapiJob, binary: str, host: str, process: int) -> list[str
     return argv
 
 
-def gfapi_hosts(test: GfapiTest) -> tuple[str, ...]:
-    """The hosts a gfapi test runs on: this machine until the SSH inventory (``on:``) lands."""
-    return ("local",)
-
-
 def display_argv(job: GfapiJob) -> tuple[str, ...]:
     """What ``--dry-run``, plan.json and the record show: process 0 of the first host."""
     return tuple(worker_args(job, WORKER_NAME, job.hosts[0], 0))

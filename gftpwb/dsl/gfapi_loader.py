@@ -109,7 +109,8 @@ def check_gfapi_test(defaults: dict[str, Any], test: dict[str, Any], index: int,
     return errors, warnings
 
 
-def build_gfapi_test(defaults: dict[str, Any], raw: dict[str, Any], index: int) -> GfapiTest:
+def build_gfapi_test(defaults: dict[str, Any], raw: dict[str, Any], index: int,
+                     on: tuple[str, ...] = ("local",)) -> GfapiTest:
     merged = merged_gfapi_test(defaults, raw)
     volume = None
     if "volume" in raw:
@@ -129,5 +130,5 @@ def build_gfapi_test(defaults: dict[str, Any], raw: dict[str, Any], index: int) 
         kwargs["ready_timeout_s"] = parse_duration(raw["ready_timeout"]) or GfapiTest.ready_timeout_s
     return GfapiTest(id=raw["id"], kind=raw["kind"], description=raw.get("description", ""), volume=volume,
                      directory=directory, repeat=merged.get("repeat", 1), timeout_s=timeout or None,
-                     comment=merged.get("comment", ""), matrix=matrix, index=index, **settings, **kwargs)
+                     comment=merged.get("comment", ""), matrix=matrix, on=on, index=index, **settings, **kwargs)
 
