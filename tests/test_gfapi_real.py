@@ -299,6 +299,8 @@ def test_posix_mode_on_a_local_directory_through_the_cli(tmp_path):
     assert recs[0]["details"]["gfapi"]["mode"] == "posix"
     assert list(data.rglob("f*")) == []
     assert sorted(p.name for p in (results / "px_#001_000").iterdir()) == ["hosts.csv", "result.csv", "threads.csv"]
+    exported = gftpwb("export", "taglogs", str(results), "-o", str(tmp_path / "logs"))
+    assert exported.returncode == 0 and exported.stdout.startswith("0 tag log(s) written")  # guc's format only
 
 
 def test_many_workers_create_one_deep_tree_at_once(tmp_path, gluster):

@@ -87,3 +87,19 @@ async def _compile(argv: list[str]) -> tuple[int, str]:
     proc = await LocalTransport().start(argv)
     chunks = [data async for _stream, data in proc.output()]
     return await proc.wait(), b"".join(chunks).decode()
+
+
+def test_where_the_cache_is(monkeypatch, tmp_path):
+    from gftpwb.exec.worker_build import default_cache_dir
+
+    monkeypatch.setenv("GFTPWB_WORKER_DIR", str(tmp_path))
+    assert default_cache_dir("local") == default_cache_dir("h1") == str(tmp_path)
+    monkeypatch.delenv("GFTPWB_WORKER_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path / "me"))
+    assert default_cache_dir("local") == f"{tmp_path}/me/.cache/gftpwb/workers"
+    assert default_cache_dir("h1") is None  # an SSH host is asked for its own $HOME
+
+    async def ask() -> str:
+        return await WorkerBuilder().cache_dir(LocalTransport(), "elsewhere")
+
+    assert asyncio.run(ask()) == f"{tmp_path}/me/.cache/gftpwb/workers"  # printenv HOME, through the transport

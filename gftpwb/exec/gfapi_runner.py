@@ -20,8 +20,9 @@ A timeout or Ctrl-C writes ``stop`` (the workers finish their current operation 
 they did), then stops what is left with the transport's SIGTERM/SIGKILL. A worker that dies or a
 host that drops out fails only its own threads.
 
-Clock offsets (host clock minus controller clock, seconds, as ``hosts check`` measures them) are an
-input: ``GfapiRunner(clock_offsets={"c1": 0.0042})``; hosts without one count as in sync.
+Clock offsets (host clock minus controller clock, seconds) are measured for every SSH host at the
+start of each run, as ``hosts check`` does (NTP-style, ± half the best round trip, in the record),
+unless given: ``GfapiRunner(clock_offsets={"c1": 0.0042})``. This machine's offset is 0.
 """
 
 from __future__ import annotations
@@ -35,11 +36,13 @@ from typing import Any
 from ..drivers.gfapi import GfapiJob, worker_args
 from ..drivers.gfapi_protocol import Message, WorkerStream
 from ..drivers.gfapi_run import GfapiRun, ProcessState
-from ..events import Event, Progress, RunStarted
+from ..events import Event, Notice, Progress, RunStarted
 from ..gfapi_stats import summarize
 from ..records import FAILED, INTERRUPTED, PASSED, TIMEOUT, ResultRecord, bound_output
 from ..specs import RunSpec
 from .executor import Executor, Interrupted, utc_now_iso
+from .hostprobe import sample_clock
+from .ssh import SshError, SshTransport
 from .transport import Process, StartError, Transport
 from .worker_build import WorkerBuilder, WorkerBuildError, default_cache_dir
 
@@ -72,6 +75,7 @@ class _Run:
         self.start_target_ns = 0
         self.background: set[asyncio.Task[Any]] = set()
         self.last_sample: tuple[float, int] | None = None  # (monotonic, bytes) of the last Progress
+        self.clocks: dict[str, dict[str, Any]] = {}  # per host: offset_s, uncertainty_ms, source
 
     def publish(self, events: list[Event]) -> None:
         for event in events:
@@ -95,7 +99,8 @@ class GfapiRunner:
     """``runner(executor, spec) -> ResultRecord`` for gfapi tests (see the module docstring)."""
 
     def __init__(self, clock_offsets: Mapping[str, float] | None = None,
-                 cache_dir_for: Callable[[str], str] = default_cache_dir, builder: WorkerBuilder | None = None):
+                 cache_dir_for: Callable[[str], str | None] = default_cache_dir,
+                 builder: WorkerBuilder | None = None):
         self.clock_offsets = dict(clock_offsets or {})
         self._cache_dir_for = cache_dir_for
         self._builder = builder
@@ -142,8 +147,10 @@ class GfapiRunner:
         job = run.job
         need_gfapi = job.mode == "gfapi"
         transports = {host: run.executor.transport_for(host) for host in job.hosts}
-        built = await asyncio.gather(*(self.builder.ensure(transports[h], h, need_gfapi=need_gfapi)
-                                       for h in job.hosts), return_exceptions=True)
+        built, _ = await asyncio.gather(
+            asyncio.gather(*(self.builder.ensure(transports[h], h, need_gfapi=need_gfapi) for h in job.hosts),
+                           return_exceptions=True),
+            asyncio.gather(*(self._clock(run, transports[h], h) for h in job.hosts)))
         binaries: dict[str, str] = {}
         for host, result in zip(job.hosts, built, strict=True):
             if isinstance(result, BaseException):
@@ -169,6 +176,26 @@ class GfapiRunner:
             with contextlib.suppress(asyncio.CancelledError):
                 await ticker
         self._publish_progress(run)
+
+    async def _clock(self, run: _Run, transport: Transport, host: str) -> None:
+        """The host's clock offset: given to the runner, else measured now over SSH (as ``hosts
+        check`` does: NTP-style samples, the shortest round trip wins), else this machine's own (0)."""
+        if host in self.clock_offsets:
+            run.clocks[host] = {"offset_s": self.clock_offsets[host], "uncertainty_ms": None, "source": "given"}
+            return
+        if not isinstance(transport, SshTransport):
+            run.clocks[host] = {"offset_s": 0.0, "uncertainty_ms": 0.0, "source": "this machine"}
+            return
+        try:
+            clock = await sample_clock(transport)
+        except (SshError, ValueError, OSError, TimeoutError) as exc:
+            run.clocks[host] = {"offset_s": 0.0, "uncertainty_ms": None, "source": f"not measured: {exc}"}
+            run.publish([Notice(level="warning", text=f"{run.spec.run_id}: clock offset of {host} not measured "
+                                                      f"({exc}); its thread starts are taken as in sync")])
+            return
+        run.tracker.offsets[host] = round(clock.offset_s * 1e9)
+        run.clocks[host] = {"offset_s": round(clock.offset_s, 6), "uncertainty_ms": round(clock.uncertainty_s * 1e3, 3),
+                            "source": "measured"}
 
     async def _launch(self, run: _Run, transport: Transport, host: str, p: int, binary: str) -> None:
         argv = worker_args(run.job, binary, host, p)
@@ -322,6 +349,7 @@ class GfapiRunner:
             "mode": job.mode, "workload": job.workload, "target": job.target,
             "processes_per_host": job.processes, "threads_per_process": job.threads,
             "clock_offsets_s": {h: tracker.offsets.get(h, 0) / 1e9 for h in job.hosts},
+            "clocks": run.clocks,
             "start_lead_ms": round(job.start_lead_s * 1000, 3),
             "start_target_unix_ns": run.start_target_ns or None,
             **summary,

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 
 from ..drivers.gfapi import WORKER_NAME
+from ..dsl.model import LOCAL
 from .transport import StartError, Transport
 
 SOURCE_NAME = "gfapi_worker.c"
@@ -43,11 +44,18 @@ def build_id(source: bytes, cc: Sequence[str] = ("cc",)) -> str:
     return digest.hexdigest()[:16]
 
 
-def default_cache_dir(host: str) -> str:
-    """Where binaries go on ``host``: $GFTPWB_WORKER_DIR or ~/.cache/gftpwb/workers, as seen from the
-    controller (right for local runs and network-namespace hosts, which share this file system)."""
-    return os.environ.get("GFTPWB_WORKER_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "gftpwb",
-                                                                 "workers")
+CACHE_SUBDIR = ".cache/gftpwb/workers"
+
+
+def default_cache_dir(host: str) -> str | None:
+    """Where binaries go on ``host``: ``$GFTPWB_WORKER_DIR`` (a path valid on every host, e.g. on a
+    shared file system), else ~/.cache/gftpwb/workers - for this machine its own, for an SSH host
+    None: the builder asks that host for its $HOME."""
+    if os.environ.get("GFTPWB_WORKER_DIR"):
+        return os.environ["GFTPWB_WORKER_DIR"]
+    if host == LOCAL:
+        return os.path.join(os.path.expanduser("~"), CACHE_SUBDIR)
+    return None
 
 
 async def run_command(transport: Transport, argv: Sequence[str], timeout: float = COMMAND_TIMEOUT_S) -> tuple[int, str]:
@@ -83,7 +91,7 @@ def _first_error(output: str) -> str:
 class WorkerBuilder:
     """Finds or builds the worker on each host; remembers what it found for the session."""
 
-    def __init__(self, cache_dir_for: Callable[[str], str] = default_cache_dir, cc: Sequence[str] = ("cc",)):
+    def __init__(self, cache_dir_for: Callable[[str], str | None] = default_cache_dir, cc: Sequence[str] = ("cc",)):
         self.cache_dir_for = cache_dir_for
         self.cc = tuple(cc)
         self.source = source_bytes()
@@ -91,16 +99,34 @@ class WorkerBuilder:
         self._known: dict[tuple[int, str, bool], str] = {}
         self._locks: dict[tuple[int, str], asyncio.Lock] = {}
 
+    async def cache_dir(self, transport: Transport, host: str) -> str:
+        """The cache directory on ``host``; an SSH host is asked for its $HOME (no shell needed)."""
+        configured = self.cache_dir_for(host)
+        if configured:
+            return configured.rstrip("/")
+        try:
+            code, out = await run_command(transport, ["printenv", "HOME"], timeout=30)
+        except StartError as exc:
+            raise WorkerBuildError(f"host {host}: cannot reach it to find its home directory: {exc}") from None
+        home = out.strip().splitlines()[-1] if out.strip() else ""
+        if code != 0 or not home.startswith("/"):
+            raise WorkerBuildError(f"host {host}: no usable $HOME ({home or 'unset'}) for the worker cache; set "
+                                   "GFTPWB_WORKER_DIR to a directory valid on every host")
+        return f"{home.rstrip('/')}/{CACHE_SUBDIR}"
+
     async def ensure(self, transport: Transport, host: str, *, need_gfapi: bool) -> str:
         """The path of a working worker binary on ``host``; raises WorkerBuildError."""
-        directory = f"{self.cache_dir_for(host).rstrip('/')}/{self.build_id}"
+        memo = (id(transport), host, need_gfapi)
+        if memo in self._known:
+            return self._known[memo]
+        directory = f"{await self.cache_dir(transport, host)}/{self.build_id}"
         key = (id(transport), directory, need_gfapi)
         if key in self._known:
             return self._known[key]
         lock = self._locks.setdefault((id(transport), directory), asyncio.Lock())
         async with lock:  # hosts sharing a file system and a transport (local, namespaces) build once
             path = await self._find_or_build(transport, host, directory, need_gfapi)
-        self._known[key] = path
+        self._known[key] = self._known[memo] = path
         return path
 
     async def _works(self, transport: Transport, path: str, capability: str | None) -> bool:
