@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .simlink import LinkModel
+
 
 @dataclass(frozen=True)
 class RunSpec:
@@ -29,7 +31,8 @@ class RunSpec:
     comment: str = ""
     source: str = ""
     target: str = ""
-    engine: str = "real"
+    engine: str = "real"  # "simulated": computed from ``link``, never run
+    link: LinkModel | None = None
 
     @property
     def taglog_name(self) -> str:

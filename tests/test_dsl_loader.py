@@ -183,7 +183,7 @@ def test_missing_required_and_bad_kind_and_version():
     assert errs == [
         "s.yaml:1:10: unsupported scenario version 2; this gftpwb reads version 1",
         "s.yaml:2:7: name: bad name 'bad name' (letters, digits, '.', '_' and '-', starting with a letter or digit)",
-        "s.yaml:5:11: tests[0].kind: 'scp' is not one of: guc",
+        "s.yaml:5:11: tests[0].kind: 'scp' is not one of: guc, autotune",
         "s.yaml:6:5: tests[1]: missing required key 'id'",
     ]
 

@@ -101,8 +101,18 @@ async def run_process(executor: Executor, spec: RunSpec, session: Session,
 
 
 async def run_guc(executor: Executor, spec: RunSpec) -> ResultRecord:
+    if spec.engine == "simulated":
+        from .simulated import run_simulated_guc
+
+        return await run_simulated_guc(executor, spec)
     argv = unbuffered(spec.argv) if executor.unbuffer else spec.argv
     return await run_process(executor, spec, GucRun(length_bytes=spec.length_bytes), argv)
 
 
-DEFAULT_RUNNERS: dict[str, Runner] = {"guc": run_guc}
+async def _run_autotune(executor: Executor, spec: RunSpec) -> ResultRecord:
+    from .autotune import run_autotune
+
+    return await run_autotune(executor, spec)
+
+
+DEFAULT_RUNNERS: dict[str, Runner] = {"guc": run_guc, "autotune": _run_autotune}
