@@ -90,7 +90,7 @@ def row_note(arm: Arm, arms: Sequence[Arm], margin: float) -> str:
     notes = []
     if arm.duplicate_of is not None:
         twin = arms[arm.duplicate_of - 1].candidate
-        notes.append(f"same kernel-capped -tcp-bs as #{twin.number} ({twin.label})")
+        notes.append(f"same kernel-capped -tcp-bs as {twin.label}")
     if arm.elimination:
         notes.append(arm.elimination)
     if arm.failures:

@@ -61,7 +61,9 @@ def t_cdf(t: float, df: float) -> float:
     """P(T <= t) for Student's t with ``df`` (not necessarily whole) degrees of freedom."""
     if df >= _BIG_DF:
         return _NORMAL.cdf(t)
-    tail = 0.5 * betainc(df / 2.0, 0.5, df / (df + t * t))
+    t2 = t * t
+    y = t2 / (df + t2)  # 1 - x, computed directly: for small |t|, x = df / (df + t^2) rounds to 1
+    tail = 0.5 * (1.0 - betainc(0.5, df / 2.0, y)) if y < 0.5 else 0.5 * betainc(df / 2.0, 0.5, df / (df + t2))
     return 1.0 - tail if t > 0 else tail
 
 
@@ -82,8 +84,12 @@ def _t_quantile(p: float, df: float) -> float:
     g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
     t = z + g1 / df + g2 / df ** 2 + g3 / df ** 3
     if df < 3:  # the expansion is poor for very few degrees of freedom: bracket and bisect first
-        low, high = -1e6, 1e6
-        for _ in range(200):
+        low, high = -1.0, 1.0
+        while t_cdf(low, df) > p and low > -1e300:
+            low *= 16
+        while t_cdf(high, df) < p and high < 1e300:
+            high *= 16
+        for _ in range(400):
             mid = (low + high) / 2
             if t_cdf(mid, df) < p:
                 low = mid

@@ -155,7 +155,7 @@ class Adaptive(Tuner):
         self.stop_reason = ""
         for arm in self.arms:
             if arm.duplicate_of is not None:
-                self._eliminate(arm, f"not run: behaves as #{arm.duplicate_of}")
+                self._eliminate(arm, "not run")
         if budget < 1:
             raise ValueError("the budget must be at least 1 transfer")
 
@@ -215,7 +215,7 @@ class Adaptive(Tuner):
             p = welch_greater(lm, lv, len(leader.rates), m, v, len(arm.rates), ldf, df)
             if p < level:
                 self._eliminate(arm, f"eliminated after {self.transfers_used} transfers: slower than "
-                                     f"#{leader.candidate.number} (Welch p={p:.2g} < {level:.2g})")
+                                     f"{leader.candidate.label} (Welch p={p:.2g} < {level:.2g})")
 
     def _threats(self, pick: Arm, cv: float) -> list[tuple[float, Arm]]:
         """(upper bound of mean - pick mean, arm) for every other survivor with a rate."""

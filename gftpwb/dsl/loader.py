@@ -142,6 +142,11 @@ def _describe(error: ValidationError, pos: Positions, filename: str) -> list[Dia
         return [Diagnostic(filename, line, col, f"unsupported scenario version {error.instance!r}; "
                                                 "this gftpwb reads version 1")]
     if kind == "anyOf" and path and path[-1] == "candidates":
+        # The branches are: the preset name, a grid (mapping), a list; explain the one of its shape.
+        branch = 1 if isinstance(error.instance, dict) else 2 if isinstance(error.instance, list) else None
+        inner = [e for e in error.context or () if e.relative_schema_path and e.relative_schema_path[0] == branch]
+        if inner:
+            return [d for e in inner for d in _describe(e, pos, filename)]
         return [Diagnostic(filename, line, col, f"{label}: expected tgftp-37, a mapping of option lists (a grid) "
                                                 f"or a list of option sets, got {_show(error.instance)}")]
     if kind in ("anyOf", "oneOf") and error.context:
