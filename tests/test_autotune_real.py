@@ -75,7 +75,8 @@ def test_real_autotune_end_to_end(tmp_path, gridftp, strategy):
                                                                       f"{gridftp.url}/dev/null"] for r in transfers)
     assert details["transfers_used"] == len(transfers)
     line = details["tgftp_line"]
-    assert line in LABELS[:3]
+    # The exhaustive strategy runs the kernel-capped duplicate too (as tgftp), so noise may crown it.
+    assert line in (LABELS if strategy == "exhaustive" else LABELS[:3])
     assert f"best guc parameters (as tgftp -a prints them):\n{line}\n" in out.stdout
     rmem, wmem = proc_caps()
     assert details["buffer_caps"]["source"]["rmem_max"] == rmem and details["buffer_caps"]["target"]["wmem_max"] == wmem
