@@ -124,6 +124,23 @@ def t_quantile(p: float, df: float) -> float:
     return _t_quantile(float(p), round(float(df), 3))
 
 
+def df_floor(df: float) -> float:
+    """``df`` rounded down to a coarse grid (quarters below 10, whole numbers below 100, tens below
+    1000, ...): fewer degrees of freedom give a larger quantile, so decisions made with it are
+    slightly conservative, and the grid makes quantiles cacheable."""
+    if df < 1.0:
+        return max(math.floor(df * 8) / 8, 0.125)
+    if df < 10.0:
+        return math.floor(df * 4) / 4
+    step = 10.0 ** (math.floor(math.log10(df)) - 1)
+    return math.floor(df / step) * step
+
+
+def critical_t(p: float, df: float) -> float:
+    """The ``p`` quantile of t at ``df`` rounded down by :func:`df_floor` (cached, conservative)."""
+    return t_quantile(p, df_floor(df))
+
+
 def estimate(samples: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
     """Mean and a two-sided t confidence interval (none below two samples)."""
     n = len(samples)
@@ -147,6 +164,16 @@ def welch_df(var_a: float, n_a: float, var_b: float, n_b: float, df_a: float | N
     if denominator <= 0:
         return 1e9  # both variances zero: the difference is known exactly
     return (qa + qb) ** 2 / denominator
+
+
+def welch_t(mean_a: float, var_a: float, n_a: float, mean_b: float, var_b: float, n_b: float,
+            df_a: float | None = None, df_b: float | None = None) -> tuple[float, float]:
+    """Welch's t statistic for mu_a - mu_b and its degrees of freedom."""
+    se2 = var_a / n_a + var_b / n_b
+    df = welch_df(var_a, n_a, var_b, n_b, df_a, df_b)
+    if se2 <= 0:
+        return (math.inf if mean_a > mean_b else -math.inf if mean_a < mean_b else 0.0), df
+    return (mean_a - mean_b) / math.sqrt(se2), df
 
 
 def welch_greater(mean_a: float, var_a: float, n_a: float, mean_b: float, var_b: float, n_b: float,

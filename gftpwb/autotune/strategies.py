@@ -21,7 +21,7 @@ from ..events import RankingRow
 from ..units import format_rate
 from .candidates import Candidate
 from .ranking import Arm, p_within_margin, pooled_cv, ranking_rows, shrunk_sd, tgftp_pick
-from .stats import t_quantile, welch_df, welch_greater
+from .stats import critical_t, welch_df, welch_greater, welch_t
 
 EXHAUSTIVE = "exhaustive"
 ADAPTIVE = "adaptive"
@@ -146,10 +146,12 @@ class Adaptive(Tuner):
 
     def __init__(self, candidates: Sequence[Candidate], margin_mib_s: float, budget: int = 120,
                  duplicates: dict[int, int] | None = None, alpha: float = 0.05, hopeless: float = 0.4,
-                 max_failures: int = 2):
+                 max_failures: int = 2, eliminate_alpha: float | None = None, min_runs_to_eliminate: int = 3):
         super().__init__(candidates, margin_mib_s, duplicates)
         self.budget = budget
         self.alpha = alpha
+        self.eliminate_alpha = alpha if eliminate_alpha is None else eliminate_alpha
+        self.min_runs_to_eliminate = min_runs_to_eliminate
         self.hopeless = hopeless
         self.max_failures = max_failures
         self.stop_reason = ""
@@ -207,13 +209,14 @@ class Adaptive(Tuner):
         cv = self.pooled_cv()
         leader = max(alive, key=lambda a: a.mean or 0.0)
         lm, lv, ldf = self._stats(leader, cv)
-        level = self.alpha / (len(alive) - 1)
+        level = self.eliminate_alpha / (len(alive) - 1)
         for arm in alive:
-            if arm is leader or len(arm.rates) < 2:
+            if arm is leader or len(arm.rates) < self.min_runs_to_eliminate:
                 continue
             m, v, df = self._stats(arm, cv)
-            p = welch_greater(lm, lv, len(leader.rates), m, v, len(arm.rates), ldf, df)
-            if p < level:
+            t, dof = welch_t(lm, lv, len(leader.rates), m, v, len(arm.rates), ldf, df)
+            if t > critical_t(1 - level, dof):  # the one-sided p-value is below the level
+                p = welch_greater(lm, lv, len(leader.rates), m, v, len(arm.rates), ldf, df)
                 self._eliminate(arm, f"eliminated after {self.transfers_used} transfers: slower than "
                                      f"{leader.candidate.label} (Welch p={p:.2g} < {level:.2g})")
 
@@ -229,7 +232,7 @@ class Adaptive(Tuner):
             m, v, df = self._stats(arm, cv)
             se = math.sqrt(v / len(arm.rates) + pv / len(pick.rates))
             dof = welch_df(v, len(arm.rates), pv, len(pick.rates), df, pdf)
-            out.append((m - pm + t_quantile(z_level, dof) * se, arm))
+            out.append((m - pm + critical_t(z_level, dof) * se, arm))
         return out
 
     # --- ask -----------------------------------------------------------------------------------
@@ -251,7 +254,7 @@ class Adaptive(Tuner):
             # Nothing reaches the margin yet (a very slow path): settle whether the fastest does.
             leader = max(alive, key=lambda a: a.mean or 0.0)
             m, v, df = self._stats(leader, cv)
-            upper = m + t_quantile(1 - self.alpha, df) * math.sqrt(v / len(leader.rates))
+            upper = m + critical_t(1 - self.alpha, df) * math.sqrt(v / len(leader.rates))
             if upper < self.margin:
                 self.stop_reason = f"no candidate reaches {format_rate(self.margin)}"
                 return None
