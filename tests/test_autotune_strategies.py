@@ -66,10 +66,18 @@ def test_adaptive_finds_a_clear_best_with_far_fewer_transfers():
     truth = np.array([expected_rate(link, t) for t in transfers()])
     tuner = Adaptive(CANDIDATES, 20.0, budget=120)
     run(tuner, link, seed=7)
-    assert tuner.transfers_used <= 120
+    assert tuner.transfers_used < 120  # it stopped on its own: nothing left can beat the pick by the margin
+    assert tuner.stop_reason == "no survivor can be 20MB/s better than the pick"
     assert truth[tuner.pick()] >= truth.max() - 20
     assert tuner.eliminations and all(e.after_transfers <= tuner.transfers_used for e in tuner.eliminations)
     assert 0.0 <= tuner.p_within_margin() <= 1.0
+
+
+def test_adaptive_stops_at_its_budget_and_says_so():
+    tuner = Adaptive(CANDIDATES, 20.0, budget=50)
+    run(tuner, LinkModel(bandwidth_mib_s=2500, rtt_s=0.01, noise=0.08, seed=5), seed=3)
+    assert tuner.transfers_used == 50 and tuner.stop_reason.startswith("budget of 50 transfers used")
+    assert tuner.pick() is not None
 
 
 def test_adaptive_is_deterministic_so_a_replay_asks_for_the_same_transfers():

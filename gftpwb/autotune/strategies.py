@@ -154,7 +154,6 @@ class Adaptive(Tuner):
         self.min_runs_to_eliminate = min_runs_to_eliminate
         self.hopeless = hopeless
         self.max_failures = max_failures
-        self.stop_reason = ""
         for arm in self.arms:
             if arm.duplicate_of is not None:
                 self._eliminate(arm, "not run")
@@ -238,16 +237,25 @@ class Adaptive(Tuner):
     # --- ask -----------------------------------------------------------------------------------
 
     def ask(self) -> int | None:
+        return self._decide()[0]
+
+    @property
+    def stop_reason(self) -> str:
+        """Why the race ended (empty while it goes on)."""
+        return self._decide()[1]
+
+    def _decide(self) -> tuple[int | None, str]:
+        """The next candidate to run, or None and why the race is over. A function of the state."""
         target = self._screening_target() or self._second_look_target()
         if target is not None:
-            return target.candidate.index if self.transfers_used < self.budget else None
+            if self.transfers_used < self.budget:
+                return target.candidate.index, ""
+            return None, f"budget of {self.budget} transfers used before every candidate was screened"
         if self.transfers_used >= self.budget:
-            self.stop_reason = f"budget of {self.budget} transfers used"
-            return None
+            return None, f"budget of {self.budget} transfers used"
         alive = [a for a in self._alive() if a.rates]
         if not alive:
-            self.stop_reason = "no candidate succeeded"
-            return None
+            return None, "no candidate succeeded"
         cv = self.pooled_cv()
         pick_index = self.pick()
         if pick_index is None:
@@ -256,21 +264,19 @@ class Adaptive(Tuner):
             m, v, df = self._stats(leader, cv)
             upper = m + critical_t(1 - self.alpha, df) * math.sqrt(v / len(leader.rates))
             if upper < self.margin:
-                self.stop_reason = f"no candidate reaches {format_rate(self.margin)}"
-                return None
-            return leader.candidate.index
+                return None, f"no candidate reaches {format_rate(self.margin)}"
+            return leader.candidate.index, ""
         pick = self.arms[pick_index]
         threats = self._threats(pick, cv)
         if not threats or max(t for t, _ in threats) < self.margin:
-            self.stop_reason = f"no survivor can be {format_rate(self.margin)} better than the pick"
-            return None
+            return None, f"no survivor can be {format_rate(self.margin)} better than the pick"
         _, challenger = max(threats, key=lambda item: item[0])
         _, pv, _ = self._stats(pick, cv)
         _, cvar, _ = self._stats(challenger, cv)
         # Run whichever of the two contributes more to the uncertainty of their difference.
         if pv / len(pick.rates) >= cvar / len(challenger.rates):
-            return pick.candidate.index
-        return challenger.candidate.index
+            return pick.candidate.index, ""
+        return challenger.candidate.index, ""
 
 
 def make_tuner(strategy: str, candidates: Sequence[Candidate], margin_mib_s: float, *, repetitions: int = 10,
