@@ -13,8 +13,9 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import asdict
 
+from .drivers.connection import CONNECTION_TEST_LENGTH, build_connection_argv
 from .drivers.guc import build_argv
-from .dsl.model import AnyTest, Scenario, Test
+from .dsl.model import LOCAL, AnyTest, Scenario, Test
 from .errors import UsageError
 from .simlink import LinkModel
 from .specs import RunSpec
@@ -30,6 +31,12 @@ def matrix_points(test: Test) -> list[dict[str, object]]:
 
 def case_label(test: AnyTest, variant: int) -> str:
     return f"{test.id}[{variant}]" if getattr(test, "matrix", ()) else test.id
+
+
+def run_id_on(base: str, host: str, test: AnyTest) -> str:
+    """``base`` for a test that runs only on ``local`` (ids stay what they always were), else
+    ``base@host``: the same run on several hosts needs an id per host."""
+    return base if test.on == (LOCAL,) else f"{base}@{host}"
 
 
 def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
@@ -55,33 +62,45 @@ def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
 
 
 def plan_guc(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[RunSpec], int]:
-    """A guc test: one case per matrix combination, each run ``repeat`` times."""
+    """A guc or connection-test test: one case per matrix combination, each run ``repeat`` times on
+    every host of ``on`` (together, as a group, when there are several)."""
     assert isinstance(test, Test)
     specs: list[RunSpec] = []
     points = matrix_points(test)
     link = (test.link or LinkModel()) if test.engine == "simulated" else None
     for variant, point in enumerate(points):
         options = test.options.with_values(point)
-        argv = build_argv(test.source, test.target, options, test.extra_args)
+        if test.kind == "connection-test":
+            argv = build_connection_argv(test.source, test.target, test.extra_args)
+        else:
+            argv = build_argv(test.source, test.target, options, test.extra_args)
+        params = {} if test.kind == "connection-test" else options.set_options()
+        length = CONNECTION_TEST_LENGTH if test.kind == "connection-test" else options.length
         for repeat in range(test.repeat):
-            specs.append(RunSpec(
-                run_id=f"{case_label(test, variant)}/{repeat}",
+            base = f"{case_label(test, variant)}/{repeat}"
+            specs.extend(RunSpec(
+                run_id=run_id_on(base, host, test),
                 scenario=scenario.name,
                 test_id=test.id,
                 case=first_case + variant,
                 repeat=repeat,
                 kind=test.kind,
-                host="local",
+                host=host,
+                group=base if len(test.on) > 1 else "",
                 argv=argv,
-                params=options.set_options(),
+                params=params,
                 timeout_s=test.timeout_s,
-                length_bytes=options.length,
+                length_bytes=length,
                 comment=test.comment,
                 source=test.source,
                 target=test.target,
                 engine=test.engine,
                 link=link,
-            ))
+                pre=test.pre,
+                post=test.post,
+                comment_command=test.comment_command,
+                log_name=log_name_for(test, variant, repeat),
+            ) for host in test.on)
     return specs, len(points)
 
 
@@ -93,12 +112,31 @@ def _plan_autotune(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[
 
 PLANNERS: dict[str, Callable[[Scenario, AnyTest, int], tuple[list[RunSpec], int]]] = {
     "guc": plan_guc,
+    "connection-test": plan_guc,
     "autotune": _plan_autotune,
 }
+
+
+def log_name_for(test: Test, variant: int, repeat: int) -> str:
+    """A test's own tag log name for one run, from its ``log_filename`` ("" when it has none).
+
+    As tgftp: a trailing ``.log`` becomes ``_<repeat>.log``. A name without ``.log`` is used as it is
+    for a single run (tgftp reused it for every execution and so failed from the second one on) and
+    gets ``_<repeat>`` otherwise. A matrix case adds ``_#<case>`` before that, so names never collide.
+    """
+    if not test.log_filename:
+        return ""
+    name = test.log_filename
+    stem, suffix = (name[:-4], ".log") if name.endswith(".log") else (name, "")
+    if test.matrix:
+        stem = f"{stem}_#{variant:03d}"
+    if suffix:
+        return f"{stem}_{repeat:03d}{suffix}"
+    return stem if test.repeat == 1 else f"{stem}_{repeat:03d}"
 
 
 def plan_fingerprint(specs: list[RunSpec]) -> str:
     """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan."""
     payload = [[s.run_id, list(s.argv), s.host, s.timeout_s, s.params, s.engine,
-                asdict(s.link) if s.link else None] for s in specs]
+                asdict(s.link) if s.link else None] + ([s.group] if s.group else []) for s in specs]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

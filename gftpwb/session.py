@@ -18,6 +18,7 @@ from .bus import EventBus, Handler
 from .dsl.model import Scenario
 from .events import Notice
 from .exec.executor import Executor
+from .exec.hosts import HostTransports
 from .records import ResultRecord, Summary
 from .sinks.journal import JOURNAL_NAME, JournalSink
 from .sinks.taglogs import TagLogSink
@@ -32,6 +33,7 @@ class RunRequest:
     command: list[str]
     resume: bool = False
     subscribers: list[Handler] = field(default_factory=list)
+    accept_new_host_keys: bool = False  # trust unknown SSH hosts on first use (logged as a warning)
 
 
 @dataclass
@@ -62,7 +64,10 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     bus.subscribe(TagLogSink(request.results_dir, shlex.join(request.command)))
     for subscriber in request.subscribers:
         bus.subscribe(subscriber)
-    executor = executor or Executor(bus)
+    transports = HostTransports(
+        request.scenario.hosts, accept_new_host_keys=request.accept_new_host_keys,
+        notify=lambda text: bus.publish(Notice(level="warning", text=text)))
+    executor = executor or Executor(bus, transport_for=transports)
     executor.bus = bus
     loop = asyncio.get_running_loop()
     signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM) if install_signal_handlers else ()
@@ -76,4 +81,5 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     finally:
         for sig in signals:
             loop.remove_signal_handler(sig)
+        await transports.close()
         journal.close()

@@ -82,3 +82,10 @@ def test_every_link_key_reaches_the_link_model():
     assert set(values) == {k.name for k in LINK_KEYS}
     link, default = build_link(values), build_link({})
     assert [f.name for f in fields(link) if getattr(link, f.name) == getattr(default, f.name)] == []
+
+
+def test_every_kind_names_only_keys_the_test_model_has():
+    defs = build_schema()["definitions"]
+    for kind in ("guc", "connection-test"):
+        assert set(defs[f"{kind}_test"]["properties"]) <= _model_keys(Test), kind
+    assert set(defs["defaults"]["properties"]) <= _model_keys(Test)

@@ -28,6 +28,7 @@ def plan_autotune(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[l
     assert isinstance(test, AutotuneTest)
     source, target = (memory_endpoints(test.source, test.target) if test.memory_to_memory
                       else (test.source, test.target))
+    host = test.on[0]
     params: dict[str, Any] = {
         "strategy": test.strategy,
         "candidate_set": test.candidate_set,
@@ -41,9 +42,15 @@ def plan_autotune(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[l
         params["repetitions"] = test.repetitions
     else:
         params["budget"] = test.budget
+    # Which inventory host can read each end's kernel settings (by its address or name).
+    url_hosts = {name: h.name for h in scenario.hosts for name in (h.address, h.name)}
+    if url_hosts:
+        params["url_hosts"] = url_hosts
+    from ..plan import run_id_on
+
     spec = RunSpec(
-        run_id=test.id, scenario=scenario.name, test_id=test.id, case=first_case, repeat=0, kind=AUTOTUNE,
-        host="local", argv=(), params=params, timeout_s=test.timeout_s, length_bytes=test.length,
+        run_id=run_id_on(test.id, host, test), scenario=scenario.name, test_id=test.id, case=first_case,
+        repeat=0, kind=AUTOTUNE, host=host, argv=(), params=params, timeout_s=test.timeout_s, length_bytes=test.length,
         comment=test.comment, source=source, target=target, engine=test.engine,
         link=(test.link or LinkModel()) if test.engine == "simulated" else None,
     )
@@ -73,15 +80,17 @@ class TuneSettings:
                    budget=int(p.get("budget", reps * len(candidates))))
 
 
-def transfer_run_id(test_id: str, candidate: Candidate, n: int) -> str:
-    return f"{test_id}#{candidate.number}/{n}"
+def transfer_run_id(tune: RunSpec, candidate: Candidate, n: int) -> str:
+    """``<test>#<candidate>/<n>``, with the tune's ``@host`` when it runs on another host."""
+    at = f"@{tune.host}" if tune.run_id.endswith(f"@{tune.host}") else ""
+    return f"{tune.test_id}#{candidate.number}/{n}{at}"
 
 
 def transfer_spec(tune: RunSpec, candidate: Candidate, n: int, length: int) -> RunSpec:
     """The guc spec of the ``n``-th transfer (0-based) of ``candidate`` in the tune ``tune``."""
     options = GucOptions(**{**candidate.options.set_options(), "length": length})
     return RunSpec(
-        run_id=transfer_run_id(tune.test_id, candidate, n), scenario=tune.scenario, test_id=tune.test_id,
+        run_id=transfer_run_id(tune, candidate, n), scenario=tune.scenario, test_id=tune.test_id,
         case=tune.case + candidate.index, repeat=n, kind="guc", host=tune.host,
         argv=build_argv(tune.source, tune.target, options, candidate.extra_args), params=options.set_options(),
         timeout_s=tune.timeout_s, length_bytes=length, comment=tune.comment, source=tune.source,

@@ -1,10 +1,10 @@
 """Read net.core.rmem_max / wmem_max on both ends of a transfer, before an auto-tune.
 
 The values are read with a command (``cat`` of the two /proc/sys files) through the executor's
-transport for the end's host, so the same code reads a remote end once the host inventory (SSH,
-issue 4) maps URL hosts to hosts: pass ``host_of`` to :func:`read_path_caps`. Until then an end is
-readable when it is this machine (a loopback or local address, or a ``file://`` URL, which guc
-reads or writes on the host it runs on); for any other end the reason is reported instead.
+transport for the end's host, so a remote end is read over SSH like any remote run. Which host an
+end is: a loopback address is the host guc runs on (the tune's ``on``); an address or name of an
+inventory host is that host; this machine's own names are ``local``; a ``file://`` URL is the host
+guc runs on. For any other end the reason it cannot be read is reported instead.
 """
 
 from __future__ import annotations
@@ -41,11 +41,28 @@ def local_names() -> set[str]:
     return names
 
 
+LOOPBACK = frozenset({"localhost", "::1", "ip6-localhost"})
+
+
+def host_resolver(client_host: str, url_hosts: dict[str, str] | None = None) -> Callable[[str], str | None]:
+    """A function from a URL's host name to the executor host that can read its kernel settings."""
+    inventory = dict(url_hosts or {})
+
+    def host_of(name: str) -> str | None:
+        if name.startswith("127.") or name in LOOPBACK:
+            return client_host  # loopback is the machine guc runs on
+        if name in inventory:
+            return inventory[name]
+        if name in local_names():
+            return "local"
+        return None
+
+    return host_of
+
+
 def local_host_of(name: str) -> str | None:
-    """The executor host that can read ``name``'s kernel settings: "local" for this machine."""
-    if name.startswith("127.") or name in local_names():
-        return "local"
-    return None
+    """The resolver for a tune run from this machine with no inventory."""
+    return host_resolver("local")(name)
 
 
 async def read_end(executor: Executor, end: str, url: str, client_host: str,
@@ -54,7 +71,8 @@ async def read_end(executor: Executor, end: str, url: str, client_host: str,
     host = client_host if name is None else host_of(name)
     label = name or f"{client_host} (file:// end)"
     if host is None:
-        return EndCaps(end, label, error="not this machine, and no SSH host for it in the scenario")
+        return EndCaps(end, label, error="not this machine, and no host of the scenario's inventory has this "
+                                         "address or name")
     try:
         proc = await executor.transport_for(host).start(["cat", *SYSCTL_FILES])
     except StartError as exc:
@@ -83,8 +101,9 @@ async def read_end(executor: Executor, end: str, url: str, client_host: str,
 
 
 async def read_path_caps(executor: Executor, spec: RunSpec,
-                         host_of: Callable[[str], str | None] = local_host_of) -> tuple[EndCaps, EndCaps]:
+                         host_of: Callable[[str], str | None] | None = None) -> tuple[EndCaps, EndCaps]:
     """The caps of the source and target ends of ``spec``'s transfers (simulated: the link's)."""
+    host_of = host_of or host_resolver(spec.host, spec.params.get("url_hosts"))
     if spec.engine == "simulated":
         link = spec.link or LinkModel()
         cap = link.buffer_cap
