@@ -85,3 +85,16 @@ def test_an_end_whose_host_maps_elsewhere_is_read_through_that_transport():
                                host_of=lambda name: "far"))
     assert seen == [["cat", "/proc/sys/net/core/rmem_max", "/proc/sys/net/core/wmem_max"]]
     assert not end.known and end.error == "ssh: no route"
+
+
+def test_which_host_reads_an_end():
+    from gftpwb.exec.caps import host_resolver
+
+    host_of = host_resolver("dtn1", {"10.9.0.2": "dtn1", "dtn2.example.org": "dtn2"})
+    assert host_of("127.0.0.1") == "dtn1" and host_of("localhost") == "dtn1"  # loopback of the guc host
+    assert host_of("dtn2.example.org") == "dtn2" and host_of("10.9.0.2") == "dtn1"
+    assert host_of("far.example.org") is None
+    assert host_resolver("local")("127.0.0.1") == "local"
+    import socket
+
+    assert host_resolver("dtn1")(socket.gethostname()) == "local"  # this machine, by its own name

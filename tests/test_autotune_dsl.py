@@ -177,3 +177,61 @@ def test_a_link_on_the_real_engine_is_a_warning():
     assert [str(w) for w in scenario.warnings] == [
         "s.yaml:8:3: warning: test 'g' has a link but runs on the real engine; the link is used only with "
         "engine: simulated"]
+
+
+HOSTS = """\
+hosts:
+  dtn1: {address: 10.9.0.2, user: root}
+  dtn2: {address: dtn2.example.org}
+"""
+
+
+def test_an_autotune_on_a_host_runs_its_transfers_from_there():
+    text = "version: 1\nname: s\n" + HOSTS + textwrap.dedent("""\
+        tests:
+          - id: tune
+            kind: autotune
+            on: dtn1
+            source: ftp://127.0.0.1:2811/
+            target: gsiftp://dtn2.example.org/
+            candidates: [{}, {parallel: 4}]
+        """)
+    (spec,) = plan(load_scenario_text(text, "s.yaml"))
+    assert spec.host == "dtn1" and spec.run_id == "tune@dtn1"
+    assert spec.params["url_hosts"] == {"10.9.0.2": "dtn1", "dtn1": "dtn1", "dtn2.example.org": "dtn2",
+                                        "dtn2": "dtn2"}
+    from gftpwb.autotune.plan import TuneSettings, transfer_spec
+
+    transfer = transfer_spec(spec, TuneSettings.of(spec).candidates[1], 3, MIB)
+    assert transfer.run_id == "tune#2/3@dtn1" and transfer.host == "dtn1"
+    assert transfer.taglog_name == "s_#001_003@dtn1.log"
+
+
+def test_an_autotune_runs_from_one_host_only():
+    text = "version: 1\nname: s\n" + HOSTS + textwrap.dedent("""\
+        tests:
+          - id: tune
+            kind: autotune
+            on: [dtn1, dtn2]
+            source: ftp://a/
+            target: ftp://b/
+        """)
+    with pytest.raises(ScenarioError) as info:
+        load_scenario_text(text, "s.yaml")
+    assert [str(d) for d in info.value.diagnostics] == [
+        "s.yaml:9:5: an auto-tune runs its transfers from one host; give on one host (or write one auto-tune "
+        "test per host)"]
+
+
+def test_defaults_on_reaches_an_autotune_and_connection_tests_keep_their_own_defaults():
+    text = "version: 1\nname: s\n" + HOSTS + textwrap.dedent("""\
+        defaults: {on: dtn1, source: ftp://a/x, target: ftp://b/y, timeout: 50s, options: {length: 1G}}
+        tests:
+          - {id: tune, kind: autotune}
+          - {id: conn, kind: connection-test}
+          - {id: g, kind: guc}
+        """)
+    tune, conn, guc = load_scenario_text(text, "s.yaml").tests
+    assert tune.on == ("dtn1",) and tune.timeout_s == 50.0
+    assert conn.on == ("dtn1",) and conn.timeout_s == 50.0 and conn.options == GucOptions()
+    assert guc.options.length == GIB
