@@ -116,3 +116,38 @@ def test_tgftp_autotune_function_prints_an_empty_line_when_nothing_works(tmp_pat
     assert result.line == ""
     assert result.record.status == "failed" and [t.status for t in result.transfers] == ["failed", "failed"]
     assert "Connection refused" in result.transfers[0].error
+
+
+def test_an_autotune_on_a_namespace_host_runs_guc_there_and_reads_its_caps_over_ssh(netlab, tmp_path):
+    from labhosts import hosts_yaml
+
+    status = netlab.status()
+    controller = status["controller_address"]
+    path = tmp_path / "remote.yaml"
+    path.write_text(f"version: 1\nname: remotetune\n{hosts_yaml(netlab)}" + textwrap.dedent(f"""\
+        tests:
+          - id: tune
+            kind: autotune
+            on: h1
+            source: ftp://{controller}:2811/some/file
+            target: file:///tmp/ignored
+            repetitions: 1
+            length: 16M
+            timeout: 60s
+            candidates: [{{}}, {{parallel: 2}}]
+        """))
+    results = tmp_path / "r"
+    out = gftpwb("run", str(path), "--results", str(results), "--progress", "never", timeout=180)
+    assert out.returncode == 0, out.stdout + out.stderr
+    recs = records(results)
+    tune = recs[-1]
+    assert tune["run_id"] == "tune@h1" and tune["host"] == "h1" and tune["status"] == "passed"
+    transfers = recs[:-1]
+    assert [(r["run_id"], r["host"], r["status"]) for r in transfers] == [
+        ("tune#1/0@h1", "h1", "passed"), ("tune#2/0@h1", "h1", "passed")]
+    assert transfers[0]["argv"][-2:] == [f"ftp://{controller}:2811/dev/zero", "file:///dev/null"]
+    caps = tune["details"]["buffer_caps"]
+    rmem, wmem = proc_caps()  # namespaces share these sysctls with the controller
+    assert caps["source"]["host"] == controller and caps["source"]["rmem_max"] == rmem  # the controller: local
+    assert caps["target"]["host"] == "h1 (file:// end)" and caps["target"]["wmem_max"] == wmem  # over SSH
+    assert tune["details"]["tgftp_line"] in ("-vb", "-vb -p 2")

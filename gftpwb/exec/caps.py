@@ -41,6 +41,23 @@ def local_names() -> set[str]:
     return names
 
 
+def is_local_address(name: str) -> bool:
+    """Whether ``name`` (an address or a resolvable name) is an address of this machine: binding a
+    socket to it succeeds only for local addresses (a lab bridge address counts, too)."""
+    try:
+        infos = socket.getaddrinfo(name, None, type=socket.SOCK_DGRAM)
+    except OSError:
+        return False
+    for family, kind, proto, _, address in infos:
+        try:
+            with socket.socket(family, kind, proto) as probe:
+                probe.bind((address[0], 0))
+            return True
+        except OSError:
+            continue
+    return False
+
+
 LOOPBACK = frozenset({"localhost", "::1", "ip6-localhost"})
 
 
@@ -53,7 +70,7 @@ def host_resolver(client_host: str, url_hosts: dict[str, str] | None = None) -> 
             return client_host  # loopback is the machine guc runs on
         if name in inventory:
             return inventory[name]
-        if name in local_names():
+        if name in local_names() or is_local_address(name):
             return "local"
         return None
 
