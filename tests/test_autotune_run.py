@@ -213,3 +213,31 @@ def test_simulated_guc_tests_need_no_guc_and_are_labelled(tmp_path, monkeypatch)
     again = tmp_path / "again"
     gftpwb("run", write(tmp_path, text), "--results", str(again), env={"PATH": "/nonexistent"})
     assert [r["rate_incl_setup_mib_s"] for r in records(again)] == [r["rate_incl_setup_mib_s"] for r in recs]
+
+
+def test_tgftp_dash_a_prints_only_the_tuners_line(monkeypatch, capsys, tmp_path):
+    """The drop-in's -a calls gftpwb.tgftp_autotune.run_tgftp_autotune (checked against the real
+    server in test_autotune_real.py); here: what it prints and returns around that call."""
+    import gftpwb.tgftp_autotune as tuner_module
+    from gftpwb.records import Summary
+    from gftpwb.tgftp_cli import tgftp_main
+
+    calls = []
+
+    def fake(source, target, **kwargs):
+        calls.append((source, target, kwargs))
+        interrupted = source.endswith("stop")
+        return tuner_module.TgftpAutotuneResult(
+            line="" if interrupted else "-vb -p 16 -tcp-bs 8M", results_dir=kwargs["results_dir"],
+            summary=Summary(total=1, counts={}, interrupted=interrupted))
+
+    monkeypatch.setattr(tuner_module, "run_tgftp_autotune", fake)
+    monkeypatch.chdir(tmp_path)
+    assert tgftp_main(["-s", "gsiftp://a/x", "-t", "gsiftp://b/y", "-a", "--", "-p", "4"], prog="tgftp") == 0
+    out = capsys.readouterr()
+    assert out.out == "-vb -p 16 -tcp-bs 8M\n"
+    assert "guc parameters are not used with --auto-tune (as in tgftp): -p 4" in out.err
+    assert "results in results/" in out.err and "-tgftp-autotune" in calls[0][2]["results_dir"]
+    assert calls[0][:2] == ("gsiftp://a/x", "gsiftp://b/y")
+    assert tgftp_main(["-s", "gsiftp://a/stop", "-t", "gsiftp://b/y", "-a"], prog="tgftp") == 130
+    assert capsys.readouterr().out == ""
