@@ -11,7 +11,8 @@ from typing import Any
 
 from ..commands import Command
 from ..errors import Diagnostic
-from ..units import parse_size
+from ..simlink import LinkModel
+from ..units import GIB, parse_size
 from .gfapi_settings import DEFAULT_PORT, SETTINGS_BY_NAME
 from .guc_options import GUC_OPTIONS, OPTIONS_BY_NAME
 
@@ -108,6 +109,8 @@ class Test:
     comment_command: Command | None = None
     log_filename: str = ""
     on: tuple[str, ...] = (LOCAL,)
+    engine: str = "real"
+    link: LinkModel | None = None
     index: int = field(default=0, metadata={"derived": True})
 
 
@@ -174,7 +177,36 @@ def convert_gfapi_value(name: str, value: Any) -> Any:
     return value
 
 
-AnyTest = Test | GfapiTest
+
+@dataclass(frozen=True)
+class AutotuneTest:
+    """An auto-tune: which guc parameters move data fastest between source and target."""
+
+    __test__ = False
+
+    id: str
+    kind: str
+    description: str = ""
+    source: str = ""
+    target: str = ""
+    extra_args: tuple[str, ...] = ()
+    comment: str = ""
+    engine: str = "real"
+    link: LinkModel | None = None
+    timeout_s: float | None = field(default=30.0, metadata={"key": "timeout"})
+    memory_to_memory: bool = True
+    candidates: tuple[GucOptions, ...] = ()
+    strategy: str = "exhaustive"
+    repetitions: int = 10
+    budget: int = 120
+    length: int = 4 * GIB
+    margin_mib_s: float = field(default=20.0, metadata={"key": "margin"})
+    on: tuple[str, ...] = (LOCAL,)  # one host: where the transfers are started from
+    candidate_set: str = field(default="tgftp-37", metadata={"derived": True})  # "tgftp-37", "grid", "list"
+    index: int = field(default=0, metadata={"derived": True})
+
+
+AnyTest = Test | AutotuneTest | GfapiTest
 
 
 @dataclass(frozen=True)
