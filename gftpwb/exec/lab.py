@@ -66,6 +66,20 @@ def _is_our_server(pid: int) -> bool:
         return False
 
 
+def kill_group(pid: int, wait_s: float = 3.0) -> None:
+    """End a daemon the lab started in a session of its own: SIGTERM its process group, wait up to
+    ``wait_s`` for the leader to go, then SIGKILL whatever of the group is left, and reap it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline and _pid_alive(pid):
+        time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pid, os.WNOHANG)
+
+
 def port_open(address: str, port: int, timeout: float = 0.5) -> bool:
     with contextlib.suppress(OSError), socket.create_connection((address, port), timeout=timeout):
         return True
@@ -158,15 +172,7 @@ class GridftpLab:
         pid = self._pid()
         was_running = pid is not None and _pid_alive(pid) and _is_our_server(pid)
         if was_running and pid is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGTERM)
-            deadline = time.monotonic() + wait_s
-            while time.monotonic() < deadline and _pid_alive(pid):
-                time.sleep(0.05)
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(pid, os.WNOHANG)
+            kill_group(pid, wait_s)
         with contextlib.suppress(FileNotFoundError):
             os.remove(self.pid_file)
         return was_running

@@ -35,7 +35,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from ..errors import EnvironmentProblem, LabError, UsageError
-from .lab import SERVER, GridftpLab, _pid_alive, port_open
+from .lab import SERVER, GridftpLab, _pid_alive, kill_group, port_open
 
 SSHD = "/usr/sbin/sshd"
 STATE_FILE = "hosts.json"
@@ -388,7 +388,7 @@ class NetLab:
         for host in state.hosts:
             for pid, needle in ((host.sshd_pid, host.host_key), (host.gridftp_pid, SERVER)):
                 if pid is not None and _pid_alive(pid) and _cmdline_has(pid, needle):
-                    _kill_group(pid)
+                    kill_group(pid)
             # Whatever else still runs in the namespace was started in the lab: TERM, then KILL.
             _end_namespace_processes(host.netns)
             if host.netns in _netns_names():
@@ -435,18 +435,6 @@ class NetLab:
                          f"known_hosts: {json.dumps(state.known_hosts)}}}")
         with open(os.path.join(self.state_dir, "hosts.yaml"), "w", encoding="utf-8") as handle:
             handle.write("\n".join(lines) + "\n")
-
-
-def _kill_group(pid: int, wait_s: float = 3.0) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGTERM)
-    deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline and _pid_alive(pid):
-        time.sleep(0.05)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)
 
 
 def _end_namespace_processes(netns: str, wait_s: float = 2.0) -> None:
