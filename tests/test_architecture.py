@@ -12,13 +12,15 @@ ROOT = Path(__file__).resolve().parent.parent
 CORE_PACKAGES = ["gftpwb/dsl", "gftpwb/drivers", "converters"]
 CORE_MODULES = ["gftpwb/__init__.py", "gftpwb/units.py", "gftpwb/rates.py", "gftpwb/records.py",
                 "gftpwb/specs.py", "gftpwb/events.py", "gftpwb/plan.py", "gftpwb/report.py", "gftpwb/errors.py",
-                "gftpwb/bus.py"]
+                "gftpwb/bus.py", "gftpwb/live.py", "gftpwb/compare.py"]
 SHELL_PACKAGES = ["gftpwb/exec", "gftpwb/sinks", "tui", "schemas"]
-SHELL_MODULES = ["gftpwb/cli.py", "gftpwb/__main__.py", "gftpwb/session.py", "gftpwb/results_dir.py"]
+SHELL_MODULES = ["gftpwb/cli.py", "gftpwb/__main__.py", "gftpwb/session.py", "gftpwb/results_dir.py",
+                 "gftpwb/results_index.py"]
 
 FORBIDDEN_EXTERNAL = {"asyncio", "subprocess", "socket", "selectors", "threading", "multiprocessing", "asyncssh",
                       "textual", "rich", "pty", "signal"}
-SHELL_INTERNAL = ("gftpwb.exec", "gftpwb.sinks", "gftpwb.cli", "gftpwb.session", "gftpwb.results_dir", "gftpwb.tui")
+SHELL_INTERNAL = ("gftpwb.exec", "gftpwb.sinks", "gftpwb.cli", "gftpwb.session", "gftpwb.results_dir", "gftpwb.tui",
+                  "gftpwb.results_index")
 
 
 def core_files() -> list[Path]:
