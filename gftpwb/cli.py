@@ -89,12 +89,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     console = plain_or_terminal_console()
     live = {"auto": None, "always": True, "never": False}[args.progress]
     request = RunRequest(scenario=scenario, specs=specs, results_dir=directory, command=["gftpwb", *sys.argv[1:]],
-                         resume=args.resume is not None, subscribers=[ConsoleSink(console, live=live)])
+                         resume=args.resume is not None,
+                         subscribers=[] if args.tui else [ConsoleSink(console, live=live)])
+    if args.tui:
+        from .tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
+
+        return run_in_tui(request, results_base=args.results_base)
     prepared = prepare_run(request)
     summary = asyncio.run(execute(prepared))
     if summary.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_OK if summary.all_passed else EXIT_RUNS_FAILED
+
+
+def _cmd_tui(args: argparse.Namespace) -> int:
+    from .tui.launch import cmd_tui  # Textual is loaded only when the TUI is asked for
+
+    return cmd_tui(args)
 
 
 # --- lab ------------------------------------------------------------------------------------------
@@ -147,7 +158,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "skipping runs already recorded")
     p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                    help="live progress line: auto (on a terminal), always, never (plain lines)")
+    p.add_argument("--tui", action="store_true", help="show the run in the TUI workbench (same results)")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("tui", help="the TUI workbench: scenario, live run, threads, auto-tune, past results")
+    p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario to show and run (r); invalid ones "
+                   "show their problems at file:line:col")
+    p.add_argument("--results-base", metavar="DIR", default=rd.DEFAULT_BASE,
+                   help=f"where results directories go and are browsed (default {rd.DEFAULT_BASE}/)")
+    p.set_defaults(func=_cmd_tui)
 
     p = sub.add_parser("lab", help="the local lab: a GridFTP server on loopback")
     lab_sub = p.add_subparsers(dest="lab_command", required=True, metavar="ACTION")

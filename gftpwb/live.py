@@ -130,10 +130,11 @@ class TuneRowView:
     rank: int
     candidate: str
     mean_mib_s: float | None
-    ci: str
+    ci: str  # half width of the 95 % interval, "±15"
     runs: int
     failures: int
-    mark: str  # "leader", "tied with #1 (within 20 MB/s)", "eliminated after 12", ...
+    mark: str  # "leader", "tied with #1 (within 20 MB/s)", "eliminated after 12", "failed" or ""
+    note: str  # "1 failed; guc failed: 500 Command failed", "same kernel-capped buffer as ..."
     style: str  # "leader", "tied", "eliminated", "failed" or ""
 
 
@@ -191,6 +192,7 @@ class _Run:
     ended_t: float | None = None
     earlier: bool = False  # done in an earlier attempt of a resumed results directory
     left_out: bool = False  # not selected for this attempt
+    not_run: bool = False  # the attempt was stopped before this run started
 
 
 class LiveState:
@@ -418,6 +420,10 @@ class LiveState:
         for run in self._running.values():  # defensive: every run ends in a RunFinished
             run.status = INTERRUPTED
         self._running.clear()
+        for run_id in self._active:  # stopped before they started
+            run = self._runs[run_id]
+            if run.status == QUEUED:
+                run.status, run.not_run = SKIPPED, True
         self._agg_inst = 0.0
         s = event.summary
         counts = ", ".join(f"{n} {status}" for status, n in sorted(s.counts.items())) or "no runs"
@@ -468,6 +474,9 @@ class LiveState:
                 notes.append(f"{earlier} done earlier")
             if left_out:
                 notes.append("not selected")
+            not_run = sum(1 for run in runs if run.not_run)
+            if not_run:
+                notes.append(f"{not_run} not run (stopped)")
             rows.append(TestRow(
                 test_id=test_id, kind=self._test_kind.get(test_id, ""),
                 hosts=", ".join(dict.fromkeys(run.spec.host for run in runs)),
@@ -612,17 +621,22 @@ def sort_thread_rows(rows: list[ThreadRow], sort: str, reverse: bool = False) ->
 
 
 def tune_mark(row: RankingRow, margin_mib_s: float, leader: str | None) -> tuple[str, str]:
-    """The mark and style of one ranking row: leader, tie with #1, eliminated, failures."""
+    """The mark and style of one ranking row: leader, tie with #1, eliminated, failed (no rate yet)."""
     if row.eliminated:
-        after = f" after {row.eliminated_after}" if row.eliminated_after is not None else ""
-        return f"eliminated{after}" + (f": {row.note}" if row.note else ""), "eliminated"
+        return ("eliminated" if row.eliminated_after is None else f"eliminated after {row.eliminated_after}"), \
+            "eliminated"
     if row.candidate == leader or (leader is None and row.rank == 1):
-        return "leader" + (f" ({row.note})" if row.note else ""), "leader"
+        return "leader", "leader"
     if row.tied_with_leader:
-        return f"tied with #1 (within {margin_mib_s:g} MB/s)" + (f"; {row.note}" if row.note else ""), "tied"
+        return f"tied with #1 (within {margin_mib_s:g} MB/s)", "tied"
     if row.mean_mib_s is None and row.failures:
-        return row.note or f"{row.failures} failed", "failed"
-    return row.note, ""
+        return "failed", "failed"
+    return "", ""
+
+
+def tune_note(row: RankingRow) -> str:
+    failed = f"{row.failures} failed" if row.failures else ""
+    return "; ".join(part for part in (failed, row.note) if part)
 
 
 def tune_panel(update: TuneUpdate, spec: RunSpec | None, test_ids: tuple[str, ...] = ()) -> TunePanel:
@@ -630,8 +644,9 @@ def tune_panel(update: TuneUpdate, spec: RunSpec | None, test_ids: tuple[str, ..
     for row in update.rows:
         mark, style = tune_mark(row, update.margin_mib_s, update.leader)
         ci = "-" if row.ci_low_mib_s is None or row.ci_high_mib_s is None else \
-            f"{row.ci_low_mib_s:.0f}-{row.ci_high_mib_s:.0f}"
-        rows.append(TuneRowView(row.rank, row.candidate, row.mean_mib_s, ci, row.runs, row.failures, mark, style))
+            f"±{(row.ci_high_mib_s - row.ci_low_mib_s) / 2:.0f}"
+        rows.append(TuneRowView(row.rank, row.candidate, row.mean_mib_s, ci, row.runs, row.failures, mark,
+                                tune_note(row), style))
     line = ""
     if update.leader:
         program = spec.argv[0] if spec is not None and spec.argv else "globus-url-copy"
@@ -663,7 +678,7 @@ def duration_text(seconds: float | None) -> str:
 
 TEST_COLUMNS = ("test", "kind", "host(s)", "status", "runs", "last MiB/s", "note")
 THREAD_COLUMNS = ("run", "host", "thread", "%", "MiB", "MiB/s", "IOPS", "files/s", "state")
-TUNE_COLUMNS = ("#", "candidate", "MiB/s", "95% CI", "runs", "fail", "mark")
+TUNE_COLUMNS = ("#", "candidate", "MiB/s", "±95%", "runs", "mark", "note")
 
 
 def test_cells(row: TestRow) -> tuple[str, ...]:
@@ -678,5 +693,4 @@ def thread_cells(row: ThreadRow) -> tuple[str, ...]:
 
 
 def tune_cells(row: TuneRowView) -> tuple[str, ...]:
-    return (str(row.rank), row.candidate, rate_text(row.mean_mib_s), row.ci, str(row.runs), str(row.failures),
-            row.mark)
+    return (str(row.rank), row.candidate, rate_text(row.mean_mib_s), row.ci, str(row.runs), row.mark, row.note)

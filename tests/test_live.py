@@ -72,6 +72,18 @@ def test_statuses_follow_the_runs():
     live(ScenarioFinished(summary=Summary(total=4, counts={"passed": 2, "timeout": 1, "interrupted": 1},
                                           interrupted=True, results_dir="results/x"), t=110.5))
     assert by_id(live)["c"].status == "interrupted"
+    assert by_id(live)["a"].status == "passed"
+
+
+def test_runs_a_stop_left_unstarted_become_skipped():
+    live = LiveState()
+    live(started())
+    live(RunStarted(spec=PLAN[0], argv=PLAN[0].argv, started_at="", t=101.0))
+    live(RunFinished(record=record(PLAN[0], status="interrupted"), t=102.0))
+    live(ScenarioFinished(summary=Summary(total=4, counts={"interrupted": 1}, interrupted=True), t=102.1))
+    rows = by_id(live)
+    assert (rows["a"].status, rows["a"].note) == ("interrupted", "1 interrupted, 1 not run (stopped)")
+    assert (rows["c"].status, rows["c"].note, rows["c"].done) == ("skipped", "1 not run (stopped)", 0)
     assert not live.active
     panel = live.run_panel(now=200.0)
     assert (panel.state, panel.runs_done, panel.runs_total) == ("interrupted", 4, 4)
@@ -228,9 +240,9 @@ def test_tune_panel_marks_leader_ties_and_eliminations():
     panel = live.tune()
     assert [(r.rank, r.style) for r in panel.rows] == [(1, "leader"), (2, "tied"), (3, "eliminated"), (4, "failed")]
     assert panel.rows[1].mark == "tied with #1 (within 20 MB/s)"
-    assert panel.rows[2].mark == "eliminated after 9: hopeless: < 50 % of the best"
-    assert panel.rows[3].mark == "guc failed: 500 Command failed"
-    assert panel.rows[0].ci == "1150-1210" and panel.rows[3].ci == "-"
+    assert (panel.rows[2].mark, panel.rows[2].note) == ("eliminated after 9", "hopeless: < 50 % of the best")
+    assert (panel.rows[3].mark, panel.rows[3].note) == ("failed", "1 failed; guc failed: 500 Command failed")
+    assert panel.rows[0].ci == "±30" and panel.rows[3].ci == "-"
     assert panel.guc_line == "globus-url-copy -vb -p 16 -tcp-bs 8M ftp://x/zero ftp://y/null"
     assert (panel.transfers_used, panel.budget, panel.finished) == (12, 40, False)
 
