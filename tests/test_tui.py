@@ -41,7 +41,7 @@ async def wait_for(pilot, predicate, what: str, timeout: float = 90.0) -> None:
 
 def cells(app: WorkbenchApp, table_id: str) -> dict[str, list[str]]:
     table = app.query_one(f"#{table_id}", LiveTable)
-    return {key: [str(cell) for cell in table.get_row(key)] for key in table.keys}
+    return {key: [str(cell) for cell in table.row_cells(key)] for key in table.keys}
 
 
 def journal(results_dir: str) -> list[dict]:
@@ -278,7 +278,7 @@ async def test_autotune_view_ranks_marks_ties_dims_eliminated_and_saves_the_line
             ("eliminated after 7", "2 failed; guc failed: 500 Command failed")]
         assert rows[CANDIDATES[2]][2:5] == ["1180.0", "±7", "5"]
         table = app.query_one("#ranking", LiveTable)
-        styles = {key: table.get_row(key)[1].style for key in table.keys}
+        styles = {key: table.row_cells(key)[1].style for key in table.keys}
         assert "on green" in str(styles[CANDIDATES[2]]) and str(styles[CANDIDATES[0]]) == "dim"
         assert str(app.query_one("#tune-budget-text").render()).strip() == f"{BUDGET}/{BUDGET} of the budget"
         line = str(app.query_one("#tune-line").render())
@@ -331,7 +331,7 @@ async def test_results_view_lists_opens_and_diffs_two_runs(tmp_path, fake_guc, m
         for _ in range(2):
             await pilot.press("r")
             await wait_for(pilot, lambda: app.summary is not None and not app.running, "a run")
-            first = app.live.results_dir
+            latest = app.live.results_dir
             app.summary = None
         await pilot.press("5")
         await pilot.pause()
@@ -349,7 +349,7 @@ async def test_results_view_lists_opens_and_diffs_two_runs(tmp_path, fake_guc, m
             assert a > 0 and b > 0 and delta == pytest.approx(b - a, abs=0.11)
         await pilot.press("e")
         await pilot.pause()
-        (exported,) = Path(first).glob("gftpwb-results-*.csv")
+        (exported,) = Path(latest).glob("gftpwb-results-*.csv")  # exports go with the latest run
         assert next(csv.reader(exported.open()))[:4] == ["test", "guc options", "A MiB/s", "B MiB/s"]
         assert app.query_one(ResultsView).display
 
@@ -381,3 +381,27 @@ async def test_every_view_fits_80x24_and_follows_a_resize(tmp_path):
         app.draw(force=True)
         await pilot.pause()
         assert all(len(line) <= chart.size.width for line in str(chart.render()).splitlines())
+
+
+async def test_live_table_updates_in_place_and_the_cursor_follows_its_row():
+    from textual.app import App
+
+    class TableApp(App):
+        def compose(self):
+            yield LiveTable([("name", "n"), ("rate", "r")], id="t")
+
+    app = TableApp()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(LiveTable)
+        table.show([("a", ["alpha", "1.0"]), ("b", ["[bold]b[/]", "2.0"]), ("c", ["gamma", "3.0"])])
+        await pilot.pause()
+        table.move_cursor(row=1)
+        assert table.cursor_key() == "b"
+        assert [str(c) for c in table.row_cells("b")] == ["[bold]b[/]", "2.0"]  # shown literally, not as markup
+        table.show([("c", ["gamma", "30000.5"]), ("b", ["[bold]b[/]", "2.0"]), ("a", ["alpha", "1.0"])])
+        await pilot.pause()
+        assert table.keys == ["c", "b", "a"] and table.cursor_key() == "b"
+        table.show([("b", ["[bold]b[/]", "2.0"]), ("c", ["gamma", "3.0"])])
+        await pilot.pause()
+        assert table.row_count == 2 and table.keys == ["b", "c"] and table.cursor_key() == "b"
+        assert table.columns["r"].content_width >= len("30000.5")  # grew once, does not shrink on the fly

@@ -149,6 +149,8 @@ class WorkbenchApp(App[None]):
         moving = self.live.active  # elapsed time and ETA move with the clock while a run is in flight
         if not force and not moving and self.live.version == self._drawn_version:
             return
+        if not self.query("#status"):  # shutting down (only Textual's default screen is left)
+            return
         self._drawn_version = self.live.version
         self._draw_status()
         view = self.active_view()

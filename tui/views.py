@@ -445,7 +445,7 @@ class ResultsView(View):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id == "dirs":
-            self._open = str(event.row_key.value)
+            self._open = self.query_one("#dirs", LiveTable).key_of(event.row_key)
             self._diff = None
             self._refresh_detail()
 

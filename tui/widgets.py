@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -17,13 +18,22 @@ Row = tuple[str, Sequence[Cell]]  # (row key, cells)
 
 
 class LiveTable(DataTable):
-    """A DataTable fed whole snapshots: unchanged rows cost nothing, changed cells are updated in place,
-    and only a change of rows or order rebuilds the table (keeping the cursor on the same row key)."""
+    """A DataTable fed whole snapshots, cheaply enough for a few frames a second under load.
+
+    Rows sit at positional keys ("0", "1", ...): a snapshot updates only the cells whose text or style
+    changed, a new order is just changed cells (no rebuild), and rows are added or removed at the end.
+    Column widths grow when a wider value arrives and never shrink while the table lives: Textual
+    re-measures a whole column whenever a cell gets narrower, which is quadratic under a flood of
+    updates. String cells are shown literally (no markup), which is also what keeps them cheap.
+    The cursor follows the logical row (by the snapshot's keys) when the order changes.
+    """
 
     def __init__(self, columns: Sequence[tuple[str, str]], **kwargs) -> None:
         super().__init__(cursor_type="row", **kwargs)
         self._spec = list(columns)  # (label, key)
-        self._cells: dict[str, tuple[Cell, ...]] = {}
+        self._column_keys = [key for _, key in self._spec]
+        self._shown: list[tuple[tuple[str, str], ...]] = []  # per position: (plain, style) of each cell
+        self._widths = [cell_len(label) for label, _ in self._spec]
         self._order: list[str] = []
 
     def on_mount(self) -> None:
@@ -32,6 +42,7 @@ class LiveTable(DataTable):
 
     @property
     def keys(self) -> list[str]:
+        """The snapshot's row keys, in the order shown."""
         return list(self._order)
 
     def cursor_key(self) -> str | None:
@@ -39,28 +50,46 @@ class LiveTable(DataTable):
             return None
         return self._order[self.cursor_row]
 
+    def key_of(self, row_key) -> str:
+        """The snapshot key of a DataTable row key (as messages such as RowSelected carry)."""
+        return self._order[int(row_key.value)]
+
+    def row_cells(self, key: str) -> list:
+        """The cells shown for the row with the snapshot key ``key``."""
+        return self.get_row(str(self._order.index(key)))
+
+    @staticmethod
+    def _text(cell: Cell) -> Text:
+        return cell if isinstance(cell, Text) else Text(cell, no_wrap=True)
+
     def show(self, rows: Sequence[Row]) -> None:
-        keys = [key for key, _ in rows]
-        if keys == self._order:
-            for key, cells in rows:
-                old = self._cells.get(key)
-                new = tuple(cells)
-                if old == new:
-                    continue
-                for index, (label_key, cell) in enumerate(zip((k for _, k in self._spec), new, strict=True)):
-                    if old is None or old[index] != cell:
-                        self.update_cell(key, label_key, cell, update_width=True)
-                self._cells[key] = new
-            return
         keep = self.cursor_key()
-        self.clear()
-        self._cells = {}
-        for key, cells in rows:
-            self.add_row(*cells, key=key)
-            self._cells[key] = tuple(cells)
-        self._order = keys
-        if keep in self._cells:
-            self.move_cursor(row=keys.index(keep), animate=False)
+        for position, (_, cells) in enumerate(rows):
+            shown = tuple((cell, "") if isinstance(cell, str) else (cell.plain, str(cell.style)) for cell in cells)
+            if position >= len(self._shown):
+                texts = [self._text(cell) for cell in cells]
+                self.add_row(*texts, key=str(position))
+                self._shown.append(shown)
+                for index, text in enumerate(texts):
+                    self._widths[index] = max(self._widths[index], text.cell_len)
+                continue
+            old = self._shown[position]
+            if old == shown:
+                continue
+            for index, (cell, now, before) in enumerate(zip(cells, shown, old, strict=True)):
+                if now != before:
+                    text = self._text(cell)
+                    grow = text.cell_len > self._widths[index]
+                    if grow:
+                        self._widths[index] = text.cell_len
+                    self.update_cell(str(position), self._column_keys[index], text, update_width=grow)
+            self._shown[position] = shown
+        for position in range(len(self._shown) - 1, len(rows) - 1, -1):
+            self.remove_row(str(position))
+        del self._shown[len(rows):]
+        self._order = [key for key, _ in rows]
+        if keep is not None and keep in self._order and self._order.index(keep) != self.cursor_row:
+            self.move_cursor(row=self._order.index(keep), animate=False, scroll=False)
 
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
