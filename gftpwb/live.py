@@ -513,7 +513,7 @@ class LiveState:
             state = RUNNING
         else:
             state = "idle"
-        done = sum(1 for run_id in self._active if self._runs[run_id].status not in (QUEUED, RUNNING))
+        done = sum(1 for run_id in self._active if self._runs[run_id].record is not None)
         live_avg = [run.avg for run in self._running.values() if run.avg is not None]
         return RunPanel(
             scenario=self.scenario, results_dir=self.results_dir, state=state, runs_done=done,

@@ -73,6 +73,9 @@ def test_statuses_follow_the_runs():
                                           interrupted=True, results_dir="results/x"), t=110.5))
     assert by_id(live)["c"].status == "interrupted"
     assert by_id(live)["a"].status == "passed"
+    assert not live.active
+    panel = live.run_panel(now=200.0)
+    assert (panel.state, panel.runs_done, panel.runs_total) == ("interrupted", 4, 4)
 
 
 def test_runs_a_stop_left_unstarted_become_skipped():
@@ -84,9 +87,8 @@ def test_runs_a_stop_left_unstarted_become_skipped():
     rows = by_id(live)
     assert (rows["a"].status, rows["a"].note) == ("interrupted", "1 interrupted, 1 not run (stopped)")
     assert (rows["c"].status, rows["c"].note, rows["c"].done) == ("skipped", "1 not run (stopped)", 0)
-    assert not live.active
-    panel = live.run_panel(now=200.0)
-    assert (panel.state, panel.runs_done, panel.runs_total) == ("interrupted", 4, 4)
+    panel = live.run_panel(now=103.0)
+    assert (panel.state, panel.runs_done, panel.runs_total) == ("interrupted", 1, 4)
 
 
 def test_failed_beats_queued_and_running_beats_failed():

@@ -97,6 +97,7 @@ async def test_real_scenario_reaches_passed_with_a_rate(tmp_path, gridftp):
         await pilot.pause()
         head = str(app.query_one("#run-head").render())
         assert head.startswith("finished: 3 passed of 3 planned")
+        assert "runs 3/3" in str(app.query_one("#run-rates").render())
         log_text = "\n".join(app.query_one("#log").lines)
         assert "Source:" in log_text and "passed: parallel/0" in log_text
 
@@ -405,3 +406,29 @@ async def test_live_table_updates_in_place_and_the_cursor_follows_its_row():
         await pilot.pause()
         assert table.row_count == 2 and table.keys == ["b", "c"] and table.cursor_key() == "b"
         assert table.columns["r"].content_width >= len("30000.5")  # grew once, does not shrink on the fly
+
+
+async def test_resume_in_the_tui_runs_only_what_is_left(tmp_path, fake_guc):
+    from clihelp import gftpwb
+
+    from gftpwb.dsl import load_scenario
+    from gftpwb.plan import plan
+    from gftpwb.session import RunRequest, prepare_run
+
+    path = write_scenario(tmp_path, "- {id: a, kind: guc, source: ftp://x/a, target: ftp://y/b, repeat: 3}\n")
+    results = tmp_path / "r"
+    assert gftpwb("run", path, "--results", str(results)).returncode == 0
+    journal_path = results / "results.jsonl"
+    journal_path.write_text("".join(journal_path.read_text().splitlines(keepends=True)[:2]))  # a/2 never ended
+    scenario = load_scenario(path)
+    prepared = prepare_run(RunRequest(scenario=scenario, specs=plan(scenario), results_dir=str(results),
+                                      command=["gftpwb", "run", path, "--resume", str(results), "--tui"], resume=True))
+    app = WorkbenchApp(path, prepared=prepared, results_base=str(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.summary is not None, "the resumed run")
+        await pilot.press("1")
+        await pilot.pause()
+        assert cells(app, "tests")["a"][3:5] == ["passed", "3/3"]
+        assert cells(app, "tests")["a"][6] == "2 done earlier"
+    assert [r["run_id"] for r in journal(str(results))] == ["a/0", "a/1", "a/2"]
+    assert exit_code(app.summary) == 0

@@ -163,7 +163,7 @@ class RunView(View):
             counts = ", ".join(f"{n} {k}" for k, n in sorted(s.counts.items())) if s else ""
             style = "magenta" if panel.state == "interrupted" else ("green" if s and s.all_passed else "red")
             head.update(Text.assemble((panel.state, f"bold {style}"), f": {counts or 'no runs'} of "
-                                      f"{s.total if s else 0} planned -> {panel.results_dir}"))
+                                      f"{s.total if s else 0} planned", ("  (results: see the top line)", "dim")))
         shown = current or (panel.last if not panel.running else None)
         self.query_one("#run-cmd", Static).update(Text(f"$ {shown.command}" if shown else "", style="dim",
                                                        no_wrap=True, overflow="ellipsis"))
