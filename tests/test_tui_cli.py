@@ -8,6 +8,7 @@ import fcntl
 import json
 import os
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -28,10 +29,12 @@ TIMING_TAGS = {"GSIFTP_TRANSFER_START", "GSIFTP_TRANSFER_END", "GSIFTP_TRANSFER_
                "GFTPWB_RATE_INCL_SETUP_MIB_S", "GFTPWB_RATE_GUC_AVG_MIB_S", "GFTPWB_SECONDS", "TGFTP_COMMAND"}
 
 
-def run_in_pty(args: list[str], *, cwd: Path, keys: list[tuple[Callable[[bytes], bool], bytes]],
-               timeout: float = 180.0) -> tuple[int, bytes]:
-    """Run gftpwb on an 80x24 pseudo-terminal; send each key once its condition (on the output so far,
-    or anything else) holds. Returns (exit code, everything the program wrote)."""
+Step = tuple[Callable[[bytes], bool], "bytes | Callable[[subprocess.Popen], None]"]
+
+
+def run_in_pty(args: list[str], *, cwd: Path, keys: list[Step], timeout: float = 180.0) -> tuple[int, bytes]:
+    """Run gftpwb on an 80x24 pseudo-terminal; once each step's condition (on the output so far, or
+    anything else) holds, type its keys or call it with the process. Returns (exit code, output)."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24"}
@@ -55,7 +58,11 @@ def run_in_pty(args: list[str], *, cwd: Path, keys: list[tuple[Callable[[bytes],
                 output += chunk
             if pending and pending[0][0](bytes(output)):
                 time.sleep(0.3)  # let the app finish the frame it is drawing
-                os.write(master, pending.pop(0)[1])
+                action = pending.pop(0)[1]
+                if isinstance(action, bytes):
+                    os.write(master, action)
+                else:
+                    action(proc)
             if proc.poll() is not None and not ready:
                 break
             if time.monotonic() > deadline:
@@ -164,3 +171,22 @@ def test_run_tui_refuses_a_used_results_directory_before_opening(tmp_path, gridf
     code, screen = run_in_pty(["run", str(path), "--results", str(used), "--tui"], cwd=tmp_path, keys=[])
     assert code == 2
     assert b"already holds results" in screen and b"Traceback" not in screen
+
+
+def test_a_hangup_stops_the_run_gracefully(tmp_path, gridftp):
+    """A dropped SSH session sends SIGHUP: the run in flight is recorded as interrupted, guc is gone."""
+    path = tmp_path / "long.yaml"
+    path.write_text(f"""\
+version: 1
+name: long
+tests:
+  - {{id: big, kind: guc, source: "{gridftp.url}/dev/zero", target: "file:///dev/null", options: {{length: 2000G}},
+      timeout: 300s}}
+""")
+    results = tmp_path / "r"
+    code, screen = run_in_pty(["run", str(path), "--results", str(results), "--tui"], cwd=tmp_path,
+                              keys=[(lambda out: b"ETA " in out, lambda proc: proc.send_signal(signal.SIGHUP))])
+    assert code == 130, screen[-3000:]
+    assert [(r["run_id"], r["status"]) for r in records(results)] == [("big/0", "interrupted")]
+    out = subprocess.run(["pgrep", "-f", f"globus-url-copy.*{gridftp.port}"], capture_output=True, text=True)
+    assert out.stdout.strip() == ""
