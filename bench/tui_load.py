@@ -23,7 +23,7 @@ from typing import ClassVar
 
 from gftpwb.tui.app import WorkbenchApp
 from gftpwb.tui.views import ThreadsView
-from gftpwb.tui.widgets import LiveTable
+from gftpwb.tui.widgets import FastTable
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -64,9 +64,9 @@ class EventMessage(Message):
 
 
 class NaiveApp(ProbeApp):
-    """One Textual message per event, each applied at once to the widget it changes (the thread's row
-    cells, a log line): no aggregator timer doing the coalescing. The table is laid out by a first
-    snapshot so rows exist; after that only the message handler touches it."""
+    """One Textual message per event, each applied at once to the widget it changes (the thread's row,
+    a log line): no aggregator timer doing the coalescing. The table is laid out by a first snapshot
+    so rows exist; after that only the message handler touches it, one row per event."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(refresh_s=3600.0, **kwargs)
@@ -79,18 +79,17 @@ class NaiveApp(ProbeApp):
         event = message.event
         self.live(event)
         if isinstance(event, WorkerProgress):
-            table = self.query_one("#thread-table", LiveTable)
+            table = self.query_one("#thread-table", FastTable)
             key = f"{event.run_id}|{event.host}|{event.thread}"
             if key not in self._positions:
                 self.query_one(ThreadsView).refresh_view()  # a new row: lay the table out once
                 self._positions = {k: i for i, k in enumerate(table.keys)}
                 return
             elapsed = event.elapsed_s or 1.0
-            values = {"percent": f"{100 * event.files / (event.files_total or 1):.0f}",
-                      "mib": f"{event.bytes / MIB:.1f}", "mib_s": f"{event.bytes / MIB / elapsed:.1f}",
-                      "iops": f"{event.ios / elapsed:.0f}", "files_s": f"{event.files / elapsed:.1f}"}
-            for column, value in values.items():
-                table.update_cell(str(self._positions[key]), column, value)
+            table.set_row(key, [event.run_id, event.host, str(event.thread),
+                                f"{100 * event.files / (event.files_total or 1):.0f}", f"{event.bytes / MIB:.1f}",
+                                f"{event.bytes / MIB / elapsed:.1f}", f"{event.ios / elapsed:.0f}",
+                                f"{event.files / elapsed:.1f}", event.state])
         elif isinstance(event, OutputLine):
             self.query_one("#log", Log).write_line(event.text)
 

@@ -40,7 +40,7 @@ async def wait_for(pilot, predicate, what: str, timeout: float = 90.0) -> None:
 
 
 def cells(app: WorkbenchApp, table_id: str) -> dict[str, list[str]]:
-    table = app.query_one(f"#{table_id}", LiveTable)
+    table = app.query_one(f"#{table_id}")
     return {key: [str(cell) for cell in table.row_cells(key)] for key in table.keys}
 
 
@@ -432,3 +432,41 @@ async def test_resume_in_the_tui_runs_only_what_is_left(tmp_path, fake_guc):
         assert cells(app, "tests")["a"][6] == "2 done earlier"
     assert [r["run_id"] for r in journal(str(results))] == ["a/0", "a/1", "a/2"]
     assert exit_code(app.summary) == 0
+
+
+async def test_fast_table_draws_rows_follows_the_cursor_scrolls_and_sorts_on_header_clicks():
+    from gftpwb.tui.widgets import FastTable
+    from textual.app import App
+
+    clicked: list[str] = []
+
+    class TableApp(App):
+        def compose(self):
+            yield FastTable([("host", "host", "left"), ("MiB/s", "mib_s", "right")], id="t")
+
+        def on_fast_table_header_selected(self, event):
+            clicked.append(event.column_key)
+
+    app = TableApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        table = app.query_one(FastTable)
+        table.focus()
+        rows = [(f"c{i}", [f"c{i}", f"{i * 10.0:.1f}"]) for i in range(30)]
+        table.show(rows)
+        await pilot.pause()
+        assert table.render_line(0).text.rstrip() == " host  MiB/s"
+        assert table.render_line(2).text.rstrip() == " c1     10.0"  # numbers right-aligned
+        await pilot.press("down", "down")
+        assert table.cursor_key() == "c2"
+        table.show(list(reversed(rows)))  # a new order: the cursor stays on its row
+        assert table.cursor_key() == "c2" and table.keys[0] == "c29"
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_key() == "c0" and table.scroll_y > 0  # scrolled to keep the cursor in view
+        table.set_row("c0", ["c0", "999.9"])
+        assert [str(c) for c in table.row_cells("c0")] == ["c0", "999.9"]
+        table.show(rows[:3])
+        assert table.row_count == 3 and table.cursor_key() == "c0"
+        await pilot.click(FastTable, offset=(12, 0))  # the MiB/s header
+        await pilot.click(FastTable, offset=(2, 0))  # the host header
+        assert clicked == ["mib_s", "host"]

@@ -32,7 +32,7 @@ from gftpwb.report import human_bytes, short_error
 from gftpwb.results_index import ResultsDirInfo, list_results, load_records
 from gftpwb.sinks.journal import JOURNAL_NAME
 
-from .widgets import LiveTable, RateChart, Row
+from .widgets import FastTable, LiveTable, RateChart, Row
 
 if TYPE_CHECKING:
     from .app import WorkbenchApp
@@ -74,7 +74,7 @@ class View(Vertical):
     def focus_main(self) -> None:
         """Focus the view's table, or the view itself: never leave focus on a hidden view's table, or
         TabbedContent switches back to the pane holding the focused widget."""
-        for table in self.query(DataTable):
+        for table in self.query("DataTable, FastTable"):
             if table.display:
                 table.focus()
                 return
@@ -222,8 +222,8 @@ class ThreadsView(View):
 
     def compose(self) -> ComposeResult:
         yield Static(id="threads-head", classes="head")
-        yield LiveTable([(label, key) for label, key in zip(THREAD_COLUMNS, THREAD_SORT_KEYS, strict=True)],
-                        id="thread-table")
+        yield FastTable([(label, key, "left" if key in ("run_id", "host", "state") else "right")
+                         for label, key in zip(THREAD_COLUMNS, THREAD_SORT_KEYS, strict=True)], id="thread-table")
 
     def _rows(self):
         return self.wb.live.threads(self.sort_column, self.sort_reverse, self.wb.filter_text)
@@ -239,7 +239,7 @@ class ThreadsView(View):
         else:
             head.update(Text("No run yet. gfapi tests show one row per worker thread and host; guc runs one row "
                              "per host, or per stream where guc reports streams.", style="dim"))
-        self.query_one("#thread-table", LiveTable).show([(row.key, _styled(thread_cells(row), 8)) for row in rows])
+        self.query_one("#thread-table", FastTable).show([(row.key, _styled(thread_cells(row), 8)) for row in rows])
 
     def export_table(self) -> Table:
         return THREAD_COLUMNS, [thread_cells(row) for row in self._rows()]
@@ -253,8 +253,8 @@ class ThreadsView(View):
         self.sort_reverse = not self.sort_reverse
         self.refresh_view()
 
-    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
-        column = str(event.column_key.value)
+    def on_fast_table_header_selected(self, event: FastTable.HeaderSelected) -> None:
+        column = event.column_key
         if column == self.sort_column:
             self.sort_reverse = not self.sort_reverse
         else:
