@@ -10,7 +10,8 @@ interleaved rounds so machine noise hits them alike; medians (and the 90th perce
 The app runs headless (Textual's headless driver composes every frame but writes nothing), which
 measures the work the UI does, not the terminal emulator.
 
-    .venv/bin/python bench/tui_load.py --seconds 6 --rounds 3
+    .venv/bin/python bench/tui_load.py --seconds 6 --rounds 5 --view threads
+    .venv/bin/python bench/tui_load.py --aggregator-only --rounds 5
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from textual.widgets import Log
 
 from gftpwb.bus import EventBus
 from gftpwb.events import OutputLine, Progress, RunStarted, ScenarioStarted, WorkerProgress
+from gftpwb.live import LiveState
 from gftpwb.specs import RunSpec
 
 MIB = 1048576
@@ -196,7 +198,21 @@ async def main() -> None:
     parser.add_argument("--hosts", type=int, default=4)
     parser.add_argument("--threads", type=int, default=16, help="worker threads per host")
     parser.add_argument("--view", default="threads", choices=("run", "threads"), help="view shown under load")
+    parser.add_argument("--aggregator-only", action="store_true",
+                        help="only measure events/s through an EventBus into LiveState, without a UI")
     args = parser.parse_args()
+    if args.aggregator_only:
+        rates = []
+        for _ in range(args.rounds):
+            bus = EventBus()
+            bus.subscribe(LiveState())
+            producer = Producer(bus, args.hosts, args.threads)
+            start = time.perf_counter()
+            producer.publish(100_000)
+            rates.append(100_000 / (time.perf_counter() - start))
+        print(f"aggregator alone (events built, published, absorbed): median {statistics.median(rates):,.0f} "
+              f"events/s over {args.rounds} rounds of 100,000 ({1e6 / statistics.median(rates):.1f} µs per event)")
+        return
 
     modes = [
         ("idle (no events)", dict(rate=0.0, naive=False)),

@@ -14,7 +14,7 @@ import os
 import shutil
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar
@@ -76,13 +76,12 @@ class WorkbenchApp(App[None]):
     ]
 
     def __init__(self, scenario_path: str | None = None, *, prepared: PreparedRun | None = None,
-                 results_base: str = rd.DEFAULT_BASE, command: Sequence[str] | None = None,
+                 results_base: str = rd.DEFAULT_BASE,
                  executor_factory: Callable[[], Executor] | None = None, clock: Callable[[], float] = time.monotonic,
                  refresh_s: float = 0.25, stable: bool = False, handle_signals: bool = False):
         super().__init__()
         self.scenario_path = scenario_path
         self.results_base = results_base
-        self.command = list(command) if command else None
         self.executor_factory = executor_factory or (lambda: Executor(EventBus()))
         self.clock = clock
         self.refresh_s = refresh_s
