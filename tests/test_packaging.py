@@ -31,7 +31,9 @@ def test_wheel_installs_and_imports(tmp_path):
     subprocess.run([py, "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
     code = ("import gftpwb.tui, gftpwb.converters.taglog, gftpwb.dsl.schema as s, pathlib;"
             "assert 'site-packages' in gftpwb.tui.__file__, gftpwb.tui.__file__;"
-            "assert s.packaged_schema()['title'] == 'gftpwb scenario'; print('ok')")
+            "assert s.packaged_schema()['title'] == 'gftpwb scenario';"
+            "import gftpwb.tui.app as a; assert pathlib.Path(a.WorkbenchApp.CSS_PATH).is_file(), 'no stylesheet';"
+            "print('ok')")
     out = subprocess.run([py, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert out.stdout.strip() == "ok", out.stderr
     schema = subprocess.run([env_dir / "bin" / "gftpwb", "schema"], capture_output=True, text=True, cwd=tmp_path)
