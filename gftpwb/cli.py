@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import shlex
 import shutil
 import sys
@@ -17,7 +16,6 @@ from collections.abc import Sequence
 from . import __version__
 from . import results_dir as rd
 from .drivers.guc import GUC
-from .dsl import load_scenario
 from .dsl.schema import packaged_schema_text
 from .errors import (
     EXIT_INTERRUPTED,
@@ -28,7 +26,9 @@ from .errors import (
     ScenarioError,
     UsageError,
 )
-from .exec.lab import DEFAULT_ADDRESS, DEFAULT_PORT, GridftpLab
+from .exec.lab import DEFAULT_ADDRESS, DEFAULT_PORT
+from .migrate_cli import add_parsers as add_migration_parsers
+from .migrate_cli import load_scenario_or_batchfile
 from .plan import plan
 from .session import RunRequest, execute, prepare_run
 from .sinks.console import ConsoleSink, plain_or_terminal_console
@@ -45,7 +45,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     worst = EXIT_OK
     for path in args.files:
         try:
-            scenario = load_scenario(path)
+            scenario = load_scenario_or_batchfile(path)
         except ScenarioError as exc:
             for diagnostic in exc.diagnostics:
                 _err(str(diagnostic))
@@ -67,7 +67,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    scenario = load_scenario(args.scenario)
+    scenario = load_scenario_or_batchfile(args.scenario)
     for warning in scenario.warnings:
         _err(str(warning))
     only = [item for value in args.only for item in value.split(",") if item]
@@ -90,11 +90,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     live = {"auto": None, "always": True, "never": False}[args.progress]
     request = RunRequest(scenario=scenario, specs=specs, results_dir=directory, command=["gftpwb", *sys.argv[1:]],
                          resume=args.resume is not None,
-                         subscribers=[] if args.tui else [ConsoleSink(console, live=live)])
+                         subscribers=[] if args.tui else [ConsoleSink(console, live=live)],
+                         accept_new_host_keys=args.accept_new_host_keys)
     if args.tui:
         from .tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
 
-        return run_in_tui(request, results_base=args.results_base)
+        return run_in_tui(request, scenario_path=args.scenario, results_base=args.results_base)
     prepared = prepare_run(request)
     summary = asyncio.run(execute(prepared))
     if summary.interrupted:
@@ -112,22 +113,15 @@ def _cmd_tui(args: argparse.Namespace) -> int:
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
-    lab = GridftpLab(args.state_dir)
-    if args.lab_command == "up":
-        before = lab.status().running
-        status = lab.up(port=args.port, address=args.address)
-        verb = "already running" if before else "started"
-        print(f"GridFTP server {verb}: {status.url} (pid {status.pid}, log {status.log})")
-    elif args.lab_command == "down":
-        print("GridFTP server stopped" if lab.down() else "GridFTP server was not running")
-    else:
-        status = lab.status()
-        if args.json:
-            print(json.dumps({"gridftp": lab.status_dict()}, indent=1))
-        else:
-            state = f"running, pid {status.pid}" if status.running else "not running"
-            print(f"gridftp  {status.url}  {state}  (state {status.state_dir})")
-    return EXIT_OK
+    from .lab_cmd import cmd_lab as run_lab_command
+
+    return run_lab_command(args)
+
+
+def cmd_hosts(args: argparse.Namespace) -> int:
+    from .hosts_cmd import cmd_hosts as run_hosts_command
+
+    return run_hosts_command(args)
 
 
 # --- parser ---------------------------------------------------------------------------------------
@@ -158,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "skipping runs already recorded")
     p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                    help="live progress line: auto (on a terminal), always, never (plain lines)")
+    p.add_argument("--accept-new-host-keys", action="store_true",
+                   help="trust SSH hosts missing from their known_hosts file on first use and add their keys "
+                        "to it (logged); a changed key is always refused")
     p.add_argument("--tui", action="store_true", help="show the run in the TUI workbench (same results)")
     p.set_defaults(func=cmd_run)
 
@@ -166,9 +163,27 @@ def build_parser() -> argparse.ArgumentParser:
                    "show their problems at file:line:col")
     p.add_argument("--results-base", metavar="DIR", default=rd.DEFAULT_BASE,
                    help=f"where results directories go and are browsed (default {rd.DEFAULT_BASE}/)")
+    p.add_argument("--accept-new-host-keys", action="store_true",
+                   help="trust SSH hosts missing from their known_hosts file on first use (logged)")
     p.set_defaults(func=_cmd_tui)
 
-    p = sub.add_parser("lab", help="the local lab: a GridFTP server on loopback")
+    add_migration_parsers(sub)
+    p = sub.add_parser("tgftp", help="tgftp 0.7.0's command line (drop-in): gftpwb tgftp --help", add_help=False)
+    p.set_defaults(func=lambda args: 0)  # never reached: main() hands "tgftp ..." to gftpwb.tgftp_cli first
+
+    p = sub.add_parser("hosts", help="the hosts of a scenario's inventory")
+    hosts_sub = p.add_subparsers(dest="hosts_command", required=True, metavar="ACTION")
+    q = hosts_sub.add_parser("check", help="connect to every host: reachability, login, guc, gcc/libgfapi, clock "
+                             "offset, TCP buffer caps (exit 1 if a host fails)")
+    q.add_argument("scenario", metavar="SCENARIO")
+    q.add_argument("--only", metavar="HOST", action="append", default=[],
+                   help="check only these hosts (repeat or comma-separate; 'local' is this machine)")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.add_argument("--accept-new-host-keys", action="store_true",
+                   help="trust hosts missing from their known_hosts file on first use and add their keys to it")
+    q.set_defaults(func=cmd_hosts)
+
+    p = sub.add_parser("lab", help="the local lab: a GridFTP server on loopback, and namespace test hosts")
     lab_sub = p.add_subparsers(dest="lab_command", required=True, metavar="ACTION")
     for name, text in (("up", "start the lab"), ("down", "stop the lab"), ("status", "show the lab")):
         q = lab_sub.add_parser(name, help=text)
@@ -177,6 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "up":
             q.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"GridFTP port (default {DEFAULT_PORT})")
             q.add_argument("--address", default=DEFAULT_ADDRESS, help=f"address (default {DEFAULT_ADDRESS})")
+            q.add_argument("--hosts", type=int, default=0, metavar="N",
+                           help="also create N test hosts: network namespaces with their own sshd")
+            q.add_argument("--rate", metavar="RATE", help="shape each host's link with tc tbf (e.g. 400mbit)")
+            q.add_argument("--gridftp-on-hosts", action="store_true",
+                           help="also run a GridFTP server in each namespace host")
         if name == "status":
             q.add_argument("--json", action="store_true", help="machine-readable output")
         q.set_defaults(func=cmd_lab)
@@ -184,6 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["tgftp"]:  # tgftp's own parser: its options and "--" cannot go through argparse
+        from .tgftp_cli import tgftp_main
+
+        return tgftp_main(argv[1:], prog="tgftp")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -12,8 +12,9 @@ import itertools
 import json
 from collections.abc import Iterable
 
+from .drivers.connection import CONNECTION_TEST_LENGTH, build_connection_argv
 from .drivers.guc import build_argv
-from .dsl.model import Scenario, Test
+from .dsl.model import LOCAL, Scenario, Test
 from .errors import UsageError
 from .specs import RunSpec
 
@@ -30,6 +31,12 @@ def case_label(test: Test, variant: int) -> str:
     return f"{test.id}[{variant}]" if test.matrix else test.id
 
 
+def run_id_on(base: str, host: str, test: Test) -> str:
+    """``base`` for a test that runs only on ``local`` (ids stay what they always were), else
+    ``base@host``: the same run on several hosts needs an id per host."""
+    return base if test.on == (LOCAL,) else f"{base}@{host}"
+
+
 def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
     """Run specs for the whole scenario, or for the tests named in ``only`` (in scenario order)."""
     wanted = set(only)
@@ -43,30 +50,59 @@ def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
     for test in scenario.tests:
         for variant, point in enumerate(matrix_points(test)):
             options = test.options.with_values(point)
-            argv = build_argv(test.source, test.target, options, test.extra_args)
+            if test.kind == "connection-test":
+                argv = build_connection_argv(test.source, test.target, test.extra_args)
+            else:
+                argv = build_argv(test.source, test.target, options, test.extra_args)
+            params = {} if test.kind == "connection-test" else options.set_options()
+            length = CONNECTION_TEST_LENGTH if test.kind == "connection-test" else options.length
             if not wanted or test.id in wanted:
                 for repeat in range(test.repeat):
-                    specs.append(RunSpec(
-                        run_id=f"{case_label(test, variant)}/{repeat}",
+                    base = f"{case_label(test, variant)}/{repeat}"
+                    specs.extend(RunSpec(
+                        run_id=run_id_on(base, host, test),
                         scenario=scenario.name,
                         test_id=test.id,
                         case=case,
                         repeat=repeat,
                         kind=test.kind,
-                        host="local",
+                        host=host,
+                        group=base if len(test.on) > 1 else "",
                         argv=argv,
-                        params=options.set_options(),
+                        params=params,
                         timeout_s=test.timeout_s,
-                        length_bytes=options.length,
+                        length_bytes=length,
                         comment=test.comment,
                         source=test.source,
                         target=test.target,
-                    ))
+                        pre=test.pre,
+                        post=test.post,
+                        comment_command=test.comment_command,
+                        log_name=log_name_for(test, variant, repeat),
+                    ) for host in test.on)
             case += 1
     return specs
 
 
+def log_name_for(test: Test, variant: int, repeat: int) -> str:
+    """A test's own tag log name for one run, from its ``log_filename`` ("" when it has none).
+
+    As tgftp: a trailing ``.log`` becomes ``_<repeat>.log``. A name without ``.log`` is used as it is
+    for a single run (tgftp reused it for every execution and so failed from the second one on) and
+    gets ``_<repeat>`` otherwise. A matrix case adds ``_#<case>`` before that, so names never collide.
+    """
+    if not test.log_filename:
+        return ""
+    name = test.log_filename
+    stem, suffix = (name[:-4], ".log") if name.endswith(".log") else (name, "")
+    if test.matrix:
+        stem = f"{stem}_#{variant:03d}"
+    if suffix:
+        return f"{stem}_{repeat:03d}{suffix}"
+    return stem if test.repeat == 1 else f"{stem}_{repeat:03d}"
+
+
 def plan_fingerprint(specs: list[RunSpec]) -> str:
     """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan."""
-    payload = [[s.run_id, list(s.argv), s.host, s.timeout_s] for s in specs]
+    payload = [[s.run_id, list(s.argv), s.host, s.timeout_s] + ([s.group] if s.group else []) for s in specs]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -69,7 +70,8 @@ def _write(path: str, text: str) -> None:
 def latest_for(base: str, scenario: str) -> str | None:
     """The newest results directory of ``scenario`` under ``base`` (names sort by time)."""
     try:
-        names = sorted(n for n in os.listdir(base) if n.split("-", 1)[-1].split(".")[0] == scenario)
+        # "<stamp>-<scenario>" or "<stamp>-<scenario>.<n>"; scenario names may hold dots (tests.csv)
+        names = sorted(n for n in os.listdir(base) if re.sub(r"\.\d+$", "", n.split("-", 1)[-1]) == scenario)
     except FileNotFoundError:
         return None
     return os.path.join(base, names[-1]) if names else None

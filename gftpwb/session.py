@@ -18,6 +18,7 @@ from .bus import EventBus, Handler
 from .dsl.model import Scenario
 from .events import Notice
 from .exec.executor import Executor
+from .exec.hosts import HostTransports
 from .records import ResultRecord, Summary
 from .sinks.journal import JOURNAL_NAME, JournalSink
 from .sinks.taglogs import TagLogSink
@@ -32,6 +33,7 @@ class RunRequest:
     command: list[str]
     resume: bool = False
     subscribers: list[Handler] = field(default_factory=list)
+    accept_new_host_keys: bool = False  # trust unknown SSH hosts on first use (logged as a warning)
 
 
 @dataclass
@@ -54,7 +56,11 @@ def prepare_run(request: RunRequest) -> PreparedRun:
 
 async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True,
                   executor: Executor | None = None) -> Summary:
-    """Run what is left of the plan; Ctrl-C / SIGTERM stop it after recording the run in flight."""
+    """Run what is left of the plan; Ctrl-C / SIGTERM stop it after recording the run in flight.
+
+    ``executor`` lets a front end keep a handle on the run (the TUI calls its ``stop()``); it is wired
+    to this run's bus and to the scenario's host transports, exactly as the default one would be.
+    """
     request = prepared.request
     bus = EventBus()
     journal = JournalSink(os.path.join(request.results_dir, JOURNAL_NAME))
@@ -62,8 +68,14 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     bus.subscribe(TagLogSink(request.results_dir, shlex.join(request.command)))
     for subscriber in request.subscribers:
         bus.subscribe(subscriber)
-    executor = executor or Executor(bus)
-    executor.bus = bus
+    transports = HostTransports(
+        request.scenario.hosts, accept_new_host_keys=request.accept_new_host_keys,
+        notify=lambda text: bus.publish(Notice(level="warning", text=text)))
+    if executor is None:
+        executor = Executor(bus, transport_for=transports)
+    else:  # a front end's own executor (the TUI's, so it can stop() it): same bus, same hosts
+        executor.bus = bus
+        executor.transport_for = transports
     loop = asyncio.get_running_loop()
     signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM) if install_signal_handlers else ()
     for sig in signals:
@@ -76,4 +88,5 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     finally:
         for sig in signals:
             loop.remove_signal_handler(sig)
+        await transports.close()
         journal.close()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .commands import Command
+
 
 @dataclass(frozen=True)
 class RunSpec:
@@ -13,6 +15,10 @@ class RunSpec:
     ``case`` is the 0-based number of the expanded test case (a test times one matrix combination),
     the equivalent of a tgftp batchfile line; ``repeat`` is the execution number within that case.
     Together they name the tag log, ``<scenario>_#<case>_<repeat>.log``, as tgftp does.
+
+    A test that runs on hosts other than ``local`` (``on:``) has one spec per host; their run ids end
+    in ``@<host>`` (as do their tag logs: ``<scenario>_#<case>_<repeat>@<host>.log``), and specs that
+    share a non-empty ``group`` are consecutive in the plan and start at the same time, each on its host.
     """
 
     run_id: str
@@ -30,7 +36,19 @@ class RunSpec:
     source: str = ""
     target: str = ""
     engine: str = "real"
+    pre: Command | None = None
+    post: Command | None = None
+    comment_command: Command | None = None
+    log_name: str = ""  # the test's own tag log name (its log_filename resolved for this run), if it has one
+    group: str = ""  # runs sharing a group start together (one test on several hosts)
 
     @property
     def taglog_name(self) -> str:
-        return f"{self.scenario}_#{self.case:03d}_{self.repeat:03d}.log"
+        """tgftp's name, or the test's own log_filename; ``@host`` is added when the test runs on
+        several hosts or a remote one, so runs never share a log."""
+        suffix = f"@{self.host}" if self.run_id.endswith(f"@{self.host}") else ""
+        if self.log_name:
+            if suffix and self.log_name.endswith(".log"):
+                return f"{self.log_name[:-4]}{suffix}.log"
+            return f"{self.log_name}{suffix}"
+        return f"{self.scenario}_#{self.case:03d}_{self.repeat:03d}{suffix}.log"

@@ -85,3 +85,33 @@ def fake_guc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_GUC_ARGV_LOG", str(tmp_path / "argv.log"))
     return bindir
+
+
+@pytest.fixture(scope="session")
+def ssh_keys():
+    """An ed25519 host key and client key for the in-process SSH server (tests/sshserver.py)."""
+    import asyncssh
+
+    return asyncssh.generate_private_key("ssh-ed25519"), asyncssh.generate_private_key("ssh-ed25519")
+
+
+@pytest.fixture
+async def fake_sshd(tmp_path: Path, ssh_keys):
+    """An in-process asyncssh server that runs commands with /bin/sh on this machine, like sshd."""
+    from sshserver import start_fake_sshd, stop_fake_sshd
+
+    state = await start_fake_sshd(str(tmp_path), *ssh_keys)
+    yield state
+    await stop_fake_sshd(state)
+
+
+@pytest.fixture(scope="session")
+def netlab(tmp_path_factory: pytest.TempPathFactory):
+    """Three real test hosts (network namespaces with their own sshd) and a GridFTP server on the
+    controller's bridge address, made by the project's lab code; removed again at the end."""
+    from gftpwb.exec.netlab import NetLab
+
+    lab = NetLab(str(tmp_path_factory.mktemp("netlab")))
+    lab.up(3)
+    yield lab
+    lab.down()

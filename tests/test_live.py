@@ -287,3 +287,22 @@ def test_channel_sums_never_drift_from_the_last_samples(samples):
     assert panel.bytes_moved == sum(b for b, _ in last.values())
     if last:
         assert panel.rate_inst_mib_s == pytest.approx(sum(r for _, r in last.values()), abs=1e-6)
+
+
+def test_runs_of_one_group_on_several_hosts_add_up_while_in_flight():
+    # `on: [c1, c2]`: the same run on two hosts at once (issue 4's groups); rows per host, one aggregate.
+    a, b = spec("g", 0, 0, host="c1", length=1 << 30), spec("g", 0, 0, host="c2", length=1 << 30)
+    a, b = (RunSpec(**{**s.__dict__, "run_id": f"g@{s.host}/0"}) for s in (a, b))
+    live = LiveState()
+    live(started(plan=(a, b)))
+    for s in (a, b):
+        live(RunStarted(spec=s, argv=s.argv, started_at="", t=100.0))
+    live(Progress(run_id=a.run_id, bytes=100 * MIB, rate_avg_mib_s=50.0, rate_inst_mib_s=60.0, elapsed_s=2, t=102.0))
+    live(Progress(run_id=b.run_id, bytes=300 * MIB, rate_avg_mib_s=150.0, rate_inst_mib_s=140.0, elapsed_s=2, t=102.0))
+    panel = live.run_panel(now=103.0)
+    assert [line.host for line in panel.running] == ["c1", "c2"]
+    assert (panel.rate_inst_mib_s, panel.rate_avg_mib_s, panel.bytes_moved) == (200.0, 200.0, 400 * MIB)
+    assert by_id(live)["g"].hosts == "c1, c2" and by_id(live)["g"].status == "running"
+    assert [(r.host, r.thread, r.mib) for r in live.threads()] == [("c1", "all", 100.0), ("c2", "all", 300.0)]
+    live(RunFinished(record=record(a), t=104.0))
+    assert live.run_panel(now=104.0).rate_inst_mib_s == 140.0  # what is still in flight

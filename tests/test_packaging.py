@@ -38,3 +38,8 @@ def test_wheel_installs_and_imports(tmp_path):
     assert out.stdout.strip() == "ok", out.stderr
     schema = subprocess.run([env_dir / "bin" / "gftpwb", "schema"], capture_output=True, text=True, cwd=tmp_path)
     assert schema.stdout == (ROOT / "schemas" / "scenario.schema.json").read_text()
+    # The tgftp / tgftp_log drop-ins come with the wheel as commands of those names.
+    for name, line in (("tgftp", "tgftp - The GridFTP benchmark, test and transfer script v0.7.0"),
+                       ("tgftp_log", "tgftp_log - v0.2.0")):
+        out = subprocess.run([env_dir / "bin" / name, "--version"], capture_output=True, text=True, cwd=tmp_path)
+        assert out.stdout.strip() == line, out.stderr

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gftpwb.dsl import load_scenario_text
-from gftpwb.errors import UsageError
+from gftpwb.errors import ScenarioError, UsageError
 from gftpwb.plan import plan, plan_fingerprint
 
 BASE = """\
@@ -81,3 +81,26 @@ def test_matrix_expansion_property(streams, buffers, repeat):
     expected = [(p, int(b[:-1]) << 20) for p, b in itertools.product(streams, buffers)]
     assert combos == expected
     assert len({r.run_id for r in specs}) == len(specs)
+
+
+def test_connection_tests_move_one_byte_and_default_to_30_seconds():
+    s = scenario("  - {id: c, kind: connection-test, extra_args: [-nodcau]}\n"
+                 "  - {id: d, kind: connection-test, timeout: 5s}\n")
+    c, d = plan(s)
+    assert c.argv == ("globus-url-copy", "-dbg", "-vb", "-len", "1", "-nodcau", "ftp://h/dev/zero", "ftp://h/dev/null")
+    assert (c.kind, c.length_bytes, c.params, c.timeout_s, d.timeout_s) == ("connection-test", 1, {}, 30, 5)
+
+
+def test_log_filename_follows_tgftps_rule():
+    s = scenario("  - {id: a, kind: guc, log_filename: run.log, repeat: 2}\n"
+                 "  - {id: b, kind: guc, log_filename: once}\n"
+                 "  - {id: c, kind: guc, log_filename: many, repeat: 2}\n"
+                 "  - {id: d, kind: guc, log_filename: m.log, matrix: {parallel: [1, 2]}}\n")
+    assert [r.taglog_name for r in plan(s)] == ["run_000.log", "run_001.log", "once", "many_000", "many_001",
+                                                "m_#000_000.log", "m_#001_000.log"]
+
+
+def test_two_tests_cannot_share_a_log_filename():
+    with pytest.raises(ScenarioError) as info:
+        scenario("  - {id: a, kind: guc, log_filename: x.log}\n  - {id: b, kind: guc, log_filename: x}\n")
+    assert "log_filename 'x' is also used by the test at line 5" in str(info.value)

@@ -70,3 +70,10 @@ def test_shipped_scenarios_validate_and_carry_the_modeline(path):
     first = path.read_text().splitlines()[0]
     assert first == "# yaml-language-server: $schema=../schemas/scenario.schema.json"
     load_scenario(str(path))
+
+
+def test_every_kind_names_only_keys_the_test_model_has():
+    defs = build_schema()["definitions"]
+    for kind in ("guc", "connection-test"):
+        assert set(defs[f"{kind}_test"]["properties"]) <= _model_keys(Test), kind
+    assert set(defs["defaults"]["properties"]) <= _model_keys(Test)

@@ -1,8 +1,25 @@
-"""Tag logs in tgftp 0.7.0's layout: the tags, their order, and the values tgftp_log would print."""
+"""Tag logs in tgftp 0.7.0's layout: the tags, their order, and the values tgftp_log would print; and
+reading them back, from gftpwb's logs (exactly) and from tgftp's own."""
 
-from gftpwb.converters.taglog import format_taglog, parse_tags
+import json
+import subprocess
+from datetime import UTC, datetime
 
-from gftpwb.records import ResultRecord
+import pytest
+from gftpwb.converters.taglog import (
+    STANDARD_TAGS,
+    TagLogError,
+    attribute_is_empty,
+    format_taglog,
+    get_attribute,
+    parse_log_name,
+    parse_tags,
+    record_from_taglog,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gftpwb.records import STATUSES, ResultRecord
 from gftpwb.units import GIB
 
 
@@ -52,3 +69,203 @@ def test_argv_with_spaces_is_quoted_in_the_command_tag():
 
 def test_parse_tags_reads_an_unclosed_block_to_the_end():
     assert parse_tags("<A>\nx\n</A>\n<B>\ny\nz") == [("A", "x"), ("B", "y\nz")]
+
+
+# --- reading logs back: gftpwb's own (exact) and tgftp's (standard tags) ----------------------------
+
+
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60)
+ISO = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2099, 1, 1),
+                   timezones=st.just(UTC)).map(lambda d: d.isoformat(timespec="microseconds"))
+NUMBER = st.one_of(st.none(), st.floats(min_value=0, max_value=1e7, allow_nan=False))
+
+
+@st.composite
+def records(draw):
+    return ResultRecord(
+        scenario=draw(st.from_regex(r"[a-z][a-z0-9.]{0,8}", fullmatch=True)), test_id=draw(TEXT), run_id=draw(TEXT),
+        case=draw(st.integers(0, 999)), repeat=draw(st.integers(0, 99)),
+        kind=draw(st.sampled_from(["guc", "connection-test"])), host=draw(TEXT), argv=draw(st.lists(TEXT, max_size=6)),
+        status=draw(st.sampled_from(STATUSES)), params=draw(st.dictionaries(st.sampled_from(["parallel", "length"]),
+                                                                            st.integers(1, 1 << 40))),
+        started_at=draw(ISO), ended_at=draw(ISO), seconds=draw(NUMBER),
+        bytes=draw(st.one_of(st.none(), st.integers(0, 1 << 44))), rate_incl_setup_mib_s=draw(NUMBER),
+        rate_guc_avg_mib_s=draw(NUMBER), exit_code=draw(st.one_of(st.none(), st.integers(-9, 255))),
+        error=draw(TEXT), output=draw(st.text(max_size=200).filter(lambda t: "\udc80" not in t)), comment=draw(TEXT),
+        taglog=draw(TEXT), details=draw(st.dictionaries(st.sampled_from(["commands", "x"]), TEXT, max_size=2)),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(records(), TEXT)
+def test_record_to_taglog_to_record_is_exact(record, command):
+    text = format_taglog(record, command)
+    back = record_from_taglog(text, "whatever.log")
+    assert back.written_by == "gftpwb"
+    assert back.record == record
+
+
+@settings(max_examples=200, deadline=None)
+@given(records())
+def test_the_standard_tags_alone_tell_tgftps_story(record):
+    """Stripped of gftpwb's own tags, a log still reads as tgftp's: status, integer rate, size."""
+    record.comment = record.comment.replace("\n", " ").replace("<", "(")
+    record.output = ""
+    record.argv = ["globus-url-copy", "-len", "4G", "ftp://h/dev/zero", "ftp://h/dev/null"]
+    text = format_taglog(record)
+    tgftp_only = text[: text.index("<GFTPWB_RUN_ID>")]
+    back = record_from_taglog(tgftp_only, "s_#007_002.log").record
+    assert (back.test_id, back.case, back.repeat, back.scenario) == ("test-007", 7, 2, "s")
+    expected_status = {"skipped": "failed"}.get(record.status, record.status)
+    assert back.status == expected_status
+    assert back.comment == record.comment and back.argv == record.argv
+    if record.status == "passed" and record.bytes is not None and record.rate_incl_setup_mib_s is not None:
+        assert back.rate_incl_setup_mib_s == int(record.rate_incl_setup_mib_s)
+        assert back.bytes == record.bytes
+    else:
+        assert back.rate_incl_setup_mib_s is None
+
+
+TGFTP_070_PASSED = """\
+<GSIFTP_TRANSFER_LOG_COMMENT>
+
+</GSIFTP_TRANSFER_LOG_COMMENT>
+<TGFTP_COMMAND>
+/usr/local/bin/tgftp -s gsiftp://src.example/dev/zero -t gsiftp://dst.example:2812/dev/null -- -vb -p 4 -len 4G
+</TGFTP_COMMAND>
+<GSIFTP_TRANSFER_COMMAND>
+globus-url-copy -vb -p 4 -tcp-bs 8M -len 4G gsiftp://src.example/dev/zero gsiftp://dst.example:2812/dev/null
+</GSIFTP_TRANSFER_COMMAND>
+<GSIFTP_TRANSFER_COMMAND_OUTPUT>
+Source: gsiftp://src.example/dev/
+Dest:   gsiftp://dst.example:2812/dev/
+  zero  ->  null
+
+  2147483648 bytes 1024.00 MB/sec avg 1020.00 MB/sec inst\r  4294967296 bytes 1950.50 MB/sec avg 2000.00 MB/sec inst
+
+</GSIFTP_TRANSFER_COMMAND_OUTPUT>
+<GSIFTP_TRANSFER_START>
+2026-11-21_23:59:26
+</GSIFTP_TRANSFER_START>
+<GSIFTP_TRANSFER_END>
+2026-11-21_23:59:28
+</GSIFTP_TRANSFER_END>
+<GSIFTP_TRANSFER_LIST>
+"gsiftp://src.example/dev/zero" "gsiftp://dst.example:2812/dev/null" 0,-1 size=0;modify=1;mode=0644;
+</GSIFTP_TRANSFER_LIST>
+<GSIFTP_TRANSFER_SIZE>
+4 GB
+</GSIFTP_TRANSFER_SIZE>
+<GSIFTP_TRANSFER_RATE>
+2048 MB/s
+</GSIFTP_TRANSFER_RATE>
+"""
+
+
+def test_a_passed_tgftp_070_log(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    imported = record_from_taglog(TGFTP_070_PASSED, "tests.csv_#003_001.log")
+    r = imported.record
+    assert imported.written_by == "tgftp"
+    assert (r.scenario, r.test_id, r.run_id, r.case, r.repeat) == ("tests.csv", "test-003", "test-003/1", 3, 1)
+    assert r.status == "passed" and r.exit_code == 0 and r.bytes == 4 << 30
+    assert r.rate_incl_setup_mib_s == 2048 and r.details["tgftp_rate_mb_s"] == 2048
+    assert r.rate_guc_avg_mib_s == 1950.5  # guc's own last -vb average, from the captured output
+    assert r.started_at == "2026-11-21T23:59:26.000000+00:00" and r.seconds == 2
+    assert r.params == {"parallel": 4, "tcp_buffer": 8 << 20, "length": 4 << 30}
+    assert r.argv[-2:] == ["gsiftp://src.example/dev/zero", "gsiftp://dst.example:2812/dev/null"]
+    assert r.details["tgftp_command"].startswith("/usr/local/bin/tgftp -s")
+    assert r.details["transfer_list"].startswith('"gsiftp://src.example/dev/zero"')
+    assert r.output.endswith("2000.00 MB/sec inst\n")
+
+
+@pytest.mark.parametrize(("error", "status"), [
+    ('ERROR: "globus-url-copy" failed.', "failed"),
+    ('ERROR: "globus-url-copy" timed out.', "timeout"),
+    ('ERROR: "globus-url-copy" was interrupted.', "interrupted"),
+])
+def test_failed_timed_out_and_interrupted_tgftp_logs(error, status):
+    text = ("<GSIFTP_TRANSFER_LOG_COMMENT>\n#site A\n</GSIFTP_TRANSFER_LOG_COMMENT>\n<GSIFTP_TRANSFER_COMMAND>\n"
+            "globus-url-copy -len 1G ftp://a:2999/dev/zero ftp://b/dev/null\n</GSIFTP_TRANSFER_COMMAND>\n"
+            "<GSIFTP_TRANSFER_COMMAND_OUTPUT>\nerror: globus_xio: Unable to connect to a:2999\n"
+            "globus_xio: System error in connect: Connection refused\n\n</GSIFTP_TRANSFER_COMMAND_OUTPUT>\n"
+            "<GSIFTP_TRANSFER_START>\n2012-02-12_10:00:00\n</GSIFTP_TRANSFER_START>\n<GSIFTP_TRANSFER_END>\n"
+            f"2012-02-12_10:00:30\n</GSIFTP_TRANSFER_END>\n<GSIFTP_TRANSFER_ERROR>\n{error}\n</GSIFTP_TRANSFER_ERROR>\n")
+    r = record_from_taglog(text, "20120212_10:00h_4711_testgftp.sh.log").record
+    assert r.status == status and r.rate_incl_setup_mib_s is None and r.bytes is None and r.exit_code is None
+    assert r.error.splitlines()[0] == error
+    assert "Unable to connect to a:2999" in r.error
+    assert r.comment == "#site A" and r.seconds == 30
+    assert r.test_id == "20120212_10_00h_4711_testgftp.sh" and r.repeat == 0
+
+
+def test_tgftp_04_logs_with_a_note_in_the_rate_tag():
+    text = ("<GSIFTP_TRANSFER_LOG_COMMENT>\n</GSIFTP_TRANSFER_LOG_COMMENT>\n<GSIFTP_TRANSFER_COMMAND>\nglobus-url-copy "
+            "-dbg -vb gsiftp://a/dev/zero gsiftp://b/dev/null\n</GSIFTP_TRANSFER_COMMAND>\n<GSIFTP_TRANSFER_RATE>\n"
+            "INFO: Connection test => no performance calculation made!\n</GSIFTP_TRANSFER_RATE>\n")
+    imported = record_from_taglog(text, "conn.log")
+    assert imported.record.kind == "connection-test" and imported.record.rate_incl_setup_mib_s is None
+    assert imported.notes == ["rate tag holds no rate: INFO: Connection test => no performance calculation made!"]
+
+
+def test_log_names():
+    assert parse_log_name("/x/tests.csv_#012_003.log") == type(parse_log_name("a"))("tests.csv", "test-012", 12, 3)
+    assert parse_log_name("mylog_002.log").test == "mylog" and parse_log_name("mylog_002.log").repeat == 2
+    assert parse_log_name("weird name!.log").test == "weird_name_"
+
+
+def test_text_that_is_no_tag_log_is_refused():
+    with pytest.raises(TagLogError):
+        record_from_taglog("just some text\n<A>\nb\n</A>\n", "x.log")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from([f"<{t}>" for t in (*STANDARD_TAGS, "GFTPWB_RECORD")] +
+                                          [f"</{t}>" for t in (*STANDARD_TAGS, "GFTPWB_RECORD")] +
+                                          ["{}", '{"scenario": 1}', "4 GB", "12 MB/s", "2026-01-01_00:00:00",
+                                           'ERROR: "globus-url-copy" timed out.', "globus-url-copy -len 1x a b",
+                                           "globus-url-copy 'unbalanced"]),
+                          st.text(max_size=20)), max_size=25))
+def test_fuzzed_tag_logs_import_or_are_refused_cleanly(lines):
+    try:
+        imported = record_from_taglog("\n".join(lines), "fuzz_#001_000.log")
+    except TagLogError:
+        return
+    assert imported.record.status in STATUSES
+    json.loads(imported.record.to_json())
+
+
+# --- tgftp_log's extraction, checked against the sed commands tgftp_log runs ------------------------
+
+
+def sed_attribute(text: str, attribute: str) -> str:
+    first = subprocess.run(["sed", "-n", "-e", f"/<{attribute}>/,/<\\/{attribute}>/p"], input=text.encode(),
+                           capture_output=True, check=True).stdout
+    return subprocess.run(["sed", "-e", f"/^<.*{attribute}>$/d"], input=first, capture_output=True,
+                          check=True).stdout.decode()
+
+
+def test_get_attribute_matches_tgftp_log_on_our_logs(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    text = format_taglog(make("passed", bytes=4 * GIB, rate_incl_setup_mib_s=1638.39, rate_guc_avg_mib_s=1700.0,
+                              seconds=2.5), "gftpwb run s.yaml")
+    for attribute in STANDARD_TAGS:
+        lines = get_attribute(text, attribute)
+        assert "".join(line + "\n" for line in lines) == sed_attribute(text, attribute), attribute
+    assert get_attribute(text, "GSIFTP_TRANSFER_RATE") == ["1638 MB/s"]
+    assert attribute_is_empty(get_attribute(text, "GSIFTP_TRANSFER_ERROR"))
+    assert attribute_is_empty(get_attribute(format_taglog(make("passed", comment="")), "GSIFTP_TRANSFER_LOG_COMMENT"))
+
+
+LOG_LINE = st.one_of(st.sampled_from(["<GSIFTP_TRANSFER_RATE>", "</GSIFTP_TRANSFER_RATE>", "x<GSIFTP_TRANSFER_RATE>y",
+                                      "<a GSIFTP_TRANSFER_RATE>", "<GSIFTP_TRANSFER_RATE_X>", "12 MB/s", ""]),
+                     st.text(alphabet="ab <>/_", max_size=8))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(LOG_LINE, max_size=12), st.booleans())
+def test_get_attribute_matches_sed_on_odd_logs(lines, final_newline):
+    text = "\n".join(lines) + ("\n" if final_newline and lines else "")
+    ours = "".join(line + "\n" for line in get_attribute(text, "GSIFTP_TRANSFER_RATE"))
+    theirs = sed_attribute(text, "GSIFTP_TRANSFER_RATE")
+    assert ours.rstrip("\n") == theirs.rstrip("\n")

@@ -28,7 +28,6 @@ from textual.worker import Worker, WorkerState
 from gftpwb import results_dir as rd
 from gftpwb.bus import EventBus
 from gftpwb.drivers.guc import GUC
-from gftpwb.dsl import load_scenario
 from gftpwb.dsl.model import Scenario
 from gftpwb.errors import (
     EXIT_INTERRUPTED,
@@ -41,6 +40,7 @@ from gftpwb.errors import (
 )
 from gftpwb.exec.executor import Executor
 from gftpwb.live import LiveState
+from gftpwb.migrate_cli import load_scenario_or_batchfile
 from gftpwb.plan import plan
 from gftpwb.records import Summary
 from gftpwb.session import PreparedRun, RunRequest, execute, prepare_run
@@ -78,8 +78,10 @@ class WorkbenchApp(App[None]):
     def __init__(self, scenario_path: str | None = None, *, prepared: PreparedRun | None = None,
                  results_base: str = rd.DEFAULT_BASE,
                  executor_factory: Callable[[], Executor] | None = None, clock: Callable[[], float] = time.monotonic,
-                 refresh_s: float = 0.25, stable: bool = False, handle_signals: bool = False):
+                 refresh_s: float = 0.25, stable: bool = False, handle_signals: bool = False,
+                 accept_new_host_keys: bool = False):
         super().__init__()
+        self.accept_new_host_keys = accept_new_host_keys
         self.scenario_path = scenario_path
         self.results_base = results_base
         self.executor_factory = executor_factory or (lambda: Executor(EventBus()))
@@ -191,7 +193,7 @@ class WorkbenchApp(App[None]):
         """(Re)read the scenario file; problems are shown in the scenario view, nothing can run."""
         assert self.scenario_path is not None
         try:
-            self.scenario = load_scenario(self.scenario_path)
+            self.scenario = load_scenario_or_batchfile(self.scenario_path)  # tgftp batchfiles too
             self.diagnostics = []
         except ScenarioError as exc:
             self.scenario = None
@@ -250,9 +252,9 @@ class WorkbenchApp(App[None]):
         directory = rd.new_results_dir(self.results_base, self.scenario.name)
         # The headless command that repeats this run, so the results directory says how to reproduce it.
         command = ["gftpwb", "run", self.scenario_path, *(["--only", ",".join(only)] if self.filter_text else []),
-                   "--results", directory]
+                   "--results", directory, *(["--accept-new-host-keys"] if self.accept_new_host_keys else [])]
         return prepare_run(RunRequest(scenario=self.scenario, specs=specs, results_dir=directory,
-                                      command=command))
+                                      command=command, accept_new_host_keys=self.accept_new_host_keys))
 
     def start(self, prepared: PreparedRun) -> None:
         """Run a prepared scenario run in a worker; the live state is one more subscriber of its bus."""

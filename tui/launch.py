@@ -23,12 +23,13 @@ def require_terminal() -> None:
 def cmd_tui(args: argparse.Namespace) -> int:
     """Open the workbench; with a scenario, its tests are listed and ``r`` runs them."""
     require_terminal()
-    app = WorkbenchApp(args.scenario, results_base=args.results_base, handle_signals=True)
+    app = WorkbenchApp(args.scenario, results_base=args.results_base, handle_signals=True,
+                       accept_new_host_keys=args.accept_new_host_keys)
     app.run()
     return exit_code(app.summary)
 
 
-def run_in_tui(request: RunRequest, *, results_base: str) -> int:
+def run_in_tui(request: RunRequest, *, scenario_path: str, results_base: str) -> int:
     """``gftpwb run SCENARIO --tui``: the run starts at once; exit codes as headless.
 
     The results directory is prepared before the screen opens, so a refusal (it already holds
@@ -36,6 +37,7 @@ def run_in_tui(request: RunRequest, *, results_base: str) -> int:
     """
     require_terminal()
     prepared = prepare_run(request)
-    app = WorkbenchApp(request.scenario.path, prepared=prepared, results_base=results_base, handle_signals=True)
+    app = WorkbenchApp(scenario_path, prepared=prepared, results_base=results_base, handle_signals=True,
+                       accept_new_host_keys=request.accept_new_host_keys)
     app.run()
     return exit_code(app.summary)

@@ -7,15 +7,17 @@ offending key or value; all problems of a file are reported together, not only t
 from __future__ import annotations
 
 import difflib
+import os
 from typing import Any
 
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError
 
+from ..commands import from_dsl as command_from_dsl
 from ..errors import Diagnostic, ScenarioError
 from ..units import DURATION_PATTERN, SIZE_PATTERN, parse_duration
-from .model import GucOptions, Scenario, Test
-from .schema import NAME_PATTERN, packaged_schema
+from .model import LOCAL, GucOptions, Host, Scenario, Test
+from .schema import COMMAND_KEYS, NAME_PATTERN, packaged_schema
 from .yamlpos import Path, Positions, load_yaml_with_positions
 
 
@@ -88,6 +90,15 @@ def _describe(error: ValidationError, pos: Positions, filename: str) -> list[Dia
     line, col = pos.of_value(path)
     kind = error.validator
     value = error.validator_value
+    if "propertyNames" in error.relative_schema_path and isinstance(error.instance, str):
+        # A bad mapping key (a host name, an environment variable name): point at the key itself.
+        kline, kcol = pos.of_key((*path, error.instance))
+        rule = ("letters, digits, '.', '_' and '-', starting with a letter or digit" if path == ("hosts",)
+                else "letters, digits and '_', not starting with a digit")
+        return [Diagnostic(filename, kline, kcol, f"{label}: bad name {error.instance!r} ({rule})")]
+    if kind == "oneOf" and path and path[-1] == "on":
+        return [Diagnostic(filename, line, col, f"{label}: expected a host name or a list of different host "
+                                                f"names, got {_show(error.instance)}")]
 
     if kind == "additionalProperties" and isinstance(error.instance, dict):
         allowed = sorted(error.schema.get("properties", {}))
@@ -150,6 +161,10 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
     defaults = data.get("defaults", {})
+    errors.extend(host_diagnostics(data, pos, filename))
+    known_hosts = list(dict.fromkeys([LOCAL, *data.get("hosts", {})]))
+    if "on" in defaults:
+        errors.extend(_on_diagnostics(defaults["on"], ("defaults", "on"), known_hosts, pos, filename))
     first_seen: dict[str, int] = {}
     for index, test in enumerate(data["tests"]):
         tid = test["id"]
@@ -161,17 +176,139 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
             first_seen[tid] = line
         merged = merged_test(defaults, test)
         tline, tcol = pos.of_value(("tests", index))
+        if "on" in test:
+            errors.extend(_on_diagnostics(test["on"], ("tests", index, "on"), known_hosts, pos, filename))
         for key in ("source", "target"):
             if not merged.get(key):
                 errors.append(Diagnostic(filename, tline, tcol,
                                          f"test '{tid}' has no {key} (set it on the test or in defaults)"))
+        errors.extend(command_diagnostics(test, ("tests", index), pos, filename))
         timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0
         has_length = "length" in merged["options"] or "length" in test.get("matrix", {})
-        if "/dev/zero" in str(merged.get("source", "")) and not has_length and not timeout:
+        if test["kind"] == "guc" and "/dev/zero" in str(merged.get("source", "")) and not has_length and not timeout:
             warnings.append(Diagnostic(filename, tline, tcol,
                                        f"test '{tid}' reads /dev/zero with no length and no timeout: guc never "
                                        "stops; set options.length or timeout", severity="warning"))
+    errors.extend(command_diagnostics(defaults, ("defaults",), pos, filename))
+    errors.extend(log_filename_diagnostics(data, pos, filename))
     return errors, warnings
+
+
+def command_diagnostics(block: dict[str, Any], where: Path, pos: Positions, filename: str) -> list[Diagnostic]:
+    """``run`` as one string is shell code and needs ``shell``; a ``shell`` needs ``run`` as one string."""
+    out = []
+    for key in (k.name for k in COMMAND_KEYS):
+        value = block.get(key)
+        if not isinstance(value, dict):
+            continue
+        line, col = pos.of_value((*where, key, "run"))
+        label = _label((*where, key))
+        if value.get("shell", False) and not isinstance(value["run"], str):
+            out.append(Diagnostic(filename, line, col, f"{label}: with shell, run must be one string of shell code, "
+                                                       "not a list"))
+        elif not value.get("shell", False) and isinstance(value["run"], str):
+            out.append(Diagnostic(filename, line, col, f"{label}: run is one string, which only a shell can read; "
+                                                       "write it as a list of arguments, or add shell: true to "
+                                                       "run it as shell code"))
+    return out
+
+
+def log_filename_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> list[Diagnostic]:
+    """Two tests may not write their tag logs under the same name."""
+    out = []
+    seen: dict[str, int] = {}
+    for index, test in enumerate(data["tests"]):
+        name = test.get("log_filename")
+        if not name:
+            continue
+        line, col = pos.of_value(("tests", index, "log_filename"))
+        stem = name[:-4] if name.endswith(".log") else name
+        if stem in seen:
+            out.append(Diagnostic(filename, line, col, f"log_filename {name!r} is also used by the test at line "
+                                                       f"{seen[stem]}; each test needs its own"))
+        else:
+            seen[stem] = line
+    return out
+
+
+CONNECTION_TEST_TIMEOUT_S = 30.0  # tgftp forces 30 s on a connection test; ours is only the default
+
+
+def _command(value: Any):
+    if value is None:
+        return None
+    timeout = parse_duration(value["timeout"]) if isinstance(value, dict) and "timeout" in value else 0.0
+    return command_from_dsl(value, timeout or None)
+def host_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> list[Diagnostic]:
+    """The inventory: ``local`` is reserved, and a jump host must be another host, without loops."""
+    hosts: dict[str, Any] = data.get("hosts", {})
+    out: list[Diagnostic] = []
+    for name, entry in hosts.items():
+        if name == LOCAL:
+            line, col = pos.of_key(("hosts", name))
+            out.append(Diagnostic(filename, line, col, "host name 'local' is reserved for this machine (no SSH); "
+                                                       "give the host another name"))
+        jump = entry.get("jump")
+        if jump is None:
+            continue
+        line, col = pos.of_value(("hosts", name, "jump"))
+        if jump == name:
+            out.append(Diagnostic(filename, line, col, f"host '{name}' cannot be its own jump host"))
+        elif jump not in hosts or jump == LOCAL:
+            out.append(Diagnostic(filename, line, col, f"jump host '{jump}' of '{name}' is not in hosts"
+                                  + _did_you_mean(jump, [h for h in hosts if h != LOCAL])))
+        else:
+            seen = [name]
+            while jump is not None and jump in hosts and jump not in seen:
+                seen.append(jump)
+                jump = hosts[jump].get("jump")
+            if jump in seen and jump == name:
+                out.append(Diagnostic(filename, line, col, f"jump hosts loop: {' -> '.join([*seen, name])}"))
+    return out
+
+
+def _did_you_mean(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1)
+    if close:
+        return f"; did you mean '{close[0]}'?"
+    return f"; known: {', '.join(choices)}" if choices else ""
+
+
+def _on_diagnostics(value: Any, path: Path, known: list[str], pos: Positions, filename: str) -> list[Diagnostic]:
+    names = [value] if isinstance(value, str) else list(value)
+    out = []
+    for index, name in enumerate(names):
+        if name in known:
+            continue
+        line, col = pos.of_value(path if isinstance(value, str) else (*path, index))
+        out.append(Diagnostic(filename, line, col, f"unknown host '{name}' (not in hosts, and not 'local')"
+                              + _did_you_mean(name, known)))
+    return out
+
+
+def resolve_path(path: str, filename: str) -> str:
+    """A path from the scenario, relative to the scenario's directory; ``~`` is kept for the transport."""
+    if not path or os.path.isabs(path) or path.startswith("~") or filename.startswith("<"):
+        return path
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(filename)), path))
+
+
+def build_hosts(data: dict[str, Any], filename: str) -> tuple[Host, ...]:
+    hosts = []
+    for name, entry in data.get("hosts", {}).items():
+        hosts.append(Host(
+            name=name,
+            address=entry["address"],
+            port=entry.get("port", 22),
+            user=entry.get("user", ""),
+            identity=resolve_path(entry.get("identity", ""), filename),
+            known_hosts=resolve_path(entry.get("known_hosts", ""), filename),
+            jump=entry.get("jump", ""),
+            workdir=entry.get("workdir", ""),
+            env=tuple((str(k), str(v)) for k, v in entry.get("env", {}).items()),
+            connect_timeout_s=parse_duration(entry["connect_timeout"]) if "connect_timeout" in entry else 10.0,
+        ))
+    return tuple(hosts)
 
 
 def build_model(data: dict[str, Any], filename: str, text: str, warnings: list[Diagnostic]) -> Scenario:
@@ -179,7 +316,8 @@ def build_model(data: dict[str, Any], filename: str, text: str, warnings: list[D
     tests = []
     for index, raw in enumerate(data["tests"]):
         merged = merged_test(defaults, raw)
-        timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0.0
+        default_timeout = CONNECTION_TEST_TIMEOUT_S if raw["kind"] == "connection-test" else 0.0
+        timeout = parse_duration(merged["timeout"]) if "timeout" in merged else default_timeout
         tests.append(Test(
             id=raw["id"],
             kind=raw["kind"],
@@ -192,6 +330,11 @@ def build_model(data: dict[str, Any], filename: str, text: str, warnings: list[D
             timeout_s=timeout or None,
             comment=merged.get("comment", ""),
             matrix=tuple((key, tuple(values)) for key, values in raw.get("matrix", {}).items()),
+            pre=_command(merged.get("pre")),
+            post=_command(merged.get("post")),
+            comment_command=_command(merged.get("comment_command")),
+            log_filename=raw.get("log_filename", ""),
+            on=_on_tuple(raw.get("on", defaults.get("on", LOCAL))),
             index=index,
         ))
     return Scenario(
@@ -200,7 +343,12 @@ def build_model(data: dict[str, Any], filename: str, text: str, warnings: list[D
         description=data.get("description", ""),
         defaults=defaults,
         tests=tuple(tests),
+        hosts=build_hosts(data, filename),
         path=filename,
         text=text,
         warnings=tuple(warnings),
     )
+
+
+def _on_tuple(value: str | list[str]) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value)

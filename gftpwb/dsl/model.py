@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from ..commands import Command
 from ..errors import Diagnostic
 from ..units import parse_size
 from .guc_options import GUC_OPTIONS, OPTIONS_BY_NAME
@@ -58,6 +59,32 @@ def convert_option_value(name: str, value: Any) -> Any:
     return value
 
 
+LOCAL = "local"  # the implicit host: this machine, no SSH
+
+
+@dataclass(frozen=True)
+class Host:
+    """One host of the inventory, reached over SSH. Paths are resolved against the scenario's
+    directory by the loader (``~`` is left for the transport to expand)."""
+
+    name: str = field(metadata={"derived": True})
+    address: str
+    port: int = 22
+    user: str = ""  # "" = the user running gftpwb
+    identity: str = ""  # "" = the SSH agent and ~/.ssh/id_* keys
+    known_hosts: str = ""  # "" = ~/.ssh/known_hosts
+    jump: str = ""  # name of another inventory host to connect through
+    workdir: str = ""
+    env: tuple[tuple[str, str], ...] = ()
+    connect_timeout_s: float = field(default=10.0, metadata={"key": "connect_timeout"})
+
+    @property
+    def label(self) -> str:
+        """``host NAME (user@address:port)``: how messages name the host."""
+        user = f"{self.user}@" if self.user else ""
+        return f"host {self.name} ({user}{self.address}:{self.port})"
+
+
 @dataclass(frozen=True)
 class Test:
     """One test with the scenario's defaults merged in."""
@@ -75,6 +102,11 @@ class Test:
     timeout_s: float | None = field(default=None, metadata={"key": "timeout"})
     comment: str = ""
     matrix: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    pre: Command | None = None
+    post: Command | None = None
+    comment_command: Command | None = None
+    log_filename: str = ""
+    on: tuple[str, ...] = (LOCAL,)
     index: int = field(default=0, metadata={"derived": True})
 
 
@@ -85,9 +117,13 @@ class Scenario:
     tests: tuple[Test, ...]
     description: str = ""
     defaults: dict[str, Any] = field(default_factory=dict)
+    hosts: tuple[Host, ...] = ()
     path: str = field(default="", metadata={"derived": True})
     text: str = field(default="", metadata={"derived": True})
     warnings: tuple[Diagnostic, ...] = field(default=(), metadata={"derived": True})
 
     def test(self, test_id: str) -> Test | None:
         return next((t for t in self.tests if t.id == test_id), None)
+
+    def host(self, name: str) -> Host | None:
+        return next((h for h in self.hosts if h.name == name), None)

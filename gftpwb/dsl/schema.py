@@ -14,6 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ..commands import SHELL_NAME_PATTERN
 from ..units import DURATION_PATTERN, SIZE_PATTERN
 from .guc_options import GUC_OPTIONS, GucOption
 
@@ -37,6 +38,8 @@ def _ref(name: str) -> dict[str, Any]:
 
 SIZE = _ref("size")
 DURATION = _ref("duration")
+COMMAND = _ref("command")
+LOG_FILENAME_PATTERN = r"^(?!\.\.?$)[^/]+$"
 
 DEFINITIONS: dict[str, dict[str, Any]] = {
     "size": {
@@ -58,7 +61,64 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         "type": "string",
         "pattern": NAME_PATTERN,
     },
+    "command": {
+        "description": "A command to run: a list of arguments (run without a shell), or a mapping with "
+        "run (the arguments, or with shell one string of shell code), shell and timeout. Its output and "
+        "exit code are recorded.",
+        "type": ["array", "object"],
+        "minItems": 1,
+        "items": {"type": "string"},
+        "additionalProperties": False,
+        "required": ["run"],
+        "properties": {
+            "run": {
+                "description": "The command: a list of arguments, or (only with shell) one string of shell code.",
+                "type": ["array", "string"],
+                "minItems": 1,
+                "minLength": 1,
+                "items": {"type": "string"},
+            },
+            "shell": {
+                "description": "Run run as shell code: true for /bin/sh, or the shell to use, e.g. bash. "
+                "Default false: no shell is involved.",
+                "type": ["boolean", "string"],
+                "pattern": SHELL_NAME_PATTERN,
+            },
+            "timeout": {**DURATION, "description": "Stop the command after this long (it then counts as "
+                        "failed). Default: no limit."},
+        },
+    },
+    "on": {
+        "description": "Where the test runs: 'local' (this machine, the default) or the name of a host of "
+        "the inventory, or a list of them to run the same test from several hosts at the same time.",
+        "oneOf": [
+            {"$ref": "#/definitions/name"},
+            {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"$ref": "#/definitions/name"}},
+        ],
+    },
 }
+
+ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+# One host of the inventory (``hosts:``). ``local`` is implicit and needs no entry.
+HOST_KEYS: tuple[Key, ...] = (
+    Key("address", {"type": "string", "minLength": 1}, "Host name or IP address sshd listens on.", True),
+    Key("port", {"type": "integer", "minimum": 1, "maximum": 65535}, "sshd port. Default 22."),
+    Key("user", {"type": "string", "minLength": 1}, "Login name. Default: the user running gftpwb."),
+    Key("identity", {"type": "string", "minLength": 1},
+        "Private key file for public-key login (relative paths are relative to the scenario file; ~ "
+        "works). Default: the SSH agent and ~/.ssh/id_* keys."),
+    Key("known_hosts", {"type": "string", "minLength": 1},
+        "known_hosts file the host key is checked against (relative to the scenario file). Default "
+        "~/.ssh/known_hosts. --accept-new-host-keys adds unknown hosts to it (trust on first use)."),
+    Key("jump", _ref("name"), "Another host of the inventory to connect through (like ssh -J)."),
+    Key("workdir", {"type": "string", "minLength": 1},
+        "Directory the remote commands run in (it must exist). Default: the login directory."),
+    Key("env", {"type": "object", "propertyNames": {"pattern": ENV_NAME_PATTERN},
+                "additionalProperties": {"type": "string"}},
+        "Environment variables set for every remote command (names: letters, digits, '_')."),
+    Key("connect_timeout", DURATION, "Give up connecting (and logging in) after this long. Default 10s."),
+)
 
 
 def option_schema(option: GucOption) -> dict[str, Any]:
@@ -120,11 +180,26 @@ SHARED_KEYS: tuple[Key, ...] = (
         "Free text written to the record and to the tag log's comment tag."),
 )
 
+# Commands around a test (tgftp's pre-command, post-command and command log-comment).
+COMMAND_KEYS: tuple[Key, ...] = (
+    Key("pre", COMMAND,
+        "Run before the test, before timing starts. If it fails (non-zero exit, cannot start, timeout), "
+        "the run is recorded as failed with that reason and the transfer is not started."),
+    Key("post", COMMAND,
+        "Run after a successful transfer only (not after a failure, timeout or interruption). A failing "
+        "post command is recorded and reported but does not change the run's status."),
+    Key("comment_command", COMMAND,
+        "Run after the transfer; its standard output (trailing newlines removed) becomes the comment in "
+        "the record and tag log, after comment if both are set. tgftp's log-comment without a leading #."),
+)
+
 # Keys every kind of test has.
 COMMON_TEST_KEYS: tuple[Key, ...] = (
     Key("id", _ref("name"), "Unique id of the test within the scenario; --only selects by it.", True),
     Key("kind", {"type": "string"}, "What the test runs (see the kinds below).", True),
     Key("description", {"type": "string"}, "What the test is for (shown, not used)."),
+    Key("on", _ref("on"), "Where the test runs: local (default), a host of the inventory, or a list of "
+        "hosts (the same runs start at the same time on each)."),
 )
 
 
@@ -139,10 +214,26 @@ class Kind:
 
 # Every test kind, in the order the schema lists them. A new kind adds an entry here, a model in
 # gftpwb/dsl/model.py and a runner in gftpwb/exec/runners.py.
+LOG_FILENAME_KEY = Key(
+    "log_filename", {"type": "string", "pattern": LOG_FILENAME_PATTERN},
+    "Name of this test's tag logs instead of <scenario>_#<case>_<repeat>.log, as tgftp's log-filename: "
+    "a trailing .log becomes _<repeat>.log (x.log -> x_000.log, x_001.log); a name without .log is used "
+    "as it is for a single run and gets _<repeat> appended otherwise. With a matrix, _#<case> comes "
+    "first. A file name, not a path: logs go to the results directory.")
+
 KINDS: tuple[Kind, ...] = (
     Kind("guc", "globus-url-copy transfers.", (
         *SHARED_KEYS,
         Key("matrix", _ref("guc_matrix"), "Option lists to sweep (see guc_matrix)."),
+        *COMMAND_KEYS,
+        LOG_FILENAME_KEY,
+    )),
+    Kind("connection-test", "tgftp's connection test: guc -dbg -vb -len 1 moves one byte with the full "
+         "control-channel conversation logged, and the record says which step failed (connect, login, "
+         "data channel). Default timeout 30s.", (
+        *(k for k in SHARED_KEYS if k.name not in ("options",)),
+        *COMMAND_KEYS,
+        LOG_FILENAME_KEY,
     )),
 )
 KIND_NAMES = tuple(k.name for k in KINDS)
@@ -156,12 +247,19 @@ def kind_keys(kind: Kind) -> tuple[Key, ...]:
     )
     return (*common, *kind.keys)
 
+# Keys the defaults block accepts besides the shared ones.
+DEFAULT_ONLY_KEYS: tuple[Key, ...] = (
+    Key("on", _ref("on"), "Where tests run unless they say otherwise (see a test's on)."),
+)
+
 SCENARIO_KEYS: tuple[Key, ...] = (
     Key("version", {"const": 1}, "DSL version; this gftpwb reads version 1.", True),
     Key("name", _ref("name"),
         "Scenario name; used in the results directory and in tag log names.", True),
     Key("description", {"type": "string"}, "What the scenario is for."),
     Key("defaults", _ref("defaults"), "Values every test inherits unless it sets its own."),
+    Key("hosts", {"type": "object", "propertyNames": _ref("name"), "additionalProperties": _ref("host")},
+        "The host inventory: name -> how to reach it over SSH. 'local' is implicit (this machine, no SSH)."),
     Key("tests", {"type": "array", "minItems": 1, "items": _ref("test")},
         "The tests, run in this order.", True),
 )
@@ -185,7 +283,9 @@ def build_schema() -> dict[str, Any]:
     definitions = dict(DEFINITIONS)
     definitions["guc_options"] = _options_object()
     definitions["guc_matrix"] = _matrix_object()
-    definitions["defaults"] = _object(SHARED_KEYS, "Values every test inherits unless it sets its own.")
+    definitions["defaults"] = _object((*SHARED_KEYS, *COMMAND_KEYS, *DEFAULT_ONLY_KEYS),
+                                      "Values every test inherits unless it sets its own.")
+    definitions["host"] = _object(HOST_KEYS, "One host of the inventory, reached over SSH.")
     for kind in KINDS:
         definitions[f"{kind.name}_test"] = _object(kind_keys(kind), f"A test of kind {kind.name}: {kind.description}")
     definitions["test"] = {

@@ -5,6 +5,10 @@ cancellation; drivers own the meaning of the output. Every run ends in exactly o
 event, including runs that time out, fail to start or are interrupted by Ctrl-C, so the journal
 always holds a record of the run in flight.
 
+Specs that share a non-empty ``group`` (the same run of a test on several hosts, ``on: [a, b]``)
+run at the same time: the executor connects to their hosts first (``transport.prepare()``, where a
+transport has it), then starts them together and waits for all before the next run or group.
+
 How a run of a given kind is carried out is a *runner* (``gftpwb.exec.runners``): an async function
 ``runner(executor, spec) -> ResultRecord`` that publishes its own progress and returns the record.
 The executor publishes RunFinished for it and handles stop requests around it.
@@ -38,8 +42,20 @@ class Interrupted(Exception):
         self.record = record
 
 
+def batches(specs: list[RunSpec]) -> list[list[RunSpec]]:
+    """Consecutive specs of one non-empty group form a batch; every other spec is a batch alone."""
+    out: list[list[RunSpec]] = []
+    for spec in specs:
+        if out and spec.group and out[-1][0].group == spec.group:
+            out[-1].append(spec)
+        else:
+            out.append([spec])
+    return out
+
+
 class Executor:
-    """Runs specs sequentially; ``stop()`` (wired to Ctrl-C) interrupts the run in flight."""
+    """Runs specs (or groups of them) one after another; ``stop()`` (wired to Ctrl-C) interrupts
+    the runs in flight."""
 
     def __init__(self, bus: EventBus, transport_for: Callable[[str], Transport] | None = None,
                  *, kill_grace_s: float = 2.0, unbuffer: bool | None = None,
@@ -54,7 +70,7 @@ class Executor:
         self.unbuffer = shutil.which("stdbuf") is not None if unbuffer is None else unbuffer
         self.runners = {**DEFAULT_RUNNERS, **(runners or {})}
         self._stopping = False
-        self._current: asyncio.Task[ResultRecord] | None = None
+        self._current: set[asyncio.Task[ResultRecord]] = set()
 
     @property
     def stopping(self) -> bool:
@@ -66,8 +82,8 @@ class Executor:
     def stop(self) -> None:
         """Stop after recording the run in flight as interrupted; no further runs start."""
         self._stopping = True
-        if self._current is not None:
-            self._current.cancel()
+        for task in list(self._current):
+            task.cancel()
 
     async def run(self, specs: list[RunSpec], *, results_dir: str, scenario: str,
                   done: frozenset[str] = frozenset(), earlier: list[ResultRecord] | None = None) -> Summary:
@@ -75,19 +91,32 @@ class Executor:
         self.publish(ScenarioStarted(scenario=scenario, results_dir=results_dir, plan=tuple(specs),
                                      skipped_run_ids=done))
         records = list(earlier or [])
-        for spec in specs:
-            if spec.run_id in done:
-                continue
+        for batch in batches([s for s in specs if s.run_id not in done]):
             if self._stopping:
                 break
-            self._current = asyncio.create_task(self.run_one(spec))
+            if len(batch) > 1:
+                await self._prepare(batch)
+            tasks = [asyncio.create_task(self.run_one(spec)) for spec in batch]
+            self._current = set(tasks)
             try:
-                records.append(await self._current)
+                await asyncio.wait(tasks)
+            except asyncio.CancelledError:  # cancelled from outside: let every run record itself
+                for task in tasks:
+                    task.cancel()
+                await asyncio.wait(tasks)
+                raise
             finally:
-                self._current = None
+                self._current = set()
+            records.extend(task.result() for task in tasks)
         summary = Summary.of(records, planned=len(specs), interrupted=self._stopping, results_dir=results_dir)
         self.publish(ScenarioFinished(summary=summary))
         return summary
+
+    async def _prepare(self, batch: list[RunSpec]) -> None:
+        """Connect to every host of a group before any of its runs starts (errors surface at start)."""
+        transports = {id(t): t for t in (self.transport_for(s.host) for s in batch)}.values()
+        steps = [prepare() for t in transports if (prepare := getattr(t, "prepare", None)) is not None]
+        await asyncio.gather(*steps, return_exceptions=True)
 
     async def run_one(self, spec: RunSpec) -> ResultRecord:
         """Run one spec with the runner of its kind and publish its record."""

@@ -14,13 +14,15 @@ import time
 from collections.abc import Sequence
 from typing import Protocol
 
+from ..drivers.connection import ConnectionTestRun
 from ..drivers.guc import GucRun, Outcome, unbuffered
 from ..drivers.guc_output import ProgressSample, TextLine
 from ..events import OutputLine, Progress, RunStarted
 from ..records import INTERRUPTED, ResultRecord
 from ..specs import RunSpec
+from .commands import with_commands
 from .executor import Executor, Interrupted, Runner, utc_now_iso
-from .transport import StartError
+from .transport import ProcessLost, StartError
 
 
 class Session(Protocol):
@@ -76,18 +78,22 @@ async def run_process(executor: Executor, spec: RunSpec, session: Session,
         interrupted = True
     if proc is not None:
         try:
-            async with asyncio.timeout(spec.timeout_s):
-                async for stream, data in proc.output():
-                    emit_items(executor, spec, session.feed(stream, data), t0)
+            try:
+                async with asyncio.timeout(spec.timeout_s):
+                    async for stream, data in proc.output():
+                        emit_items(executor, spec, session.feed(stream, data), t0)
+                    exit_code = await proc.wait()
+            except TimeoutError:
+                timed_out = True
+                await proc.stop(executor.kill_grace_s)
                 exit_code = await proc.wait()
-        except TimeoutError:
-            timed_out = True
-            await proc.stop(executor.kill_grace_s)
-            exit_code = await proc.wait()
-        except asyncio.CancelledError:
-            interrupted = True
-            await asyncio.shield(proc.stop(executor.kill_grace_s))
-            exit_code = await asyncio.shield(proc.wait())
+            except asyncio.CancelledError:
+                interrupted = True
+                await asyncio.shield(proc.stop(executor.kill_grace_s))
+                exit_code = await asyncio.shield(proc.wait())
+        except ProcessLost as exc:  # a remote host dropped out: this run fails with the reason
+            if not (timed_out or interrupted):
+                start_error = str(exc)
     seconds = round(time.monotonic() - t0, 6)  # µs: the record and its rate use the same figure
     ended_at = utc_now_iso()
     emit_items(executor, spec, session.close(), t0)
@@ -105,4 +111,21 @@ async def run_guc(executor: Executor, spec: RunSpec) -> ResultRecord:
     return await run_process(executor, spec, GucRun(length_bytes=spec.length_bytes), argv)
 
 
-DEFAULT_RUNNERS: dict[str, Runner] = {"guc": run_guc}
+async def run_connection_test(executor: Executor, spec: RunSpec) -> ResultRecord:
+    """guc -dbg -vb -len 1; the record says which step failed (details["connection_test"])."""
+    argv = unbuffered(spec.argv) if executor.unbuffer else spec.argv
+    session = ConnectionTestRun()
+    try:
+        record = await run_process(executor, spec, session, argv)
+    except Interrupted as exc:
+        exc.record.details["connection_test"] = session.details()
+        raise
+    record.details["connection_test"] = session.details()
+    return record
+
+
+# with_commands adds the spec's pre, comment and post commands around a runner.
+DEFAULT_RUNNERS: dict[str, Runner] = {
+    "guc": with_commands(run_guc),
+    "connection-test": with_commands(run_connection_test),
+}

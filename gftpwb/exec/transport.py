@@ -22,6 +22,11 @@ class StartError(Exception):
     """The process could not be started (program missing, not executable, host unreachable)."""
 
 
+class ProcessLost(Exception):
+    """The connection to a running process was lost (a remote host dropped out); raised by
+    ``output()`` or ``wait()``. The text says which host and why; the run fails with it."""
+
+
 class Process(Protocol):
     def output(self) -> AsyncIterator[tuple[str, bytes]]: ...
     async def wait(self) -> int: ...

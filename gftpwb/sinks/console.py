@@ -25,18 +25,31 @@ def _rate(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-class _LiveLine:
-    """The one-line live view of the run in flight; re-rendered by rich.live on its own timer."""
+class _Flight:
+    """One run in flight: its label, start time and latest progress sample."""
 
-    def __init__(self) -> None:
-        self.label = ""
-        self.t0 = time.monotonic()
+    def __init__(self, label: str, t0: float):
+        self.label = label
+        self.t0 = t0
         self.progress: Progress | None = None
 
+
+class _LiveLine:
+    """The live view of the runs in flight, one line each (several when a test runs on several
+    hosts at once); re-rendered by rich.live on its own timer."""
+
+    def __init__(self) -> None:
+        self.flights: dict[str, _Flight] = {}
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        elapsed = time.monotonic() - self.t0
-        p = self.progress
-        line = Text(f"{self.label}  {elapsed:6.1f}s  ")
+        for flight in list(self.flights.values()):
+            yield from self._render(flight)
+
+    @staticmethod
+    def _render(flight: _Flight) -> RenderResult:
+        elapsed = time.monotonic() - flight.t0
+        p = flight.progress
+        line = Text(f"{flight.label}  {elapsed:6.1f}s  ")
         if p is None:
             line.append("waiting for guc's first progress report (third-party transfers report every 5 s)",
                         style="dim")
@@ -92,15 +105,15 @@ class ConsoleSink:
 
     def _on_RunStarted(self, event: RunStarted) -> None:
         self._index += 1
-        self._line.label = f"[{self._index}/{self._todo}] {event.spec.run_id}"
-        self._line.t0 = event.t
-        self._line.progress = None
+        self._line.flights[event.spec.run_id] = _Flight(f"[{self._index}/{self._todo}] {event.spec.run_id}", event.t)
         if not self.live_enabled:
             self.console.print(f"[{self._index}/{self._todo}] {event.spec.run_id}: {' '.join(event.argv)}",
                                soft_wrap=True)
 
     def _on_Progress(self, event: Progress) -> None:
-        self._line.progress = event
+        flight = self._line.flights.get(event.run_id)
+        if flight is not None:
+            flight.progress = event
         if not self.live_enabled:
             self.console.print(f"    {event.run_id}: {event.bytes} bytes  {_rate(event.rate_avg_mib_s, 2)} MiB/s avg"
                                f"  {_rate(event.rate_inst_mib_s, 2)} MiB/s inst  ({event.elapsed_s:.1f}s)",
@@ -115,10 +128,13 @@ class ConsoleSink:
 
     def _on_RunFinished(self, event: RunFinished) -> None:
         r = event.record
+        self._line.flights.pop(r.run_id, None)
         self._records.append(r)
         mark = "ok  " if r.status == PASSED else f"{r.status.upper():<4}"
         text = Text(f"{mark} {r.run_id}  ", style=STATUS_STYLE.get(r.status, ""))
-        if r.status == PASSED:
+        if r.status == PASSED and r.kind == "connection-test":
+            text.append(f"connection ok (connect, login, data channel) in {r.seconds:.3f}s", style="")
+        elif r.status == PASSED:
             text.append(f"{human_bytes(r.bytes)} in {r.seconds:.3f}s  {_rate(r.rate_incl_setup_mib_s)} MiB/s "
                         f"incl. set-up  {_rate(r.rate_guc_avg_mib_s)} MiB/s guc avg", style="")
         else:

@@ -1,0 +1,92 @@
+"""Probing hosts for ``gftpwb hosts check``: connect, run the probe script, sample the clock.
+
+The pure half (probe script, parsing, buffer caps, clock maths, report) lives in
+:mod:`gftpwb.hostcheck` and :mod:`gftpwb.clockoffset`; this module only moves bytes and reads clocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from ..clockoffset import ZERO, ClockOffset, ClockSample, estimate_offset, parse_remote_time
+from ..dsl.model import LOCAL, Host
+from ..hostcheck import ERROR, OK, PROBE_SCRIPT, HostReport, parse_probe
+from .ssh import SshError, SshPool, SshTransport
+from .transport import LocalTransport
+
+# Answers each line on stdin with the host's wall clock; bash's $EPOCHREALTIME needs no fork, so the
+# reading is taken right after the request arrives; ``date`` is the fallback. ``--norc``: bash run
+# under sshd would otherwise source ~/.bashrc (slow, and not ours to run).
+CLOCK_SERVER = ('if command -v bash >/dev/null 2>&1 && [ -n "$(bash --norc -c \'echo $EPOCHREALTIME\')" ]; then '
+                'exec bash --norc -c \'while read -r _; do echo "$EPOCHREALTIME"; done\'; fi; '
+                'while read -r _; do date +%s.%N; done')
+CLOCK_SAMPLES = 8
+
+
+async def sample_clock(transport: SshTransport, samples: int = CLOCK_SAMPLES, timeout_s: float = 10.0) -> ClockOffset:
+    """NTP-style samples over one channel; the shortest round trip wins (see clockoffset)."""
+    proc, lease = await transport.open_process(CLOCK_SERVER)
+    try:
+        taken: list[ClockSample] = []
+        async with asyncio.timeout(timeout_s):
+            for _ in range(samples):
+                sent = time.time()
+                proc.stdin.write(b"\n")
+                line = await proc.stdout.readline()
+                received = time.time()
+                if not line:
+                    break
+                taken.append(ClockSample(sent, parse_remote_time(line.decode("ascii", "replace")), received))
+        return estimate_offset(taken)
+    finally:
+        proc.stdin.write_eof()
+        proc.close()
+        lease.release()
+
+
+async def check_ssh_host(pool: SshPool, host: Host) -> HostReport:
+    started = time.monotonic()
+    transport = pool.transport(host.name)
+    address = f"{host.address}:{host.port}"
+    try:
+        status, out, err = await transport.run_shell(PROBE_SCRIPT, timeout_s=host.connect_timeout_s + 20)
+        facts = parse_probe(out.decode("utf-8", "replace"))
+        if status != 0:
+            return HostReport(host.name, address, ERROR, f"probe exited with status {status}: "
+                              f"{err.decode('utf-8', 'replace').strip()[-300:]}", facts,
+                              seconds=time.monotonic() - started)
+        try:
+            clock = await sample_clock(transport)
+            error = ""
+        except (SshError, ValueError, TimeoutError) as exc:
+            clock, error = None, f"clock offset not measured: {exc}"
+        return HostReport(host.name, address, OK if not error else ERROR, error, facts, clock,
+                          seconds=time.monotonic() - started)
+    except SshError as exc:
+        return HostReport(host.name, address, exc.status, str(exc), seconds=time.monotonic() - started)
+
+
+async def check_local() -> HostReport:
+    started = time.monotonic()
+    proc = await LocalTransport().start(["/bin/sh", "-c", PROBE_SCRIPT])
+    out = b""
+    async for stream, data in proc.output():
+        if stream == "stdout":
+            out += data
+    await proc.wait()
+    return HostReport(LOCAL, "-", OK, "", parse_probe(out.decode("utf-8", "replace")), ZERO,
+                      seconds=time.monotonic() - started)
+
+
+async def check_hosts(hosts: list[Host], *, include_local: bool = True, accept_new_host_keys: bool = False,
+                      notify=None) -> list[HostReport]:
+    """Check every host at once (the pool limits simultaneous handshakes); local first."""
+    pool = SshPool(hosts, accept_new_host_keys=accept_new_host_keys, notify=notify)
+    try:
+        steps = [check_ssh_host(pool, h) for h in hosts]
+        if include_local:
+            steps.insert(0, check_local())
+        return list(await asyncio.gather(*steps))
+    finally:
+        await pool.close()

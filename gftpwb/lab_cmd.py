@@ -1,0 +1,55 @@
+"""``gftpwb lab up|down|status``: the loopback GridFTP server and, with ``--hosts N``, namespace hosts
+(:mod:`gftpwb.exec.netlab`) in one state directory."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from .errors import EXIT_OK
+from .exec.lab import GridftpLab
+from .exec.netlab import NetLab
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    lab = GridftpLab(args.state_dir)
+    hosts = NetLab(lab.state_dir)
+    if args.lab_command == "up":
+        if args.hosts or args.rate:
+            NetLab.check_request(args.hosts, args.rate or "")
+        before = lab.status().running
+        status = lab.up(port=args.port, address=args.address)
+        verb = "already running" if before else "started"
+        print(f"GridFTP server {verb}: {status.url} (pid {status.pid}, log {status.log})")
+        if args.hosts:
+            hosts.up(args.hosts, rate=args.rate or "", gridftp_on_hosts=args.gridftp_on_hosts)
+            _print_hosts(hosts.status())
+    elif args.lab_command == "down":
+        had_hosts = hosts.down()
+        if had_hosts:
+            print("namespace hosts removed")
+        print("GridFTP server stopped" if lab.down() else "GridFTP server was not running")
+    else:
+        status = lab.status()
+        net = hosts.status()
+        if args.json:
+            print(json.dumps({"gridftp": lab.status_dict(), "hosts": net}, indent=1))
+        else:
+            state = f"running, pid {status.pid}" if status.running else "not running"
+            print(f"gridftp  {status.url}  {state}  (state {status.state_dir})")
+            _print_hosts(net)
+    return EXIT_OK
+
+
+def _print_hosts(net: dict | None) -> None:
+    if not net:
+        return
+    rate = f", links shaped to {net['rate']}" if net["rate"] else ""
+    print(f"hosts    {len(net['hosts'])} namespace host(s) on {net['subnet']}{rate}; controller "
+          f"{net['controller_address']} (GridFTP {net['gridftp']['url']}, "
+          f"{'running' if net['gridftp']['running'] else 'not running'})")
+    for h in net["hosts"]:
+        sshd = "sshd running" if h["sshd_running"] else "sshd NOT running"
+        extra = f", GridFTP {h['gridftp_url']}" if h["gridftp_url"] else ""
+        print(f"  {h['name']:<5} {h['address']:<15} netns {h['netns']}  {sshd}{extra}")
+    print(f"  inventory: {net['inventory']} (user root, identity {net['identity']}, known_hosts {net['known_hosts']})")

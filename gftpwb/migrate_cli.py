@@ -1,0 +1,331 @@
+"""``gftpwb import``, ``gftpwb export`` and ``gftpwb log``: moving between tgftp and gftpwb.
+
+The conversions themselves are pure (``gftpwb.converters``); this module reads and writes the files.
+
+Where imported tag logs go: ``gftpwb import taglogs LOG...`` writes their records to a results
+directory of their own, ``results/<UTC timestamp>-imported-<scenario>/`` (or ``--results DIR``), with
+``results.jsonl`` and a ``meta.json`` that says where they came from. It looks like any other results
+directory to readers, but its name never matches a scenario, so ``gftpwb run --resume`` never picks
+it up. Logs named like tgftp's batch logs (``tests.csv_#003_001.log``) keep their scenario, test
+(``test-003``) and repeat, the same run ids ``gftpwb run tests.csv`` gives, so old and new results
+line up run by run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import re
+import shlex
+import socket
+import sys
+from datetime import UTC, datetime
+
+from . import __version__
+from . import results_dir as rd
+from .converters.batchfile import ExportError, ImportResult, export_batchfile, import_batchfile
+from .converters.taglog import (
+    STANDARD_TAGS,
+    TagLogError,
+    attribute_is_empty,
+    format_taglog,
+    get_attribute,
+    record_from_taglog,
+)
+from .dsl import load_scenario, load_scenario_text
+from .dsl.model import Scenario
+from .errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
+from .records import ResultRecord, latest_by_run
+from .sinks.journal import JOURNAL_NAME, JournalSink, read_journal
+
+EXIT_LOG_ERROR = 1  # tgftp_log's exit status for a bad attribute or a missing file
+_TEST_REF = re.compile(r"test '(test-\d{3,})'")
+
+
+def _err(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise ScenarioError([Diagnostic(path, 0, 0, f"cannot read scenario: {exc.strerror or exc}")]) from None
+
+
+# --- batchfiles as scenarios ----------------------------------------------------------------------
+
+
+def is_batchfile(path: str, text: str) -> bool:
+    """A tgftp batchfile starts with ``#%tgftp%v...``; a file not named .yaml/.yml may have it lower down."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    if first.startswith("#%tgftp"):
+        return True
+    if path.endswith((".yaml", ".yml")):
+        return False
+    return any(line.startswith("#%tgftp%v") for line in text.splitlines())
+
+
+def load_scenario_or_batchfile(path: str) -> Scenario:
+    """A scenario file, or a tgftp batchfile imported on the fly (``gftpwb run tests.csv``)."""
+    text = _read_text(path)
+    if not is_batchfile(path, text):
+        return load_scenario(path)
+    result = import_batchfile(text, path)
+    try:
+        scenario = load_scenario_text(result.text, f"{path} (as imported)")
+    except ScenarioError as exc:
+        raise ScenarioError([_to_batch_line(d, path, result) for d in exc.diagnostics]) from None
+    warnings = [*result.warnings, *(_to_batch_line(d, path, result) for d in scenario.warnings)]
+    return dataclasses.replace(scenario, warnings=tuple(warnings))
+
+
+def _to_batch_line(diagnostic: Diagnostic, path: str, result: ImportResult) -> Diagnostic:
+    """Point a diagnostic about the converted YAML at the batchfile line its test came from."""
+    match = _TEST_REF.search(diagnostic.message)
+    line = result.lines.get(match.group(1)) if match else None
+    if line is None:
+        return diagnostic
+    return dataclasses.replace(diagnostic, file=path, line=line, column=0)
+
+
+def _print_diagnostics(diagnostics) -> None:
+    for diagnostic in sorted(diagnostics, key=lambda d: (d.file, d.line, d.column)):
+        _err(str(diagnostic))
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    items: list[str] = args.items
+    if items[0] == "taglogs":
+        if len(items) < 2:
+            raise UsageError("import taglogs needs at least one tag log file")
+        return import_taglogs(items[1:], args)
+    if len(items) != 1:
+        raise UsageError("import takes one batchfile (or: gftpwb import taglogs FILE...)")
+    path = items[0]
+    result = import_batchfile(_read_text(path), path)
+    _print_diagnostics(result.warnings)
+    load_scenario_text(result.text, f"{path} (as imported)")  # the converter's own promise, checked
+    if args.output:
+        _refuse_overwrite(args.output, args.force)
+        _write(args.output, result.text)
+        _err(f"{path}: {result.tests} test(s) from a tgftp {result.version} batchfile -> {args.output} "
+             f"({len(result.warnings)} warning(s))")
+    else:
+        sys.stdout.write(result.text)
+    return EXIT_OK
+
+
+def _refuse_overwrite(path: str, force: bool) -> None:
+    if os.path.exists(path) and not force:
+        raise UsageError(f"{path} already exists; use --force to overwrite it")
+
+
+def _write(path: str, text: str) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+# --- tag logs -> records --------------------------------------------------------------------------
+
+
+def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
+    records: list[ResultRecord] = []
+    failed = 0
+    for index, path in enumerate(paths):
+        try:
+            with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+                text = handle.read()
+        except OSError as exc:
+            _err(f"{path}: cannot read: {exc.strerror or exc}")
+            failed += 1
+            continue
+        try:
+            imported = record_from_taglog(text, os.path.basename(path), scenario=args.scenario, case=index)
+        except TagLogError as exc:
+            _err(f"{path}: {exc}")
+            failed += 1
+            continue
+        imported.record.details.setdefault("imported_from", os.path.abspath(path))
+        for note in imported.notes:
+            _err(f"{path}: note: {note}")
+        records.append(imported.record)
+    if not records:
+        _err("gftpwb: no tag log could be imported")
+        return 2
+    scenarios = sorted({r.scenario for r in records})
+    label = scenarios[0] if len(scenarios) == 1 else args.scenario
+    directory = args.results or _imported_dir(args.results_base, label)
+    if os.path.exists(os.path.join(directory, JOURNAL_NAME)):
+        raise UsageError(f"{directory} already holds results; choose another --results directory")
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {directory}: {exc.strerror or exc}") from None
+    seen: dict[str, str] = {}
+    for record in records:
+        if record.run_id in seen:
+            _err(f"warning: run id {record.run_id} comes from both {seen[record.run_id]} and "
+                 f"{record.details.get('imported_from')}; readers take the later one")
+        seen[record.run_id] = str(record.details.get("imported_from"))
+    journal = JournalSink(os.path.join(directory, JOURNAL_NAME))
+    try:
+        for record in records:
+            journal.append(record)
+    finally:
+        journal.close()
+    meta = {"gftpwb_version": __version__, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "command": ["gftpwb", *sys.argv[1:]], "controller": socket.gethostname(), "scenario": label,
+            "imported": True, "sources": [os.path.abspath(p) for p in paths], "runs": len(records)}
+    _write(os.path.join(directory, "meta.json"), json.dumps(meta, indent=1) + "\n")
+    from .sinks.console import ConsoleSink, plain_or_terminal_console
+
+    ConsoleSink(plain_or_terminal_console(), live=False).print_table(records)
+    print(f"{len(records)} record(s) imported -> {os.path.join(directory, JOURNAL_NAME)}")
+    return 2 if failed else EXIT_OK
+
+
+def _imported_dir(base: str, label: str) -> str:
+    # "<stamp>-imported-<scenario>": never taken for a run of <scenario> by --resume (see results_dir).
+    return rd.new_results_dir(base, f"imported-{label}")
+
+
+# --- records -> tag logs / scenario -> batchfile --------------------------------------------------
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    if args.what == "taglogs":
+        return export_taglogs(args.source, args.output)
+    scenario = load_scenario_or_batchfile(args.source)
+    try:
+        text, notes = export_batchfile(scenario)
+    except ExportError as exc:
+        raise UsageError(f"{args.source}: {exc}") from None
+    for note in notes:
+        _err(f"{args.source}: note: {note}")
+    if args.output:
+        _refuse_overwrite(args.output, args.force)
+        _write(args.output, text)
+        _err(f"{args.source}: batchfile -> {args.output}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def export_taglogs(directory: str, output: str | None) -> int:
+    journal = os.path.join(directory, JOURNAL_NAME)
+    if not os.path.isfile(journal):
+        raise UsageError(f"{directory} is not a results directory (no {JOURNAL_NAME})")
+    records, problems = read_journal(journal)
+    for problem in problems:
+        _err(f"{journal}: {problem}")
+    command = ""
+    try:
+        with open(os.path.join(directory, "meta.json"), encoding="utf-8") as handle:
+            command = shlex.join(json.load(handle).get("command", []))
+    except (OSError, ValueError, TypeError):
+        pass
+    target = output or directory
+    os.makedirs(target, exist_ok=True)
+    written = 0
+    for record in latest_by_run(records).values():
+        name = record.taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
+        _write(os.path.join(target, os.path.basename(name)), format_taglog(record, command))
+        written += 1
+    print(f"{written} tag log(s) written to {target}")
+    return EXIT_OK
+
+
+# --- gftpwb log -----------------------------------------------------------------------------------
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    if args.log_command == "list-attributes":
+        if args.json:
+            print(json.dumps(list(STANDARD_TAGS)))
+        else:
+            print("\n".join(STANDARD_TAGS))
+        return EXIT_OK
+    return log_get(args.attribute, args.files, as_json=args.json)
+
+
+def log_get(attribute: str, files: list[str], *, as_json: bool = False, prog: str = "gftpwb") -> int:
+    """tgftp_log for one or more files: exit 1 for an unknown attribute or an unreadable file, else 0."""
+    if attribute not in STANDARD_TAGS:
+        listed = "" if prog == "tgftp_log" else f" Supported (exact names): {', '.join(STANDARD_TAGS)}"
+        _err(f'{prog}: the attribute "{attribute}" is not supported!{listed}')
+        return EXIT_LOG_ERROR
+    status = EXIT_OK
+    results = []
+    for path in files:
+        try:
+            with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
+                text = handle.read()
+        except OSError as exc:
+            _err(f'{prog}: cannot read "{path}": {exc.strerror or exc}')
+            results.append({"file": path, "found": False, "value": None, "error": str(exc.strerror or exc)})
+            status = EXIT_LOG_ERROR
+            continue
+        lines = get_attribute(text, attribute)
+        empty = attribute_is_empty(lines)
+        if empty:
+            _err(f'{prog}: attribute "{attribute}" not found in "{path}" or empty.')
+        results.append({"file": path, "found": not empty, "value": None if empty else "\n".join(lines),
+                        "error": None})
+        if as_json or empty:
+            continue
+        prefix = f"{path}:" if len(files) > 1 else ""
+        out = "".join(f"{prefix}{line}\n" for line in lines)
+        sys.stdout.buffer.write(out.encode("utf-8", errors="surrogateescape"))
+    if as_json:
+        print(json.dumps({"attribute": attribute, "files": results}, ensure_ascii=False,
+                         default=lambda v: str(v)))
+    sys.stdout.flush()
+    return status
+
+
+# --- parser ---------------------------------------------------------------------------------------
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Register import, export and log on the main parser (called from ``gftpwb.cli``)."""
+    p = sub.add_parser("import", help="tgftp batchfile -> scenario, or: import taglogs LOG... -> records",
+                       description="gftpwb import BATCHFILE [-o SCENARIO.yaml]: a tgftp batchfile as a scenario "
+                       "(to stdout without -o). gftpwb import taglogs LOG...: old tgftp (or gftpwb) tag logs as "
+                       "result records in a results directory of their own.")
+    p.add_argument("items", nargs="+", metavar="BATCHFILE | taglogs LOG")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the scenario here (batchfile import)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    p.add_argument("--results", metavar="DIR", help="results directory for imported tag logs "
+                   "(default results/<UTC timestamp>-imported-<scenario>)")
+    p.add_argument("--results-base", metavar="DIR", default=rd.DEFAULT_BASE, help=argparse.SUPPRESS)
+    p.add_argument("--scenario", default="imported", metavar="NAME",
+                   help="scenario name for tag logs whose file name does not carry one (default imported)")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("export", help="results -> tag logs, or scenario -> tgftp batchfile")
+    p.add_argument("what", choices=("taglogs", "batchfile"), help="taglogs RESULTS_DIR | batchfile SCENARIO")
+    p.add_argument("source", metavar="RESULTS_DIR|SCENARIO")
+    p.add_argument("-o", "--output", metavar="PATH", help="taglogs: directory (default RESULTS_DIR itself); "
+                   "batchfile: file (default stdout)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing batchfile")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("log", help="read tag logs like tgftp_log")
+    log_sub = p.add_subparsers(dest="log_command", required=True, metavar="ACTION")
+    q = log_sub.add_parser("get", help="print an attribute's value (tgftp_log -a ATTRIBUTE -f FILE)")
+    q.add_argument("attribute", metavar="ATTRIBUTE")
+    q.add_argument("files", nargs="+", metavar="FILE")
+    q.add_argument("--json", action="store_true", help="one JSON object: attribute and, per file, found and value")
+    q.set_defaults(func=cmd_log)
+    q = log_sub.add_parser("list-attributes", help="the ten attributes tgftp_log knows")
+    q.add_argument("--json", action="store_true", help="as a JSON list")
+    q.set_defaults(func=cmd_log)

@@ -1,0 +1,242 @@
+"""The drop-in command lines: tgftp 0.7.0's and tgftp_log 0.2.0's parsing, texts and exit codes, and
+gftpwb log / import taglogs / export taglogs / export batchfile. Runs against the fake guc here; the
+real guc and server are in test_real_migration.py."""
+
+import ast
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from clihelp import gftpwb
+from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog
+
+from gftpwb.records import ResultRecord
+from gftpwb.tgftp_args import TgftpLogUsage, TgftpUsage, parse_tgftp_args, parse_tgftp_log_args
+
+BIN = Path(sys.executable).parent
+
+
+def test_tgftp_options_and_precedence():
+    args = parse_tgftp_args(["-s", "ftp://a/x", "--target", "ftp://b/y", "-k", "30", "--log-filename", "l.log",
+                             "--log-comment", "#c", "--pre-command", "p", "--post-command", "q",
+                             "--force-log-overwrite", "--", "-p", "4", "--", "-len", "1G"])
+    assert (args.source, args.target, args.timeout_s(), args.mode) == ("ftp://a/x", "ftp://b/y", 30.0, "single")
+    assert args.guc_params == ["-p", "4", "--", "-len", "1G"] and "--force-log-overwrite" in args.flags
+    assert parse_tgftp_args(["-s", "a", "-t", "b", "-c"]).mode == "connection-test"
+    assert parse_tgftp_args(["-s", "a", "-t", "b", "-c", "-a"]).mode == "auto-tune"
+    assert parse_tgftp_args(["-s", "a", "-t", "b", "-a", "-f", "x"]).mode == "batch"
+    assert parse_tgftp_args(["--", "-f", "pairs.txt", "-len", "1M"]).url_list_file() == "pairs.txt"
+    assert parse_tgftp_args(["-s", "a", "-t", "b", "-k", "5m"]).timeout_s() == 300
+    assert parse_tgftp_args(["-s", "a", "-t", "b", "-k", "0"]).timeout_s() is None
+    assert parse_tgftp_args(["-s", "x", "--help", "--bogus"]).action == "help"
+    assert parse_tgftp_args(["-V"]).action == "version"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--bogus"], ""),
+    (["--autotune"], ""),  # tgftp's --help spells it so, but only --auto-tune works
+    (["-s", "a"], ""),  # no target and no guc -f list
+    ([], ""),
+    (["-s", "a", "-t", "b", "--source", "c"], 'tgftp: the parameter "--source|-s" cannot be used multiple times!'),
+    (["-c", "-s", "a", "-t", "b", "-c"], 'tgftp: the parameter "--connection-test|-c" cannot be used multiple times!'),
+    (["-s", "a", "-t", "b", "-k", "soon"], 'tgftp: the timeout "soon" is not a number of seconds!'),
+])
+def test_tgftp_usage_errors(argv, message):
+    with pytest.raises(TgftpUsage) as info:
+        parse_tgftp_args(argv)
+    assert info.value.message == message
+
+
+def test_an_empty_argument_ends_tgftps_walk_like_its_while_loop():
+    args = parse_tgftp_args(["-s", "a", "-t", "b", "", "--bogus"])
+    assert args.source == "a" and args.mode == "single"
+
+
+def test_tgftp_texts_and_exit_codes_through_gftpwb_tgftp(tmp_path):
+    out = gftpwb("tgftp", "--version")
+    assert (out.returncode, out.stdout) == (0, "tgftp - The GridFTP benchmark, test and transfer script v0.7.0\n")
+    out = gftpwb("tgftp", "--help")
+    assert out.returncode == 0 and "--connection-test|-c" in out.stdout and "--auto-tune|-a" in out.stdout
+    out = gftpwb("tgftp", "--help-batchfile")
+    assert out.returncode == 0 and "source;target;gsiftp-params;connection-test;timeout" in out.stdout
+    out = gftpwb("tgftp", "--nonsense")
+    assert out.returncode == 64 and out.stdout.startswith("\nusage: tgftp [--help] ||")
+    out = gftpwb("tgftp", "-s", "a", "-t", "b", "-s", "c")
+    assert out.returncode == 64 and 'the parameter "--source|-s" cannot be used multiple times!' in out.stderr
+    out = gftpwb("tgftp", "-s", "ftp://a/x", "-t", "ftp://b/y", "-a", cwd=tmp_path)
+    assert out.returncode == 69 and "auto-tune is not available yet" in out.stderr and out.stdout == ""
+    assert os.listdir(tmp_path) == []
+    out = gftpwb("tgftp", "-f", str(tmp_path / "missing.csv"))
+    assert out.returncode == 64 and "not existing!" in out.stderr
+
+
+def test_existing_log_is_refused_before_anything_runs(tmp_path, fake_guc):
+    (tmp_path / "x.log").write_text("old")
+    out = gftpwb("tgftp", "-s", "ftp://a/dev/zero", "-t", "ftp://b/dev/null", "--log-filename", "x.log", "--",
+                 "-len", "1M", cwd=tmp_path)
+    assert out.returncode == 64
+    assert out.stderr.strip() == 'tgftp: the logfile named "x.log" already exists! Refusing to overwrite!'
+    assert (tmp_path / "x.log").read_text() == "old" and not (tmp_path / "argv.log").exists()
+    out = gftpwb("tgftp", "-s", "ftp://a/dev/zero", "-t", "ftp://b/dev/null", "--log-filename", "x.log",
+                 "--force-log-overwrite", "--", "-len", "3M", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "<GSIFTP_TRANSFER_RATE>" in (tmp_path / "x.log").read_text()
+
+
+def test_single_test_with_the_fake_guc_prints_what_tgftp_prints(tmp_path, fake_guc):
+    out = gftpwb("tgftp", "-s", "ftp://a/dev/zero", "-t", "ftp://b/dev/null", "--", "-p", "2", "-len", "3M",
+                 cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    (log,) = [n for n in os.listdir(tmp_path) if n.endswith("_testgftp.sh.log")]
+    assert lines[0] == "Source: ftp://fake/dev/" and lines[-1] == f'Please see "{log}" for details.'
+    assert lines[-3].endswith(" MB/s") and lines[-3].split()[0].isdigit() and lines[-4] == ""
+    assert "3145728 bytes" in out.stdout  # guc's progress is shown, as tgftp's tee did
+    assert ast.literal_eval((tmp_path / "argv.log").read_text().splitlines()[0]) == [
+        "-vb", "-p", "2", "-len", "3M", "ftp://a/dev/zero", "ftp://b/dev/null"]
+
+
+def test_failure_is_exit_1_with_tgftps_message(tmp_path, fake_guc):
+    out = gftpwb("tgftp", "-s", "ftp://a/x", "-t", "ftp://b/y", "--log-filename", "f.log",
+                 cwd=tmp_path, env={"FAKE_GUC_MODE": "fail"})
+    assert out.returncode == 1
+    assert 'tgftp: "globus-url-copy" failed. Please see "f.log" for details.' in out.stderr
+    assert "Unable to connect to 127.0.0.1:1" in out.stdout  # guc's error is shown as tgftp showed it
+
+
+def test_the_console_scripts_are_installed():
+    assert (BIN / "tgftp").exists() and (BIN / "tgftp_log").exists()
+
+
+# --- tgftp_log and gftpwb log -------------------------------------------------------------------------
+
+
+def write_log(tmp_path, name="a.log", **kw) -> Path:
+    base = dict(scenario="s", test_id="a", run_id="a/0", case=0, repeat=0, kind="guc", host="local",
+                argv=["globus-url-copy", "-len", "1G", "ftp://h/dev/zero", "ftp://h/dev/null"], status="passed",
+                started_at="2026-11-21T23:59:26.000000+00:00", ended_at="2026-11-21T23:59:28.500000+00:00",
+                bytes=1 << 30, rate_incl_setup_mib_s=409.6, seconds=2.5, comment="#lab", output="out\n")
+    base.update(kw)
+    path = tmp_path / name
+    path.write_text(format_taglog(ResultRecord(**base), "gftpwb run s.yaml"))
+    return path
+
+
+def run_tool(name: str, *args, cwd=None):
+    import subprocess
+
+    return subprocess.run([str(BIN / name), *args], capture_output=True, text=True, cwd=cwd, timeout=60)
+
+
+def test_tgftp_log_drop_in(tmp_path):
+    log = write_log(tmp_path)
+    out = run_tool("tgftp_log", "-a", "GSIFTP_TRANSFER_RATE", "-f", str(log))
+    assert (out.returncode, out.stdout, out.stderr) == (0, "409 MB/s\n", "")
+    out = run_tool("tgftp_log", "--file", str(log), "--get-attribute", "GSIFTP_TRANSFER_ERROR")
+    assert (out.returncode, out.stdout) == (0, "")
+    assert out.stderr == f'tgftp_log: attribute "GSIFTP_TRANSFER_ERROR" not found in "{log}" or empty.\n'
+    out = run_tool("tgftp_log", "-a", "RATE", "-f", str(log))
+    assert (out.returncode, out.stderr) == (1, 'tgftp_log: the attribute "RATE" is not supported!\n')
+    out = run_tool("tgftp_log", "-a", "GSIFTP_TRANSFER_RATE", "-f", str(tmp_path / "nope.log"))
+    assert out.returncode == 1 and "does not exist" in out.stderr
+    assert run_tool("tgftp_log", "-a", "X").returncode == 1  # 2 arguments: usage
+    assert run_tool("tgftp_log", "--version").stdout == "tgftp_log - v0.2.0\n"
+    out = run_tool("tgftp_log", "--help")
+    assert out.returncode == 0 and all(tag in out.stdout for tag in STANDARD_TAGS)
+    with pytest.raises(TgftpLogUsage) as info:
+        parse_tgftp_log_args(["-a", "X", "-f", "y", "-a", "Z"])
+    assert info.value.message == 'tgftp_log: the parameter "--get-attribute|-a" cannot be used multiple times!'
+
+
+def test_gftpwb_log_get_several_files_and_json(tmp_path):
+    one = write_log(tmp_path, "one.log")
+    two = write_log(tmp_path, "two.log", status="timeout", rate_incl_setup_mib_s=None)
+    out = gftpwb("log", "get", "GSIFTP_TRANSFER_RATE", str(one), str(two))
+    assert out.returncode == 0
+    assert out.stdout == f"{one}:409 MB/s\n"
+    assert out.stderr == f'gftpwb: attribute "GSIFTP_TRANSFER_RATE" not found in "{two}" or empty.\n'
+    out = gftpwb("log", "get", "GSIFTP_TRANSFER_ERROR", str(one), str(two), "--json")
+    data = json.loads(out.stdout)
+    assert data == {"attribute": "GSIFTP_TRANSFER_ERROR", "files": [
+        {"file": str(one), "found": False, "value": None, "error": None},
+        {"file": str(two), "found": True, "value": 'ERROR: "globus-url-copy" timed out.', "error": None}]}
+    out = gftpwb("log", "get", "GSIFTP_TRANSFER_COMMAND_OUTPUT", str(one))
+    assert out.stdout == "out\n\n"  # guc's output and the empty line tgftp leaves, as tgftp_log prints it
+    out = gftpwb("log", "get", "transfer_rate", str(one))
+    assert out.returncode == 1 and "exact names" in out.stderr and "Traceback" not in out.stderr
+    out = gftpwb("log", "get", "GSIFTP_TRANSFER_RATE", str(one), str(tmp_path / "gone.log"))
+    assert out.returncode == 1 and out.stdout == f"{one}:409 MB/s\n" and "cannot read" in out.stderr
+
+
+def test_gftpwb_log_list_attributes():
+    out = gftpwb("log", "list-attributes")
+    assert out.stdout.split() == list(STANDARD_TAGS) and len(STANDARD_TAGS) == 10
+    assert json.loads(gftpwb("log", "list-attributes", "--json").stdout) == list(STANDARD_TAGS)
+
+
+# --- records <-> tag logs through the CLI ------------------------------------------------------------
+
+
+def test_import_taglogs_writes_a_results_directory_of_its_own(tmp_path):
+    ours = write_log(tmp_path, "mine_#002_001.log", scenario="mine", run_id="x[1]/1", test_id="x")
+    theirs = tmp_path / "site.csv_#004_000.log"
+    theirs.write_text("<GSIFTP_TRANSFER_LOG_COMMENT>\n#old\n</GSIFTP_TRANSFER_LOG_COMMENT>\n"
+                      "<GSIFTP_TRANSFER_COMMAND>\nglobus-url-copy -len 2G ftp://a/dev/zero ftp://b/dev/null\n"
+                      "</GSIFTP_TRANSFER_COMMAND>\n<GSIFTP_TRANSFER_START>\n2012-01-01_10:00:00\n"
+                      "</GSIFTP_TRANSFER_START>\n<GSIFTP_TRANSFER_END>\n2012-01-01_10:00:04\n</GSIFTP_TRANSFER_END>\n"
+                      "<GSIFTP_TRANSFER_RATE>\n512 MB/s\n</GSIFTP_TRANSFER_RATE>\n")
+    junk = tmp_path / "notes.txt"
+    junk.write_text("hello\n")
+    out = gftpwb("import", "taglogs", str(ours), str(theirs), str(junk), str(tmp_path / "missing.log"),
+                 "--results-base", str(tmp_path / "results"))
+    assert out.returncode == 2  # two files could not be read; the other two were imported
+    assert f"{junk}: not a tgftp tag log" in out.stderr and "missing.log: cannot read" in out.stderr
+    (directory,) = list((tmp_path / "results").iterdir())
+    assert directory.name.endswith("-imported-imported")  # two scenarios -> the --scenario label
+    records = [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines()]
+    assert [(r["scenario"], r["run_id"], r["status"]) for r in records] == [("mine", "x[1]/1", "passed"),
+                                                                            ("site.csv", "test-004/0", "passed")]
+    assert records[1]["rate_incl_setup_mib_s"] == 512 and records[1]["bytes"] == 2 << 30
+    meta = json.loads((directory / "meta.json").read_text())
+    assert meta["imported"] is True and meta["runs"] == 2 and "plan_fingerprint" not in meta
+    assert "2 record(s) imported" in out.stdout and "Results (rates in MiB/s)" in out.stdout
+
+
+def test_export_taglogs_recreates_the_logs_from_the_journal(tmp_path, fake_guc):
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("version: 1\nname: s\ndefaults: {source: ftp://a/dev/zero, target: ftp://b/dev/null, "
+                        "options: {length: 3M}}\ntests:\n  - {id: a, kind: guc, repeat: 2, comment: '#c'}\n")
+    results = tmp_path / "r"
+    assert gftpwb("run", str(scenario), "--results", str(results)).returncode == 0
+    originals = {p.name: p.read_text() for p in results.glob("*.log")}
+    for path in results.glob("*.log"):
+        path.unlink()
+    out = gftpwb("export", "taglogs", str(results))
+    assert out.returncode == 0 and out.stdout.strip() == f"2 tag log(s) written to {results}"
+    assert {p.name: p.read_text() for p in results.glob("*.log")} == originals
+    other = tmp_path / "elsewhere"
+    assert gftpwb("export", "taglogs", str(results), "-o", str(other)).returncode == 0
+    assert sorted(p.name for p in other.iterdir()) == sorted(originals)
+    out = gftpwb("export", "taglogs", str(tmp_path))
+    assert out.returncode == 2 and "is not a results directory" in out.stderr
+
+
+def test_export_batchfile_round_trips_through_import(tmp_path):
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("version: 1\nname: s\ntests:\n  - {id: a, kind: guc, source: ftp://a/dev/zero, target: "
+                        "ftp://b/dev/null, options: {length: 1G}, matrix: {parallel: [1, 4]}, timeout: 30s, "
+                        "comment: plain text, pre: {run: 'echo x > y', shell: true}}\n"
+                        "  - {id: c, kind: connection-test, source: ftp://a/dev/zero, target: ftp://b/dev/null}\n")
+    out = gftpwb("export", "batchfile", str(scenario), "-o", str(tmp_path / "s.csv"))
+    assert out.returncode == 0, out.stderr
+    assert "comment got a leading '#'" in out.stderr
+    lines = (tmp_path / "s.csv").read_text().splitlines()
+    assert lines[0] == "#%tgftp%v0.7.0"
+    assert lines[-3:] == [
+        'ftp://a/dev/zero;ftp://b/dev/null;-vb -p 1 -len 1G;no;30;;"#plain text";"echo x > y";;1',
+        'ftp://a/dev/zero;ftp://b/dev/null;-vb -p 4 -len 1G;no;30;;"#plain text";"echo x > y";;1',
+        "ftp://a/dev/zero;ftp://b/dev/null;;yes;30;;;;;1"]
+    dry = gftpwb("run", str(tmp_path / "s.csv"), "--dry-run")
+    assert dry.returncode == 0 and dry.stdout.splitlines()[1].startswith("test-001/0: globus-url-copy -vb -p 4")
