@@ -470,3 +470,33 @@ async def test_fast_table_draws_rows_follows_the_cursor_scrolls_and_sorts_on_hea
         await pilot.click(FastTable, offset=(12, 0))  # the MiB/s header
         await pilot.click(FastTable, offset=(2, 0))  # the host header
         assert clicked == ["mib_s", "host"]
+
+
+@pytest.mark.real
+async def test_a_group_on_two_ssh_hosts_runs_there_shows_both_and_stops(netlab, tmp_path):
+    """The TUI's own executor goes through the scenario's SSH transports (real sshd in namespaces)."""
+    from labhosts import hosts_yaml, netns_of, started_by_gftpwb
+
+    controller = netlab.status()["controller_address"]
+    path = tmp_path / "fan.yaml"
+    path.write_text(f"version: 1\nname: fan\n{hosts_yaml(netlab)}tests:\n"
+                    f"  - {{id: fan, kind: guc, on: [h1, h2], source: 'ftp://{controller}:2811/dev/zero',"
+                    " target: 'file:///dev/null', options: {length: 2000G}, timeout: 300s}\n")
+    app = WorkbenchApp(str(path), results_base=str(tmp_path / "results"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await wait_for(pilot, lambda: all(started_by_gftpwb(netns_of(netlab, h)) for h in ("h1", "h2")),
+                       "guc in both namespaces")
+        await wait_for(pilot, lambda: len(app.live.run_panel(time.monotonic()).running) == 2, "two runs in flight")
+        app.draw(force=True)
+        await pilot.pause()
+        assert "2 runs in flight: fan/0@h1, fan/0@h2" in str(app.query_one("#run-head").render())
+        await pilot.press("1")
+        await pilot.pause()
+        assert cells(app, "tests")["fan"][2:4] == ["h1, h2", "running"]
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.summary is not None, "the stop")
+        assert sorted((r["run_id"], r["status"], r["host"]) for r in journal(app.live.results_dir)) == [
+            ("fan/0@h1", "interrupted", "h1"), ("fan/0@h2", "interrupted", "h2")]
+    for host in ("h1", "h2"):
+        assert not [cmd for _, cmd in started_by_gftpwb(netns_of(netlab, host)) if "globus-url-copy" in cmd]
