@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from . import __version__
 from . import results_dir as rd
+from .autotune.plan import describe as describe_autotune
 from .drivers.guc import GUC
 from .dsl.schema import packaged_schema_text
 from .errors import (
@@ -75,9 +76,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.dry_run:
         for spec in specs:
             limit = f"  # timeout {spec.timeout_s:g}s" if spec.timeout_s else ""
-            print(f"{spec.run_id}: {shlex.join(spec.argv)}{limit}")
+            if spec.kind == "autotune":
+                header, *commands = describe_autotune(spec)
+                print("\n".join([header + limit, *commands]))
+                continue
+            sim = "  # SIMULATED" if spec.engine == "simulated" else ""
+            print(f"{spec.run_id}: {shlex.join(spec.argv)}{limit}{sim}")
         return EXIT_OK
-    if any(s.host == "local" and s.kind == "guc" for s in specs) and shutil.which(GUC) is None:
+    if any(s.host == "local" and s.kind in ("guc", "autotune") and s.engine == "real" for s in specs) \
+            and shutil.which(GUC) is None:
         raise EnvironmentProblem(f"{GUC} not found in PATH; install the Debian package globus-gass-copy-progs "
                                  "(make demo does)")
     if args.resume is not None:

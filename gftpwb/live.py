@@ -193,6 +193,7 @@ class _Run:
     earlier: bool = False  # done in an earlier attempt of a resumed results directory
     left_out: bool = False  # not selected for this attempt
     not_run: bool = False  # the attempt was stopped before this run started
+    extra: bool = False  # not in the plan: a transfer a strategy chose (an auto-tune's), part of a planned run
 
 
 class LiveState:
@@ -291,7 +292,7 @@ class LiveState:
     def _run(self, spec: RunSpec) -> _Run:
         run = self._runs.get(spec.run_id)
         if run is None:  # a run the plan did not announce (a strategy choosing its next transfer)
-            run = self._runs[spec.run_id] = _Run(spec)
+            run = self._runs[spec.run_id] = _Run(spec, extra=True)
             self._tests.setdefault(spec.test_id, []).append(run)
             self._test_kind.setdefault(spec.test_id, spec.kind)
             self._active.add(spec.run_id)
@@ -463,7 +464,9 @@ class LiveState:
 
     def tests(self) -> list[TestRow]:
         rows = []
-        for test_id, runs in self._tests.items():
+        for test_id, all_runs in self._tests.items():
+            runs = [run for run in all_runs if not run.extra] or all_runs
+            transfers = [run for run in all_runs if run.extra and run is not runs[0]]
             statuses = [run.status for run in runs]
             status = next(s for s in TEST_STATUS_ORDER if s in statuses)
             earlier = sum(1 for run in runs if run.earlier)
@@ -477,11 +480,14 @@ class LiveState:
             not_run = sum(1 for run in runs if run.not_run)
             if not_run:
                 notes.append(f"{not_run} not run (stopped)")
+            if transfers:
+                bad = sum(1 for run in transfers if run.status not in (PASSED, QUEUED, RUNNING))
+                notes.append(f"{len(transfers)} transfers" + (f" ({bad} not passed)" if bad else ""))
             rows.append(TestRow(
                 test_id=test_id, kind=self._test_kind.get(test_id, ""),
                 hosts=", ".join(dict.fromkeys(run.spec.host for run in runs)),
                 status=status, done=done, total=len(runs), passed=statuses.count(PASSED), note=", ".join(notes),
-                last_rate_mib_s=self._last_rate(runs),
+                last_rate_mib_s=self._last_rate(all_runs),
             ))
         return rows
 
@@ -506,18 +512,22 @@ class LiveState:
                        run.spec.length_bytes, record.rate_incl_setup_mib_s if record else run.avg, None)
 
     def run_panel(self, now: float) -> RunPanel:
-        running = tuple(self._line(run, now) for run in self._running.values())
+        in_flight = list(self._running.values())
+        # A run that only steers others (an auto-tune: no command of its own) stands back behind them.
+        steering = [run for run in in_flight if not run.command and len(in_flight) > 1]
+        running = tuple(self._line(run, now) for run in in_flight if run not in steering)
         if self.summary is not None:
             state = "interrupted" if self.summary.interrupted else "finished"
         elif self._started:
             state = RUNNING
         else:
             state = "idle"
-        done = sum(1 for run_id in self._active if self._runs[run_id].record is not None)
+        planned = [run_id for run_id in self._active if not self._runs[run_id].extra]
+        done = sum(1 for run_id in planned if self._runs[run_id].record is not None)
         live_avg = [run.avg for run in self._running.values() if run.avg is not None]
         return RunPanel(
             scenario=self.scenario, results_dir=self.results_dir, state=state, runs_done=done,
-            runs_total=len(self._active), running=running,
+            runs_total=len(planned), running=running,
             last=self._line(self._last, now) if self._last is not None else None,
             bytes_moved=self._finished_bytes + sum(run.bytes for run in self._running.values()),
             rate_inst_mib_s=self._agg_inst if self._running else None,

@@ -10,12 +10,14 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import asdict
 
 from .drivers.connection import CONNECTION_TEST_LENGTH, build_connection_argv
 from .drivers.guc import build_argv
-from .dsl.model import LOCAL, Scenario, Test
+from .dsl.model import LOCAL, AnyTest, Scenario, Test
 from .errors import UsageError
+from .simlink import LinkModel
 from .specs import RunSpec
 
 
@@ -27,18 +29,22 @@ def matrix_points(test: Test) -> list[dict[str, object]]:
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(values for _, values in test.matrix))]
 
 
-def case_label(test: Test, variant: int) -> str:
-    return f"{test.id}[{variant}]" if test.matrix else test.id
+def case_label(test: AnyTest, variant: int) -> str:
+    return f"{test.id}[{variant}]" if getattr(test, "matrix", ()) else test.id
 
 
-def run_id_on(base: str, host: str, test: Test) -> str:
+def run_id_on(base: str, host: str, test: AnyTest) -> str:
     """``base`` for a test that runs only on ``local`` (ids stay what they always were), else
     ``base@host``: the same run on several hosts needs an id per host."""
     return base if test.on == (LOCAL,) else f"{base}@{host}"
 
 
 def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
-    """Run specs for the whole scenario, or for the tests named in ``only`` (in scenario order)."""
+    """Run specs for the whole scenario, or for the tests named in ``only`` (in scenario order).
+
+    Case numbers count over every test, selected or not, so tag log names stay the same with
+    ``--only``; each kind's planner says how many cases its test takes.
+    """
     wanted = set(only)
     unknown = wanted - {t.id for t in scenario.tests}
     if unknown:
@@ -48,40 +54,67 @@ def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
     specs: list[RunSpec] = []
     case = 0
     for test in scenario.tests:
-        for variant, point in enumerate(matrix_points(test)):
-            options = test.options.with_values(point)
-            if test.kind == "connection-test":
-                argv = build_connection_argv(test.source, test.target, test.extra_args)
-            else:
-                argv = build_argv(test.source, test.target, options, test.extra_args)
-            params = {} if test.kind == "connection-test" else options.set_options()
-            length = CONNECTION_TEST_LENGTH if test.kind == "connection-test" else options.length
-            if not wanted or test.id in wanted:
-                for repeat in range(test.repeat):
-                    base = f"{case_label(test, variant)}/{repeat}"
-                    specs.extend(RunSpec(
-                        run_id=run_id_on(base, host, test),
-                        scenario=scenario.name,
-                        test_id=test.id,
-                        case=case,
-                        repeat=repeat,
-                        kind=test.kind,
-                        host=host,
-                        group=base if len(test.on) > 1 else "",
-                        argv=argv,
-                        params=params,
-                        timeout_s=test.timeout_s,
-                        length_bytes=length,
-                        comment=test.comment,
-                        source=test.source,
-                        target=test.target,
-                        pre=test.pre,
-                        post=test.post,
-                        comment_command=test.comment_command,
-                        log_name=log_name_for(test, variant, repeat),
-                    ) for host in test.on)
-            case += 1
+        test_specs, cases = PLANNERS[test.kind](scenario, test, case)
+        if not wanted or test.id in wanted:
+            specs.extend(test_specs)
+        case += cases
     return specs
+
+
+def plan_guc(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[RunSpec], int]:
+    """A guc or connection-test test: one case per matrix combination, each run ``repeat`` times on
+    every host of ``on`` (together, as a group, when there are several)."""
+    assert isinstance(test, Test)
+    specs: list[RunSpec] = []
+    points = matrix_points(test)
+    link = (test.link or LinkModel()) if test.engine == "simulated" else None
+    for variant, point in enumerate(points):
+        options = test.options.with_values(point)
+        if test.kind == "connection-test":
+            argv = build_connection_argv(test.source, test.target, test.extra_args)
+        else:
+            argv = build_argv(test.source, test.target, options, test.extra_args)
+        params = {} if test.kind == "connection-test" else options.set_options()
+        length = CONNECTION_TEST_LENGTH if test.kind == "connection-test" else options.length
+        for repeat in range(test.repeat):
+            base = f"{case_label(test, variant)}/{repeat}"
+            specs.extend(RunSpec(
+                run_id=run_id_on(base, host, test),
+                scenario=scenario.name,
+                test_id=test.id,
+                case=first_case + variant,
+                repeat=repeat,
+                kind=test.kind,
+                host=host,
+                group=base if len(test.on) > 1 else "",
+                argv=argv,
+                params=params,
+                timeout_s=test.timeout_s,
+                length_bytes=length,
+                comment=test.comment,
+                source=test.source,
+                target=test.target,
+                engine=test.engine,
+                link=link,
+                pre=test.pre,
+                post=test.post,
+                comment_command=test.comment_command,
+                log_name=log_name_for(test, variant, repeat),
+            ) for host in test.on)
+    return specs, len(points)
+
+
+def _plan_autotune(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[RunSpec], int]:
+    from .autotune.plan import plan_autotune
+
+    return plan_autotune(scenario, test, first_case)
+
+
+PLANNERS: dict[str, Callable[[Scenario, AnyTest, int], tuple[list[RunSpec], int]]] = {
+    "guc": plan_guc,
+    "connection-test": plan_guc,
+    "autotune": _plan_autotune,
+}
 
 
 def log_name_for(test: Test, variant: int, repeat: int) -> str:
@@ -104,5 +137,6 @@ def log_name_for(test: Test, variant: int, repeat: int) -> str:
 
 def plan_fingerprint(specs: list[RunSpec]) -> str:
     """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan."""
-    payload = [[s.run_id, list(s.argv), s.host, s.timeout_s] + ([s.group] if s.group else []) for s in specs]
+    payload = [[s.run_id, list(s.argv), s.host, s.timeout_s, s.params, s.engine,
+                asdict(s.link) if s.link else None] + ([s.group] if s.group else []) for s in specs]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

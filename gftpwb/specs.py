@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .commands import Command
+from .simlink import LinkModel
 
 
 @dataclass(frozen=True)
@@ -35,12 +36,13 @@ class RunSpec:
     comment: str = ""
     source: str = ""
     target: str = ""
-    engine: str = "real"
+    engine: str = "real"  # "simulated": computed from ``link``, never run
     pre: Command | None = None
     post: Command | None = None
     comment_command: Command | None = None
     log_name: str = ""  # the test's own tag log name (its log_filename resolved for this run), if it has one
     group: str = ""  # runs sharing a group start together (one test on several hosts)
+    link: LinkModel | None = None
 
     @property
     def taglog_name(self) -> str:

@@ -180,12 +180,13 @@ passes -vb, so the log also holds guc's own average.
   --post-command CMD     run after a successful transfer
   --connection-test|-c   move 1 byte with guc -dbg -vb -len 1 (30 s timeout), log the whole control
                          conversation and say which step failed: connect, login or data channel
-  --auto-tune|-a         not available yet in gftpwb (exit status 69)
+  --auto-tune|-a         find the best guc parameters (tgftp's 37 configurations x 10 transfers of 4 GiB)
+                         and print them on one line
   --batchfile|-f FILE    run every line of a tgftp batchfile (see --help-batchfile)
   -- GUC_PARAMETERS      passed to guc as they are (quoting is kept)
 
 Commands are run without a shell when they are plain words, else with bash -c, as tgftp did.
-Exit status: 0 ok, 1 guc failed, 64 usage, 69 auto-tune unavailable, 79 timeout, 130 interrupted.
+Exit status: 0 ok, 1 guc failed, 64 usage, 79 timeout, 130 interrupted.
 Differences from tgftp 0.7.0 are listed in gftpwb's docs/tgftp-compat.md.
 """
 

@@ -81,3 +81,49 @@ def format_duration(seconds: float) -> str:
     minutes, secs = divmod(rest, 60)
     parts = [f"{n}{u}" for n, u in ((hours, "h"), (minutes, "m"), (secs, "s")) if n]
     return "".join(parts)
+
+
+# Rates: a number is MiB/s; text takes a unit. "MB/s" means MiB/s as in guc and tgftp; bit rates
+# (Mbit/s, Gbit/s) are decimal, as network people quote link speeds.
+_RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMG])(i?B|bit)/s\s*$", re.IGNORECASE)
+RATE_PATTERN = r"^[0-9]+(\.[0-9]+)?\s*([KkMmGg])([iI]?[Bb]|[Bb][Ii][Tt])/s$"
+_BYTE_RATE_FACTORS = {"k": 1 / 1024, "m": 1.0, "g": 1024.0}
+_BIT_RATE_FACTORS = {"k": 1e3 / 8 / MIB, "m": 1e6 / 8 / MIB, "g": 1e9 / 8 / MIB}
+
+
+def parse_rate(value: int | float | str) -> float:
+    """Return MiB/s for ``value``: a number (MiB/s), or text such as ``20MB/s``, ``1GB/s`` (powers of
+    1024, like sizes), ``10Gbit/s`` (decimal bits per second)."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a rate: {value!r}")
+    if isinstance(value, int | float):
+        if value < 0:
+            raise ValueError(f"a rate cannot be negative: {value}")
+        return float(value)
+    match = _RATE_RE.match(str(value))
+    if not match:
+        raise ValueError(f"not a rate: {value!r} (use MiB/s, or e.g. 20MB/s, 1GB/s, 10Gbit/s)")
+    number, prefix, unit = float(match.group(1)), match.group(2).lower(), match.group(3).lower()
+    factors = _BIT_RATE_FACTORS if unit == "bit" else _BYTE_RATE_FACTORS
+    return number * factors[prefix]
+
+
+def format_rate(mib_s: float) -> str:
+    """``20MB/s`` for 20.0, ``12.5MB/s`` for 12.5: the way the margin is written in messages."""
+    return f"{mib_s:g}MB/s"
+
+
+_FRACTION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
+FRACTION_PATTERN = r"^[0-9]+(\.[0-9]+)?\s*%$"
+
+
+def parse_fraction(value: int | float | str) -> float:
+    """A share: a number (0.03) or a percentage (``3%``)."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a fraction: {value!r}")
+    if isinstance(value, int | float):
+        return float(value)
+    match = _FRACTION_RE.match(str(value))
+    if not match:
+        raise ValueError(f"not a fraction: {value!r} (use e.g. 0.03 or 3%)")
+    return float(match.group(1)) / 100

@@ -9,15 +9,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # Core: pure logic. Shell: I/O, processes, UI.
-CORE_PACKAGES = ["gftpwb/dsl", "gftpwb/drivers", "converters"]
+CORE_PACKAGES = ["gftpwb/dsl", "gftpwb/drivers", "gftpwb/autotune", "converters"]
 CORE_MODULES = ["gftpwb/__init__.py", "gftpwb/units.py", "gftpwb/rates.py", "gftpwb/records.py",
                 "gftpwb/specs.py", "gftpwb/events.py", "gftpwb/plan.py", "gftpwb/report.py", "gftpwb/errors.py",
                 "gftpwb/bus.py", "gftpwb/commands.py", "gftpwb/tgftp_args.py", "gftpwb/clockoffset.py",
-                "gftpwb/hostcheck.py", "gftpwb/live.py", "gftpwb/compare.py"]
+                "gftpwb/hostcheck.py", "gftpwb/simlink.py", "gftpwb/live.py", "gftpwb/compare.py"]
 SHELL_PACKAGES = ["gftpwb/exec", "gftpwb/sinks", "tui", "schemas"]
 SHELL_MODULES = ["gftpwb/cli.py", "gftpwb/__main__.py", "gftpwb/session.py", "gftpwb/results_dir.py",
                  "gftpwb/migrate_cli.py", "gftpwb/tgftp_cli.py", "gftpwb/lab_cmd.py", "gftpwb/hosts_cmd.py",
-                 "gftpwb/results_index.py"]
+                 "gftpwb/tgftp_autotune.py", "gftpwb/results_index.py"]
 
 FORBIDDEN_EXTERNAL = {"asyncio", "subprocess", "socket", "selectors", "threading", "multiprocessing", "asyncssh",
                       "textual", "rich", "pty", "signal"}

@@ -11,8 +11,9 @@ from jsonschema import Draft7Validator
 
 from gftpwb.dsl import load_scenario
 from gftpwb.dsl.guc_options import GUC_OPTIONS
-from gftpwb.dsl.model import GucOptions, Scenario, Test
-from gftpwb.dsl.schema import build_schema, render_schema
+from gftpwb.dsl.loader import build_link
+from gftpwb.dsl.model import AutotuneTest, GucOptions, Scenario, Test
+from gftpwb.dsl.schema import LINK_KEYS, build_schema, render_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_FILE = ROOT / "schemas" / "scenario.schema.json"
@@ -55,6 +56,7 @@ def _model_keys(cls) -> set[str]:
 def test_model_and_schema_name_the_same_keys():
     defs = build_schema()["definitions"]
     assert _model_keys(Test) == set(defs["guc_test"]["properties"])
+    assert _model_keys(AutotuneTest) == set(defs["autotune_test"]["properties"])
     assert _model_keys(Scenario) == set(build_schema()["properties"])
     assert {f.name for f in fields(GucOptions)} == set(defs["guc_options"]["properties"])
     assert {o.name for o in GUC_OPTIONS} == set(defs["guc_matrix"]["properties"])
@@ -70,6 +72,16 @@ def test_shipped_scenarios_validate_and_carry_the_modeline(path):
     first = path.read_text().splitlines()[0]
     assert first == "# yaml-language-server: $schema=../schemas/scenario.schema.json"
     load_scenario(str(path))
+
+
+def test_every_link_key_reaches_the_link_model():
+    # A link mapping with every key set must change every field of the model from its default.
+    values = {"bandwidth": "2GB/s", "rtt": "5ms", "window": "8M", "buffer_cap": "2M", "setup": "1s",
+              "per_stream": "1ms", "contention": 0.01, "noise": "7%", "outliers": 0.1, "failures": 0.2,
+              "seed": 9, "time_scale": 0.5}
+    assert set(values) == {k.name for k in LINK_KEYS}
+    link, default = build_link(values), build_link({})
+    assert [f.name for f in fields(link) if getattr(link, f.name) == getattr(default, f.name)] == []
 
 
 def test_every_kind_names_only_keys_the_test_model_has():

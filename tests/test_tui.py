@@ -500,3 +500,59 @@ async def test_a_group_on_two_ssh_hosts_runs_there_shows_both_and_stops(netlab, 
             ("fan/0@h1", "interrupted", "h1"), ("fan/0@h2", "interrupted", "h2")]
     for host in ("h1", "h2"):
         assert not [cmd for _, cmd in started_by_gftpwb(netns_of(netlab, host)) if "globus-url-copy" in cmd]
+
+
+async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
+    """Issue 6's auto-tune runner and simulated engine, through the real session: the view shows the
+    engine's final ranking row for row, with the leader, tie and elimination marks it implies."""
+    from gftpwb.dsl import load_scenario
+    from gftpwb.events import TuneUpdate
+    from gftpwb.plan import plan
+    from gftpwb.session import RunRequest, prepare_run
+
+    path = write_scenario(tmp_path, """\
+        - id: tune
+          kind: autotune
+          strategy: adaptive
+          source: gsiftp://dtn1.example.org/
+          target: gsiftp://dtn2.example.org/
+          engine: simulated
+          link: {bandwidth: 10Gbit/s, rtt: 20ms, buffer_cap: 16M, noise: 3%, seed: 1, time_scale: 0}
+    """)
+    scenario = load_scenario(path)
+    updates: list[TuneUpdate] = []
+    results = tmp_path / "r"
+    prepared = prepare_run(RunRequest(scenario=scenario, specs=plan(scenario), results_dir=str(results),
+                                      command=["gftpwb", "run", path, "--tui"],
+                                      subscribers=[lambda e: updates.append(e) if isinstance(e, TuneUpdate) else None]))
+    app = WorkbenchApp(path, prepared=prepared, results_base=str(tmp_path))
+    async with app.run_test(size=(100, 60)) as pilot:
+        await wait_for(pilot, lambda: app.summary is not None, "the simulated tune")
+        await pilot.press("4")
+        await pilot.pause(0.3)
+        final = updates[-1]
+        assert final.finished and final.engine == "simulated" and len(updates) > 10
+        rows = cells(app, "ranking")
+        assert list(rows) == [r.candidate for r in final.rows]
+        table = app.query_one("#ranking", LiveTable)
+        tied = 0
+        for ranking_row in final.rows:
+            shown = rows[ranking_row.candidate]
+            style = str(table.row_cells(ranking_row.candidate)[1].style)
+            assert shown[4] == str(ranking_row.runs)
+            if ranking_row.eliminated:
+                assert shown[5].startswith("eliminated") and style == "dim"
+            elif ranking_row.candidate == final.leader:
+                assert shown[5] == "leader" and "on green" in style
+            elif ranking_row.tied_with_leader:
+                tied += 1
+                assert shown[5] == f"tied with #1 (within {final.margin_mib_s:g} MB/s)"
+        assert tied >= 1 and any(r.eliminated for r in final.rows)  # this seeded link exercises both marks
+        budget = str(app.query_one("#tune-budget-text").render()).strip()
+        assert budget == f"{final.transfers_used}/{final.budget} of the budget"
+        assert str(app.query_one("#tune-line").render()).startswith(f"final: globus-url-copy {final.leader} ")
+        await pilot.press("1")
+        await pilot.pause()
+        test_row = cells(app, "tests")["tune"]
+        assert test_row[1:5] == ["autotune", "local", "passed", "1/1"]
+        assert test_row[6].startswith(f"{final.transfers_used} transfers")

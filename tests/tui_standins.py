@@ -1,7 +1,7 @@
 """Stand-in runners that publish the telemetry other branches will produce for real, through the real
-executor, session and bus: per-thread ``WorkerProgress`` (the gfapi runner, issue 5) and ``TuneUpdate``
-rankings (the auto-tune engine and its simulated engine, issue 6). They let the TUI's per-thread and
-auto-tune views be tested end to end now; tests on the real producers replace them when those land.
+executor, session and bus: per-thread ``WorkerProgress`` (the gfapi runner, issue 5, not merged yet)
+and ``TuneUpdate`` rankings. The auto-tune stand-in releases one transfer at a time, so a test can
+watch the view after every step; test_tui.py also runs issue 6's real simulated engine.
 
 Both register for kind ``guc`` (the only kind the planner emits today), so a plain scenario drives them.
 """

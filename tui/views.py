@@ -169,14 +169,15 @@ class RunView(View):
                                                        no_wrap=True, overflow="ellipsis"))
         bar = self.query_one("#run-bar", ProgressBar)
         eta = self.query_one("#run-eta", Static)
-        if shown is not None and shown.length_bytes:
+        if shown is not None and shown.length_bytes and (shown.status == "running" or shown.bytes):
             bar.display = True
             bar.update(total=shown.length_bytes, progress=min(shown.bytes, shown.length_bytes))
             left = f"ETA {duration_text(shown.eta_s)}" if shown.eta_s is not None else shown.status
             eta.update(f" {human_bytes(shown.bytes)} of {human_bytes(shown.length_bytes)}  {left}")
         else:
             bar.display = False
-            eta.update(Text("length unknown (no -len): bytes and rates only" if shown else "", style="dim"))
+            unknown = shown is not None and shown.status == "running"
+            eta.update(Text("length unknown (no -len): bytes and rates only" if unknown else "", style="dim"))
         rates = Text.assemble(("inst ", "dim"), (f"{rate_text(panel.rate_inst_mib_s)} MiB/s", "bold"),
                               ("   avg ", "dim"), f"{rate_text(panel.rate_avg_mib_s)} MiB/s",
                               ("   moved ", "dim"), human_bytes(panel.bytes_moved),

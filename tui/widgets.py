@@ -95,6 +95,8 @@ class LiveTable(DataTable):
             self.remove_row(str(position))
         del self._shown[len(rows):]
         self._order = [key for key, _ in rows]
+        if not self.show_cursor:
+            return  # nothing to follow (a ranking): the view stays where the user scrolled it
         if keep is not None and keep in self._order and self._order.index(keep) != self.cursor_row:
             self.move_cursor(row=self._order.index(keep), animate=False, scroll=False)
 

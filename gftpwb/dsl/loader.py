@@ -11,14 +11,28 @@ import os
 from typing import Any
 
 from jsonschema import Draft7Validator
-from jsonschema.exceptions import ValidationError
+from jsonschema.exceptions import ValidationError, best_match
 
 from ..commands import from_dsl as command_from_dsl
 from ..errors import Diagnostic, ScenarioError
-from ..units import DURATION_PATTERN, SIZE_PATTERN, parse_duration
-from .model import LOCAL, GucOptions, Host, Scenario, Test
-from .schema import COMMAND_KEYS, NAME_PATTERN, packaged_schema
+from ..simlink import LinkModel
+from ..units import (
+    DURATION_PATTERN,
+    FRACTION_PATTERN,
+    RATE_PATTERN,
+    SIZE_PATTERN,
+    parse_duration,
+    parse_fraction,
+    parse_rate,
+    parse_size,
+)
+from .model import LOCAL, AnyTest, AutotuneTest, GucOptions, Host, Scenario, Test
+from .schema import COMMAND_KEYS, DEFAULT_ONLY_KEYS, KINDS, NAME_PATTERN, packaged_schema
 from .yamlpos import Path, Positions, load_yaml_with_positions
+
+# The defaults a test of each kind takes: its own keys, and where it runs (on).
+KIND_KEYS = {kind.name: frozenset(k.name for k in (*kind.keys, *DEFAULT_ONLY_KEYS)) for kind in KINDS}
+MERGED_MAPPINGS = ("options", "link")  # keys whose mappings merge with the defaults' key by key
 
 
 def load_scenario(path: str) -> Scenario:
@@ -127,6 +141,10 @@ def _describe(error: ValidationError, pos: Positions, filename: str) -> list[Dia
             msg = f"bad size {error.instance!r} (use a whole number with an optional K, M, G or B suffix, e.g. 4M)"
         elif value == DURATION_PATTERN:
             msg = f"bad duration {error.instance!r} (use seconds or e.g. 30s, 5m, 1m30s, 250ms)"
+        elif value == RATE_PATTERN:
+            msg = f"bad rate {error.instance!r} (use MiB/s, or e.g. 20MB/s, 1GB/s, 10Gbit/s)"
+        elif value == FRACTION_PATTERN:
+            msg = f"bad fraction {error.instance!r} (use e.g. 0.03 or 3%)"
         elif value == NAME_PATTERN:
             msg = f"bad name {error.instance!r} (letters, digits, '.', '_' and '-', starting with a letter or digit)"
         else:
@@ -135,6 +153,19 @@ def _describe(error: ValidationError, pos: Positions, filename: str) -> list[Dia
     if kind == "const" and path == ("version",):
         return [Diagnostic(filename, line, col, f"unsupported scenario version {error.instance!r}; "
                                                 "this gftpwb reads version 1")]
+    if kind == "anyOf" and path and path[-1] == "candidates":
+        # The branches are: the preset name, a grid (mapping), a list; explain the one of its shape.
+        branch = 1 if isinstance(error.instance, dict) else 2 if isinstance(error.instance, list) else None
+        inner = [e for e in error.context or () if e.relative_schema_path and e.relative_schema_path[0] == branch]
+        if inner:
+            return [d for e in inner for d in _describe(e, pos, filename)]
+        return [Diagnostic(filename, line, col, f"{label}: expected tgftp-37, a mapping of option lists (a grid) "
+                                                f"or a list of option sets, got {_show(error.instance)}")]
+    if kind in ("anyOf", "oneOf") and error.context:
+        best = best_match(error.context)
+        return _describe(best, pos, filename)
+    if kind == "const":
+        return [Diagnostic(filename, line, col, f"{label}: expected {value!r}, got {_show(error.instance)}")]
     if kind == "enum":
         choices = ", ".join(str(v) for v in value)
         return [Diagnostic(filename, line, col, f"{label}: {error.instance!r} is not one of: {choices}")]
@@ -150,9 +181,14 @@ def _describe(error: ValidationError, pos: Positions, filename: str) -> list[Dia
 
 
 def merged_test(defaults: dict[str, Any], test: dict[str, Any]) -> dict[str, Any]:
-    """A test's keys over the defaults; ``options`` merge key by key, everything else is replaced."""
-    merged = {**defaults, **test}
-    merged["options"] = {**defaults.get("options", {}), **test.get("options", {})}
+    """A test's keys over the defaults its kind has; ``options`` and ``link`` merge key by key,
+    everything else is replaced. (An auto-tune takes source and target from the defaults, but not
+    their ``options`` or ``repeat``, which it has its own keys for.)"""
+    allowed = KIND_KEYS.get(test.get("kind", ""), frozenset(defaults))
+    merged = {**{k: v for k, v in defaults.items() if k in allowed}, **test}
+    for key in MERGED_MAPPINGS:
+        if key in allowed and (key in defaults or key in test):
+            merged[key] = {**defaults.get(key, {}), **test.get(key, {})}
     return merged
 
 
@@ -182,13 +218,14 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
             if not merged.get(key):
                 errors.append(Diagnostic(filename, tline, tcol,
                                          f"test '{tid}' has no {key} (set it on the test or in defaults)"))
+        if "link" in merged and merged.get("engine", "real") != "simulated":
+            kline, kcol = pos.of_key(("tests", index, "link")) if "link" in test else pos.of_key(("defaults", "link"))
+            warnings.append(Diagnostic(filename, kline, kcol, f"test '{tid}' has a link but runs on the real "
+                                       "engine; the link is used only with engine: simulated", severity="warning"))
         errors.extend(command_diagnostics(test, ("tests", index), pos, filename))
-        timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0
-        has_length = "length" in merged["options"] or "length" in test.get("matrix", {})
-        if test["kind"] == "guc" and "/dev/zero" in str(merged.get("source", "")) and not has_length and not timeout:
-            warnings.append(Diagnostic(filename, tline, tcol,
-                                       f"test '{tid}' reads /dev/zero with no length and no timeout: guc never "
-                                       "stops; set options.length or timeout", severity="warning"))
+        check = SEMANTIC_CHECKS.get(test["kind"])
+        if check is not None:
+            check(test, merged, ("tests", index), pos, filename, errors, warnings)
     errors.extend(command_diagnostics(defaults, ("defaults",), pos, filename))
     errors.extend(log_filename_diagnostics(data, pos, filename))
     return errors, warnings
@@ -311,32 +348,82 @@ def build_hosts(data: dict[str, Any], filename: str) -> tuple[Host, ...]:
     return tuple(hosts)
 
 
+def _check_guc(test: dict[str, Any], merged: dict[str, Any], at: Path, pos: Positions, filename: str,
+               errors: list[Diagnostic], warnings: list[Diagnostic]) -> None:
+    tline, tcol = pos.of_value(at)
+    timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0
+    has_length = "length" in merged.get("options", {}) or "length" in test.get("matrix", {})
+    if "/dev/zero" in str(merged.get("source", "")) and not has_length and not timeout:
+        warnings.append(Diagnostic(filename, tline, tcol,
+                                   f"test '{test['id']}' reads /dev/zero with no length and no timeout: guc never "
+                                   "stops; set options.length or timeout", severity="warning"))
+
+
+def _check_autotune(test: dict[str, Any], merged: dict[str, Any], at: Path, pos: Positions, filename: str,
+                    errors: list[Diagnostic], warnings: list[Diagnostic]) -> None:
+    def error(key: str, message: str) -> None:
+        line, col = pos.of_key((*at, key)) if key in test else pos.of_value(at)
+        errors.append(Diagnostic(filename, line, col, message))
+
+    on = merged.get("on", LOCAL)
+    if isinstance(on, list) and len(on) > 1:
+        error("on", "an auto-tune runs its transfers from one host; give on one host (or write one auto-tune "
+                    "test per host)")
+    strategy = test.get("strategy", "exhaustive")
+    if strategy == "exhaustive" and "budget" in test:
+        error("budget", "budget applies to strategy: adaptive; the exhaustive strategy runs every candidate "
+                        "`repetitions` times")
+    if strategy == "adaptive" and "repetitions" in test:
+        error("repetitions", "repetitions applies to strategy: exhaustive; the adaptive strategy decides how "
+                             "often to run each candidate, up to `budget` transfers")
+    if "margin" in test and parse_rate(test["margin"]) <= 0:
+        error("margin", "margin must be more than 0 (tgftp 0.7.0's code uses 10MB/s, its documentation 20MB/s)")
+    if "length" in test and parse_size(test["length"]) == 0:
+        error("length", "length must be more than 0 bytes")
+    if "candidates" in test:
+        from ..autotune.candidates import params_line, repeated
+
+        options, _ = resolve_candidates(test["candidates"])
+        for later, earlier in repeated(options):
+            error("candidates", f"candidate {later} repeats candidate {earlier} ({params_line(options[later - 1])})")
+
+
+SEMANTIC_CHECKS = {"guc": _check_guc, "autotune": _check_autotune}  # connection-test: nothing more
+
+
+def resolve_candidates(value: Any) -> tuple[tuple[GucOptions, ...], str]:
+    """The candidates a DSL value names, and which form it had: tgftp-37, grid or list."""
+    from ..autotune import candidates as cand  # the autotune core imports the guc driver, which imports dsl
+
+    if value == cand.TGFTP_37:
+        return cand.tgftp_37(), cand.TGFTP_37
+    if isinstance(value, dict):
+        return cand.grid(value), "grid"
+    return cand.explicit(value), "list"
+
+
+def build_link(data: dict[str, Any] | None) -> LinkModel | None:
+    """The link model a ``link:`` mapping describes (defaults for what it leaves out)."""
+    if data is None:
+        return None
+    base = LinkModel()
+    converters: dict[str, tuple[str, Any]] = {
+        "bandwidth": ("bandwidth_mib_s", parse_rate), "rtt": ("rtt_s", parse_duration),
+        "window": ("window", parse_size),
+        "buffer_cap": ("buffer_cap", parse_size), "setup": ("setup_s", parse_duration),
+        "per_stream": ("per_stream_s", parse_duration), "contention": ("contention", float),
+        "noise": ("noise", parse_fraction), "outliers": ("outliers", parse_fraction),
+        "failures": ("failures", parse_fraction), "seed": ("seed", int), "time_scale": ("time_scale", float),
+    }
+    values = {field: convert(data[key]) for key, (field, convert) in converters.items() if key in data}
+    return LinkModel(**{**base.__dict__, **values})
+
+
 def build_model(data: dict[str, Any], filename: str, text: str, warnings: list[Diagnostic]) -> Scenario:
     defaults = data.get("defaults", {})
-    tests = []
+    tests: list[AnyTest] = []
     for index, raw in enumerate(data["tests"]):
-        merged = merged_test(defaults, raw)
-        default_timeout = CONNECTION_TEST_TIMEOUT_S if raw["kind"] == "connection-test" else 0.0
-        timeout = parse_duration(merged["timeout"]) if "timeout" in merged else default_timeout
-        tests.append(Test(
-            id=raw["id"],
-            kind=raw["kind"],
-            description=raw.get("description", ""),
-            source=merged["source"],
-            target=merged["target"],
-            options=GucOptions.from_mapping(merged["options"]),
-            extra_args=tuple(merged.get("extra_args", ())),
-            repeat=merged.get("repeat", 1),
-            timeout_s=timeout or None,
-            comment=merged.get("comment", ""),
-            matrix=tuple((key, tuple(values)) for key, values in raw.get("matrix", {}).items()),
-            pre=_command(merged.get("pre")),
-            post=_command(merged.get("post")),
-            comment_command=_command(merged.get("comment_command")),
-            log_filename=raw.get("log_filename", ""),
-            on=_on_tuple(raw.get("on", defaults.get("on", LOCAL))),
-            index=index,
-        ))
+        tests.append(BUILDERS[raw["kind"]](raw, merged_test(defaults, raw), index))
     return Scenario(
         version=data["version"],
         name=data["name"],
@@ -348,6 +435,66 @@ def build_model(data: dict[str, Any], filename: str, text: str, warnings: list[D
         text=text,
         warnings=tuple(warnings),
     )
+
+
+def _timeout(merged: dict[str, Any], default: float) -> float | None:
+    return (parse_duration(merged["timeout"]) if "timeout" in merged else default) or None
+
+
+def _build_guc(raw: dict[str, Any], merged: dict[str, Any], index: int) -> Test:
+    """guc and connection-test tests (a connection test is a guc run of one byte)."""
+    default_timeout = CONNECTION_TEST_TIMEOUT_S if raw["kind"] == "connection-test" else 0.0
+    return Test(
+        id=raw["id"],
+        kind=raw["kind"],
+        description=raw.get("description", ""),
+        source=merged["source"],
+        target=merged["target"],
+        options=GucOptions.from_mapping(merged.get("options", {})),
+        extra_args=tuple(merged.get("extra_args", ())),
+        repeat=merged.get("repeat", 1),
+        timeout_s=_timeout(merged, default_timeout),
+        comment=merged.get("comment", ""),
+        matrix=tuple((key, tuple(values)) for key, values in raw.get("matrix", {}).items()),
+        pre=_command(merged.get("pre")),
+        post=_command(merged.get("post")),
+        comment_command=_command(merged.get("comment_command")),
+        log_filename=raw.get("log_filename", ""),
+        on=_on_tuple(merged.get("on", LOCAL)),
+        engine=merged.get("engine", "real"),
+        link=build_link(merged.get("link")),
+        index=index,
+    )
+
+
+def _build_autotune(raw: dict[str, Any], merged: dict[str, Any], index: int) -> AutotuneTest:
+    candidates, form = resolve_candidates(merged.get("candidates", "tgftp-37"))
+    base = AutotuneTest(id="", kind="autotune")
+    return AutotuneTest(
+        id=raw["id"],
+        kind=raw["kind"],
+        description=raw.get("description", ""),
+        source=merged["source"],
+        target=merged["target"],
+        extra_args=tuple(merged.get("extra_args", ())),
+        comment=merged.get("comment", ""),
+        engine=merged.get("engine", "real"),
+        link=build_link(merged.get("link")),
+        timeout_s=_timeout(merged, base.timeout_s or 0.0),
+        memory_to_memory=merged.get("memory_to_memory", True),
+        candidates=candidates,
+        candidate_set=form,
+        strategy=merged.get("strategy", base.strategy),
+        repetitions=merged.get("repetitions", base.repetitions),
+        budget=merged.get("budget", base.budget),
+        length=parse_size(merged["length"]) if "length" in merged else base.length,
+        margin_mib_s=parse_rate(merged["margin"]) if "margin" in merged else base.margin_mib_s,
+        on=_on_tuple(merged.get("on", LOCAL)),
+        index=index,
+    )
+
+
+BUILDERS = {"guc": _build_guc, "connection-test": _build_guc, "autotune": _build_autotune}
 
 
 def _on_tuple(value: str | list[str]) -> tuple[str, ...]:

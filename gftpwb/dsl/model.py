@@ -11,7 +11,8 @@ from typing import Any
 
 from ..commands import Command
 from ..errors import Diagnostic
-from ..units import parse_size
+from ..simlink import LinkModel
+from ..units import GIB, parse_size
 from .guc_options import GUC_OPTIONS, OPTIONS_BY_NAME
 
 
@@ -107,14 +108,47 @@ class Test:
     comment_command: Command | None = None
     log_filename: str = ""
     on: tuple[str, ...] = (LOCAL,)
+    engine: str = "real"
+    link: LinkModel | None = None
     index: int = field(default=0, metadata={"derived": True})
+
+
+@dataclass(frozen=True)
+class AutotuneTest:
+    """An auto-tune: which guc parameters move data fastest between source and target."""
+
+    __test__ = False
+
+    id: str
+    kind: str
+    description: str = ""
+    source: str = ""
+    target: str = ""
+    extra_args: tuple[str, ...] = ()
+    comment: str = ""
+    engine: str = "real"
+    link: LinkModel | None = None
+    timeout_s: float | None = field(default=30.0, metadata={"key": "timeout"})
+    memory_to_memory: bool = True
+    candidates: tuple[GucOptions, ...] = ()
+    strategy: str = "exhaustive"
+    repetitions: int = 10
+    budget: int = 120
+    length: int = 4 * GIB
+    margin_mib_s: float = field(default=20.0, metadata={"key": "margin"})
+    on: tuple[str, ...] = (LOCAL,)  # one host: where the transfers are started from
+    candidate_set: str = field(default="tgftp-37", metadata={"derived": True})  # "tgftp-37", "grid", "list"
+    index: int = field(default=0, metadata={"derived": True})
+
+
+AnyTest = Test | AutotuneTest
 
 
 @dataclass(frozen=True)
 class Scenario:
     version: int
     name: str
-    tests: tuple[Test, ...]
+    tests: tuple[AnyTest, ...]
     description: str = ""
     defaults: dict[str, Any] = field(default_factory=dict)
     hosts: tuple[Host, ...] = ()
@@ -122,7 +156,7 @@ class Scenario:
     text: str = field(default="", metadata={"derived": True})
     warnings: tuple[Diagnostic, ...] = field(default=(), metadata={"derived": True})
 
-    def test(self, test_id: str) -> Test | None:
+    def test(self, test_id: str) -> AnyTest | None:
         return next((t for t in self.tests if t.id == test_id), None)
 
     def host(self, name: str) -> Host | None:

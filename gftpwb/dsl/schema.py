@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any
 
 from ..commands import SHELL_NAME_PATTERN
-from ..units import DURATION_PATTERN, SIZE_PATTERN
+from ..units import DURATION_PATTERN, FRACTION_PATTERN, RATE_PATTERN, SIZE_PATTERN
 from .guc_options import GUC_OPTIONS, GucOption
 
 SCHEMA_ID = "https://gftpwb.invalid/schemas/scenario.schema.json"
@@ -38,6 +38,8 @@ def _ref(name: str) -> dict[str, Any]:
 
 SIZE = _ref("size")
 DURATION = _ref("duration")
+RATE = _ref("rate")
+FRACTION = _ref("fraction")
 COMMAND = _ref("command")
 LOG_FILENAME_PATTERN = r"^(?!\.\.?$)[^/]+$"
 
@@ -54,6 +56,20 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
         "type": ["number", "string"],
         "minimum": 0,
         "pattern": DURATION_PATTERN,
+    },
+    "rate": {
+        "description": "A rate: a number of MiB/s, or a number with a unit: 20MB/s, 1GB/s (MB and GB are "
+        "2^20 and 2^30 bytes, as in guc and tgftp), or 10Gbit/s, 100Mbit/s (decimal bits).",
+        "type": ["number", "string"],
+        "minimum": 0,
+        "pattern": RATE_PATTERN,
+    },
+    "fraction": {
+        "description": "A share: a number between 0 and 1 (0.03) or a percentage (3%).",
+        "type": ["number", "string"],
+        "minimum": 0,
+        "maximum": 1,
+        "pattern": FRACTION_PATTERN,
     },
     "name": {
         "description": "A name usable in file names: letters, digits, '.', '_' and '-', starting with a "
@@ -161,6 +177,60 @@ def _matrix_object() -> dict[str, Any]:
     }
 
 
+ENGINES = ("real", "simulated")
+
+# The simulated engine's link model (gftpwb/simlink.py); every key is optional.
+LINK_KEYS: tuple[Key, ...] = (
+    Key("bandwidth", RATE, "Capacity of the simulated path. Default 1GB/s."),
+    Key("rtt", DURATION, "Round-trip time of the path. Default 20ms."),
+    Key("window", SIZE, "Per-stream TCP window when -tcp-bs is not given (the kernel's autotuning). Default 4M."),
+    Key("buffer_cap", SIZE, "The simulated ends' net.core.rmem_max / wmem_max: a larger -tcp-bs is capped to "
+        "it. Default: no cap."),
+    Key("setup", DURATION, "Set-up time of every transfer (connections, authentication). Default 0.4s."),
+    Key("per_stream", DURATION, "Extra set-up per parallel stream (guc -p). Default 20ms."),
+    Key("contention", {"type": "number", "minimum": 0, "maximum": 0.1},
+        "Share of throughput lost per parallel stream. Default 0.004."),
+    Key("noise", FRACTION, "Run-to-run coefficient of variation of a transfer's time. Default 3%."),
+    Key("outliers", FRACTION, "Share of runs slowed to 0.5-0.8x (a competing flow, a stall). Default 0."),
+    Key("failures", FRACTION, "Share of runs that fail. Default 0."),
+    Key("seed", {"type": "integer", "minimum": 0},
+        "Seed of the model's random numbers; the same seed and run id always give the same result. Default 0."),
+    Key("time_scale", {"type": "number", "minimum": 0},
+        "Let a simulated transfer take this share of its simulated duration in real time (1 = real time). "
+        "Default 0: results arrive at once."),
+)
+
+# The guc options an auto-tune candidate may vary.
+CANDIDATE_OPTIONS = ("parallel", "tcp_buffer", "block_size", "concurrency", "pipeline", "fast")
+
+
+def _candidates_schema() -> dict[str, Any]:
+    by_name = {o.name: o for o in GUC_OPTIONS}
+    grid_props = {}
+    for name in CANDIDATE_OPTIONS:
+        option = by_name[name]
+        item = option_schema(option)
+        if option.type != "flag":
+            item = {"anyOf": [item, {"type": "null"}]}
+        grid_props[name] = {"description": f"Values of {name} ({option.flag}) to try; null: not passed.",
+                            "type": "array", "minItems": 1, "items": item}
+    set_props = {name: {**option_schema(by_name[name]), "description": by_name[name].description}
+                 for name in CANDIDATE_OPTIONS}
+    return {
+        "description": "tgftp-37: tgftp's 37 configurations in its order (-vb; -p 1..32; -p 1..32 with -tcp-bs "
+        "1M..16M). A mapping of option lists: their cross product, first key outermost. A list of option "
+        "sets: exactly those, in that order ({} is plain -vb). Earlier candidates win near-ties.",
+        "anyOf": [
+            {"const": "tgftp-37", "description": "tgftp's 37 configurations."},
+            {"type": "object", "additionalProperties": False, "minProperties": 1, "properties": grid_props,
+             "description": "A grid: option lists to combine."},
+            {"type": "array", "minItems": 1, "description": "Candidates one by one.",
+             "items": {"type": "object", "additionalProperties": False, "properties": set_props,
+                       "description": "One candidate's guc options."}},
+        ],
+    }
+
+
 # Keys a test and the defaults block share; a test's value replaces the default (options merge key by key).
 SHARED_KEYS: tuple[Key, ...] = (
     Key("source", {"type": "string", "minLength": 1},
@@ -178,6 +248,10 @@ SHARED_KEYS: tuple[Key, ...] = (
         "Default: no limit."),
     Key("comment", {"type": "string"},
         "Free text written to the record and to the tag log's comment tag."),
+    Key("engine", {"enum": list(ENGINES)},
+        "real (default): run globus-url-copy. simulated: compute each transfer from the link model in "
+        "link (seeded, deterministic); every result, record and log is labelled SIMULATED."),
+    Key("link", _ref("link"), "The simulated link (engine: simulated); see link."),
 )
 
 # Commands around a test (tgftp's pre-command, post-command and command log-comment).
@@ -231,9 +305,30 @@ KINDS: tuple[Kind, ...] = (
     Kind("connection-test", "tgftp's connection test: guc -dbg -vb -len 1 moves one byte with the full "
          "control-channel conversation logged, and the record says which step failed (connect, login, "
          "data channel). Default timeout 30s.", (
-        *(k for k in SHARED_KEYS if k.name not in ("options",)),
+        *(k for k in SHARED_KEYS if k.name not in ("options", "engine", "link")),
         *COMMAND_KEYS,
         LOG_FILENAME_KEY,
+    )),
+    Kind("autotune", "find the best guc parameters for a path, as tgftp -a does, or with fewer transfers.", (
+        *(k for k in SHARED_KEYS if k.name in ("source", "target", "extra_args", "comment", "engine", "link")),
+        Key("timeout", DURATION, "Kill a transfer after this long; it counts as failed (tgftp: 30 s). "
+            "Default 30s; 0 = no limit."),
+        Key("memory_to_memory", {"type": "boolean"},
+            "Replace the paths of source and target by /dev/zero and /dev/null on the same servers, as "
+            "tgftp -a does. Default true; false uses the URLs as they are."),
+        Key("candidates", _ref("autotune_candidates"), "The configurations to try (see autotune_candidates). "
+            "Default tgftp-37."),
+        Key("strategy", {"enum": ["exhaustive", "adaptive"]},
+            "exhaustive (default): every candidate `repetitions` times, as tgftp. adaptive: a race that "
+            "spends transfers only where they can change the pick, at most `budget`."),
+        Key("repetitions", {"type": "integer", "minimum": 1},
+            "exhaustive: transfers per candidate (tgftp's execs). Default 10."),
+        Key("budget", {"type": "integer", "minimum": 1},
+            "adaptive: the most transfers it may use. Default 120."),
+        Key("length", SIZE, "Bytes per transfer (guc -len). Default 4G, as tgftp."),
+        Key("margin", RATE, "Tie margin: a later candidate replaces the pick only if its mean is at least this "
+            "much better, so the earlier wins near-ties. Default 20MB/s (tgftp's documentation); 10MB/s "
+            "reproduces tgftp 0.7.0's code."),
     )),
 )
 KIND_NAMES = tuple(k.name for k in KINDS)
@@ -283,8 +378,12 @@ def build_schema() -> dict[str, Any]:
     definitions = dict(DEFINITIONS)
     definitions["guc_options"] = _options_object()
     definitions["guc_matrix"] = _matrix_object()
+    definitions["link"] = _object(LINK_KEYS, "A simulated link (engine: simulated): "
+                                  "what a guc transfer would measure on it; see gftpwb/simlink.py.")
+    definitions["autotune_candidates"] = _candidates_schema()
     definitions["defaults"] = _object((*SHARED_KEYS, *COMMAND_KEYS, *DEFAULT_ONLY_KEYS),
-                                      "Values every test inherits unless it sets its own.")
+                                      "Values every test inherits unless it sets its own (a test takes the "
+                                      "ones its kind has).")
     definitions["host"] = _object(HOST_KEYS, "One host of the inventory, reached over SSH.")
     for kind in KINDS:
         definitions[f"{kind.name}_test"] = _object(kind_keys(kind), f"A test of kind {kind.name}: {kind.description}")

@@ -71,6 +71,9 @@ class Executor:
         self.runners = {**DEFAULT_RUNNERS, **(runners or {})}
         self._stopping = False
         self._current: set[asyncio.Task[ResultRecord]] = set()
+        # Final records of earlier attempts (--resume), including runs a runner started itself (an
+        # auto-tune's transfers): a runner that decides its own runs replays them from here.
+        self.history: list[ResultRecord] = []
 
     @property
     def stopping(self) -> bool:
@@ -90,7 +93,9 @@ class Executor:
         """Run every spec whose id is not in ``done``; ``earlier`` records count in the summary."""
         self.publish(ScenarioStarted(scenario=scenario, results_dir=results_dir, plan=tuple(specs),
                                      skipped_run_ids=done))
-        records = list(earlier or [])
+        self.history = list(earlier or [])
+        planned = {s.run_id for s in specs}
+        records = [r for r in self.history if r.run_id in planned]
         for batch in batches([s for s in specs if s.run_id not in done]):
             if self._stopping:
                 break

@@ -107,6 +107,10 @@ async def run_process(executor: Executor, spec: RunSpec, session: Session,
 
 
 async def run_guc(executor: Executor, spec: RunSpec) -> ResultRecord:
+    if spec.engine == "simulated":
+        from .simulated import run_simulated_guc
+
+        return await run_simulated_guc(executor, spec)
     argv = unbuffered(spec.argv) if executor.unbuffer else spec.argv
     return await run_process(executor, spec, GucRun(length_bytes=spec.length_bytes), argv)
 
@@ -125,7 +129,14 @@ async def run_connection_test(executor: Executor, spec: RunSpec) -> ResultRecord
 
 
 # with_commands adds the spec's pre, comment and post commands around a runner.
+async def _run_autotune(executor: Executor, spec: RunSpec) -> ResultRecord:
+    from .autotune import run_autotune
+
+    return await run_autotune(executor, spec)
+
+
 DEFAULT_RUNNERS: dict[str, Runner] = {
     "guc": with_commands(run_guc),
     "connection-test": with_commands(run_connection_test),
+    "autotune": _run_autotune,  # runs its transfers through run_guc itself
 }

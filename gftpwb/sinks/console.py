@@ -12,7 +12,18 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from ..events import Event, Notice, OutputLine, Progress, RunFinished, RunStarted, ScenarioFinished, ScenarioStarted
+from ..autotune.ranking import tie_note
+from ..events import (
+    Event,
+    Notice,
+    OutputLine,
+    Progress,
+    RunFinished,
+    RunStarted,
+    ScenarioFinished,
+    ScenarioStarted,
+    TuneUpdate,
+)
 from ..records import PASSED, ResultRecord
 from ..report import human_bytes, short_error, summarize_cases
 from ..specs import RunSpec
@@ -87,6 +98,8 @@ class ConsoleSink:
         self._index = 0
         self._plan: dict[str, RunSpec] = {}
         self._records: list[ResultRecord] = []
+        self._tune: TuneUpdate | None = None  # the latest ranking of the auto-tune in flight
+        self._tune_tests: set[str] = set()
 
     def __call__(self, event: Event) -> None:
         handler = getattr(self, f"_on_{type(event).__name__}", None)
@@ -99,16 +112,31 @@ class ConsoleSink:
         skipped = len(event.plan) - self._todo
         extra = f" ({skipped} already done, resuming)" if skipped else ""
         self.console.print(f"gftpwb: {event.scenario}: {self._todo} run(s){extra} -> {event.results_dir}")
+        self._tune_tests = {s.test_id for s in event.plan if s.kind == "autotune"}
+        simulated = [s for s in event.plan if s.engine == "simulated"]
+        if simulated:
+            self.console.print(Text(f"SIMULATED: {len(simulated)} run(s) use the simulated engine: results come "
+                                    "from a link model, not from transfers", style="bold magenta"))
         if self.live_enabled:
             self._live = Live(self._line, console=self.console, refresh_per_second=8, transient=True)
             self._live.start()
 
     def _on_RunStarted(self, event: RunStarted) -> None:
-        self._index += 1
-        self._line.flights[event.spec.run_id] = _Flight(f"[{self._index}/{self._todo}] {event.spec.run_id}", event.t)
+        spec = event.spec
+        sim = " SIMULATED" if spec.engine == "simulated" else ""
+        if spec.run_id in self._plan or not self._plan:
+            self._index += 1
+            counter = f"[{self._index}/{self._todo}]"
+        else:  # a transfer an auto-tune started
+            tune = self._tune
+            counter = f"  [{tune.transfers_used + 1}/{tune.budget}]" if tune else "  "
+        if spec.kind == "autotune":  # its transfers show as runs of their own
+            what = f"auto-tune, {spec.params.get('strategy')}, {len(spec.params.get('candidates', []))} candidates"
+            self.console.print(f"{counter} {spec.run_id}:{sim} {what}", soft_wrap=True)
+            return
+        self._line.flights[spec.run_id] = _Flight(f"{counter} {spec.run_id}{sim}", event.t)
         if not self.live_enabled:
-            self.console.print(f"[{self._index}/{self._todo}] {event.spec.run_id}: {' '.join(event.argv)}",
-                               soft_wrap=True)
+            self.console.print(f"{counter} {spec.run_id}:{sim} {' '.join(event.argv)}", soft_wrap=True)
 
     def _on_Progress(self, event: Progress) -> None:
         flight = self._line.flights.get(event.run_id)
@@ -126,13 +154,27 @@ class ConsoleSink:
         style = "yellow" if event.level == "warning" else ""
         self.console.print(Text(f"{event.level}: {event.text}", style=style))
 
+    def _on_TuneUpdate(self, event: TuneUpdate) -> None:
+        self._tune = event
+        if event.finished:
+            self._tune = None
+            self.print_ranking(event)
+
     def _on_RunFinished(self, event: RunFinished) -> None:
         r = event.record
         self._line.flights.pop(r.run_id, None)
         self._records.append(r)
         mark = "ok  " if r.status == PASSED else f"{r.status.upper():<4}"
-        text = Text(f"{mark} {r.run_id}  ", style=STATUS_STYLE.get(r.status, ""))
-        if r.status == PASSED and r.kind == "connection-test":
+        sim = " SIMULATED" if r.engine == "simulated" else ""
+        text = Text(f"{mark} {r.run_id}{sim}  ", style=STATUS_STYLE.get(r.status, ""))
+        if r.kind == "autotune":
+            pick = (r.details.get("pick") or {}) if isinstance(r.details, dict) else {}
+            if r.status == PASSED:
+                text.append(f"pick {pick.get('params')} ({_rate(pick.get('mean_mib_s'))} MiB/s) after "
+                            f"{r.details.get('transfers_used')} transfers", style="")
+            else:
+                text.append(short_error(r.error), style="")
+        elif r.status == PASSED and r.kind == "connection-test":
             text.append(f"connection ok (connect, login, data channel) in {r.seconds:.3f}s", style="")
         elif r.status == PASSED:
             text.append(f"{human_bytes(r.bytes)} in {r.seconds:.3f}s  {_rate(r.rate_incl_setup_mib_s)} MiB/s "
@@ -151,10 +193,41 @@ class ConsoleSink:
         note = " (interrupted by the user)" if s.interrupted else ""
         self.console.print(f"{counts} of {s.total} planned{note}. Results: {s.results_dir}")
 
+    def print_ranking(self, event: TuneUpdate) -> None:
+        """The final ranking of an auto-tune, then the pick as tgftp prints it."""
+        sim = " SIMULATED" if event.engine == "simulated" else ""
+        title = (f"{event.test_id}:{sim} auto-tune ranking ({event.strategy}, {event.transfers_used} of "
+                 f"{event.budget} transfers, rates in MiB/s incl. set-up)")
+        table = Table(title=title, caption=f"{MIB_NOTE} CI: 95 % confidence interval of the mean.",
+                      title_justify="left")
+        for name, justify in (("rank", "right"), ("config", "left"), ("mean", "right"), ("95 % CI", "right"),
+                              ("runs", "right"), ("failures", "right"), ("note", "left")):
+            table.add_column(name, justify=justify)
+        for row in event.rows:
+            ci = "-" if row.ci_low_mib_s is None else f"{row.ci_low_mib_s:.1f}-{row.ci_high_mib_s:.1f}"
+            marks = []
+            if row.tied_with_leader:
+                marks.append(tie_note(event.margin_mib_s))
+            if row.note:
+                marks.append(row.note)
+            style = "bold green" if row.rank == 1 and event.leader == row.candidate else (
+                "dim" if row.eliminated or row.mean_mib_s is None else "")
+            table.add_row(str(row.rank), row.candidate, _rate(row.mean_mib_s), ci, str(row.runs),
+                          str(row.failures), "; ".join(marks), style=style)
+        self.console.print(table)
+        if event.leader is None:
+            self.console.print(Text(f"{event.test_id}: no pick: no candidate reached the tie margin "
+                                    f"({event.margin_mib_s:g} MB/s)", style="red"))
+        else:
+            self.console.print(f"{event.test_id}:{sim} best guc parameters (as tgftp -a prints them):")
+            self.console.print(event.leader, highlight=False, markup=False)
+
     def print_table(self, records: list[ResultRecord]) -> None:
+        records = [r for r in records if r.kind != "autotune" and r.test_id not in self._tune_tests]
         if not records:
             return
-        table = Table(title="Results (rates in MiB/s)", caption=MIB_NOTE, title_justify="left")
+        sim = " SIMULATED" if any(r.engine == "simulated" for r in records) else ""
+        table = Table(title=f"Results{sim} (rates in MiB/s)", caption=MIB_NOTE, title_justify="left")
         for name, justify in (("test", "left"), ("#", "right"), ("guc options", "left"), ("ok/runs", "right"),
                               ("mean incl. set-up", "right"), ("min", "right"), ("max", "right"),
                               ("mean guc avg", "right")):
