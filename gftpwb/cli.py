@@ -204,6 +204,13 @@ def build_parser() -> argparse.ArgumentParser:
             q.add_argument("--rate", metavar="RATE", help="shape each host's link with tc tbf (e.g. 400mbit)")
             q.add_argument("--gridftp-on-hosts", action="store_true",
                            help="also run a GridFTP server in each namespace host")
+            q.add_argument("--gluster", action="store_true",
+                           help="also start glusterd and a single-brick volume for gfapi tests")
+            q.add_argument("--gluster-address", metavar="ADDR",
+                           help="the volume's server address, reachable by every client (default: a 198.18.x.y "
+                                "address the lab adds to lo)")
+            q.add_argument("--gluster-volume", metavar="NAME",
+                           help="the volume's name (default gftpwb-<hash of the state directory>)")
         if name == "status":
             q.add_argument("--json", action="store_true", help="machine-readable output")
         q.set_defaults(func=cmd_lab)

@@ -1,12 +1,15 @@
 """``gftpwb lab up|down|status``: the loopback GridFTP server and, with ``--hosts N``, namespace hosts
-(:mod:`gftpwb.exec.netlab`) in one state directory."""
+(:mod:`gftpwb.exec.netlab`), with ``--gluster`` a GlusterFS volume (:mod:`gftpwb.exec.gluster_lab`),
+in one state directory."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 
 from .errors import EXIT_OK
+from .exec.gluster_lab import GlusterLab
 from .exec.lab import GridftpLab
 from .exec.netlab import NetLab
 
@@ -14,6 +17,7 @@ from .exec.netlab import NetLab
 def cmd_lab(args: argparse.Namespace) -> int:
     lab = GridftpLab(args.state_dir)
     hosts = NetLab(lab.state_dir)
+    gluster = GlusterLab(lab.state_dir)
     if args.lab_command == "up":
         if args.hosts or args.rate:
             NetLab.check_request(args.hosts, args.rate or "")
@@ -24,7 +28,12 @@ def cmd_lab(args: argparse.Namespace) -> int:
         if args.hosts:
             hosts.up(args.hosts, rate=args.rate or "", gridftp_on_hosts=args.gridftp_on_hosts)
             _print_hosts(hosts.status())
+        if args.gluster:
+            g = gluster.up(address=args.gluster_address, volume=args.gluster_volume)
+            print(f"GlusterFS volume {g.volume} started: server {g.address}, brick {g.brick}")
     elif args.lab_command == "down":
+        if gluster.down():
+            print("GlusterFS volume of the lab stopped and deleted")
         had_hosts = hosts.down()
         if had_hosts:
             print("namespace hosts removed")
@@ -32,12 +41,17 @@ def cmd_lab(args: argparse.Namespace) -> int:
     else:
         status = lab.status()
         net = hosts.status()
+        g = gluster.status() if gluster.configured else None
         if args.json:
-            print(json.dumps({"gridftp": lab.status_dict(), "hosts": net}, indent=1))
+            print(json.dumps({"gridftp": lab.status_dict(), "hosts": net, **({"gluster": asdict(g)} if g else {})},
+                             indent=1))
         else:
             state = f"running, pid {status.pid}" if status.running else "not running"
             print(f"gridftp  {status.url}  {state}  (state {status.state_dir})")
             _print_hosts(net)
+            if g:
+                state = "started" if g.running else "not running"
+                print(f"gluster  {g.address}:/{g.volume}  {state}  (brick {g.brick})")
     return EXIT_OK
 
 

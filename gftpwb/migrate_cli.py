@@ -237,6 +237,8 @@ def export_taglogs(directory: str, output: str | None) -> int:
     os.makedirs(target, exist_ok=True)
     written = 0
     for record in latest_by_run(records).values():
+        if record.kind == "gfapi":  # small-file runs have no tgftp tag log (their CSVs are in the results)
+            continue
         name = record.taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
         _write(os.path.join(target, os.path.basename(name)), format_taglog(record, command))
         written += 1

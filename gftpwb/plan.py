@@ -14,14 +14,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict
 
 from .drivers.connection import CONNECTION_TEST_LENGTH, build_connection_argv
+from .drivers.gfapi import GfapiJob, display_argv
 from .drivers.guc import build_argv
-from .dsl.model import LOCAL, AnyTest, Scenario, Test
+from .dsl.model import LOCAL, AnyTest, GfapiTest, Scenario, Test
 from .errors import UsageError
 from .simlink import LinkModel
 from .specs import RunSpec
 
 
-def matrix_points(test: Test) -> list[dict[str, object]]:
+def matrix_points(test: AnyTest) -> list[dict[str, object]]:
     """Every combination of the matrix values, first key outermost; ``[{}]`` without a matrix."""
     if not test.matrix:
         return [{}]
@@ -110,10 +111,28 @@ def _plan_autotune(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[
     return plan_autotune(scenario, test, first_case)
 
 
+def plan_gfapi(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[RunSpec], int]:
+    """A gfapi test: one case per matrix combination; each repeat is ONE run on all of the test's
+    hosts at once (the runner starts them together), not a run per host."""
+    assert isinstance(test, GfapiTest)
+    specs: list[RunSpec] = []
+    points = matrix_points(test)
+    for variant, point in enumerate(points):
+        job = GfapiJob.from_test(test, point, test.on)
+        specs.extend(RunSpec(run_id=f"{case_label(test, variant)}/{repeat}", scenario=scenario.name,
+                             test_id=test.id, case=first_case + variant, repeat=repeat, kind=test.kind,
+                             host=",".join(job.hosts), argv=display_argv(job), params=job.to_params(),
+                             timeout_s=test.timeout_s, length_bytes=job.total_bytes or None, comment=test.comment,
+                             target=job.target)
+                     for repeat in range(test.repeat))
+    return specs, len(points)
+
+
 PLANNERS: dict[str, Callable[[Scenario, AnyTest, int], tuple[list[RunSpec], int]]] = {
     "guc": plan_guc,
     "connection-test": plan_guc,
     "autotune": _plan_autotune,
+    "gfapi": plan_gfapi,
 }
 
 
@@ -133,6 +152,7 @@ def log_name_for(test: Test, variant: int, repeat: int) -> str:
     if suffix:
         return f"{stem}_{repeat:03d}{suffix}"
     return stem if test.repeat == 1 else f"{stem}_{repeat:03d}"
+
 
 
 def plan_fingerprint(specs: list[RunSpec]) -> str:

@@ -20,6 +20,7 @@ from .events import Notice
 from .exec.executor import Executor
 from .exec.hosts import HostTransports
 from .records import ResultRecord, Summary
+from .sinks.gfapi_files import GfapiFilesSink
 from .sinks.journal import JOURNAL_NAME, JournalSink
 from .sinks.taglogs import TagLogSink
 from .specs import RunSpec
@@ -66,6 +67,7 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     journal = JournalSink(os.path.join(request.results_dir, JOURNAL_NAME))
     bus.subscribe(journal)
     bus.subscribe(TagLogSink(request.results_dir, shlex.join(request.command)))
+    bus.subscribe(GfapiFilesSink(request.results_dir))
     for subscriber in request.subscribers:
         bus.subscribe(subscriber)
     transports = HostTransports(

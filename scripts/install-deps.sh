@@ -8,6 +8,8 @@ set -euo pipefail
 want=(globus-gass-copy-progs globus-gridftp-server-progs coreutils procps python3-venv)
 if [ "${1:-demo}" = "test" ]; then
     want+=(openssh-server openssh-client iproute2 iperf3 psmisc tmux)
+    # gfapi tests: glusterd and a volume, libgfapi headers and a compiler for the worker, fio to compare
+    want+=(glusterfs-server libglusterfs-dev gcc libc6-dev fio)
 fi
 
 missing=()

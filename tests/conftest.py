@@ -115,3 +115,30 @@ def netlab(tmp_path_factory: pytest.TempPathFactory):
     lab.up(3)
     yield lab
     lab.down()
+
+
+# --- gfapi: the worker build cache and a real GlusterFS volume ----------------------------------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def worker_cache(tmp_path_factory: pytest.TempPathFactory):
+    """Build gfapi workers into a per-session cache, never into the user's ~/.cache."""
+    path = tmp_path_factory.mktemp("workers")
+    old = os.environ.get("GFTPWB_WORKER_DIR")
+    os.environ["GFTPWB_WORKER_DIR"] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop("GFTPWB_WORKER_DIR", None)
+    else:
+        os.environ["GFTPWB_WORKER_DIR"] = old
+
+
+@pytest.fixture(scope="session")
+def gluster(tmp_path_factory: pytest.TempPathFactory):
+    """A real started single-brick GlusterFS volume, made and removed by the project's lab code."""
+    from gftpwb.exec.gluster_lab import GlusterLab
+
+    lab = GlusterLab(str(tmp_path_factory.mktemp("glusterlab")))
+    status = lab.up()
+    yield status
+    lab.down()

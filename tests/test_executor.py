@@ -24,13 +24,20 @@ def collect():
     return bus, events
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as handle:
-        return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+def alive(pid: int, settle_s: float = 3.0) -> bool:
+    """Whether ``pid`` still runs after up to ``settle_s``: SIGKILL is delivered asynchronously, so a
+    killed process may need a moment before it is gone (or a zombie)."""
+    deadline = time.monotonic() + settle_s
+    while True:
+        try:
+            os.kill(pid, 0)
+            with open(f"/proc/{pid}/stat") as handle:
+                running = handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except (ProcessLookupError, FileNotFoundError):
+            running = False
+        if not running or time.monotonic() > deadline:
+            return running
+        time.sleep(0.05)
 
 
 async def test_progress_streams_while_guc_runs(fake_guc, monkeypatch):

@@ -10,9 +10,10 @@ import pytest
 from jsonschema import Draft7Validator
 
 from gftpwb.dsl import load_scenario
+from gftpwb.dsl.gfapi_settings import GFAPI_SETTINGS, SWEEPABLE
 from gftpwb.dsl.guc_options import GUC_OPTIONS
 from gftpwb.dsl.loader import build_link
-from gftpwb.dsl.model import AutotuneTest, GucOptions, Scenario, Test
+from gftpwb.dsl.model import AutotuneTest, GfapiTest, GucOptions, Scenario, Test
 from gftpwb.dsl.schema import LINK_KEYS, build_schema, render_schema
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,6 +61,11 @@ def test_model_and_schema_name_the_same_keys():
     assert _model_keys(Scenario) == set(build_schema()["properties"])
     assert {f.name for f in fields(GucOptions)} == set(defs["guc_options"]["properties"])
     assert {o.name for o in GUC_OPTIONS} == set(defs["guc_matrix"]["properties"])
+    gfapi = defs["gfapi_test"]["properties"]
+    assert _model_keys(GfapiTest) == set(gfapi)
+    assert set(SWEEPABLE) == set(gfapi["matrix"]["properties"])
+    defaults = {f.name: f.default for f in fields(GfapiTest)}
+    assert {s.name: s.default for s in GFAPI_SETTINGS} == {s.name: defaults[s.name] for s in GFAPI_SETTINGS}
 
 
 def test_schema_command_prints_the_committed_file():

@@ -556,3 +556,38 @@ async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
         test_row = cells(app, "tests")["tune"]
         assert test_row[1:5] == ["autotune", "local", "passed", "1/1"]
         assert test_row[6].startswith(f"{final.transfers_used} transfers")
+
+
+@pytest.mark.real
+async def test_threads_view_on_real_gfapi_workers(tmp_path, gluster):
+    """Issue 5's workers on a real GlusterFS volume: one row per worker thread, as the record says."""
+    import uuid
+
+    path = write_scenario(tmp_path, f"""\
+        - id: smallfiles
+          kind: gfapi
+          volume: {{name: {gluster.volume}, server: {gluster.address}}}
+          directory: /gftpwb-tui-{uuid.uuid4().hex[:8]}
+          workload: seq-wr
+          processes: 2
+          threads: 4
+          files: 100
+          file_size: 64K
+          record_size: 16K
+          timeout: 2m
+    """)
+    app = WorkbenchApp(path, results_base=str(tmp_path / "results"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("3", "r")
+        await wait_for(pilot, lambda: app.summary is not None, "the gfapi run")
+        await pilot.pause(0.5)
+        (record,) = journal(app.live.results_dir)
+        assert record["status"] == "passed", record["error"]
+        rows = list(cells(app, "thread-table").values())
+        threads = record["details"]["gfapi"]["threads"]
+        assert len(rows) == len(threads) == 8
+        assert sorted((r[1], int(r[2])) for r in rows) == sorted((t["host"], int(t["thread"])) for t in threads)
+        for row in rows:
+            # run, host, thread, %, MiB, MiB/s, IOPS, files/s, state: 100 files of 64 KiB each, all done
+            assert row[3] == "100" and float(row[4]) == pytest.approx(100 * 64 / 1024, abs=0.05)
+            assert float(row[5]) > 0 and float(row[6]) > 0 and float(row[7]) > 0 and row[8] == "done"

@@ -26,7 +26,8 @@ from ..units import (
     parse_rate,
     parse_size,
 )
-from .model import LOCAL, AnyTest, AutotuneTest, GucOptions, Host, Scenario, Test
+from .gfapi_loader import build_gfapi_test, check_gfapi_test
+from .model import LOCAL, AnyTest, AutotuneTest, GfapiTest, GucOptions, Host, Scenario, Test
 from .schema import COMMAND_KEYS, DEFAULT_ONLY_KEYS, KINDS, NAME_PATTERN, packaged_schema
 from .yamlpos import Path, Positions, load_yaml_with_positions
 
@@ -214,6 +215,11 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         tline, tcol = pos.of_value(("tests", index))
         if "on" in test:
             errors.extend(_on_diagnostics(test["on"], ("tests", index, "on"), known_hosts, pos, filename))
+        if test["kind"] == "gfapi":  # its own keys and checks: dsl/gfapi_loader.py
+            kind_errors, kind_warnings = check_gfapi_test(defaults, test, index, pos, filename)
+            errors.extend(kind_errors)
+            warnings.extend(kind_warnings)
+            continue
         for key in ("source", "target"):
             if not merged.get(key):
                 errors.append(Diagnostic(filename, tline, tcol,
@@ -494,7 +500,12 @@ def _build_autotune(raw: dict[str, Any], merged: dict[str, Any], index: int) -> 
     )
 
 
-BUILDERS = {"guc": _build_guc, "connection-test": _build_guc, "autotune": _build_autotune}
+def _build_gfapi(raw: dict[str, Any], merged: dict[str, Any], index: int) -> GfapiTest:
+    """gfapi tests take only repeat, timeout, comment and on from defaults (dsl/gfapi_loader.py)."""
+    return build_gfapi_test(merged, raw, index, on=_on_tuple(merged.get("on", LOCAL)))
+
+
+BUILDERS = {"guc": _build_guc, "connection-test": _build_guc, "autotune": _build_autotune, "gfapi": _build_gfapi}
 
 
 def _on_tuple(value: str | list[str]) -> tuple[str, ...]:

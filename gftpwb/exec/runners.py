@@ -22,6 +22,7 @@ from ..records import INTERRUPTED, ResultRecord
 from ..specs import RunSpec
 from .commands import with_commands
 from .executor import Executor, Interrupted, Runner, utc_now_iso
+from .gfapi_runner import GfapiRunner
 from .transport import ProcessLost, StartError
 
 
@@ -139,4 +140,5 @@ DEFAULT_RUNNERS: dict[str, Runner] = {
     "guc": with_commands(run_guc),
     "connection-test": with_commands(run_connection_test),
     "autotune": _run_autotune,  # runs its transfers through run_guc itself
+    "gfapi": GfapiRunner(),  # its own runner module; no pre/post commands (not in its DSL keys)
 }

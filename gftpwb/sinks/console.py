@@ -24,11 +24,13 @@ from ..events import (
     ScenarioStarted,
     TuneUpdate,
 )
+from ..gfapi_report import gfapi_headline, summarize_gfapi_cases
 from ..records import PASSED, ResultRecord
 from ..report import human_bytes, short_error, summarize_cases
 from ..specs import RunSpec
 
 MIB_NOTE = "MB and MiB both mean 2^20 bytes here, as in guc and tgftp."
+GFAPI_WAITING = "building, connecting and preparing the workers; measurement starts when all are ready"
 STATUS_STYLE = {"passed": "green", "failed": "red", "timeout": "yellow", "interrupted": "magenta"}
 
 
@@ -43,6 +45,7 @@ class _Flight:
         self.label = label
         self.t0 = t0
         self.progress: Progress | None = None
+        self.waiting = "waiting for guc's first progress report (third-party transfers report every 5 s)"
 
 
 class _LiveLine:
@@ -62,8 +65,7 @@ class _LiveLine:
         p = flight.progress
         line = Text(f"{flight.label}  {elapsed:6.1f}s  ")
         if p is None:
-            line.append("waiting for guc's first progress report (third-party transfers report every 5 s)",
-                        style="dim")
+            line.append(flight.waiting, style="dim")
             yield line
             return
         if p.length_bytes:
@@ -135,6 +137,8 @@ class ConsoleSink:
             self.console.print(f"{counter} {spec.run_id}:{sim} {what}", soft_wrap=True)
             return
         self._line.flights[spec.run_id] = _Flight(f"{counter} {spec.run_id}{sim}", event.t)
+        if spec.kind == "gfapi":
+            self._line.flights[spec.run_id].waiting = GFAPI_WAITING
         if not self.live_enabled:
             self.console.print(f"{counter} {spec.run_id}:{sim} {' '.join(event.argv)}", soft_wrap=True)
 
@@ -174,6 +178,8 @@ class ConsoleSink:
                             f"{r.details.get('transfers_used')} transfers", style="")
             else:
                 text.append(short_error(r.error), style="")
+        elif r.status == PASSED and r.kind == "gfapi":
+            text.append(gfapi_headline(r), style="")
         elif r.status == PASSED and r.kind == "connection-test":
             text.append(f"connection ok (connect, login, data channel) in {r.seconds:.3f}s", style="")
         elif r.status == PASSED:
@@ -224,6 +230,31 @@ class ConsoleSink:
 
     def print_table(self, records: list[ResultRecord]) -> None:
         records = [r for r in records if r.kind != "autotune" and r.test_id not in self._tune_tests]
+        self.print_gfapi_table([r for r in records if r.kind == "gfapi"])
+        self.print_guc_table([r for r in records if r.kind != "gfapi"])
+        failed = [r for r in records if r.status != PASSED]
+        for r in failed:
+            self.console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
+                                    style=STATUS_STYLE.get(r.status, "")))
+
+    def print_gfapi_table(self, records: list[ResultRecord]) -> None:
+        if not records:
+            return
+        table = Table(title="gfapi results (means of passed runs; MiB/s, files/s, IOPS at last done)",
+                      caption="first done: stonewalled when the first thread finished; skew: latest minus "
+                      "earliest thread start", title_justify="left")
+        for name, justify in (("test", "left"), ("#", "right"), ("workload hosts x procs x threads files", "left"),
+                              ("ok/runs", "right"), ("MiB/s", "right"), ("files/s", "right"), ("IOPS", "right"),
+                              ("first done MiB/s", "right"), ("% done", "right"), ("max skew ms", "right")):
+            table.add_column(name, justify=justify)
+        for row in summarize_gfapi_cases(records):
+            style = "" if row.passed == row.runs else "red"
+            table.add_row(row.test_id, f"{row.case:03d}", row.setup, f"{row.passed}/{row.runs}",
+                          _rate(row.last_mib_s), _rate(row.last_files_s, 0), _rate(row.last_iops, 0),
+                          _rate(row.first_mib_s), _rate(row.first_pct), _rate(row.max_skew_ms, 2), style=style)
+        self.console.print(table)
+
+    def print_guc_table(self, records: list[ResultRecord]) -> None:
         if not records:
             return
         sim = " SIMULATED" if any(r.engine == "simulated" for r in records) else ""
@@ -238,7 +269,3 @@ class ConsoleSink:
                           _rate(row.mean_incl_setup), _rate(row.min_incl_setup), _rate(row.max_incl_setup),
                           _rate(row.mean_guc_avg), style=style)
         self.console.print(table)
-        failed = [r for r in records if r.status != PASSED]
-        for r in failed:
-            self.console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
-                                    style=STATUS_STYLE.get(r.status, "")))
