@@ -1,9 +1,10 @@
-"""Stand-in runners that publish the telemetry other branches will produce for real, through the real
-executor, session and bus: per-thread ``WorkerProgress`` (the gfapi runner, issue 5, not merged yet)
-and ``TuneUpdate`` rankings. The auto-tune stand-in releases one transfer at a time, so a test can
-watch the view after every step; test_tui.py also runs issue 6's real simulated engine.
+"""Stand-in runners that publish per-thread ``WorkerProgress`` and ``TuneUpdate`` rankings through the
+real executor, session and bus, with figures known in advance: every thread has its own speed, so
+each sort order is known, and the auto-tune stand-in releases one transfer at a time, so a test can
+look at the view after every step. test_tui.py also drives the views with the real producers
+(issue 5's gfapi workers on GlusterFS, issue 6's simulated auto-tune engine).
 
-Both register for kind ``guc`` (the only kind the planner emits today), so a plain scenario drives them.
+Both register for kind ``guc``, so a plain guc scenario with fake endpoints drives them.
 """
 
 from __future__ import annotations
