@@ -96,13 +96,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     console = plain_or_terminal_console()
     live = {"auto": None, "always": True, "never": False}[args.progress]
     request = RunRequest(scenario=scenario, specs=specs, results_dir=directory, command=["gftpwb", *sys.argv[1:]],
-                         resume=args.resume is not None, subscribers=[ConsoleSink(console, live=live)],
+                         resume=args.resume is not None,
+                         subscribers=[] if args.tui else [ConsoleSink(console, live=live)],
                          accept_new_host_keys=args.accept_new_host_keys)
+    if args.tui:
+        from .tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
+
+        return run_in_tui(request, scenario_path=args.scenario, results_base=args.results_base)
     prepared = prepare_run(request)
     summary = asyncio.run(execute(prepared))
     if summary.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_OK if summary.all_passed else EXIT_RUNS_FAILED
+
+
+def _cmd_tui(args: argparse.Namespace) -> int:
+    from .tui.launch import cmd_tui  # Textual is loaded only when the TUI is asked for
+
+    return cmd_tui(args)
 
 
 # --- lab ------------------------------------------------------------------------------------------
@@ -151,7 +162,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--accept-new-host-keys", action="store_true",
                    help="trust SSH hosts missing from their known_hosts file on first use and add their keys "
                         "to it (logged); a changed key is always refused")
+    p.add_argument("--tui", action="store_true", help="show the run in the TUI workbench (same results)")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("tui", help="the TUI workbench: scenario, live run, threads, auto-tune, past results")
+    p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario to show and run (r); invalid ones "
+                   "show their problems at file:line:col")
+    p.add_argument("--results-base", metavar="DIR", default=rd.DEFAULT_BASE,
+                   help=f"where results directories go and are browsed (default {rd.DEFAULT_BASE}/)")
+    p.add_argument("--accept-new-host-keys", action="store_true",
+                   help="trust SSH hosts missing from their known_hosts file on first use (logged)")
+    p.set_defaults(func=_cmd_tui)
 
     add_migration_parsers(sub)
     p = sub.add_parser("tgftp", help="tgftp 0.7.0's command line (drop-in): gftpwb tgftp --help", add_help=False)

@@ -57,7 +57,11 @@ def prepare_run(request: RunRequest) -> PreparedRun:
 
 async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True,
                   executor: Executor | None = None) -> Summary:
-    """Run what is left of the plan; Ctrl-C / SIGTERM stop it after recording the run in flight."""
+    """Run what is left of the plan; Ctrl-C / SIGTERM stop it after recording the run in flight.
+
+    ``executor`` lets a front end keep a handle on the run (the TUI calls its ``stop()``); it is wired
+    to this run's bus and to the scenario's host transports, exactly as the default one would be.
+    """
     request = prepared.request
     bus = EventBus()
     journal = JournalSink(os.path.join(request.results_dir, JOURNAL_NAME))
@@ -69,8 +73,11 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     transports = HostTransports(
         request.scenario.hosts, accept_new_host_keys=request.accept_new_host_keys,
         notify=lambda text: bus.publish(Notice(level="warning", text=text)))
-    executor = executor or Executor(bus, transport_for=transports)
-    executor.bus = bus
+    if executor is None:
+        executor = Executor(bus, transport_for=transports)
+    else:  # a front end's own executor (the TUI's, so it can stop() it): same bus, same hosts
+        executor.bus = bus
+        executor.transport_for = transports
     loop = asyncio.get_running_loop()
     signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM) if install_signal_handlers else ()
     for sig in signals:

@@ -14,16 +14,16 @@ CORE_MODULES = ["gftpwb/__init__.py", "gftpwb/units.py", "gftpwb/rates.py", "gft
                 "gftpwb/specs.py", "gftpwb/events.py", "gftpwb/plan.py", "gftpwb/report.py", "gftpwb/errors.py",
                 "gftpwb/bus.py", "gftpwb/commands.py", "gftpwb/tgftp_args.py", "gftpwb/clockoffset.py",
                 "gftpwb/hostcheck.py", "gftpwb/simlink.py", "gftpwb/latency.py", "gftpwb/gfapi_stats.py",
-                "gftpwb/gfapi_report.py"]
+                "gftpwb/gfapi_report.py", "gftpwb/live.py", "gftpwb/compare.py"]
 SHELL_PACKAGES = ["gftpwb/exec", "gftpwb/sinks", "tui", "schemas"]
 SHELL_MODULES = ["gftpwb/cli.py", "gftpwb/__main__.py", "gftpwb/session.py", "gftpwb/results_dir.py",
                  "gftpwb/migrate_cli.py", "gftpwb/tgftp_cli.py", "gftpwb/lab_cmd.py", "gftpwb/hosts_cmd.py",
-                 "gftpwb/tgftp_autotune.py"]
+                 "gftpwb/tgftp_autotune.py", "gftpwb/results_index.py"]
 
 FORBIDDEN_EXTERNAL = {"asyncio", "subprocess", "socket", "selectors", "threading", "multiprocessing", "asyncssh",
                       "textual", "rich", "pty", "signal"}
 SHELL_INTERNAL = ("gftpwb.exec", "gftpwb.sinks", "gftpwb.cli", "gftpwb.session", "gftpwb.results_dir", "gftpwb.tui",
-                  "gftpwb.migrate_cli", "gftpwb.tgftp_cli")
+                  "gftpwb.migrate_cli", "gftpwb.tgftp_cli", "gftpwb.results_index")
 
 
 def core_files() -> list[Path]:

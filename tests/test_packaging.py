@@ -33,6 +33,7 @@ def test_wheel_installs_and_imports(tmp_path):
             "assert 'site-packages' in gftpwb.tui.__file__, gftpwb.tui.__file__;"
             "assert s.packaged_schema()['title'] == 'gftpwb scenario';"
             "from gftpwb.exec.worker_build import source_bytes; assert b'glfs_init' in source_bytes();"
+            "import gftpwb.tui.app as a; assert pathlib.Path(a.WorkbenchApp.CSS_PATH).is_file(), 'no stylesheet';"
             "print('ok')")
     out = subprocess.run([py, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert out.stdout.strip() == "ok", out.stderr

@@ -1,0 +1,308 @@
+"""The live aggregator behind the TUI (gftpwb.live): statuses, rates, per-thread rows, rankings, history.
+
+Pure and clock-free, so every figure here is exact: events carry their own monotonic ``t``.
+"""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gftpwb.events import (
+    OutputLine,
+    Progress,
+    RankingRow,
+    RunFinished,
+    RunStarted,
+    ScenarioFinished,
+    ScenarioStarted,
+    TuneUpdate,
+    WorkerProgress,
+)
+from gftpwb.live import MIB, LiveState, ThreadRow, sort_thread_rows, tune_mark
+from gftpwb.records import ResultRecord, Summary
+from gftpwb.specs import RunSpec
+
+
+def spec(test_id="a", case=0, repeat=0, kind="guc", host="local", length=None, index=None):
+    label = test_id if index is None else f"{test_id}[{index}]"
+    return RunSpec(run_id=f"{label}/{repeat}", scenario="s", test_id=test_id, case=case, repeat=repeat, kind=kind,
+                   host=host, argv=("globus-url-copy", "-vb", "ftp://x/zero", "ftp://y/null"), length_bytes=length,
+                   source="ftp://x/zero", target="ftp://y/null")
+
+
+def record(s: RunSpec, status="passed", nbytes=1 << 30, seconds=2.0, error=""):
+    return ResultRecord(scenario=s.scenario, test_id=s.test_id, run_id=s.run_id, case=s.case, repeat=s.repeat,
+                        kind=s.kind, host=s.host, argv=list(s.argv), status=status, seconds=seconds, bytes=nbytes,
+                        rate_incl_setup_mib_s=nbytes / MIB / seconds if status == "passed" else None, error=error)
+
+
+PLAN = (spec("a", 0, 0, length=1 << 30), spec("a", 0, 1, length=1 << 30), spec("b", 1, 0), spec("c", 2, 0))
+
+
+def started(plan=PLAN, skipped=frozenset(), t=100.0):
+    return ScenarioStarted(scenario="s", results_dir="results/x", plan=tuple(plan), skipped_run_ids=skipped, t=t)
+
+
+def by_id(live):
+    return {row.test_id: row for row in live.tests()}
+
+
+def test_statuses_follow_the_runs():
+    live = LiveState()
+    live.show_plan("s", PLAN)
+    assert {r.test_id: r.status for r in live.tests()} == {"a": "queued", "b": "queued", "c": "queued"}
+    assert not live.active
+    live(started())
+    assert live.active
+    live(RunStarted(spec=PLAN[0], argv=PLAN[0].argv, started_at="", t=101.0))
+    assert by_id(live)["a"].status == "running"
+    live(RunFinished(record=record(PLAN[0]), t=103.0))
+    row = by_id(live)["a"]
+    assert (row.status, row.done, row.total, row.passed) == ("queued", 1, 2, 1)
+    assert row.last_rate_mib_s == pytest.approx(512.0)
+    live(RunStarted(spec=PLAN[1], argv=PLAN[1].argv, started_at="", t=104.0))
+    live(RunFinished(record=record(PLAN[1], nbytes=1 << 29, seconds=1.0), t=105.0))
+    assert by_id(live)["a"].status == "passed"
+    assert by_id(live)["a"].last_rate_mib_s == pytest.approx(512.0)  # the last finished run's rate
+    live(RunStarted(spec=PLAN[2], argv=PLAN[2].argv, started_at="", t=106.0))
+    live(RunFinished(record=record(PLAN[2], status="timeout", error="timed out after 2s"), t=108.0))
+    assert (by_id(live)["b"].status, by_id(live)["b"].note) == ("timeout", "1 timeout")
+    live(RunStarted(spec=PLAN[3], argv=PLAN[3].argv, started_at="", t=109.0))
+    live(RunFinished(record=record(PLAN[3], status="interrupted"), t=110.0))
+    live(ScenarioFinished(summary=Summary(total=4, counts={"passed": 2, "timeout": 1, "interrupted": 1},
+                                          interrupted=True, results_dir="results/x"), t=110.5))
+    assert by_id(live)["c"].status == "interrupted"
+    assert by_id(live)["a"].status == "passed"
+    assert not live.active
+    panel = live.run_panel(now=200.0)
+    assert (panel.state, panel.runs_done, panel.runs_total) == ("interrupted", 4, 4)
+
+
+def test_runs_a_stop_left_unstarted_become_skipped():
+    live = LiveState()
+    live(started())
+    live(RunStarted(spec=PLAN[0], argv=PLAN[0].argv, started_at="", t=101.0))
+    live(RunFinished(record=record(PLAN[0], status="interrupted"), t=102.0))
+    live(ScenarioFinished(summary=Summary(total=4, counts={"interrupted": 1}, interrupted=True), t=102.1))
+    rows = by_id(live)
+    assert (rows["a"].status, rows["a"].note) == ("interrupted", "1 interrupted, 1 not run (stopped)")
+    assert (rows["c"].status, rows["c"].note, rows["c"].done) == ("skipped", "1 not run (stopped)", 0)
+    panel = live.run_panel(now=103.0)
+    assert (panel.state, panel.runs_done, panel.runs_total) == ("interrupted", 1, 4)
+
+
+def test_failed_beats_queued_and_running_beats_failed():
+    live = LiveState()
+    live(started())
+    live(RunStarted(spec=PLAN[0], argv=PLAN[0].argv, started_at="", t=101.0))
+    live(RunFinished(record=record(PLAN[0], status="failed", error="globus_xio: refused"), t=102.0))
+    assert by_id(live)["a"].status == "failed"
+    live(RunStarted(spec=PLAN[1], argv=PLAN[1].argv, started_at="", t=103.0))
+    assert by_id(live)["a"].status == "running"
+
+
+def test_filtered_out_tests_and_resumed_runs_show_as_skipped():
+    live = LiveState()
+    live.show_plan("s", PLAN)
+    # An attempt of tests a and b only (the TUI's filter, --only), where a/0 was done in an earlier attempt.
+    live(started(plan=PLAN[:3], skipped=frozenset({"a/0"})))
+    rows = by_id(live)
+    assert (rows["c"].status, rows["c"].note) == ("skipped", "not selected")
+    assert (rows["a"].status, rows["a"].done, rows["a"].note) == ("queued", 1, "1 done earlier")
+    assert live.run_panel(now=100.0).runs_total == 2  # a/1 and b/0
+    assert [r.test_id for r in live.tests()] == ["a", "b", "c"]
+
+
+def test_run_panel_rates_progress_and_eta():
+    live = LiveState()
+    live(started())
+    live(RunStarted(spec=PLAN[0], argv=PLAN[0].argv, started_at="", t=101.0))
+    live(Progress(run_id="a/0", bytes=256 * MIB, rate_avg_mib_s=128.0, rate_inst_mib_s=150.0, elapsed_s=2.0,
+                  length_bytes=1 << 30, t=103.0))
+    panel = live.run_panel(now=104.0)
+    (line,) = panel.running
+    assert line.elapsed_s == pytest.approx(3.0)
+    assert line.fraction == pytest.approx(0.25)
+    assert line.eta_s == pytest.approx(768 / 128)  # what is left at the average so far
+    assert panel.rate_inst_mib_s == 150.0 and panel.rate_avg_mib_s == 128.0
+    assert panel.bytes_moved == 256 * MIB
+    assert by_id(live)["a"].last_rate_mib_s == 128.0  # live while running
+    live(RunFinished(record=record(PLAN[0]), t=105.0))
+    panel = live.run_panel(now=106.0)
+    assert panel.running == () and panel.rate_inst_mib_s is None
+    assert panel.bytes_moved == 1 << 30 and panel.last.status == "passed" and panel.last.eta_s is None
+
+
+def test_channels_add_up_unless_a_run_wide_sample_exists():
+    live = LiveState()
+    live(started())
+    live(RunStarted(spec=PLAN[0], argv=PLAN[0].argv, started_at="", t=101.0))
+    for channel, nbytes, rate in (("s0", 100 * MIB, 50.0), ("s1", 60 * MIB, 30.0), ("s0", 120 * MIB, 60.0)):
+        live(Progress(run_id="a/0", bytes=nbytes, rate_avg_mib_s=rate, rate_inst_mib_s=rate, elapsed_s=2.0,
+                      channel=channel, t=102.0))
+    panel = live.run_panel(now=102.0)
+    assert panel.bytes_moved == 180 * MIB and panel.rate_inst_mib_s == pytest.approx(90.0)
+    rows = live.threads()
+    assert [(r.thread, r.mib) for r in rows] == [("s0", 120.0), ("s1", 60.0)]
+    live(Progress(run_id="a/0", bytes=500 * MIB, rate_avg_mib_s=200.0, rate_inst_mib_s=210.0, elapsed_s=3.0, t=103.0))
+    panel = live.run_panel(now=103.0)
+    assert panel.bytes_moved == 500 * MIB and panel.rate_inst_mib_s == pytest.approx(210.0)
+
+
+def worker(run_id, host, thread, state, files, nbytes, ios, elapsed, t, **kw):
+    return WorkerProgress(run_id=run_id, host=host, thread=thread, state=state, files=files, bytes=nbytes, ios=ios,
+                          elapsed_s=elapsed, t=t, **kw)
+
+
+def test_worker_threads_give_elbencho_rows_and_an_aggregate():
+    g = spec("g", 0, 0, kind="gfapi", host="c1")
+    live = LiveState()
+    live(started(plan=(g,)))
+    live(RunStarted(spec=g, argv=g.argv, started_at="", t=100.0))
+    assert live.threads() == []  # a gfapi run has no row until its workers report
+    live(worker("g/0", "c1", 0, "running", 10, 20 * MIB, 40, 2.0, 102.0, files_total=100))
+    live(worker("g/0", "c2", 1, "running", 5, 10 * MIB, 20, 2.0, 102.0, bytes_total=40 * MIB))
+    live(worker("g/0", "c1", 0, "running", 30, 60 * MIB, 120, 4.0, 104.0, files_total=100))
+    rows = {(r.host, r.thread): r for r in live.threads()}
+    r0 = rows[("c1", "0")]
+    assert r0.percent == pytest.approx(30.0) and r0.mib == 60.0 and r0.mib_s == pytest.approx(15.0)
+    assert r0.iops == pytest.approx(30.0) and r0.files_s == pytest.approx(7.5) and r0.state == "running"
+    assert rows[("c2", "1")].percent == pytest.approx(25.0)
+    panel = live.run_panel(now=104.0)
+    # Aggregate instantaneous rate: c1/0 moved 40 MiB in the last 2 s (20 MiB/s), c2/1 5 MiB/s.
+    assert panel.rate_inst_mib_s == pytest.approx(25.0)
+    assert panel.bytes_moved == 70 * MIB
+    live(worker("g/0", "c2", 1, "failed", 5, 10 * MIB, 20, 2.5, 104.5, error="EIO on /vol/f5"))
+    live(RunFinished(record=record(g, status="failed", nbytes=70 * MIB, error="1 worker failed"), t=105.0))
+    rows = {(r.host, r.thread): r for r in live.threads()}
+    assert rows[("c2", "1")].state == "failed" and rows[("c2", "1")].error == "EIO on /vol/f5"
+    assert rows[("c1", "0")].state == "failed"  # a thread still running when its run ended takes the run's status
+
+
+def test_thread_sorting_is_numeric_with_missing_values_last():
+    rows = [ThreadRow(key=str(i), run_id="r", host=h, thread=t, percent=p, mib=m, mib_s=s, iops=None, files_s=None,
+                      state="running") for i, (h, t, p, m, s) in enumerate([
+                          ("c2", "10", 50.0, 5.0, None), ("c1", "2", None, 7.0, 30.0), ("c1", "10", 20.0, 1.0, 10.0)])]
+    assert [(r.host, r.thread) for r in sort_thread_rows(rows, "host")] == [("c1", "2"), ("c1", "10"), ("c2", "10")]
+    assert [r.thread for r in sort_thread_rows(rows, "thread")] == ["2", "10", "10"]
+    assert [r.mib for r in sort_thread_rows(rows, "mib", reverse=True)] == [7.0, 5.0, 1.0]
+    assert [r.mib_s for r in sort_thread_rows(rows, "mib_s", reverse=True)] == [30.0, 10.0, None]
+    assert [r.percent for r in sort_thread_rows(rows, "percent")] == [20.0, 50.0, None]
+    with pytest.raises(ValueError, match="unknown sort column"):
+        sort_thread_rows(rows, "bogus")
+
+
+def test_rate_history_one_point_per_second_with_gaps_filled():
+    live = LiveState(history_step_s=1.0)
+    live(started(t=100.0))
+    live(RunStarted(spec=PLAN[0], argv=PLAN[0].argv, started_at="", t=100.2))
+    for t, rate in ((102.1, 100.0), (102.6, 120.0), (104.1, 200.0)):
+        live(Progress(run_id="a/0", bytes=0, rate_avg_mib_s=rate, rate_inst_mib_s=rate, elapsed_s=t - 100, t=t))
+    # second 0: idle start; 1: no sample yet (repeats 0); 2: last sample of that second; 3: repeats it; 4: 200
+    assert live.rate_series(now=104.5, points=10) == [0.0, 0.0, 120.0, 120.0, 200.0]
+    # While the run goes on without a sample, the chart moves on with the last known rate.
+    assert live.rate_series(now=106.5, points=10) == [0.0, 0.0, 120.0, 120.0, 200.0, 200.0, 200.0]
+    assert live.rate_series(now=106.5, points=3) == [200.0, 200.0, 200.0]
+    live(RunFinished(record=record(PLAN[0]), t=107.0))
+    # 5 and 6 repeat the last rate (the run went on), 7 is idle, and 8, 9 stay idle up to now.
+    assert live.rate_series(now=109.0, points=10)[-5:] == [200.0, 200.0, 0.0, 0.0, 0.0]
+
+
+def test_log_keeps_the_tail_and_says_what_it_dropped():
+    live = LiveState(log_lines=3)
+    live(started())
+    seq, lines, dropped = live.log_since(0)
+    assert lines == ["# s: 4 run(s) -> results/x"] and dropped == 0
+    for n in range(5):
+        live(OutputLine(run_id="a/0", stream="stdout", text=f"line {n}"))
+    seq, lines, dropped = live.log_since(seq)
+    assert lines == ["line 2", "line 3", "line 4"] and dropped == 2
+    assert live.log_since(seq) == (seq, [], 0)
+
+
+RANKING = (
+    RankingRow(rank=1, candidate="-vb -p 16 -tcp-bs 8M", mean_mib_s=1180.0, ci_low_mib_s=1150.0,
+               ci_high_mib_s=1210.0, runs=4, failures=0),
+    RankingRow(rank=2, candidate="-vb -p 8 -tcp-bs 8M", mean_mib_s=1168.0, ci_low_mib_s=1120.0,
+               ci_high_mib_s=1216.0, runs=4, failures=0, tied_with_leader=True),
+    RankingRow(rank=3, candidate="-vb -p 4 -tcp-bs 1M", mean_mib_s=610.0, ci_low_mib_s=560.0, ci_high_mib_s=660.0,
+               runs=2, failures=0, eliminated=True, eliminated_after=9, note="hopeless: < 50 % of the best"),
+    RankingRow(rank=4, candidate="-vb -p 32 -tcp-bs 64M", mean_mib_s=None, ci_low_mib_s=None, ci_high_mib_s=None,
+               runs=1, failures=1, note="guc failed: 500 Command failed"),
+)
+
+
+def test_tune_panel_marks_leader_ties_and_eliminations():
+    tune_spec = spec("tune", 0, 0, kind="autotune")
+    live = LiveState()
+    live(started(plan=(tune_spec,)))
+    assert live.tune() is None
+    live(TuneUpdate(test_id="tune", strategy="adaptive", engine="simulated", transfers_used=12, budget=40,
+                    margin_mib_s=20.0, rows=RANKING, leader="-vb -p 16 -tcp-bs 8M", t=101.0))
+    panel = live.tune()
+    assert [(r.rank, r.style) for r in panel.rows] == [(1, "leader"), (2, "tied"), (3, "eliminated"), (4, "failed")]
+    assert panel.rows[1].mark == "tied with #1 (within 20 MB/s)"
+    assert (panel.rows[2].mark, panel.rows[2].note) == ("eliminated after 9", "hopeless: < 50 % of the best")
+    assert (panel.rows[3].mark, panel.rows[3].note) == ("failed", "1 failed; guc failed: 500 Command failed")
+    assert panel.rows[0].ci == "±30" and panel.rows[3].ci == "-"
+    assert panel.guc_line == "globus-url-copy -vb -p 16 -tcp-bs 8M ftp://x/zero ftp://y/null"
+    assert (panel.transfers_used, panel.budget, panel.finished) == (12, 40, False)
+
+
+def test_tune_mark_without_a_leader_name_takes_rank_one():
+    assert tune_mark(RANKING[0], 10.0, None) == ("leader", "leader")
+    assert tune_mark(RANKING[1], 10.0, None)[0] == "tied with #1 (within 10 MB/s)"
+
+
+def test_several_tune_tests_default_to_the_latest_update():
+    live = LiveState()
+    live(started(plan=(spec("t1", 0, 0, kind="autotune"), spec("t2", 1, 0, kind="autotune"))))
+    for test_id, t in (("t1", 1.0), ("t2", 2.0)):
+        live(TuneUpdate(test_id=test_id, strategy="exhaustive", engine="real", transfers_used=1, budget=9,
+                        margin_mib_s=20.0, rows=RANKING[:1], leader=RANKING[0].candidate, t=t))
+    assert live.tune().test_id == "t2" and live.tune("t1").test_id == "t1"
+    assert live.tune_test_ids() == ("t1", "t2")
+
+
+def test_version_moves_only_on_events_it_knows():
+    live = LiveState()
+    before = live.version
+    live(object())  # type: ignore[arg-type]
+    assert live.version == before
+    live(started())
+    assert live.version == before + 1
+
+
+@given(st.lists(st.tuples(st.floats(0, 1e4), st.floats(0, 1e5), st.sampled_from(["s0", "s1", "s2"])), max_size=60))
+def test_channel_sums_never_drift_from_the_last_samples(samples):
+    live = LiveState()
+    live(started())
+    live(RunStarted(spec=PLAN[0], argv=PLAN[0].argv, started_at="", t=100.0))
+    last: dict[str, tuple[int, float]] = {}
+    for n, (rate, nbytes, channel) in enumerate(samples):
+        live(Progress(run_id="a/0", bytes=int(nbytes), rate_avg_mib_s=rate, rate_inst_mib_s=rate, elapsed_s=1.0,
+                      channel=channel, t=100.0 + n))
+        last[channel] = (int(nbytes), rate)
+    panel = live.run_panel(now=200.0)
+    assert panel.bytes_moved == sum(b for b, _ in last.values())
+    if last:
+        assert panel.rate_inst_mib_s == pytest.approx(sum(r for _, r in last.values()), abs=1e-6)
+
+
+def test_runs_of_one_group_on_several_hosts_add_up_while_in_flight():
+    # `on: [c1, c2]`: the same run on two hosts at once (issue 4's groups); rows per host, one aggregate.
+    a, b = spec("g", 0, 0, host="c1", length=1 << 30), spec("g", 0, 0, host="c2", length=1 << 30)
+    a, b = (RunSpec(**{**s.__dict__, "run_id": f"g@{s.host}/0"}) for s in (a, b))
+    live = LiveState()
+    live(started(plan=(a, b)))
+    for s in (a, b):
+        live(RunStarted(spec=s, argv=s.argv, started_at="", t=100.0))
+    live(Progress(run_id=a.run_id, bytes=100 * MIB, rate_avg_mib_s=50.0, rate_inst_mib_s=60.0, elapsed_s=2, t=102.0))
+    live(Progress(run_id=b.run_id, bytes=300 * MIB, rate_avg_mib_s=150.0, rate_inst_mib_s=140.0, elapsed_s=2, t=102.0))
+    panel = live.run_panel(now=103.0)
+    assert [line.host for line in panel.running] == ["c1", "c2"]
+    assert (panel.rate_inst_mib_s, panel.rate_avg_mib_s, panel.bytes_moved) == (200.0, 200.0, 400 * MIB)
+    assert by_id(live)["g"].hosts == "c1, c2" and by_id(live)["g"].status == "running"
+    assert [(r.host, r.thread, r.mib) for r in live.threads()] == [("c1", "all", 100.0), ("c2", "all", 300.0)]
+    live(RunFinished(record=record(a), t=104.0))
+    assert live.run_panel(now=104.0).rate_inst_mib_s == 140.0  # what is still in flight

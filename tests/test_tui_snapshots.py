@@ -1,0 +1,132 @@
+"""SVG snapshots of the workbench at 80x24, made stable: a fixed clock, events with fixed timestamps
+(a realistic mid-run moment of a loopback scenario, worker threads and an auto-tune ranking), no
+cursor blink, no toasts, and relative paths. Update with ``pytest --snapshot-update`` after looking at
+the report; the SVGs live in tests/__snapshots__/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gftpwb.tui.app import WorkbenchApp
+from test_live import RANKING, record
+from tui_standins import GfapiStandIn, thread_speed
+
+from gftpwb.dsl import load_scenario
+from gftpwb.events import (
+    OutputLine,
+    Progress,
+    RunFinished,
+    RunStarted,
+    ScenarioStarted,
+    TuneUpdate,
+    WorkerProgress,
+)
+from gftpwb.live import MIB
+from gftpwb.plan import plan
+
+SCENARIO = """\
+version: 1
+name: quickstart
+description: guc configurations over loopback, each repeated
+defaults:
+  source: ftp://127.0.0.1:2811/dev/zero
+  target: ftp://127.0.0.1:2811/dev/null
+  timeout: 60s
+  options: {length: 2G}
+tests:
+  - {id: stream-mode, kind: guc, repeat: 2}
+  - {id: parallel, kind: guc, matrix: {parallel: [1, 4, 8]}, repeat: 2}
+  - {id: refused, kind: guc, source: "ftp://127.0.0.1:1/dev/zero"}
+"""
+T0 = 1000.0
+NOW = 1012.3
+RESULTS = "results/20261122T004512Z-quickstart"
+
+
+@pytest.fixture
+def scenario_path(tmp_path, monkeypatch) -> str:
+    monkeypatch.chdir(tmp_path)  # relative paths on screen, and no results/ to list
+    Path("quickstart.yaml").write_text(SCENARIO)
+    return "quickstart.yaml"
+
+
+def mid_run_events(path: str) -> list:
+    specs = {s.run_id: s for s in plan(load_scenario(path))}
+    events: list = [ScenarioStarted(scenario="quickstart", results_dir=RESULTS, plan=tuple(specs.values()), t=T0)]
+    t = T0
+    for run_id, seconds, status in (("stream-mode/0", 2.1, "passed"), ("stream-mode/1", 2.0, "passed"),
+                                    ("parallel[0]/0", 1.8, "passed")):
+        spec = specs[run_id]
+        events.append(RunStarted(spec=spec, argv=spec.argv, started_at="", t=t + 0.1))
+        events.append(OutputLine(run_id=run_id, stream="stdout", text="Source: ftp://127.0.0.1:2811/dev/", t=t + 0.2))
+        events.append(OutputLine(run_id=run_id, stream="stdout", text="Dest:   ftp://127.0.0.1:2811/dev/", t=t + 0.2))
+        events.append(OutputLine(run_id=run_id, stream="stdout", text="  zero  ->  null", t=t + 0.2))
+        events.append(RunFinished(record=record(spec, status, 2 << 30, seconds), t=t + 0.1 + seconds))
+        t += seconds + 0.3
+    spec = specs["parallel[0]/1"]
+    events.append(RunStarted(spec=spec, argv=spec.argv, started_at="", t=t))
+    for n, (nbytes, avg, inst) in enumerate(((620, 1240.0, 1240.0), (1350, 1350.0, 1460.0)), start=1):
+        events.append(Progress(run_id=spec.run_id, bytes=nbytes * MIB, rate_avg_mib_s=avg, rate_inst_mib_s=inst,
+                               elapsed_s=0.5 * n, length_bytes=2 << 30, t=t + 0.5 * n))
+    return events
+
+
+def app_for(path: str | None, events: list, **kw) -> WorkbenchApp:
+    app = WorkbenchApp(path, results_base="results", clock=lambda: NOW, stable=True, refresh_s=0.1, **kw)
+    app._snapshot_events = events  # type: ignore[attr-defined]
+    return app
+
+
+def feeding(*keys: str):
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        for event in app._snapshot_events:
+            app.live(event)
+        await pilot.press(*keys)
+        app.draw(force=True)
+        await pilot.pause()
+
+    return run_before
+
+
+def test_scenario_view_mid_run(snap_compare, scenario_path):
+    events = mid_run_events(scenario_path)
+    assert snap_compare(app_for(scenario_path, events), terminal_size=(80, 24), run_before=feeding("1"))
+
+
+def test_run_view_mid_run(snap_compare, scenario_path):
+    events = mid_run_events(scenario_path)
+    assert snap_compare(app_for(scenario_path, events), terminal_size=(80, 24), run_before=feeding("2"))
+
+
+def test_threads_view_with_workers(snap_compare, scenario_path):
+    spec = plan(load_scenario(scenario_path))[0]
+    events: list = [ScenarioStarted(scenario="quickstart", results_dir=RESULTS, plan=(spec,), t=T0),
+                    RunStarted(spec=spec, argv=spec.argv, started_at="", t=T0)]
+    standin = GfapiStandIn(hosts=("client1", "client2"), threads=4)
+    for h, host in enumerate(standin.hosts):
+        for thread in range(standin.threads):
+            mib = 3 * thread_speed(h, thread)
+            state = "failed" if (h, thread) == (1, 3) else "running"
+            events.append(WorkerProgress(run_id=spec.run_id, host=host, thread=thread, state=state, files=30 + thread,
+                                         bytes=mib * MIB, ios=mib * 16, elapsed_s=1.5, files_total=200,
+                                         error="EIO on /vol/d3/f31" if state == "failed" else "", t=T0 + 1.5))
+    assert snap_compare(app_for(scenario_path, events), terminal_size=(80, 24), run_before=feeding("3"))
+
+
+def test_autotune_view_finished(snap_compare, scenario_path):
+    spec = plan(load_scenario(scenario_path))[0]
+    events = [ScenarioStarted(scenario="quickstart", results_dir=RESULTS, plan=(spec,), t=T0),
+              TuneUpdate(test_id=spec.test_id, strategy="adaptive", engine="simulated", transfers_used=40, budget=40,
+                         margin_mib_s=20.0, rows=RANKING, leader=RANKING[0].candidate, finished=True, t=T0 + 9)]
+    assert snap_compare(app_for(scenario_path, events), terminal_size=(80, 24), run_before=feeding("4"))
+
+
+def test_invalid_scenario(snap_compare, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # Errors whose wording does not list the schema's kinds or keys, which other issues extend.
+    Path("broken.yaml").write_text("version: 1\nname: broken\ntests:\n"
+                                   "  - {id: a, kind: guc, source: s, target: t, repeat: many}\n"
+                                   "  - {id: b, kind: guc, source: s, target: t, timeout: soon}\n")
+    assert snap_compare(app_for("broken.yaml", []), terminal_size=(80, 24), run_before=feeding())

@@ -1,0 +1,338 @@
+"""Small widgets the views share: a keyed table that updates in place, the filter line, a yes/no dialog."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Button, DataTable, Input, Static
+
+Cell = str | Text
+Row = tuple[str, Sequence[Cell]]  # (row key, cells)
+
+
+class LiveTable(DataTable):
+    """A DataTable fed whole snapshots, cheaply enough for a few frames a second under load.
+
+    Rows sit at positional keys ("0", "1", ...): a snapshot updates only the cells whose text or style
+    changed, a new order is just changed cells (no rebuild), and rows are added or removed at the end.
+    Column widths grow when a wider value arrives and never shrink while the table lives: Textual
+    re-measures a whole column whenever a cell gets narrower, which is quadratic under a flood of
+    updates. String cells are shown literally (no markup), which is also what keeps them cheap.
+    The cursor follows the logical row (by the snapshot's keys) when the order changes.
+    """
+
+    def __init__(self, columns: Sequence[tuple[str, str]], **kwargs) -> None:
+        super().__init__(cursor_type="row", **kwargs)
+        self._spec = list(columns)  # (label, key)
+        self._column_keys = [key for _, key in self._spec]
+        self._shown: list[tuple[tuple[str, str], ...]] = []  # per position: (plain, style) of each cell
+        self._widths = [cell_len(label) for label, _ in self._spec]
+        self._order: list[str] = []
+
+    def on_mount(self) -> None:
+        for label, key in self._spec:
+            self.add_column(label, key=key)
+
+    @property
+    def keys(self) -> list[str]:
+        """The snapshot's row keys, in the order shown."""
+        return list(self._order)
+
+    def cursor_key(self) -> str | None:
+        if not self._order or self.cursor_row < 0 or self.cursor_row >= len(self._order):
+            return None
+        return self._order[self.cursor_row]
+
+    def key_of(self, row_key) -> str:
+        """The snapshot key of a DataTable row key (as messages such as RowSelected carry)."""
+        return self._order[int(row_key.value)]
+
+    def row_cells(self, key: str) -> list:
+        """The cells shown for the row with the snapshot key ``key``."""
+        return self.get_row(str(self._order.index(key)))
+
+    @staticmethod
+    def _text(cell: Cell) -> Text:
+        return cell if isinstance(cell, Text) else Text(cell, no_wrap=True)
+
+    def show(self, rows: Sequence[Row]) -> None:
+        keep = self.cursor_key()
+        for position, (_, cells) in enumerate(rows):
+            shown = tuple((cell, "") if isinstance(cell, str) else (cell.plain, str(cell.style)) for cell in cells)
+            if position >= len(self._shown):
+                texts = [self._text(cell) for cell in cells]
+                self.add_row(*texts, key=str(position))
+                self._shown.append(shown)
+                for index, text in enumerate(texts):
+                    self._widths[index] = max(self._widths[index], text.cell_len)
+                continue
+            old = self._shown[position]
+            if old == shown:
+                continue
+            for index, (cell, now, before) in enumerate(zip(cells, shown, old, strict=True)):
+                if now != before:
+                    text = self._text(cell)
+                    grow = text.cell_len > self._widths[index]
+                    if grow:
+                        self._widths[index] = text.cell_len
+                    self.update_cell(str(position), self._column_keys[index], text, update_width=grow)
+            self._shown[position] = shown
+        for position in range(len(self._shown) - 1, len(rows) - 1, -1):
+            self.remove_row(str(position))
+        del self._shown[len(rows):]
+        self._order = [key for key, _ in rows]
+        if not self.show_cursor:
+            return  # nothing to follow (a ranking): the view stays where the user scrolled it
+        if keep is not None and keep in self._order and self._order.index(keep) != self.cursor_row:
+            self.move_cursor(row=self._order.index(keep), animate=False, scroll=False)
+
+
+class FastTable(ScrollView, can_focus=True):
+    """A table for views that change several times a second with many rows (per-thread telemetry).
+
+    Textual's DataTable renders every visible cell through Rich again after any update (~0.3 ms a
+    cell), which made a 64-thread view cost tens of milliseconds a frame. This one keeps a ready
+    Strip per row, rebuilt only when that row's cells change, and draws lines with the Line API:
+    a frame is a crop per visible line. Same ``show(rows)`` snapshot interface as LiveTable; the
+    header stays in place, numbers can be right-aligned, a click on a header posts HeaderSelected.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "cursor(-1000000000)", "Top", show=False),
+        Binding("end", "cursor(1000000000)", "Bottom", show=False),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"fast-table--header", "fast-table--cursor"}
+    DEFAULT_CSS = """
+    FastTable { height: 1fr; }
+    FastTable > .fast-table--header { text-style: bold; background: $panel; }
+    FastTable > .fast-table--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
+    FastTable:blur > .fast-table--cursor { background: $block-cursor-blurred-background; }
+    """
+
+    class HeaderSelected(Message):
+        def __init__(self, table: FastTable, column_key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.column_key = column_key
+
+    def __init__(self, columns: Sequence[tuple[str, str, str]], **kwargs) -> None:
+        """``columns``: (label, key, "left" or "right")."""
+        super().__init__(**kwargs)
+        self._spec = list(columns)
+        self._widths = [cell_len(label) for label, _, _ in self._spec]
+        self._rows: list[tuple[Cell, ...]] = []
+        self._shown: list[tuple[tuple[str, str], ...]] = []
+        self._strips: list[Strip | None] = []
+        self._order: list[str] = []
+        self._styles: dict[str, Style] = {}
+        self.cursor_row = 0
+
+    # --- the snapshot interface (as LiveTable) --------------------------------------------------
+
+    @property
+    def keys(self) -> list[str]:
+        return list(self._order)
+
+    @property
+    def row_count(self) -> int:
+        return len(self._rows)
+
+    def cursor_key(self) -> str | None:
+        return self._order[self.cursor_row] if 0 <= self.cursor_row < len(self._order) else None
+
+    def row_cells(self, key: str) -> list[Text]:
+        return [c if isinstance(c, Text) else Text(c) for c in self._rows[self._order.index(key)]]
+
+    def show(self, rows: Sequence[Row]) -> None:
+        keep = self.cursor_key()
+        widened = False
+        shown_rows = []
+        for position, (_, cells) in enumerate(rows):
+            shown = tuple((cell, "") if isinstance(cell, str) else (cell.plain, str(cell.style)) for cell in cells)
+            shown_rows.append(shown)
+            for index, (plain, _) in enumerate(shown):
+                width = cell_len(plain)
+                if width > self._widths[index]:
+                    self._widths[index] = width
+                    widened = True
+            if position < len(self._shown) and self._shown[position] == shown:
+                continue
+            if position < len(self._shown):
+                self._rows[position], self._shown[position], self._strips[position] = tuple(cells), shown, None
+            else:
+                self._rows.append(tuple(cells))
+                self._shown.append(shown)
+                self._strips.append(None)
+        del self._rows[len(rows):], self._shown[len(rows):], self._strips[len(rows):]
+        if widened:
+            self._strips = [None] * len(self._rows)
+        self._order = [key for key, _ in rows]
+        if keep is not None and keep in self._order:
+            self.cursor_row = self._order.index(keep)
+        self.cursor_row = min(self.cursor_row, max(len(self._rows) - 1, 0))
+        self.virtual_size = Size(self._total_width(), len(self._rows) + 1)
+        self.refresh()
+
+    def set_row(self, key: str, cells: Sequence[Cell]) -> None:
+        """Replace one row's cells in place (no change of order or width); redraws that line only."""
+        position = self._order.index(key)
+        self._rows[position] = tuple(cells)
+        self._shown[position] = tuple((c, "") if isinstance(c, str) else (c.plain, str(c.style)) for c in cells)
+        self._strips[position] = None
+        self.refresh_line(position + 1 - int(self.scroll_y))
+
+    # --- drawing --------------------------------------------------------------------------------
+
+    def _total_width(self) -> int:
+        return sum(width + 2 for width in self._widths)
+
+    def _style(self, name: str) -> Style:
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = Style.parse(name) if name and name != "none" else Style()
+        return style
+
+    def _line(self, cells: Sequence[tuple[str, str]]) -> Strip:
+        segments = []
+        for (plain, style), width, (_, _, justify) in zip(cells, self._widths, self._spec, strict=True):
+            text = plain.rjust(width) if justify == "right" else plain.ljust(width)
+            segments.append(Segment(" "))
+            segments.append(Segment(text, self._style(style)))
+            segments.append(Segment(" "))
+        return Strip(segments, self._total_width())
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        scroll_x, scroll_y = self.scroll_offset
+        base = self.rich_style
+        if y == 0:
+            header = self._line([(label, "") for label, _, _ in self._spec])
+            return header.apply_style(self.get_component_rich_style("fast-table--header")) \
+                .crop_extend(scroll_x, scroll_x + width, base)
+        index = scroll_y + y - 1
+        if index >= len(self._rows):
+            return Strip.blank(width, base)
+        strip = self._strips[index]
+        if strip is None:
+            strip = self._strips[index] = self._line(self._shown[index])
+        under = base + self.get_component_rich_style("fast-table--cursor") \
+            if index == self.cursor_row and self.show_cursor else base
+        return strip.apply_style(under).crop_extend(scroll_x, scroll_x + width, under)
+
+    show_cursor = True
+
+    # --- cursor and mouse -------------------------------------------------------------------------
+
+    def _move(self, row: int) -> None:
+        self.cursor_row = max(0, min(row, len(self._rows) - 1))
+        visible = max(self.size.height - 1, 1)
+        top = int(self.scroll_y)
+        if self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False)
+        elif self.cursor_row >= top + visible:
+            self.scroll_to(y=self.cursor_row - visible + 1, animate=False)
+        self.refresh()
+
+    def action_cursor(self, delta: int) -> None:
+        self._move(self.cursor_row + delta)
+
+    def action_page(self, direction: int) -> None:
+        self._move(self.cursor_row + direction * max(self.size.height - 2, 1))
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y == 0:
+            x = event.x + int(self.scroll_x)
+            edge = 0
+            for (_, key, _), width in zip(self._spec, self._widths, strict=True):
+                edge += width + 2
+                if x < edge:
+                    self.post_message(self.HeaderSelected(self, key))
+                    return
+            return
+        self._move(int(self.scroll_y) + event.y - 1)
+
+
+BLOCKS = " ▁▂▃▄▅▆▇█"
+
+
+def bar_rows(series: Sequence[float], height: int, top: float | None = None) -> list[str]:
+    """A bar chart of ``series`` in ``height`` text rows of eighth blocks, scaled from 0 to ``top``
+    (default: the series' peak), so a flat line at zero is empty and any rate above zero shows."""
+    peak = top if top is not None else max(series, default=0.0)
+    rows = [[" "] * len(series) for _ in range(height)]
+    if peak <= 0:
+        return ["".join(row) for row in rows]
+    for column, value in enumerate(series):
+        units = round(max(value, 0.0) / peak * height * 8)
+        if value > 0:
+            units = max(units, 1)
+        for level in range(height):
+            fill = min(max(units - level * 8, 0), 8)
+            rows[height - 1 - level][column] = BLOCKS[fill]
+    return ["".join(row) for row in rows]
+
+
+class RateChart(Static):
+    """The aggregate rate over time, as bars from zero (Textual's Sparkline scales from the minimum)."""
+
+    def show(self, series: Sequence[float]) -> None:
+        height = max(self.size.height, 1)
+        self.update(Text("\n".join(bar_rows(series, height)), style="cyan", no_wrap=True))
+
+
+class FilterInput(Input):
+    """The filter line under the views; Enter or Escape closes it, the filter stays until cleared."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close filter", show=False)]
+
+    def action_close(self) -> None:
+        self.app.call_later(self.app.close_filter)  # type: ignore[attr-defined]
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question: y answers yes, n or Escape no; the buttons take Enter and clicks ("No" has focus)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
+        super().__init__()
+        self.question = question
+        self.yes = yes
+        self.no = no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Static(self.question, id="confirm-question")
+            with Horizontal(id="confirm-buttons"):
+                yield Button(f"{self.yes} (y)", id="yes", variant="error")
+                yield Button(f"{self.no} (n)", id="no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
