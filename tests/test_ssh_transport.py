@@ -254,3 +254,15 @@ async def test_a_jump_host_is_used_and_its_failure_is_named(pool, fake_sshd):
     dead = [fake_sshd.host("j", port=free_port()), fake_sshd.host("x", jump="j")]
     with pytest.raises(SshError, match=r"^host x \(.*\): cannot reach its jump host: host j \(.*connection refused"):
         await pool(hosts=dead).transport("x").start(["true"])
+
+
+async def test_a_host_without_user_logs_in_as_the_local_user(pool, fake_sshd):
+    """As OpenSSH: no ``user:`` in the inventory means the local login name (this once crashed with a
+    TypeError inside asyncssh, because None is not asyncssh's "use the default")."""
+    import getpass
+
+    transport = pool(hosts=[fake_sshd.host(user="")]).transport("h1")
+    proc = await transport.start(["true"])
+    assert (await collect(proc))[1] == 0
+    conn = next(iter(fake_sshd.connections))
+    assert conn.get_extra_info("username") == getpass.getuser()

@@ -25,8 +25,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import getpass
 import ipaddress
 import os
+import pwd
 import shlex
 import socket
 import time
@@ -39,6 +41,14 @@ from ..dsl.model import Host
 from ..hostcheck import AUTH, ERROR, HOST_KEY, UNREACHABLE
 from .remote import kill_command, parse_marker, wrapped_command
 from .transport import CHUNK, ProcessLost, StartError, file_sha256
+
+
+def local_user_name() -> str:
+    """The login name to use when a host names no ``user``: the local user's, as OpenSSH does."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return pwd.getpwuid(os.getuid()).pw_name
 
 
 class SshError(StartError):
@@ -216,7 +226,7 @@ class SshPool:
         try:
             known = await self._known_hosts(host, tunnel)
             options = asyncssh.SSHClientConnectionOptions(
-                username=host.user or None,
+                username=host.user or local_user_name(),
                 port=host.port,
                 known_hosts=known,
                 client_keys=[os.path.expanduser(host.identity)] if host.identity else (),
