@@ -1,7 +1,8 @@
 """The gluster part of the lab: glusterd and one started single-brick volume that gftpwb owns.
 
 ``gftpwb lab up --gluster`` starts glusterd unless it runs already, and creates and starts a volume
-named after the lab's state directory (``gftpwb-<hash>``) with its brick in
+named ``gftpwb-demo`` (for the default state directory; ``gftpwb-<hash of the state directory>``
+otherwise) with its brick in
 ``<state dir>/gluster/brick`` (``force``: the brick is on the root file system). ``lab down``
 stops and deletes exactly that volume, removes its brick, and stops glusterd only when the lab
 started it and no other volume is left. State: ``<state dir>/gluster.json``.
@@ -10,8 +11,9 @@ The brick address: GlusterFS refuses loopback brick addresses, and a brick named
 resolves to 127.0.0.1 here, which clients in network namespaces cannot reach. The volume's server
 address is therefore given (``--gluster-address``, e.g. the controller's veth address once the
 namespace lab exists) or, by default, one the lab adds to ``lo`` for itself: a /32 from
-198.18.0.0/15, the range set aside for benchmarking (RFC 2544), derived from the state directory so
-two labs do not collide. Clients in namespaces reach it through their route to the controller.
+198.18.0.0/15, the range set aside for benchmarking (RFC 2544): 198.18.0.1 for the default state
+directory, otherwise derived from the state directory so two labs do not collide. Clients in
+namespaces reach it through their route to the controller.
 """
 
 from __future__ import annotations
@@ -72,13 +74,30 @@ def _is_loopback(address: str) -> bool:
         return address == "localhost"
 
 
+# The user's own lab (the default state directory) gets fixed, memorable names, so the shipped
+# scenarios/smallfile-gfapi.yaml runs after a plain `gftpwb lab up --gluster`; other state
+# directories (tests, parallel labs) get names derived from their path, so they never collide.
+DEMO_VOLUME = "gftpwb-demo"
+DEMO_ADDRESS = "198.18.0.1"
+
+
+def _is_default(state_dir: str) -> bool:
+    from .lab import default_state_dir
+
+    return os.path.abspath(state_dir) == os.path.abspath(default_state_dir())
+
+
 def lab_address(state_dir: str) -> str:
     """A 198.18.0.0/15 address for this state directory (never .0 or .255 in the last octet)."""
+    if _is_default(state_dir):
+        return DEMO_ADDRESS
     digest = hashlib.sha256(os.path.abspath(state_dir).encode()).digest()
     return f"198.{18 + (digest[0] & 1)}.{digest[1]}.{1 + digest[2] % 254}"
 
 
 def volume_name(state_dir: str) -> str:
+    if _is_default(state_dir):
+        return DEMO_VOLUME
     return "gftpwb-" + hashlib.sha256(os.path.abspath(state_dir).encode()).hexdigest()[:8]
 
 

@@ -1,0 +1,25 @@
+"""The user's own lab gets the volume name and address the shipped gfapi scenario uses; any other
+state directory gets names of its own, so parallel labs and tests never share a volume."""
+
+from pathlib import Path
+
+from gftpwb.dsl import load_scenario
+from gftpwb.exec.gluster_lab import DEMO_ADDRESS, DEMO_VOLUME, lab_address, volume_name
+from gftpwb.exec.lab import default_state_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_default_lab_matches_the_shipped_scenario(monkeypatch, tmp_path):
+    monkeypatch.setenv("GFTPWB_LAB_DIR", str(tmp_path / "mine"))
+    assert (volume_name(default_state_dir()), lab_address(default_state_dir())) == (DEMO_VOLUME, DEMO_ADDRESS)
+    scenario = load_scenario(str(ROOT / "scenarios" / "smallfile-gfapi.yaml"))
+    volumes = {(t.volume.name, t.volume.server) for t in scenario.tests if getattr(t, "volume", None)}
+    assert volumes == {(DEMO_VOLUME, DEMO_ADDRESS)}
+
+
+def test_other_state_directories_get_their_own_names(monkeypatch, tmp_path):
+    monkeypatch.setenv("GFTPWB_LAB_DIR", str(tmp_path / "mine"))
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    assert volume_name(a) != volume_name(b) != DEMO_VOLUME
+    assert lab_address(a) != DEMO_ADDRESS and lab_address(a).startswith("198.1")
