@@ -183,6 +183,7 @@ class _Run:
     bytes: int = 0
     avg: float | None = None
     inst: float | None = None
+    progress_t: float | None = None  # when the last progress sample came
     has_total: bool = False  # a run-wide Progress (channel None) overrides the sum of parts
     parts: dict[tuple[str, str], _Part] = field(default_factory=dict)
     parts_bytes: int = 0
@@ -232,6 +233,8 @@ class LiveState:
         self._history: deque[float] = deque(maxlen=history_len)
         self._history_t0: float | None = None
         self._history_bucket: int | None = None
+        # MiB/s per history bucket for bytes no progress sample reported (see _backfill)
+        self._backfill: dict[int, float] = {}
         self._log: deque[str] = deque(maxlen=log_lines)
         self._log_seq = 0
         self._tunes: dict[str, TuneUpdate] = {}
@@ -282,6 +285,7 @@ class LiveState:
         self._tunes = {}
         self._tune_order = []
         self._history.clear()
+        self._backfill.clear()
         self._history_t0 = event.t
         self._history_bucket = None
         self._push_history(event.t, 0.0)
@@ -304,6 +308,7 @@ class LiveState:
         run.started_t = event.t
         run.command = " ".join(event.argv)
         run.bytes, run.avg, run.inst, run.has_total = 0, None, None, False
+        run.progress_t = None
         run.parts.clear()
         run.parts_bytes, run.parts_inst, run.parts_avg = 0, 0.0, 0.0
         self._running[run.spec.run_id] = run
@@ -314,6 +319,7 @@ class LiveState:
         if run is None:
             return
         old_inst = run.inst or 0.0
+        run.progress_t = event.t
         if event.channel is None:
             run.has_total = True
             run.bytes = event.bytes
@@ -387,6 +393,7 @@ class LiveState:
         run.record = record
         run.ended_t = event.t
         if record.bytes is not None:
+            self._backfill_unreported(run, record.bytes - run.bytes, event.t)
             run.bytes = record.bytes
         final_state = PASSED if record.status == PASSED else record.status
         for part in run.parts.values():
@@ -439,6 +446,33 @@ class LiveState:
     def _add_log(self, text: str) -> None:
         self._log.append(text)
         self._log_seq += 1
+
+    def _backfill_unreported(self, run: _Run, unreported: int, end: float) -> None:
+        """Spread bytes that no progress sample reported over the time they must have moved in.
+
+        guc reports every 2 s (every 5 s in third-party mode), so a short transfer often reports
+        nothing and a longer one leaves its tail unreported; without this the rate history would read
+        zero while gigabytes move. The bytes after the last sample (or the start) are spread evenly
+        up to the end of the run, less what the last sample's rate, held until then, already shows.
+        """
+        start = run.progress_t if run.progress_t is not None else run.started_t
+        if unreported <= 0 or start is None or self._history_t0 is None or end <= start:
+            return
+        # The history already holds the last sample's rate until the run ended: add only the excess.
+        held = (run.inst or 0.0) if run.progress_t is not None else 0.0
+        rate = unreported / MIB / (end - start) - held
+        if rate <= 0:
+            return
+        step = self.history_step_s
+        first, last = (int((t - self._history_t0) / step) for t in (start, end))
+        for bucket in range(first, last + 1):
+            low = max(start, self._history_t0 + bucket * step)
+            high = min(end, self._history_t0 + (bucket + 1) * step)
+            if high > low:
+                self._backfill[bucket] = self._backfill.get(bucket, 0.0) + rate * (high - low) / step
+        oldest = last - (self._history.maxlen or 0)
+        for bucket in [b for b in self._backfill if b < oldest]:
+            del self._backfill[bucket]
 
     def _push_history(self, t: float, value: float) -> None:
         """One point per ``history_step_s`` of event time; gaps repeat the last value (or 0 when idle)."""
@@ -537,6 +571,9 @@ class LiveState:
     def rate_series(self, now: float, points: int) -> list[float]:
         """The aggregate rate, one value per ``history_step_s``, the last ``points`` up to ``now``."""
         series = list(self._history)
+        if self._backfill and self._history_bucket is not None:
+            first = self._history_bucket - len(series) + 1
+            series = [value + self._backfill.get(first + i, 0.0) for i, value in enumerate(series)]
         if self._history_t0 is not None and self._history_bucket is not None and self.active and series:
             ahead = int((now - self._history_t0) / self.history_step_s) - self._history_bucket
             series.extend([series[-1] if self._running else 0.0] * max(0, min(ahead, points)))
