@@ -183,7 +183,8 @@ class _Run:
     bytes: int = 0
     avg: float | None = None
     inst: float | None = None
-    progress_t: float | None = None  # when the last progress sample came
+    accounted_bytes: int = 0  # bytes already placed in the rate history
+    accounted_t: float | None = None  # up to when; None when the run is not in flight
     has_total: bool = False  # a run-wide Progress (channel None) overrides the sum of parts
     parts: dict[tuple[str, str], _Part] = field(default_factory=dict)
     parts_bytes: int = 0
@@ -230,11 +231,10 @@ class LiveState:
         self._finished_bytes = 0
         self._agg_inst = 0.0
         self._last: _Run | None = None
-        self._history: deque[float] = deque(maxlen=history_len)
+        self.history_len = history_len
         self._history_t0: float | None = None
-        self._history_bucket: int | None = None
-        # MiB/s per history bucket for bytes no progress sample reported (see _backfill)
-        self._backfill: dict[int, float] = {}
+        self._moved: dict[int, float] = {}  # MiB moved in each history bucket (see _account)
+        self._last_t: float | None = None  # the newest event time
         self._log: deque[str] = deque(maxlen=log_lines)
         self._log_seq = 0
         self._tunes: dict[str, TuneUpdate] = {}
@@ -284,11 +284,8 @@ class LiveState:
         self._started = True
         self._tunes = {}
         self._tune_order = []
-        self._history.clear()
-        self._backfill.clear()
-        self._history_t0 = event.t
-        self._history_bucket = None
-        self._push_history(event.t, 0.0)
+        self._moved.clear()
+        self._history_t0 = self._last_t = event.t
         done_earlier = len(event.skipped_run_ids)
         note = f" ({done_earlier} run(s) already done, resuming)" if done_earlier else ""
         self._add_log(f"# {event.scenario}: {len(self._active)} run(s){note} -> {event.results_dir}")
@@ -308,7 +305,7 @@ class LiveState:
         run.started_t = event.t
         run.command = " ".join(event.argv)
         run.bytes, run.avg, run.inst, run.has_total = 0, None, None, False
-        run.progress_t = None
+        run.accounted_bytes, run.accounted_t = 0, event.t
         run.parts.clear()
         run.parts_bytes, run.parts_inst, run.parts_avg = 0, 0.0, 0.0
         self._running[run.spec.run_id] = run
@@ -319,7 +316,6 @@ class LiveState:
         if run is None:
             return
         old_inst = run.inst or 0.0
-        run.progress_t = event.t
         if event.channel is None:
             run.has_total = True
             run.bytes = event.bytes
@@ -375,7 +371,7 @@ class LiveState:
     def _rate_changed(self, t: float, run: _Run, old_inst: float) -> None:
         if run.status == RUNNING:
             self._agg_inst += (run.inst or 0.0) - old_inst
-            self._push_history(t, self._agg_inst)
+            self._account(run, run.bytes, t)
 
     def _on_output(self, event: OutputLine) -> None:
         self._add_log(event.text if len(self._running) <= 1 else f"[{event.run_id}] {event.text}")
@@ -393,8 +389,9 @@ class LiveState:
         run.record = record
         run.ended_t = event.t
         if record.bytes is not None:
-            self._backfill_unreported(run, record.bytes - run.bytes, event.t)
+            self._account(run, record.bytes, event.t)
             run.bytes = record.bytes
+        run.accounted_t = None
         final_state = PASSED if record.status == PASSED else record.status
         for part in run.parts.values():
             if part.state in (RUNNING, "preparing", "ready"):
@@ -404,7 +401,6 @@ class LiveState:
         self._last = run
         if not self._running:
             self._agg_inst = 0.0  # no drift survives an idle moment
-        self._push_history(event.t, self._agg_inst)
         rate = record.rate_incl_setup_mib_s
         if record.status == PASSED:
             text = f"{record.status}: {record.run_id}  {human_bytes(record.bytes)} in {record.seconds or 0:.3f}s"
@@ -447,47 +443,41 @@ class LiveState:
         self._log.append(text)
         self._log_seq += 1
 
-    def _backfill_unreported(self, run: _Run, unreported: int, end: float) -> None:
-        """Spread bytes that no progress sample reported over the time they must have moved in.
+    def _account(self, run: _Run, total_bytes: int, t: float) -> None:
+        """Place the bytes a run moved since its last report into the history, evenly over that time.
 
-        guc reports every 2 s (every 5 s in third-party mode), so a short transfer often reports
-        nothing and a longer one leaves its tail unreported; without this the rate history would read
-        zero while gigabytes move. The bytes after the last sample (or the start) are spread evenly
-        up to the end of the run, less what the last sample's rate, held until then, already shows.
+        The history counts bytes moved per second rather than sampling reported rates: guc reports
+        every 2 s (every 5 s in third-party mode) and often only once, at its exit, so a sampled
+        rate would read zero, or one instant, while gigabytes move. A report's new bytes are spread
+        back over the time since the previous report (or the start), which is where they moved.
         """
-        start = run.progress_t if run.progress_t is not None else run.started_t
-        if unreported <= 0 or start is None or self._history_t0 is None or end <= start:
+        self._last_t = t if self._last_t is None else max(self._last_t, t)
+        if run.accounted_t is None or self._history_t0 is None:
             return
-        # The history already holds the last sample's rate until the run ended: add only the excess.
-        held = (run.inst or 0.0) if run.progress_t is not None else 0.0
-        rate = unreported / MIB / (end - start) - held
-        if rate <= 0:
-            return
-        step = self.history_step_s
-        first, last = (int((t - self._history_t0) / step) for t in (start, end))
-        for bucket in range(first, last + 1):
-            low = max(start, self._history_t0 + bucket * step)
-            high = min(end, self._history_t0 + (bucket + 1) * step)
-            if high > low:
-                self._backfill[bucket] = self._backfill.get(bucket, 0.0) + rate * (high - low) / step
-        oldest = last - (self._history.maxlen or 0)
-        for bucket in [b for b in self._backfill if b < oldest]:
-            del self._backfill[bucket]
+        delta = total_bytes - run.accounted_bytes
+        if delta > 0:
+            self._spread(delta / MIB, run.accounted_t, t, self._moved)
+        run.accounted_bytes, run.accounted_t = total_bytes, max(run.accounted_t, t)
 
-    def _push_history(self, t: float, value: float) -> None:
-        """One point per ``history_step_s`` of event time; gaps repeat the last value (or 0 when idle)."""
-        if self._history_t0 is None:
-            self._history_t0 = t
-        bucket = int((t - self._history_t0) / self.history_step_s)
-        if self._history_bucket is None or not self._history:
-            self._history.append(value)
-        elif bucket <= self._history_bucket:
-            self._history[-1] = value
+    def _spread(self, mib: float, start: float, end: float, into: dict[int, float]) -> None:
+        """Add ``mib`` to the buckets of [start, end] in proportion to their overlap."""
+        t0 = self._history_t0
+        assert t0 is not None
+        step = self.history_step_s
+        last = int((end - t0) / step) if end > t0 else 0
+        first = int((start - t0) / step) if start > t0 else 0
+        if first == last or end <= start:  # the common case: telemetry every ~250 ms, buckets of 1 s
+            into[last] = into.get(last, 0.0) + mib
         else:
-            gap = min(bucket - self._history_bucket - 1, self._history.maxlen or 0)
-            self._history.extend([self._history[-1]] * gap)
-            self._history.append(value)
-        self._history_bucket = max(bucket, self._history_bucket or 0)
+            for bucket in range(first, last + 1):
+                low = max(start, t0 + bucket * step)
+                high = min(end, t0 + (bucket + 1) * step)
+                if high > low:
+                    into[bucket] = into.get(bucket, 0.0) + mib * (high - low) / (end - start)
+        if into is self._moved and len(into) > self.history_len:
+            oldest = last - self.history_len
+            for bucket in [b for b in into if b < oldest]:
+                del into[bucket]
 
     # --- read side: what the views draw ------------------------------------------------------------
 
@@ -569,15 +559,22 @@ class LiveState:
         )
 
     def rate_series(self, now: float, points: int) -> list[float]:
-        """The aggregate rate, one value per ``history_step_s``, the last ``points`` up to ``now``."""
-        series = list(self._history)
-        if self._backfill and self._history_bucket is not None:
-            first = self._history_bucket - len(series) + 1
-            series = [value + self._backfill.get(first + i, 0.0) for i, value in enumerate(series)]
-        if self._history_t0 is not None and self._history_bucket is not None and self.active and series:
-            ahead = int((now - self._history_t0) / self.history_step_s) - self._history_bucket
-            series.extend([series[-1] if self._running else 0.0] * max(0, min(ahead, points)))
-        return series[-points:] if points > 0 else []
+        """The aggregate rate in MiB/s, one value per ``history_step_s``, the last ``points`` up to ``now``.
+
+        Each value is the MiB moved in that interval over its length. For the time since a run in
+        flight last reported, its last known rate stands in until its next report gives the real bytes.
+        """
+        if self._history_t0 is None or points <= 0:
+            return []
+        step = self.history_step_s
+        until = now if self.active else (self._last_t or now)
+        end_bucket = max(0, int((until - self._history_t0) / step))
+        first = max(0, end_bucket - points + 1)
+        estimate: dict[int, float] = {}
+        for run in self._running.values():
+            if run.inst and run.accounted_t is not None and now > run.accounted_t:
+                self._spread(run.inst * (now - run.accounted_t), run.accounted_t, now, estimate)
+        return [(self._moved.get(b, 0.0) + estimate.get(b, 0.0)) / step for b in range(first, end_bucket + 1)]
 
     def log_since(self, seq: int) -> tuple[int, list[str], int]:
         """Lines after sequence number ``seq``: (new seq, lines, lines dropped because the buffer wrapped)."""

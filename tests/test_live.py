@@ -192,38 +192,37 @@ def test_thread_sorting_is_numeric_with_missing_values_last():
         sort_thread_rows(rows, "bogus")
 
 
-def test_rate_history_one_point_per_second_with_gaps_filled():
+def test_rate_history_counts_bytes_moved_per_second():
+    """Each point is the MiB moved in that second: a report's new bytes are spread back over the time
+    since the previous report, and the last known rate stands in for the time not yet reported."""
     live = LiveState(history_step_s=1.0)
     live(started(t=100.0))
     live(RunStarted(spec=PLAN[0], argv=PLAN[0].argv, started_at="", t=100.2))
-    for t, rate, nbytes in ((102.1, 100.0, 0), (102.6, 120.0, 0), (104.1, 200.0, 1 << 30)):
-        live(Progress(run_id="a/0", bytes=nbytes, rate_avg_mib_s=rate, rate_inst_mib_s=rate, elapsed_s=t - 100,
-                      t=t))
-    # second 0: idle start; 1: no sample yet (repeats 0); 2: last sample of that second; 3: repeats it; 4: 200
-    assert live.rate_series(now=104.5, points=10) == [0.0, 0.0, 120.0, 120.0, 200.0]
-    # While the run goes on without a sample, the chart moves on with the last known rate.
-    assert live.rate_series(now=106.5, points=10) == [0.0, 0.0, 120.0, 120.0, 200.0, 200.0, 200.0]
-    assert live.rate_series(now=106.5, points=3) == [200.0, 200.0, 200.0]
-    live(RunFinished(record=record(PLAN[0]), t=107.0))
-    # 5 and 6 repeat the last rate (the run went on), 7 is idle, and 8, 9 stay idle up to now.
-    assert live.rate_series(now=109.0, points=10)[-5:] == [200.0, 200.0, 0.0, 0.0, 0.0]
+    live(Progress(run_id="a/0", bytes=0, rate_avg_mib_s=0.0, rate_inst_mib_s=0.0, elapsed_s=2.4, t=102.6))
+    live(Progress(run_id="a/0", bytes=1 << 30, rate_avg_mib_s=200.0, rate_inst_mib_s=200.0, elapsed_s=3.9,
+                  t=104.1))
+    # 1024 MiB over 102.6..104.1 s: 0.4 s in second 2, 1 s in second 3, 0.1 s in second 4; and from
+    # 104.1 s to now the last rate, 200 MiB/s, stands in (0.4 s in second 4).
+    series = live.rate_series(now=104.5, points=10)
+    assert series == pytest.approx([0.0, 0.0, 1024 * 0.4 / 1.5, 1024 / 1.5, 1024 * 0.1 / 1.5 + 200 * 0.4])
+    assert live.rate_series(now=104.5, points=2) == series[-2:]
+    live(RunFinished(record=record(PLAN[0], nbytes=1 << 30), t=105.0))
+    # Finished and nothing new: the estimate is gone, and the real bytes say nothing moved after 104.1 s.
+    assert live.rate_series(now=108.0, points=10)[4:] == pytest.approx([1024 * 0.1 / 1.5, 0.0, 0.0, 0.0, 0.0])
 
 
-def test_bytes_no_progress_reported_are_spread_over_their_run():
-    """A 2 GiB transfer over 0.8 s that printed no -vb line (third-party guc reports every 5 s) still
-    shows its rate in the history, and a run's unreported tail is spread after its last sample."""
+def test_a_transfer_that_reports_only_at_its_end_is_spread_over_its_run():
+    """guc prints its one -vb line at exit for short third-party transfers (or none at all): the
+    bytes still show in the seconds they moved in."""
     live = LiveState(history_step_s=1.0)
     live(started(t=100.0))
-    live(RunStarted(spec=PLAN[0], argv=PLAN[0].argv, started_at="", t=100.1))
-    live(RunFinished(record=record(PLAN[0], nbytes=2 << 30, seconds=0.8), t=100.9))
-    assert live.rate_series(now=101.5, points=10) == [pytest.approx(2048.0), 0.0]
+    live(RunStarted(spec=PLAN[0], argv=PLAN[0].argv, started_at="", t=100.5))
+    live(Progress(run_id="a/0", bytes=2 << 30, rate_avg_mib_s=2048.0, rate_inst_mib_s=2048.0, elapsed_s=1.0,
+                  t=101.5))
+    live(RunFinished(record=record(PLAN[0], nbytes=2 << 30, seconds=1.0), t=101.5))
     live(RunStarted(spec=PLAN[1], argv=PLAN[1].argv, started_at="", t=102.0))
-    live(Progress(run_id="a/1", bytes=1 << 30, rate_avg_mib_s=1024.0, rate_inst_mib_s=1024.0, elapsed_s=1.0,
-                  t=103.0))
-    live(RunFinished(record=record(PLAN[1], nbytes=3 << 30, seconds=2.0), t=104.0))
-    # 2 GiB moved between the sample at 103 s and the end at 104 s: the history holds the sample's
-    # 1024 MiB/s for that second, and the excess brings it to the 2048 MiB/s that really moved.
-    assert live.rate_series(now=104.5, points=10)[2:] == [0.0, pytest.approx(2048.0), 0.0]
+    live(RunFinished(record=record(PLAN[1], nbytes=1 << 30, seconds=0.5), t=102.5))  # no -vb line at all
+    assert live.rate_series(now=103.5, points=10) == pytest.approx([1024.0, 1024.0, 1024.0, 0.0])
 
 
 def test_log_keeps_the_tail_and_says_what_it_dropped():
