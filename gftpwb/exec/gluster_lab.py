@@ -31,7 +31,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass
 
 from ..errors import EnvironmentProblem, LabError
-from .lab import default_state_dir
+from .lab import default_state_dir, read_state
 
 GLUSTER = "gluster"
 GLUSTERD = "glusterd"
@@ -82,8 +82,6 @@ DEMO_ADDRESS = "198.18.0.1"
 
 
 def _is_default(state_dir: str) -> bool:
-    from .lab import default_state_dir
-
     return os.path.abspath(state_dir) == os.path.abspath(default_state_dir())
 
 
@@ -131,11 +129,7 @@ class GlusterLab:
         return os.path.exists(self.info_file)
 
     def _info(self) -> dict:
-        try:
-            with open(self.info_file, encoding="utf-8") as handle:
-                return json.load(handle)
-        except (OSError, ValueError):
-            return {}
+        return read_state(self.info_file)
 
     def _save(self, info: dict) -> None:
         os.makedirs(self.state_dir, exist_ok=True)

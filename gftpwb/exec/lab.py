@@ -66,6 +66,16 @@ def _is_our_server(pid: int) -> bool:
         return False
 
 
+def read_state(path: str) -> dict:
+    """A lab state file (JSON); empty when it is missing or damaged, which means "nothing made"."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def kill_group(pid: int, wait_s: float = 3.0) -> None:
     """End a daemon the lab started in a session of its own: SIGTERM its process group, wait up to
     ``wait_s`` for the leader to go, then SIGKILL whatever of the group is left, and reap it."""
@@ -100,11 +110,7 @@ class GridftpLab:
         self.log_file = os.path.join(self.state_dir, "gridftp.log")
 
     def _info(self) -> dict:
-        try:
-            with open(self.info_file, encoding="utf-8") as handle:
-                return json.load(handle)
-        except (OSError, ValueError):
-            return {}
+        return read_state(self.info_file)
 
     def _pid(self) -> int | None:
         try:
