@@ -158,5 +158,15 @@ def log_name_for(test: Test, variant: int, repeat: int) -> str:
 def plan_fingerprint(specs: list[RunSpec]) -> str:
     """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan."""
     payload = [[s.run_id, list(s.argv), s.host, s.timeout_s, s.params, s.engine,
-                asdict(s.link) if s.link else None] + ([s.group] if s.group else []) for s in specs]
+                asdict(s.link) if s.link else None] + ([s.group] if s.group else []) + _extras(s) for s in specs]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _extras(spec: RunSpec) -> list[object]:
+    """The per-test commands and the log name, when a spec has them: a resumed run must not mix runs
+    whose pre, post or comment command (or tag log name) differed."""
+    extras = {role: asdict(command) for role, command in
+              (("pre", spec.pre), ("post", spec.post), ("comment_command", spec.comment_command)) if command}
+    if spec.log_name:
+        extras["log_name"] = spec.log_name
+    return [extras] if extras else []

@@ -65,6 +65,9 @@ def test_fingerprint_changes_with_the_plan_only():
     b = load_scenario_text(BASE + "# a comment changes nothing\n  - {id: a, kind: guc}\n", "p.yaml")
     c = scenario("  - {id: a, kind: guc, options: {parallel: 2}}\n")
     assert plan_fingerprint(plan(a)) == plan_fingerprint(plan(b)) != plan_fingerprint(plan(c))
+    with_pre = scenario("  - {id: a, kind: guc, pre: [sysctl, net.ipv4.tcp_congestion_control]}\n")
+    other_pre = scenario("  - {id: a, kind: guc, pre: [sysctl, net.core.rmem_max]}\n")
+    assert len({plan_fingerprint(plan(x)) for x in (a, with_pre, other_pre)}) == 3
 
 
 @given(
