@@ -18,14 +18,15 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from . import results_dir as rd
-from .bus import Handler
-from .dsl import load_scenario_text
-from .dsl.model import GucOptions
-from .plan import plan
-from .records import ResultRecord, Summary
-from .session import RunRequest, execute, prepare_run
-from .units import format_size_arg
+from gftpwb.core.bus import Handler
+from gftpwb.core.dsl import load_scenario_text
+from gftpwb.core.dsl.model import GucOptions
+from gftpwb.core.plan import plan
+from gftpwb.core.records import ResultRecord, Summary
+from gftpwb.core.units import format_size_arg
+from gftpwb.shell.session import RunRequest, execute, prepare_run
+
+from .shell import results_dir as rd
 
 SCENARIO_NAME = "tgftp-autotune"
 
@@ -81,7 +82,7 @@ def run_tgftp_autotune(source: str, target: str, *, results_dir: str | None = No
     ``results_dir`` defaults to ``results/<UTC timestamp>-tgftp-autotune``; ``resume=True`` continues
     the interrupted auto-tune in ``results_dir``. ``subscribers`` receive every event (pass a
     ConsoleSink for progress; tgftp itself ran its auto-tune silently). Raises the usual
-    :class:`~gftpwb.errors.GftpwbError` subclasses for bad arguments (exit code in ``.exit_code``).
+    :class:`~gftpwb.core.errors.GftpwbError` subclasses for bad arguments (exit code in ``.exit_code``).
     """
     return asyncio.run(tgftp_autotune(source, target, results_dir=results_dir, resume=resume,
                                       subscribers=subscribers, command=command,
@@ -111,7 +112,7 @@ async def tgftp_autotune(source: str, target: str, *, results_dir: str | None = 
 
 
 def _collector(records: list[ResultRecord]) -> Handler:
-    from .events import RunFinished
+    from gftpwb.core.events import RunFinished
 
     def collect(event: object) -> None:
         if isinstance(event, RunFinished):

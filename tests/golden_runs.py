@@ -3,9 +3,10 @@
 ``produce()`` runs ``gftpwb run SCENARIO --results out --progress never`` in a subprocess, in a fresh
 directory, with :mod:`fake_guc` as ``globus-url-copy`` on PATH, and returns every file the run wrote
 (and its console output) by name. ``tests/golden/<scenario>/`` holds what the code on ``main`` wrote
-before the architecture change of issue 11 (made with ``python tests/golden_runs.py --pythonpath CHECKOUT``, CHECKOUT being a
-``git archive`` of that commit with ``gftpwb/tui``, ``gftpwb/converters`` and ``gftpwb/schemas``
-linked to its top-level folders); ``tests/test_golden.py`` compares a fresh run with it.
+before the architecture change of issue 11 (made with ``python tests/golden_runs.py --pythonpath
+CHECKOUT``, CHECKOUT being a ``git archive`` of that commit with ``gftpwb/tui``,
+``gftpwb/converters`` and ``gftpwb/schemas`` linked to its top-level folders);
+``tests/test_golden.py`` compares a fresh run with it.
 
 Only clock readings differ from run to run. :func:`normalise` replaces them (start and end times,
 durations, and the rates computed from durations of real processes) by placeholders, on both sides;

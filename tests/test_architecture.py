@@ -9,21 +9,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # Core: pure logic. Shell: I/O, processes, UI.
-CORE_PACKAGES = ["gftpwb/dsl", "gftpwb/drivers", "gftpwb/autotune", "converters"]
-CORE_MODULES = ["gftpwb/__init__.py", "gftpwb/units.py", "gftpwb/rates.py", "gftpwb/records.py",
-                "gftpwb/specs.py", "gftpwb/events.py", "gftpwb/plan.py", "gftpwb/report.py", "gftpwb/errors.py",
-                "gftpwb/bus.py", "gftpwb/commands.py", "gftpwb/tgftp_args.py", "gftpwb/clockoffset.py",
-                "gftpwb/hostcheck.py", "gftpwb/simlink.py", "gftpwb/latency.py", "gftpwb/gfapi_stats.py",
-                "gftpwb/gfapi_report.py", "gftpwb/live.py", "gftpwb/compare.py"]
-SHELL_PACKAGES = ["gftpwb/exec", "gftpwb/sinks", "tui", "schemas"]
-SHELL_MODULES = ["gftpwb/cli.py", "gftpwb/__main__.py", "gftpwb/session.py", "gftpwb/results_dir.py",
-                 "gftpwb/migrate_cli.py", "gftpwb/tgftp_cli.py", "gftpwb/lab_cmd.py", "gftpwb/hosts_cmd.py",
-                 "gftpwb/tgftp_autotune.py", "gftpwb/results_index.py"]
+KIND_CORE = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "gftpwb" / "kinds").rglob("*.py"))
+             if "run" not in p.relative_to(ROOT / "gftpwb" / "kinds").parts]
+CORE_PACKAGES = ["gftpwb/core", "converters"]
+CORE_MODULES = ["gftpwb/__init__.py", "gftpwb/tgftp_args.py", *KIND_CORE]
+SHELL_PACKAGES = ["gftpwb/shell", "gftpwb/tui", "schemas", *sorted(str(p.relative_to(ROOT)) for p in
+                                                                   (ROOT / "gftpwb" / "kinds").glob("*/run"))]
+SHELL_MODULES = ["gftpwb/__main__.py", "gftpwb/migrate_cli.py", "gftpwb/tgftp_cli.py", "gftpwb/tgftp_autotune.py"]
 
 FORBIDDEN_EXTERNAL = {"asyncio", "subprocess", "socket", "selectors", "threading", "multiprocessing", "asyncssh",
                       "textual", "rich", "pty", "signal"}
-SHELL_INTERNAL = ("gftpwb.exec", "gftpwb.sinks", "gftpwb.cli", "gftpwb.session", "gftpwb.results_dir", "gftpwb.tui",
-                  "gftpwb.migrate_cli", "gftpwb.tgftp_cli", "gftpwb.results_index")
+SHELL_INTERNAL = ("gftpwb.shell", "gftpwb.tui", "gftpwb.migrate_cli", "gftpwb.tgftp_cli", "gftpwb.tgftp_autotune")
 
 
 def core_files() -> list[Path]:
@@ -36,7 +32,7 @@ def core_files() -> list[Path]:
 def module_name(path: Path) -> str:
     rel = path.relative_to(ROOT).with_suffix("")
     parts = list(rel.parts)
-    if parts[0] in ("converters", "tui", "schemas"):
+    if parts[0] in ("converters", "schemas"):
         parts.insert(0, "gftpwb")
     if parts[-1] == "__init__":
         parts.pop()
@@ -64,7 +60,7 @@ def test_every_module_is_classified():
     known = {str(ROOT / m) for m in CORE_MODULES + SHELL_MODULES}
     for package in CORE_PACKAGES + SHELL_PACKAGES:
         known.update(str(p) for p in (ROOT / package).rglob("*.py"))
-    actual = {str(p) for d in ("gftpwb", "tui", "converters", "schemas") for p in (ROOT / d).rglob("*.py")}
+    actual = {str(p) for d in ("gftpwb", "converters", "schemas") for p in (ROOT / d).rglob("*.py")}
     assert sorted(actual - known) == [], "classify new modules as core or shell in tests/test_architecture.py"
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from gftpwb.autotune.stats import estimate, t_cdf, t_quantile, welch_df, welch_greater
+from gftpwb.kinds.autotune.stats import estimate, t_cdf, t_quantile, welch_df, welch_greater
 
 dfs = st.floats(min_value=0.5, max_value=1e5, allow_nan=False)
 

@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from gftpwb.dsl import load_scenario, load_scenario_text
-from gftpwb.dsl.schema import KIND_NAMES
-from gftpwb.errors import ScenarioError
-from gftpwb.units import GIB, MIB
+from gftpwb.core.dsl import load_scenario, load_scenario_text
+from gftpwb.core.dsl.schema import KIND_NAMES
+from gftpwb.core.errors import ScenarioError
+from gftpwb.core.units import GIB, MIB
 
 GOOD = textwrap.dedent("""\
     version: 1

@@ -20,15 +20,15 @@ from pathlib import Path
 import pytest
 from clihelp import gftpwb
 from gfapi_helpers import worker_pids
-from gftpwb.converters.gfapi_csv import result_csv
 
-from gftpwb.bus import EventBus
-from gftpwb.drivers.gfapi import GfapiJob
-from gftpwb.dsl import load_scenario_text
-from gftpwb.events import RunFinished, WorkerProgress
-from gftpwb.exec.executor import Executor
-from gftpwb.exec.gfapi_runner import GfapiRunner
-from gftpwb.plan import plan
+from gftpwb.core.bus import EventBus
+from gftpwb.core.dsl import load_scenario_text
+from gftpwb.core.events import RunFinished, WorkerProgress
+from gftpwb.core.plan import plan
+from gftpwb.kinds.gfapi.csvfiles import result_csv
+from gftpwb.kinds.gfapi.job import GfapiJob
+from gftpwb.kinds.gfapi.run.runner import GfapiRunner
+from gftpwb.shell.executor import Executor
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 

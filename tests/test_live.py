@@ -1,4 +1,4 @@
-"""The live aggregator behind the TUI (gftpwb.live): statuses, rates, per-thread rows, rankings, history.
+"""The live aggregator behind the TUI (gftpwb.core.live): statuses, rates, per-thread rows, rankings, history.
 
 Pure and clock-free, so every figure here is exact: events carry their own monotonic ``t``.
 """
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gftpwb.events import (
+from gftpwb.core.events import (
     OutputLine,
     Progress,
     RankingRow,
@@ -18,9 +18,9 @@ from gftpwb.events import (
     TuneUpdate,
     WorkerProgress,
 )
-from gftpwb.live import MIB, LiveState, ThreadRow, sort_thread_rows, tune_mark
-from gftpwb.records import ResultRecord, Summary
-from gftpwb.specs import RunSpec
+from gftpwb.core.live import MIB, LiveState, ThreadRow, sort_thread_rows, tune_mark
+from gftpwb.core.records import ResultRecord, Summary
+from gftpwb.core.specs import RunSpec
 
 
 def spec(test_id="a", case=0, repeat=0, kind="guc", host="local", length=None, index=None):

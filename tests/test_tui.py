@@ -13,13 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
+from tui_standins import BUDGET, CANDIDATES, GfapiStandIn, TuneStandIn, thread_speed
+
+from gftpwb.core.bus import EventBus
+from gftpwb.shell.executor import Executor
 from gftpwb.tui.app import WorkbenchApp, exit_code
 from gftpwb.tui.views import ResultsView, ThreadsView
 from gftpwb.tui.widgets import ConfirmScreen, LiveTable, RateChart
-from tui_standins import BUDGET, CANDIDATES, GfapiStandIn, TuneStandIn, thread_speed
-
-from gftpwb.bus import EventBus
-from gftpwb.exec.executor import Executor
 
 SIZE = (80, 24)
 
@@ -411,9 +411,9 @@ async def test_live_table_updates_in_place_and_the_cursor_follows_its_row():
 async def test_resume_in_the_tui_runs_only_what_is_left(tmp_path, fake_guc):
     from clihelp import gftpwb
 
-    from gftpwb.dsl import load_scenario
-    from gftpwb.plan import plan
-    from gftpwb.session import RunRequest, prepare_run
+    from gftpwb.core.dsl import load_scenario
+    from gftpwb.core.plan import plan
+    from gftpwb.shell.session import RunRequest, prepare_run
 
     path = write_scenario(tmp_path, "- {id: a, kind: guc, source: ftp://x/a, target: ftp://y/b, repeat: 3}\n")
     results = tmp_path / "r"
@@ -435,8 +435,9 @@ async def test_resume_in_the_tui_runs_only_what_is_left(tmp_path, fake_guc):
 
 
 async def test_fast_table_draws_rows_follows_the_cursor_scrolls_and_sorts_on_header_clicks():
-    from gftpwb.tui.widgets import FastTable
     from textual.app import App
+
+    from gftpwb.tui.widgets import FastTable
 
     clicked: list[str] = []
 
@@ -505,10 +506,10 @@ async def test_a_group_on_two_ssh_hosts_runs_there_shows_both_and_stops(netlab, 
 async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
     """Issue 6's auto-tune runner and simulated engine, through the real session: the view shows the
     engine's final ranking row for row, with the leader, tie and elimination marks it implies."""
-    from gftpwb.dsl import load_scenario
-    from gftpwb.events import TuneUpdate
-    from gftpwb.plan import plan
-    from gftpwb.session import RunRequest, prepare_run
+    from gftpwb.core.dsl import load_scenario
+    from gftpwb.core.events import TuneUpdate
+    from gftpwb.core.plan import plan
+    from gftpwb.shell.session import RunRequest, prepare_run
 
     path = write_scenario(tmp_path, """\
         - id: tune

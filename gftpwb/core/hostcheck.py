@@ -1,5 +1,5 @@
 """``gftpwb hosts check``, the pure half: the probe a host runs, parsing its answer, TCP buffer caps,
-and the report. The shell (:mod:`gftpwb.exec.hostprobe`) connects, runs the probe and samples clocks.
+and the report. The shell (:mod:`gftpwb.shell.hostprobe`) connects, runs the probe and samples clocks.
 
 The buffer caps are what the kernel allows a socket: an explicit ``guc -tcp-bs`` (setsockopt
 SO_SNDBUF / SO_RCVBUF) is capped by ``net.core.wmem_max`` / ``rmem_max``; without it, TCP autotuning

@@ -13,12 +13,13 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import asdict
 
-from .drivers.connection import CONNECTION_TEST_LENGTH, build_connection_argv
-from .drivers.gfapi import GfapiJob, display_argv
-from .drivers.guc import build_argv
-from .dsl.model import LOCAL, AnyTest, GfapiTest, Scenario, Test
+from gftpwb.core.dsl.model import LOCAL, AnyTest, GfapiTest, Scenario, Test
+from gftpwb.kinds.connection_test.driver import CONNECTION_TEST_LENGTH, build_connection_argv
+from gftpwb.kinds.gfapi.job import GfapiJob, display_argv
+from gftpwb.kinds.guc.driver import build_argv
+from gftpwb.kinds.simulated.link import LinkModel
+
 from .errors import UsageError
-from .simlink import LinkModel
 from .specs import RunSpec
 
 
@@ -106,7 +107,7 @@ def plan_guc(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[R
 
 
 def _plan_autotune(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[RunSpec], int]:
-    from .autotune.plan import plan_autotune
+    from gftpwb.kinds.autotune.plan import plan_autotune
 
     return plan_autotune(scenario, test, first_case)
 

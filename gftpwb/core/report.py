@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import fmean
 
-from .drivers.guc import option_args
-from .dsl.model import GucOptions
+from gftpwb.core.dsl.model import GucOptions
+from gftpwb.kinds.guc.driver import option_args
+
 from .records import PASSED, ResultRecord
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gftpwb.kinds.simulated.link import LinkModel
+
 from .commands import Command
-from .simlink import LinkModel
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ kept in the record under ``details["commands"]``.
 
 Commands start through ``executor.transport_for(spec.host)``, like the transfer itself, so they run
 where the test runs, local or remote, and never through a shell unless the scenario asked for one
-(see :mod:`gftpwb.commands`).
+(see :mod:`gftpwb.core.commands`).
 """
 
 from __future__ import annotations
@@ -18,13 +18,14 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..commands import Command
-from ..events import Notice, RunStarted
-from ..records import FAILED, INTERRUPTED, PASSED, ResultRecord, bound_output
-from ..specs import RunSpec
-from ..units import format_duration
+from gftpwb.core.commands import Command
+from gftpwb.core.events import Notice, RunStarted
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, ResultRecord, bound_output
+from gftpwb.core.specs import RunSpec
+from gftpwb.core.units import format_duration
+from gftpwb.shell.transports.local import StartError, Transport
+
 from .executor import Executor, Interrupted, Runner, utc_now_iso
-from .transport import StartError, Transport
 
 COMMAND_OUTPUT_LIMIT = 16 * 1024  # characters of each stream kept per command
 

@@ -9,7 +9,7 @@ Specs that share a non-empty ``group`` (the same run of a test on several hosts,
 run at the same time: the executor connects to their hosts first (``transport.prepare()``, where a
 transport has it), then starts them together and waits for all before the next run or group.
 
-How a run of a given kind is carried out is a *runner* (``gftpwb.exec.runners``): an async function
+How a run of a given kind is carried out is a *runner* (``gftpwb.shell.runners``): an async function
 ``runner(executor, spec) -> ResultRecord`` that publishes its own progress and returns the record.
 The executor publishes RunFinished for it and handles stop requests around it.
 """
@@ -21,11 +21,11 @@ import shutil
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
-from ..bus import EventBus
-from ..events import Event, RunFinished, ScenarioFinished, ScenarioStarted
-from ..records import ResultRecord, Summary
-from ..specs import RunSpec
-from .transport import LocalTransport, Transport
+from gftpwb.core.bus import EventBus
+from gftpwb.core.events import Event, RunFinished, ScenarioFinished, ScenarioStarted
+from gftpwb.core.records import ResultRecord, Summary
+from gftpwb.core.specs import RunSpec
+from gftpwb.shell.transports.local import LocalTransport, Transport
 
 Runner = Callable[["Executor", RunSpec], Awaitable[ResultRecord]]
 

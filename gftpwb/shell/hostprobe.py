@@ -1,7 +1,7 @@
 """Probing hosts for ``gftpwb hosts check``: connect, run the probe script, sample the clock.
 
 The pure half (probe script, parsing, buffer caps, clock maths, report) lives in
-:mod:`gftpwb.hostcheck` and :mod:`gftpwb.clockoffset`; this module only moves bytes and reads clocks.
+:mod:`gftpwb.core.hostcheck` and :mod:`gftpwb.core.clockoffset`; this module only moves bytes and reads clocks.
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ..clockoffset import ZERO, ClockOffset, ClockSample, estimate_offset, parse_remote_time
-from ..dsl.model import LOCAL, Host
-from ..hostcheck import ERROR, OK, PROBE_SCRIPT, HostReport, parse_probe
-from .ssh import SshError, SshPool, SshTransport
-from .transport import LocalTransport
+from gftpwb.core.clockoffset import ZERO, ClockOffset, ClockSample, estimate_offset, parse_remote_time
+from gftpwb.core.dsl.model import LOCAL, Host
+from gftpwb.core.hostcheck import ERROR, OK, PROBE_SCRIPT, HostReport, parse_probe
+from gftpwb.shell.transports.local import LocalTransport
+from gftpwb.shell.transports.ssh import SshError, SshPool, SshTransport
 
 # Answers each line on stdin with the host's wall clock; bash's $EPOCHREALTIME needs no fork, so the
 # reading is taken right after the request arrives; ``date`` is the fallback. ``--norc``: bash run

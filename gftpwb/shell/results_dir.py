@@ -19,12 +19,12 @@ import socket
 from dataclasses import asdict
 from datetime import UTC, datetime
 
-from . import __version__
-from .errors import ResumeError, UsageError
-from .plan import plan_fingerprint
-from .records import FINAL_STATUSES, ResultRecord, latest_by_run
-from .sinks.journal import JOURNAL_NAME, read_journal
-from .specs import RunSpec
+from gftpwb import __version__
+from gftpwb.core.errors import ResumeError, UsageError
+from gftpwb.core.plan import plan_fingerprint
+from gftpwb.core.records import FINAL_STATUSES, ResultRecord, latest_by_run
+from gftpwb.core.specs import RunSpec
+from gftpwb.shell.sinks.journal import JOURNAL_NAME, read_journal
 
 DEFAULT_BASE = "results"
 

@@ -11,8 +11,8 @@ import json
 import os
 from dataclasses import dataclass
 
-from .records import ResultRecord, latest_by_run
-from .sinks.journal import JOURNAL_NAME, read_journal
+from gftpwb.core.records import ResultRecord, latest_by_run
+from gftpwb.shell.sinks.journal import JOURNAL_NAME, read_journal
 
 
 @dataclass(frozen=True)

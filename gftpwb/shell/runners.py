@@ -14,16 +14,17 @@ import time
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..drivers.connection import ConnectionTestRun
-from ..drivers.guc import GucRun, Outcome, unbuffered
-from ..drivers.guc_output import ProgressSample, TextLine
-from ..events import OutputLine, Progress, RunStarted
-from ..records import INTERRUPTED, ResultRecord
-from ..specs import RunSpec
+from gftpwb.core.events import OutputLine, Progress, RunStarted
+from gftpwb.core.records import INTERRUPTED, ResultRecord
+from gftpwb.core.specs import RunSpec
+from gftpwb.kinds.connection_test.driver import ConnectionTestRun
+from gftpwb.kinds.gfapi.run.runner import GfapiRunner
+from gftpwb.kinds.guc.driver import GucRun, Outcome, unbuffered
+from gftpwb.kinds.guc.output import ProgressSample, TextLine
+from gftpwb.shell.transports.local import ProcessLost, StartError
+
 from .commands import with_commands
 from .executor import Executor, Interrupted, Runner, utc_now_iso
-from .gfapi_runner import GfapiRunner
-from .transport import ProcessLost, StartError
 
 
 class Session(Protocol):
@@ -109,7 +110,7 @@ async def run_process(executor: Executor, spec: RunSpec, session: Session,
 
 async def run_guc(executor: Executor, spec: RunSpec) -> ResultRecord:
     if spec.engine == "simulated":
-        from .simulated import run_simulated_guc
+        from gftpwb.kinds.simulated.run.runner import run_simulated_guc
 
         return await run_simulated_guc(executor, spec)
     argv = unbuffered(spec.argv) if executor.unbuffer else spec.argv
@@ -131,7 +132,7 @@ async def run_connection_test(executor: Executor, spec: RunSpec) -> ResultRecord
 
 # with_commands adds the spec's pre, comment and post commands around a runner.
 async def _run_autotune(executor: Executor, spec: RunSpec) -> ResultRecord:
-    from .autotune import run_autotune
+    from gftpwb.kinds.autotune.run.runner import run_autotune
 
     return await run_autotune(executor, spec)
 

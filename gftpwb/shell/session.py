@@ -13,17 +13,18 @@ import signal
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from gftpwb.core.bus import EventBus, Handler
+from gftpwb.core.dsl.model import Scenario
+from gftpwb.core.events import Notice
+from gftpwb.core.records import ResultRecord, Summary
+from gftpwb.core.specs import RunSpec
+from gftpwb.kinds.gfapi.run.files import GfapiFilesSink
+from gftpwb.shell.sinks.journal import JOURNAL_NAME, JournalSink
+from gftpwb.shell.sinks.taglogs import TagLogSink
+from gftpwb.shell.transports.hosts import HostTransports
+
 from . import results_dir as rd
-from .bus import EventBus, Handler
-from .dsl.model import Scenario
-from .events import Notice
-from .exec.executor import Executor
-from .exec.hosts import HostTransports
-from .records import ResultRecord, Summary
-from .sinks.gfapi_files import GfapiFilesSink
-from .sinks.journal import JOURNAL_NAME, JournalSink
-from .sinks.taglogs import TagLogSink
-from .specs import RunSpec
+from .executor import Executor
 
 
 @dataclass

@@ -1,6 +1,6 @@
-"""The workbench app: five views over one :class:`~gftpwb.live.LiveState`, and the run/stop/quit flow.
+"""The workbench app: five views over one :class:`~gftpwb.core.live.LiveState`, and the run/stop/quit flow.
 
-A run goes through :func:`gftpwb.session.execute`, exactly as ``gftpwb run`` does (same results
+A run goes through :func:`gftpwb.shell.session.execute`, exactly as ``gftpwb run`` does (same results
 directory, journal and tag logs), in a Textual async worker on the app's own event loop. The
 ``LiveState`` is one more bus subscriber; a timer draws the view on screen a few times a second, so
 progress floods cost one cheap update per event and one frame per tick, not one message per line.
@@ -25,11 +25,9 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from gftpwb import results_dir as rd
-from gftpwb.bus import EventBus
-from gftpwb.drivers.guc import GUC
-from gftpwb.dsl.model import Scenario
-from gftpwb.errors import (
+from gftpwb.core.bus import EventBus
+from gftpwb.core.dsl.model import Scenario
+from gftpwb.core.errors import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUNS_FAILED,
@@ -38,12 +36,14 @@ from gftpwb.errors import (
     GftpwbError,
     ScenarioError,
 )
-from gftpwb.exec.executor import Executor
-from gftpwb.live import LiveState
+from gftpwb.core.live import LiveState
+from gftpwb.core.plan import plan
+from gftpwb.core.records import Summary
+from gftpwb.kinds.guc.driver import GUC
 from gftpwb.migrate_cli import load_scenario_or_batchfile
-from gftpwb.plan import plan
-from gftpwb.records import Summary
-from gftpwb.session import PreparedRun, RunRequest, execute, prepare_run
+from gftpwb.shell import results_dir as rd
+from gftpwb.shell.executor import Executor
+from gftpwb.shell.session import PreparedRun, RunRequest, execute, prepare_run
 
 from .views import ResultsView, RunView, ScenarioView, ThreadsView, TuneView, View
 from .widgets import ConfirmScreen, FilterInput

@@ -1,6 +1,6 @@
 """Command-line entry points of the TUI: ``gftpwb tui [SCENARIO]`` and ``gftpwb run SCENARIO --tui``.
 
-``gftpwb.cli`` imports this module only when the TUI is asked for, so headless runs never load Textual.
+``gftpwb.shell.cli.main`` imports this module only when the TUI is asked for, so headless runs never load Textual.
 """
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gftpwb.errors import UsageError
-from gftpwb.session import RunRequest, prepare_run
+from gftpwb.core.errors import UsageError
+from gftpwb.shell.session import RunRequest, prepare_run
 
 from .app import WorkbenchApp, exit_code
 

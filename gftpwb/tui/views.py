@@ -1,5 +1,5 @@
-"""The five views of the workbench. Each draws values it reads from :class:`gftpwb.live.LiveState` (or,
-for past results, from :mod:`gftpwb.results_index` and :mod:`gftpwb.compare`); none computes a rate,
+"""The five views of the workbench. Each draws values it reads from :class:`gftpwb.core.live.LiveState` (or,
+for past results, from :mod:`gftpwb.shell.results_index` and :mod:`gftpwb.core.compare`); none computes a rate,
 a status or a ranking itself. ``refresh_view`` is called by the app's timer only for the view shown.
 """
 
@@ -14,8 +14,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Log, ProgressBar, Static
 
-from gftpwb.compare import DIFF_COLUMNS, diff_cells, diff_rates
-from gftpwb.live import (
+from gftpwb.core.compare import DIFF_COLUMNS, diff_cells, diff_rates
+from gftpwb.core.live import (
     TEST_COLUMNS,
     THREAD_COLUMNS,
     THREAD_SORT_KEYS,
@@ -27,10 +27,10 @@ from gftpwb.live import (
     thread_cells,
     tune_cells,
 )
-from gftpwb.records import ResultRecord
-from gftpwb.report import human_bytes, short_error
-from gftpwb.results_index import ResultsDirInfo, list_results, load_records
-from gftpwb.sinks.journal import JOURNAL_NAME
+from gftpwb.core.records import ResultRecord
+from gftpwb.core.report import human_bytes, short_error
+from gftpwb.shell.results_index import ResultsDirInfo, list_results, load_records
+from gftpwb.shell.sinks.journal import JOURNAL_NAME
 
 from .widgets import FastTable, LiveTable, RateChart, Row
 

@@ -24,6 +24,6 @@ if "-len" in args:
 out = sys.stdout
 out.write(f"Source: {args[-2]}\nDest:   {args[-1]}\n  zero  ->  null\n\n")
 for step in (1, 2, 3):
-    out.write(" %12d bytes %12.2f MB/sec avg %12.2f MB/sec inst\r" % (length * step // 3, 100.0 * step, 90.0))
+    out.write(f" {length * step // 3:12d} bytes {100.0 * step:12.2f} MB/sec avg {90.0:12.2f} MB/sec inst\r")
 out.write("\n")
 sys.exit(0)

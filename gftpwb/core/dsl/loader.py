@@ -1,6 +1,6 @@
 """Load a scenario file: YAML with positions -> JSON-Schema check -> semantic checks -> typed model.
 
-Every problem is reported as a :class:`~gftpwb.errors.Diagnostic` at the line and column of the
+Every problem is reported as a :class:`~gftpwb.core.errors.Diagnostic` at the line and column of the
 offending key or value; all problems of a file are reported together, not only the first.
 """
 
@@ -13,10 +13,9 @@ from typing import Any
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError, best_match
 
-from ..commands import from_dsl as command_from_dsl
-from ..errors import Diagnostic, ScenarioError
-from ..simlink import LinkModel
-from ..units import (
+from gftpwb.core.commands import from_dsl as command_from_dsl
+from gftpwb.core.errors import Diagnostic, ScenarioError
+from gftpwb.core.units import (
     DURATION_PATTERN,
     FRACTION_PATTERN,
     RATE_PATTERN,
@@ -26,7 +25,9 @@ from ..units import (
     parse_rate,
     parse_size,
 )
-from .gfapi_loader import build_gfapi_test, check_gfapi_test
+from gftpwb.kinds.gfapi.dsl import build_gfapi_test, check_gfapi_test
+from gftpwb.kinds.simulated.link import LinkModel
+
 from .model import LOCAL, AnyTest, AutotuneTest, GfapiTest, GucOptions, Host, Scenario, Test
 from .schema import COMMAND_KEYS, DEFAULT_ONLY_KEYS, KINDS, NAME_PATTERN, packaged_schema
 from .yamlpos import Path, Positions, load_yaml_with_positions
@@ -387,7 +388,7 @@ def _check_autotune(test: dict[str, Any], merged: dict[str, Any], at: Path, pos:
     if "length" in test and parse_size(test["length"]) == 0:
         error("length", "length must be more than 0 bytes")
     if "candidates" in test:
-        from ..autotune.candidates import params_line, repeated
+        from gftpwb.kinds.autotune.candidates import params_line, repeated
 
         options, _ = resolve_candidates(test["candidates"])
         for later, earlier in repeated(options):
@@ -399,7 +400,7 @@ SEMANTIC_CHECKS = {"guc": _check_guc, "autotune": _check_autotune}  # connection
 
 def resolve_candidates(value: Any) -> tuple[tuple[GucOptions, ...], str]:
     """The candidates a DSL value names, and which form it had: tgftp-37, grid or list."""
-    from ..autotune import candidates as cand  # the autotune core imports the guc driver, which imports dsl
+    from gftpwb.kinds.autotune import candidates as cand  # the autotune core imports the guc driver, which imports dsl
 
     if value == cand.TGFTP_37:
         return cand.tgftp_37(), cand.TGFTP_37

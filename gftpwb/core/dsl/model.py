@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ..commands import Command
-from ..errors import Diagnostic
-from ..simlink import LinkModel
-from ..units import GIB, parse_size
-from .gfapi_settings import DEFAULT_PORT, SETTINGS_BY_NAME
-from .guc_options import GUC_OPTIONS, OPTIONS_BY_NAME
+from gftpwb.core.commands import Command
+from gftpwb.core.errors import Diagnostic
+from gftpwb.core.units import GIB, parse_size
+from gftpwb.kinds.gfapi.settings import DEFAULT_PORT, SETTINGS_BY_NAME
+from gftpwb.kinds.guc.options import GUC_OPTIONS, OPTIONS_BY_NAME
+from gftpwb.kinds.simulated.link import LinkModel
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ class GfapiVolume:
 class GfapiTest:
     """A ``kind: gfapi`` test: small-file workers on a volume (libgfapi) or a directory (POSIX).
 
-    The settings mirror :data:`gftpwb.dsl.gfapi_settings.GFAPI_SETTINGS`; sizes are bytes and
+    The settings mirror :data:`gftpwb.kinds.gfapi.settings.GFAPI_SETTINGS`; sizes are bytes and
     durations seconds. ``directory`` is resolved: inside the volume (default ``/gftpwb``) in
     libgfapi mode, a host path in POSIX mode.
     """

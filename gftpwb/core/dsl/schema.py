@@ -2,7 +2,7 @@
 
 ``schemas/scenario.schema.json`` is generated from :func:`build_schema` (``make schema``) and
 committed so editors can use it; ``tests/test_schema.py`` fails when the file, these tables and the
-typed model in :mod:`gftpwb.dsl.model` drift apart. Validation always uses the committed file, the
+typed model in :mod:`gftpwb.core.dsl.model` drift apart. Validation always uses the committed file, the
 one users see.
 """
 
@@ -14,10 +14,10 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ..commands import SHELL_NAME_PATTERN
-from ..units import DURATION_PATTERN, FRACTION_PATTERN, RATE_PATTERN, SIZE_PATTERN
-from .gfapi_settings import GFAPI_SETTINGS, SWEEPABLE, TRANSPORTS, WORKLOADS, GfapiSetting
-from .guc_options import GUC_OPTIONS, GucOption
+from gftpwb.core.commands import SHELL_NAME_PATTERN
+from gftpwb.core.units import DURATION_PATTERN, FRACTION_PATTERN, RATE_PATTERN, SIZE_PATTERN
+from gftpwb.kinds.gfapi.settings import GFAPI_SETTINGS, SWEEPABLE, TRANSPORTS, WORKLOADS, GfapiSetting
+from gftpwb.kinds.guc.options import GUC_OPTIONS, GucOption
 
 SCHEMA_ID = "https://gftpwb.invalid/schemas/scenario.schema.json"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -180,7 +180,7 @@ def _matrix_object() -> dict[str, Any]:
 
 ENGINES = ("real", "simulated")
 
-# The simulated engine's link model (gftpwb/simlink.py); every key is optional.
+# The simulated engine's link model (gftpwb/kinds/simulated/link.py); every key is optional.
 LINK_KEYS: tuple[Key, ...] = (
     Key("bandwidth", RATE, "Capacity of the simulated path. Default 1GB/s."),
     Key("rtt", DURATION, "Round-trip time of the path. Default 20ms."),
@@ -351,7 +351,7 @@ GFAPI_KEYS: tuple[Key, ...] = (
 )
 
 # Every test kind, in the order the schema lists them. A new kind adds an entry here, a model in
-# gftpwb/dsl/model.py and a runner in gftpwb/exec/runners.py.
+# gftpwb/dsl/model.py and a runner in gftpwb/shell/runners.py.
 LOG_FILENAME_KEY = Key(
     "log_filename", {"type": "string", "pattern": LOG_FILENAME_PATTERN},
     "Name of this test's tag logs instead of <scenario>_#<case>_<repeat>.log, as tgftp's log-filename: "
@@ -445,7 +445,7 @@ def build_schema() -> dict[str, Any]:
     definitions["guc_options"] = _options_object()
     definitions["guc_matrix"] = _matrix_object()
     definitions["link"] = _object(LINK_KEYS, "A simulated link (engine: simulated): "
-                                  "what a guc transfer would measure on it; see gftpwb/simlink.py.")
+                                  "what a guc transfer would measure on it; see gftpwb/kinds/simulated/link.py.")
     definitions["autotune_candidates"] = _candidates_schema()
     definitions["defaults"] = _object((*SHARED_KEYS, *COMMAND_KEYS, *DEFAULT_ONLY_KEYS),
                                       "Values every test inherits unless it sets its own (a test takes the "

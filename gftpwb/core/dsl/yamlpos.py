@@ -18,7 +18,7 @@ from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from ..errors import Diagnostic, ScenarioError
+from gftpwb.core.errors import Diagnostic, ScenarioError
 
 Path = tuple[str | int, ...]
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..drivers.guc import option_args
-from ..dsl.model import GucOptions
-from ..units import MIB
+from gftpwb.core.dsl.model import GucOptions
+from gftpwb.core.units import MIB
+from gftpwb.kinds.guc.driver import option_args
 
 TGFTP_37 = "tgftp-37"
 TGFTP_PARALLEL = (1, 2, 4, 8, 16, 32)

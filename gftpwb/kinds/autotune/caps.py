@@ -6,7 +6,7 @@ the sender's send buffer and the receiver's receive buffer, so the cap of a path
 ``min(source wmem_max, target rmem_max)``; where one end cannot be read, the other alone. Two
 candidates that differ only in a ``-tcp-bs`` at or above that cap behave the same: they are marked
 as duplicates (the adaptive strategy does not run them; the exhaustive one runs them, as tgftp,
-and marks them). The shell reads the values (``gftpwb.exec.caps``); this module only reasons.
+and marks them). The shell reads the values (``gftpwb.kinds.autotune.run.caps``); this module only reasons.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..dsl.model import GucOptions
-from ..units import format_size_arg
+from gftpwb.core.dsl.model import GucOptions
+from gftpwb.core.units import format_size_arg
+
 from .candidates import Candidate
 
 SYSCTL_FILES = ("/proc/sys/net/core/rmem_max", "/proc/sys/net/core/wmem_max")

@@ -13,11 +13,12 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from ..drivers.guc import build_argv
-from ..dsl.model import AnyTest, AutotuneTest, GucOptions, Scenario
-from ..simlink import LinkModel
-from ..specs import RunSpec
-from ..units import format_size_arg
+from gftpwb.core.dsl.model import AnyTest, AutotuneTest, GucOptions, Scenario
+from gftpwb.core.specs import RunSpec
+from gftpwb.core.units import format_size_arg
+from gftpwb.kinds.guc.driver import build_argv
+from gftpwb.kinds.simulated.link import LinkModel
+
 from .candidates import Candidate, make_candidates, memory_endpoints
 from .strategies import EXHAUSTIVE
 
@@ -46,7 +47,7 @@ def plan_autotune(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[l
     url_hosts = {name: h.name for h in scenario.hosts for name in (h.address, h.name)}
     if url_hosts:
         params["url_hosts"] = url_hosts
-    from ..plan import run_id_on
+    from gftpwb.core.plan import run_id_on
 
     spec = RunSpec(
         run_id=run_id_on(test.id, host, test), scenario=scenario.name, test_id=test.id, case=first_case,

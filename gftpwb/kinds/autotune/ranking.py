@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..events import RankingRow
-from ..units import format_rate
+from gftpwb.core.events import RankingRow
+from gftpwb.core.units import format_rate
+
 from .candidates import Candidate
 from .stats import Estimate, estimate
 

@@ -1,5 +1,5 @@
 """Auto-tune strategies, ask/tell and pure: they say which candidate to run next and learn from the
-result; the runner (``gftpwb.exec.autotune``) owns transfers, clocks and events.
+result; the runner (``gftpwb.kinds.autotune.run.runner``) owns transfers, clocks and events.
 
 ``ask()`` is a function of what has been told so far, so a campaign replayed from its journal asks
 for exactly the same transfers again: that is how ``--resume`` continues an interrupted auto-tune.
@@ -17,8 +17,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..events import RankingRow
-from ..units import format_rate
+from gftpwb.core.events import RankingRow
+from gftpwb.core.units import format_rate
+
 from .candidates import Candidate
 from .ranking import Arm, p_within_margin, pooled_cv, ranking_rows, shrunk_sd, tgftp_pick
 from .stats import critical_t, welch_df, welch_greater, welch_t

@@ -18,9 +18,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..records import FAILED, INTERRUPTED, PASSED, TIMEOUT
-from .guc import GUC, GucRun, Outcome, summarize_error
-from .guc_output import ParsedItem, TextLine
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT
+from gftpwb.kinds.guc.driver import GUC, GucRun, Outcome, summarize_error
+from gftpwb.kinds.guc.output import ParsedItem, TextLine
 
 CONNECTION_TEST_LENGTH = 1  # bytes, as tgftp's -len 1
 STEPS = ("connect", "login", "data channel")

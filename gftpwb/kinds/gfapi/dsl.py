@@ -11,16 +11,17 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ..errors import Diagnostic
-from ..units import parse_duration
-from .gfapi_settings import (
+from gftpwb.core.dsl.model import GfapiTest, GfapiVolume, convert_gfapi_value
+from gftpwb.core.dsl.yamlpos import Positions
+from gftpwb.core.errors import Diagnostic
+from gftpwb.core.units import parse_duration
+
+from .settings import (
     DEFAULT_VOLUME_DIRECTORY,
     DIRECT_ALIGNMENT,
     GFAPI_SETTINGS,
     RANDOM_WORKLOADS,
 )
-from .model import GfapiTest, GfapiVolume, convert_gfapi_value
-from .yamlpos import Positions
 
 INHERITED = ("repeat", "timeout", "comment")
 LAYOUT_KEYS = ("workload", "file_size", "record_size", "io_requests", "direct")

@@ -13,8 +13,9 @@ import zlib
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from ..dsl.gfapi_settings import RANDOM_WORKLOADS, SETTINGS_BY_NAME
-from ..dsl.model import GfapiTest, convert_gfapi_value
+from gftpwb.core.dsl.model import GfapiTest, convert_gfapi_value
+
+from .settings import RANDOM_WORKLOADS, SETTINGS_BY_NAME
 
 WORKER_NAME = "gfapi-worker"
 

@@ -1,6 +1,6 @@
 """Latency histograms: the worker's log-linear buckets, merging, and percentiles. Pure.
 
-The C worker (``gftpwb/workers/gfapi_worker.c``, ``bucket_of``) counts each operation's latency
+The C worker (``gftpwb/kinds/gfapi/worker/gfapi_worker.c``, ``bucket_of``) counts each operation's latency
 in nanoseconds into buckets: values below 16 get a bucket each, above that every power of two is
 split into 16 equal buckets, so a bucket is at most 6.25 % wide; values of 2^41 ns (~37 min) and
 more share the last bucket. Histograms of threads, processes and hosts merge by adding counts,

@@ -1,6 +1,6 @@
 """The gfapi worker's line protocol (version 1), parsed sans-I/O: bytes in, typed messages out.
 
-The worker (``gftpwb/workers/gfapi_worker.c``) writes whole lines on stdout; fields are separated
+The worker (``gftpwb/kinds/gfapi/worker/gfapi_worker.c``) writes whole lines on stdout; fields are separated
 by one space, counters are cumulative since the thread's start, times are nanoseconds::
 
     hello <protocol> <pid> <threads> <gfapi|posix> <workload> <thread-base>

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
-from .records import PASSED, ResultRecord
-from .report import human_bytes
-from .units import format_size_arg
+from gftpwb.core.records import PASSED, ResultRecord
+from gftpwb.core.report import human_bytes
+from gftpwb.core.units import format_size_arg
 
 
 def _f(value: float | None, digits: int = 1) -> str:

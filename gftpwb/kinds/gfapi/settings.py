@@ -1,7 +1,7 @@
 """The settings of a ``kind: gfapi`` test, their defaults, and the worker flag each one becomes.
 
 One table serves the schema builder (types, descriptions, which ones a matrix may sweep), the
-typed model (defaults) and the worker's argv (``gftpwb/drivers/gfapi.py``), like
+typed model (defaults) and the worker's argv (``gftpwb/kinds/gfapi/job.py``), like
 ``guc_options.py`` does for guc. Defaults follow parallel-libgfapi's worker where it had one
 (100 files per thread, 1 MiB files, 64 KiB records, 1000 files per directory).
 """

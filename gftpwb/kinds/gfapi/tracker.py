@@ -1,6 +1,6 @@
 """The controller's view of one gfapi run, fed with worker messages. Pure.
 
-The runner (``gftpwb/exec/gfapi_runner.py``) owns processes, clocks and stdin; this class owns
+The runner (``gftpwb/kinds/gfapi/run/runner.py``) owns processes, clocks and stdin; this class owns
 the meaning: which process is ready, which thread does what, who failed and why, and the events
 to publish. Every thread ends in exactly one final state whatever happens to its process (a
 ``d`` line, its process's fatal error, a crash, a lost host), so a failure never loses the other
@@ -13,11 +13,11 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..events import Event, OutputLine, WorkerProgress
-from ..gfapi_stats import ThreadResult
-from ..latency import Histogram
-from .gfapi import GfapiJob
-from .gfapi_protocol import (
+from gftpwb.core.events import Event, OutputLine, WorkerProgress
+
+from .job import GfapiJob
+from .latency import Histogram
+from .protocol import (
     EXIT_MEANINGS,
     End,
     Fatal,
@@ -32,6 +32,7 @@ from .gfapi_protocol import (
     ThreadReady,
     ThreadStarted,
 )
+from .stats import ThreadResult
 
 OUTPUT_LINES_KEPT = 400  # per process: the record keeps the tail of the workers' stderr
 SIGNALS = {1: "SIGHUP", 2: "SIGINT", 6: "SIGABRT", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}

@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..dsl.guc_options import OPTIONS_BY_NAME
-from ..dsl.model import GucOptions
-from ..rates import mib_per_s
-from ..records import FAILED, INTERRUPTED, PASSED, TIMEOUT, bound_output
-from ..units import format_duration, format_size_arg
-from .guc_output import GucOutputParser, ParsedItem, ProgressSample, TextLine
+from gftpwb.core.dsl.model import GucOptions
+from gftpwb.core.rates import mib_per_s
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, bound_output
+from gftpwb.core.units import format_duration, format_size_arg
+
+from .options import OPTIONS_BY_NAME
+from .output import GucOutputParser, ParsedItem, ProgressSample, TextLine
 
 GUC = "globus-url-copy"
 

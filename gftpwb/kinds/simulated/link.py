@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .units import MIB
+from gftpwb.core.units import MIB
 
 if TYPE_CHECKING:  # numpy is imported when a run is simulated, not whenever a scenario is loaded
     import numpy as np

@@ -10,11 +10,11 @@ import sys
 from rich.table import Table
 from rich.text import Text
 
-from .dsl import load_scenario
-from .errors import EXIT_OK, EXIT_RUNS_FAILED, UsageError
-from .exec.hostprobe import check_hosts
-from .hostcheck import TABLE_COLUMNS, table_row
-from .sinks.console import plain_or_terminal_console
+from gftpwb.core.dsl import load_scenario
+from gftpwb.core.errors import EXIT_OK, EXIT_RUNS_FAILED, UsageError
+from gftpwb.core.hostcheck import TABLE_COLUMNS, table_row
+from gftpwb.shell.hostprobe import check_hosts
+from gftpwb.shell.sinks.console import plain_or_terminal_console
 
 
 def cmd_hosts(args: argparse.Namespace) -> int:

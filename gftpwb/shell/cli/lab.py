@@ -1,5 +1,5 @@
 """``gftpwb lab up|down|status``: the loopback GridFTP server and, with ``--hosts N``, namespace hosts
-(:mod:`gftpwb.exec.netlab`), with ``--gluster`` a GlusterFS volume (:mod:`gftpwb.exec.gluster_lab`),
+(:mod:`gftpwb.shell.lab.netlab`), with ``--gluster`` a GlusterFS volume (:mod:`gftpwb.shell.lab.gluster`),
 in one state directory."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import argparse
 import json
 from dataclasses import asdict
 
-from .errors import EXIT_OK
-from .exec.gluster_lab import GlusterLab
-from .exec.lab import GridftpLab
-from .exec.netlab import NetLab
+from gftpwb.core.errors import EXIT_OK
+from gftpwb.shell.lab.gluster import GlusterLab
+from gftpwb.shell.lab.gridftp import GridftpLab
+from gftpwb.shell.lab.netlab import NetLab
 
 
 def cmd_lab(args: argparse.Namespace) -> int:

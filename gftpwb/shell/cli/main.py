@@ -1,7 +1,7 @@
 """The ``gftpwb`` command line: argument parsing and wiring only.
 
 Every error a user can cause ends here as one clear message on stderr and a distinct exit code
-(see :mod:`gftpwb.errors`), never a traceback.
+(see :mod:`gftpwb.core.errors`), never a traceback.
 """
 
 from __future__ import annotations
@@ -13,12 +13,9 @@ import shutil
 import sys
 from collections.abc import Sequence
 
-from . import __version__
-from . import results_dir as rd
-from .autotune.plan import describe as describe_autotune
-from .drivers.guc import GUC
-from .dsl.schema import packaged_schema_text
-from .errors import (
+from gftpwb import __version__
+from gftpwb.core.dsl.schema import packaged_schema_text
+from gftpwb.core.errors import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUNS_FAILED,
@@ -27,12 +24,15 @@ from .errors import (
     ScenarioError,
     UsageError,
 )
-from .exec.lab import DEFAULT_ADDRESS, DEFAULT_PORT
-from .migrate_cli import add_parsers as add_migration_parsers
-from .migrate_cli import load_scenario_or_batchfile
-from .plan import plan
-from .session import RunRequest, execute, prepare_run
-from .sinks.console import ConsoleSink, plain_or_terminal_console
+from gftpwb.core.plan import plan
+from gftpwb.kinds.autotune.plan import describe as describe_autotune
+from gftpwb.kinds.guc.driver import GUC
+from gftpwb.migrate_cli import add_parsers as add_migration_parsers
+from gftpwb.migrate_cli import load_scenario_or_batchfile
+from gftpwb.shell import results_dir as rd
+from gftpwb.shell.lab.gridftp import DEFAULT_ADDRESS, DEFAULT_PORT
+from gftpwb.shell.session import RunRequest, execute, prepare_run
+from gftpwb.shell.sinks.console import ConsoleSink, plain_or_terminal_console
 
 
 def _err(text: str) -> None:
@@ -100,7 +100,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                          subscribers=[] if args.tui else [ConsoleSink(console, live=live)],
                          accept_new_host_keys=args.accept_new_host_keys)
     if args.tui:
-        from .tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
+        from gftpwb.tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
 
         return run_in_tui(request, scenario_path=args.scenario, results_base=args.results_base)
     prepared = prepare_run(request)
@@ -111,7 +111,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_tui(args: argparse.Namespace) -> int:
-    from .tui.launch import cmd_tui  # Textual is loaded only when the TUI is asked for
+    from gftpwb.tui.launch import cmd_tui  # Textual is loaded only when the TUI is asked for
 
     return cmd_tui(args)
 
@@ -120,13 +120,13 @@ def _cmd_tui(args: argparse.Namespace) -> int:
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
-    from .lab_cmd import cmd_lab as run_lab_command
+    from .lab import cmd_lab as run_lab_command
 
     return run_lab_command(args)
 
 
 def cmd_hosts(args: argparse.Namespace) -> int:
-    from .hosts_cmd import cmd_hosts as run_hosts_command
+    from .hosts import cmd_hosts as run_hosts_command
 
     return run_hosts_command(args)
 
@@ -220,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["tgftp"]:  # tgftp's own parser: its options and "--" cannot go through argparse
-        from .tgftp_cli import tgftp_main
+        from gftpwb.tgftp_cli import tgftp_main
 
         return tgftp_main(argv[1:], prog="tgftp")
     parser = build_parser()

@@ -30,8 +30,9 @@ import time
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass
 
-from ..errors import EnvironmentProblem, LabError
-from .lab import default_state_dir, read_state
+from gftpwb.core.errors import EnvironmentProblem, LabError
+
+from .gridftp import default_state_dir, read_state
 
 GLUSTER = "gluster"
 GLUSTERD = "glusterd"

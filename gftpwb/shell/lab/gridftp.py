@@ -18,7 +18,7 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass
 
-from ..errors import EnvironmentProblem, LabError
+from gftpwb.core.errors import EnvironmentProblem, LabError
 
 SERVER = "globus-gridftp-server"
 DEFAULT_PORT = 2811

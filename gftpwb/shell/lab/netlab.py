@@ -34,8 +34,9 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass, field
 
-from ..errors import EnvironmentProblem, LabError, UsageError
-from .lab import SERVER, GridftpLab, _pid_alive, kill_group, port_open
+from gftpwb.core.errors import EnvironmentProblem, LabError, UsageError
+
+from .gridftp import SERVER, GridftpLab, _pid_alive, kill_group, port_open
 
 SSHD = "/usr/sbin/sshd"
 STATE_FILE = "hosts.json"

@@ -12,8 +12,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from ..autotune.ranking import tie_note
-from ..events import (
+from gftpwb.core.events import (
     Event,
     Notice,
     OutputLine,
@@ -24,10 +23,11 @@ from ..events import (
     ScenarioStarted,
     TuneUpdate,
 )
-from ..gfapi_report import gfapi_headline, summarize_gfapi_cases
-from ..records import PASSED, ResultRecord
-from ..report import human_bytes, short_error, summarize_cases
-from ..specs import RunSpec
+from gftpwb.core.records import PASSED, ResultRecord
+from gftpwb.core.report import human_bytes, short_error, summarize_cases
+from gftpwb.core.specs import RunSpec
+from gftpwb.kinds.autotune.ranking import tie_note
+from gftpwb.kinds.gfapi.report import gfapi_headline, summarize_gfapi_cases
 
 MIB_NOTE = "MB and MiB both mean 2^20 bytes here, as in guc and tgftp."
 GFAPI_WAITING = "building, connecting and preparing the workers; measurement starts when all are ready"

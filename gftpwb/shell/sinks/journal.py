@@ -1,15 +1,15 @@
 """The results journal: ``results.jsonl``, one record per run, appended and fsync'd as runs end.
 
 A crash or Ctrl-C therefore loses at most the run in flight, and ``--resume`` can trust what it
-reads back (a torn last line is skipped by :func:`gftpwb.records.parse_journal`).
+reads back (a torn last line is skipped by :func:`gftpwb.core.records.parse_journal`).
 """
 
 from __future__ import annotations
 
 import os
 
-from ..events import Event, RunFinished
-from ..records import ResultRecord, parse_journal
+from gftpwb.core.events import Event, RunFinished
+from gftpwb.core.records import ResultRecord, parse_journal
 
 JOURNAL_NAME = "results.jsonl"
 

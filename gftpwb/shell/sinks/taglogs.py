@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 
 from gftpwb.converters.taglog import format_taglog
-
-from ..events import Event, RunFinished
+from gftpwb.core.events import Event, RunFinished
 
 
 class TagLogSink:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..dsl.model import LOCAL, Host
+from gftpwb.core.dsl.model import LOCAL, Host
+
+from .local import LocalTransport, Transport
 from .ssh import SshLimits, SshPool
-from .transport import LocalTransport, Transport
 
 
 class HostTransports:

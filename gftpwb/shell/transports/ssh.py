@@ -9,7 +9,7 @@
   ``accept_new_host_keys`` a host that has no entry there is trusted on first use: its key is appended
   to that file and the fact is reported through ``notify``. A key that differs from a listed one is
   always refused. ``~/.ssh/config`` is not read: the inventory says everything.
-* **Processes** run under the wrapper of :mod:`gftpwb.exec.remote`, which reports the remote process
+* **Processes** run under the wrapper of :mod:`gftpwb.shell.transports.remote`, which reports the remote process
   group; :meth:`SshProcess.stop` kills that group over a second channel, and the wrapper's watchdog
   kills it if the connection goes away. Output is streamed as it arrives, in chunks, like the local
   transport (guc's progress ends in ``\\r``, so no line reading).
@@ -37,10 +37,11 @@ from dataclasses import dataclass, field
 
 import asyncssh
 
-from ..dsl.model import Host
-from ..hostcheck import AUTH, ERROR, HOST_KEY, UNREACHABLE
+from gftpwb.core.dsl.model import Host
+from gftpwb.core.hostcheck import AUTH, ERROR, HOST_KEY, UNREACHABLE
+
+from .local import CHUNK, ProcessLost, StartError, file_sha256
 from .remote import kill_command, parse_marker, wrapped_command
-from .transport import CHUNK, ProcessLost, StartError, file_sha256
 
 
 def local_user_name() -> str:

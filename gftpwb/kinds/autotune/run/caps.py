@@ -15,11 +15,11 @@ import socket
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from ..autotune.caps import SYSCTL_FILES, EndCaps, parse_caps
-from ..simlink import LinkModel
-from ..specs import RunSpec
-from .executor import Executor
-from .transport import StartError
+from gftpwb.core.specs import RunSpec
+from gftpwb.kinds.autotune.caps import SYSCTL_FILES, EndCaps, parse_caps
+from gftpwb.kinds.simulated.link import LinkModel
+from gftpwb.shell.executor import Executor
+from gftpwb.shell.transports.local import StartError
 
 READ_TIMEOUT_S = 15.0
 

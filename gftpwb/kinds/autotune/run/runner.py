@@ -16,16 +16,17 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from ..autotune import caps as capmath
-from ..autotune.plan import TuneSettings, transfer_spec
-from ..autotune.strategies import Adaptive, Tuner, make_tuner
-from ..events import Notice, RunFinished, RunStarted, TuneUpdate
-from ..records import FAILED, FINAL_STATUSES, INTERRUPTED, PASSED, ResultRecord
-from ..specs import RunSpec
-from ..units import format_rate, format_size_arg
+from gftpwb.core.events import Notice, RunFinished, RunStarted, TuneUpdate
+from gftpwb.core.records import FAILED, FINAL_STATUSES, INTERRUPTED, PASSED, ResultRecord
+from gftpwb.core.specs import RunSpec
+from gftpwb.core.units import format_rate, format_size_arg
+from gftpwb.kinds.autotune import caps as capmath
+from gftpwb.kinds.autotune.plan import TuneSettings, transfer_spec
+from gftpwb.kinds.autotune.strategies import Adaptive, Tuner, make_tuner
+from gftpwb.shell.executor import Executor, Interrupted, utc_now_iso
+from gftpwb.shell.runners import run_guc
+
 from .caps import read_path_caps
-from .executor import Executor, Interrupted, utc_now_iso
-from .runners import run_guc
 
 
 def failure_text(record: ResultRecord) -> str:

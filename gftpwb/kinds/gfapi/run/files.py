@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 
-from gftpwb.converters.gfapi_csv import run_files
-
-from ..events import Event, RunFinished
+from gftpwb.core.events import Event, RunFinished
+from gftpwb.kinds.gfapi.csvfiles import run_files
 
 
 def run_directory_name(scenario: str, case: int, repeat: int) -> str:

@@ -33,17 +33,18 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..drivers.gfapi import GfapiJob, worker_args
-from ..drivers.gfapi_protocol import Message, WorkerStream
-from ..drivers.gfapi_run import GfapiRun, ProcessState
-from ..events import Event, Notice, Progress, RunStarted
-from ..gfapi_stats import summarize
-from ..records import FAILED, INTERRUPTED, PASSED, TIMEOUT, ResultRecord, bound_output
-from ..specs import RunSpec
-from .executor import Executor, Interrupted, utc_now_iso
-from .hostprobe import sample_clock
-from .ssh import SshError, SshTransport
-from .transport import Process, StartError, Transport
+from gftpwb.core.events import Event, Notice, Progress, RunStarted
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, ResultRecord, bound_output
+from gftpwb.core.specs import RunSpec
+from gftpwb.kinds.gfapi.job import GfapiJob, worker_args
+from gftpwb.kinds.gfapi.protocol import Message, WorkerStream
+from gftpwb.kinds.gfapi.stats import summarize
+from gftpwb.kinds.gfapi.tracker import GfapiRun, ProcessState
+from gftpwb.shell.executor import Executor, Interrupted, utc_now_iso
+from gftpwb.shell.hostprobe import sample_clock
+from gftpwb.shell.transports.local import Process, StartError, Transport
+from gftpwb.shell.transports.ssh import SshError, SshTransport
+
 from .worker_build import WorkerBuilder, WorkerBuildError, default_cache_dir
 
 MIB = 1024 * 1024

@@ -18,9 +18,9 @@ import secrets
 from collections.abc import Callable, Sequence
 from importlib import resources
 
-from ..drivers.gfapi import WORKER_NAME
-from ..dsl.model import LOCAL
-from .transport import StartError, Transport
+from gftpwb.core.dsl.model import LOCAL
+from gftpwb.kinds.gfapi.job import WORKER_NAME
+from gftpwb.shell.transports.local import StartError, Transport
 
 SOURCE_NAME = "gfapi_worker.c"
 CFLAGS = ("-O2", "-Wall", "-Wextra", "-pthread")
@@ -35,7 +35,7 @@ class WorkerBuildError(Exception):
 
 
 def source_bytes() -> bytes:
-    return resources.files("gftpwb").joinpath("workers", SOURCE_NAME).read_bytes()
+    return resources.files("gftpwb.kinds.gfapi").joinpath("worker", SOURCE_NAME).read_bytes()
 
 
 def build_id(source: bytes, cc: Sequence[str] = ("cc",)) -> str:
@@ -162,7 +162,7 @@ class WorkerBuilder:
         raise WorkerBuildError(f"host {host}: building the worker failed: {_first_error(out2)}")
 
     async def _upload(self, transport: Transport, host: str, remote: str) -> None:
-        local = resources.files("gftpwb").joinpath("workers", SOURCE_NAME)
+        local = resources.files("gftpwb.kinds.gfapi").joinpath("worker", SOURCE_NAME)
         with resources.as_file(local) as path:
             try:
                 await transport.upload(str(path), remote)

@@ -1,6 +1,6 @@
 """The simulated engine: a guc spec with ``engine: simulated`` is computed from its link model.
 
-No process runs. The outcome comes from :mod:`gftpwb.simlink`, seeded by the link's seed and the
+No process runs. The outcome comes from :mod:`gftpwb.kinds.simulated.link`, seeded by the link's seed and the
 run id, so the same scenario always gives the same results, resumed or not. The record's ``engine``
 is ``simulated``, its output (and so its tag log) starts with ``SIMULATED``, and the console marks
 it. With ``time_scale`` > 0 the run takes that share of its simulated duration in real time and
@@ -12,14 +12,14 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ..drivers.guc import Outcome
-from ..events import Progress, RunStarted
-from ..records import FAILED, INTERRUPTED, PASSED, ResultRecord
-from ..simlink import LinkModel, Transfer, run_rng, simulate
-from ..specs import RunSpec
-from ..units import GIB
-from .executor import Executor, Interrupted, utc_now_iso
-from .runners import make_record
+from gftpwb.core.events import Progress, RunStarted
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, ResultRecord
+from gftpwb.core.specs import RunSpec
+from gftpwb.core.units import GIB
+from gftpwb.kinds.guc.driver import Outcome
+from gftpwb.kinds.simulated.link import LinkModel, Transfer, run_rng, simulate
+from gftpwb.shell.executor import Executor, Interrupted, utc_now_iso
+from gftpwb.shell.runners import make_record
 
 SIMULATED = "simulated"
 PROGRESS_STEPS = 5
