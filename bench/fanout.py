@@ -22,9 +22,8 @@ import time
 
 from gftpwb.core.clockoffset import to_controller_time
 from gftpwb.core.dsl.model import Host
-from gftpwb.shell.hostprobe import sample_clock
 from gftpwb.shell.lab.netlab import NetLab
-from gftpwb.shell.transports.ssh import SshPool
+from gftpwb.shell.transports.ssh import SshPool, sample_clock
 
 PROBE = ["date", "+%s.%N"]
 

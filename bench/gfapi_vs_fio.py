@@ -26,7 +26,7 @@ import tempfile
 import textwrap
 
 from gftpwb.core.bus import EventBus
-from gftpwb.core.dsl import load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.events import RunFinished
 from gftpwb.core.plan import plan
 from gftpwb.core.units import parse_size

@@ -17,7 +17,7 @@ import tempfile
 from datetime import datetime
 
 from gftpwb.core.bus import EventBus
-from gftpwb.core.dsl import load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.events import RunFinished
 from gftpwb.core.plan import plan
 from gftpwb.core.rates import tgftp_rate

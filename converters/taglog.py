@@ -367,7 +367,7 @@ def _from_tgftp_tags(tags: dict[str, str], name: str, scenario: str, case: int) 
 
 def _typed_params(options: dict[str, object]) -> dict[str, object]:
     """Option values as records keep them (sizes in bytes), in guc table order."""
-    from gftpwb.core.dsl.model import GucOptions
+    from gftpwb.kinds.guc.model import GucOptions
 
     try:
         return dict(GucOptions.from_mapping(dict(options)).set_options())

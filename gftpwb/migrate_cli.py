@@ -23,7 +23,7 @@ import socket
 import sys
 from datetime import UTC, datetime
 
-from gftpwb.core.dsl import load_scenario, load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
 from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
 from gftpwb.core.records import ResultRecord, latest_by_run

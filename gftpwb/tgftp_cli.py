@@ -20,16 +20,16 @@ from datetime import datetime
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.commands import Command, from_shell_text
-from gftpwb.core.dsl import load_scenario_text
-from gftpwb.core.dsl.loader import CONNECTION_TEST_TIMEOUT_S
-from gftpwb.core.dsl.model import GucOptions
+from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.events import Event, Notice, OutputLine, Progress, RunFinished, RunStarted
 from gftpwb.core.plan import plan
 from gftpwb.core.records import INTERRUPTED, PASSED, TIMEOUT, ResultRecord
 from gftpwb.core.specs import RunSpec
 from gftpwb.kinds.connection_test.driver import CONNECTION_TEST_LENGTH, build_connection_argv
+from gftpwb.kinds.connection_test.kind import CONNECTION_TEST_TIMEOUT_S
 from gftpwb.kinds.guc.driver import GUC
+from gftpwb.kinds.guc.model import GucOptions
 from gftpwb.shell.executor import Executor
 
 from .converters.batchfile import import_batchfile

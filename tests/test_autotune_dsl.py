@@ -5,11 +5,12 @@ import textwrap
 
 import pytest
 
-from gftpwb.core.dsl import load_scenario_text
-from gftpwb.core.dsl.model import AutotuneTest, GucOptions
+from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.plan import plan, plan_fingerprint
 from gftpwb.core.units import GIB, MIB
+from gftpwb.kinds.autotune.model import AutotuneTest
+from gftpwb.kinds.guc.model import GucOptions
 from gftpwb.kinds.simulated.link import LinkModel
 
 

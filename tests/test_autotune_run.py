@@ -14,7 +14,7 @@ from clihelp import gftpwb, popen
 from gftpwb.converters.taglog import parse_tags
 
 from gftpwb.core.bus import EventBus
-from gftpwb.core.dsl import load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.events import RunFinished, TuneUpdate
 from gftpwb.core.plan import plan
 from gftpwb.kinds.autotune.ranking import tgftp_pick

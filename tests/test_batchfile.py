@@ -10,7 +10,7 @@ from gftpwb.converters.batchfile import export_batchfile, import_batchfile, scen
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gftpwb.core.dsl import load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.plan import plan
 from gftpwb.core.units import GIB, MIB

@@ -12,7 +12,7 @@ import pytest
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.commands import Command, from_dsl, from_shell_text, is_plain, to_dsl
-from gftpwb.core.dsl import load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.events import Notice, RunFinished, RunStarted
 from gftpwb.core.plan import plan

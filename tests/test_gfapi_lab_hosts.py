@@ -16,7 +16,7 @@ import pytest
 from labhosts import hosts_yaml, inventory, kill, netns_of, processes_in, sshd_pids, wait_until
 
 from gftpwb.core.bus import EventBus
-from gftpwb.core.dsl import load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.events import RunFinished, WorkerProgress
 from gftpwb.core.plan import plan
 from gftpwb.kinds.gfapi.run.runner import GfapiRunner

@@ -22,7 +22,7 @@ from clihelp import gftpwb
 from gfapi_helpers import worker_pids
 
 from gftpwb.core.bus import EventBus
-from gftpwb.core.dsl import load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.events import RunFinished, WorkerProgress
 from gftpwb.core.plan import plan
 from gftpwb.kinds.gfapi.csvfiles import result_csv
@@ -115,7 +115,7 @@ def specs_for(body: str, hosts=None, timeout=None):
     specs = plan(scenario)
     if hosts:
         specs = [dataclasses.replace(s, params=GfapiJob.from_params({**s.params, "hosts": hosts}).to_params(),
-                                     host=hosts[0]) for s in specs]
+                                     host=",".join(hosts)) for s in specs]  # as the planner does
     if timeout:
         specs = [dataclasses.replace(s, timeout_s=timeout) for s in specs]
     return specs

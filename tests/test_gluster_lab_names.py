@@ -3,7 +3,7 @@ state directory gets names of its own, so parallel labs and tests never share a 
 
 from pathlib import Path
 
-from gftpwb.core.dsl import load_scenario
+from gftpwb.core.dsl.loader import load_scenario
 from gftpwb.shell.lab.gluster import DEMO_ADDRESS, DEMO_VOLUME, lab_address, volume_name
 from gftpwb.shell.lab.gridftp import default_state_dir
 

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from gftpwb.core.dsl import load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.plan import plan, plan_fingerprint
 

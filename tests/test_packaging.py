@@ -32,7 +32,7 @@ def test_wheel_installs_and_imports(tmp_path):
     subprocess.run([py, "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
     code = ("import gftpwb.tui, gftpwb.converters.taglog, gftpwb.core.dsl.schema as s, pathlib;"
             "assert 'site-packages' in gftpwb.tui.__file__, gftpwb.tui.__file__;"
-            "assert s.packaged_schema()['title'] == 'gftpwb scenario';"
+            "assert s.scenario_schema()['title'] == 'gftpwb scenario';"
             "from gftpwb.kinds.gfapi.run.worker_build import source_bytes; assert b'glfs_init' in source_bytes();"
             "import gftpwb.tui.app as a; assert pathlib.Path(a.WorkbenchApp.CSS_PATH).is_file(), 'no stylesheet';"
             "print('ok')")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gftpwb.core.dsl import load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError, UsageError
 from gftpwb.core.plan import plan, plan_fingerprint
 

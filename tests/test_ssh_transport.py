@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gftpwb.shell.transports.local import ProcessLost, StartError
+from gftpwb.core.transport import ProcessLost, StartError
 from gftpwb.shell.transports.ssh import SshError, SshLimits, SshPool
 
 PRINT_ARGV = [sys.executable, "-c", "import json, os, sys; print(json.dumps([sys.argv[1:], os.getcwd()]))"]

@@ -17,7 +17,8 @@ from tui_standins import BUDGET, CANDIDATES, GfapiStandIn, TuneStandIn, thread_s
 
 from gftpwb.core.bus import EventBus
 from gftpwb.shell.executor import Executor
-from gftpwb.tui.app import WorkbenchApp, exit_code
+from gftpwb.shell.frontend import exit_code
+from gftpwb.tui.app import WorkbenchApp
 from gftpwb.tui.views import ResultsView, ThreadsView
 from gftpwb.tui.widgets import ConfirmScreen, LiveTable, RateChart
 
@@ -411,7 +412,7 @@ async def test_live_table_updates_in_place_and_the_cursor_follows_its_row():
 async def test_resume_in_the_tui_runs_only_what_is_left(tmp_path, fake_guc):
     from clihelp import gftpwb
 
-    from gftpwb.core.dsl import load_scenario
+    from gftpwb.core.dsl.loader import load_scenario
     from gftpwb.core.plan import plan
     from gftpwb.shell.session import RunRequest, prepare_run
 
@@ -506,7 +507,7 @@ async def test_a_group_on_two_ssh_hosts_runs_there_shows_both_and_stops(netlab, 
 async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
     """Issue 6's auto-tune runner and simulated engine, through the real session: the view shows the
     engine's final ranking row for row, with the leader, tie and elimination marks it implies."""
-    from gftpwb.core.dsl import load_scenario
+    from gftpwb.core.dsl.loader import load_scenario
     from gftpwb.core.events import TuneUpdate
     from gftpwb.core.plan import plan
     from gftpwb.shell.session import RunRequest, prepare_run

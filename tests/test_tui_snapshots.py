@@ -11,7 +11,7 @@ import pytest
 from test_live import RANKING, record
 from tui_standins import GfapiStandIn, thread_speed
 
-from gftpwb.core.dsl import load_scenario
+from gftpwb.core.dsl.loader import load_scenario
 from gftpwb.core.events import (
     OutputLine,
     Progress,

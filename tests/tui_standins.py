@@ -17,7 +17,8 @@ from statistics import fmean, stdev
 from gftpwb.core.events import RankingRow, RunStarted, TuneUpdate, WorkerProgress
 from gftpwb.core.records import INTERRUPTED, PASSED, ResultRecord
 from gftpwb.core.specs import RunSpec
-from gftpwb.shell.executor import Executor, Interrupted, utc_now_iso
+from gftpwb.shell.context import Interrupted, utc_now_iso
+from gftpwb.shell.executor import Executor
 
 MIB = 1048576
 

@@ -17,6 +17,7 @@ import shlex
 from dataclasses import dataclass
 
 DEFAULT_SHELL = "/bin/sh"
+COMMAND_ROLES = ("pre", "post", "comment_command")  # the DSL keys of a test's commands, in the order they run
 SHELL_NAME_PATTERN = r"^[A-Za-z0-9_./+-]+$"
 
 # Words made only of these characters mean the same to a shell and to a plain split on blanks.
@@ -55,6 +56,16 @@ def from_dsl(value: object, timeout_s: float | None = None) -> Command:
         program = DEFAULT_SHELL if shell is True else str(shell)
         return Command(script=str(run), shell=program, timeout_s=timeout_s)
     return Command(argv=tuple(str(v) for v in run), timeout_s=timeout_s)
+
+
+def command_of(value: object) -> Command | None:
+    """The command of a validated DSL value (None when the key is absent), its timeout parsed."""
+    if value is None:
+        return None
+    from gftpwb.core.units import parse_duration
+
+    timeout = parse_duration(value["timeout"]) if isinstance(value, dict) and "timeout" in value else 0.0
+    return from_dsl(value, timeout or None)
 
 
 def to_dsl(command: Command) -> object:

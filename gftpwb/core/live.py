@@ -30,8 +30,9 @@ from .events import (
     TuneUpdate,
     WorkerProgress,
 )
+from .format import human_bytes, rate_text, short_error
 from .records import FAILED, INTERRUPTED, PASSED, SKIPPED, TIMEOUT, ResultRecord, Summary
-from .report import human_bytes, short_error
+from .registry import registry
 from .specs import RunSpec
 
 MIB = 1048576
@@ -596,7 +597,7 @@ class LiveState:
             if run.parts:
                 for part in run.parts.values():
                     rows.append(self._part_row(run, part))
-            elif run.spec.kind != "gfapi":
+            elif _whole_run_row(run.spec.kind):
                 rows.append(self._run_row(run))
         if needle:
             rows = [r for r in rows if needle in f"{r.run_id} {r.host} {r.thread} {r.state}".lower()]
@@ -641,6 +642,12 @@ class LiveState:
         update = self._tunes[test_id]
         spec = next((run.spec for run in self._tests.get(update.test_id, [])), None)
         return tune_panel(update, spec, tuple(self._tune_order))
+
+
+def _whole_run_row(kind: str) -> bool:
+    """Whether a run of ``kind`` without per-thread telemetry shows as one row (not a gfapi run)."""
+    found = registry().find(kind)
+    return found.whole_run_row if found is not None else True
 
 
 # --- pure helpers the views share -----------------------------------------------------------------
@@ -699,23 +706,6 @@ def tune_panel(update: TuneUpdate, spec: RunSpec | None, test_ids: tuple[str, ..
     return TunePanel(update.test_id, update.strategy, update.engine, update.transfers_used, update.budget,
                      update.margin_mib_s, tuple(rows), update.leader, update.finished, line,
                      test_ids or (update.test_id,))
-
-
-def rate_text(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def duration_text(seconds: float | None) -> str:
-    """``59.9s``, ``1m05s``, ``2h03m``: short enough for a status line."""
-    if seconds is None:
-        return "-"
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, secs = divmod(int(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m{secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m"
 
 
 # Tables as text, shared by the TUI's tables and its CSV export so both always say the same thing.

@@ -1,8 +1,8 @@
-"""Planning: expand a scenario into run specs (matrix cross product x repeats), argv-ready.
+"""Planning: expand a scenario into run specs, each test by its kind's planner, argv-ready.
 
 Pure and deterministic: the same scenario always gives the same run ids and case numbers, which is
 what lets ``--resume`` skip the runs a journal already holds, and keeps tag log names stable when
-``--only`` selects a subset.
+``--only`` selects a subset. The helpers below are what kinds' planners share.
 """
 
 from __future__ import annotations
@@ -10,35 +10,14 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict
+from typing import Any
 
-from gftpwb.core.dsl.model import LOCAL, AnyTest, GfapiTest, Scenario, Test
-from gftpwb.kinds.connection_test.driver import CONNECTION_TEST_LENGTH, build_connection_argv
-from gftpwb.kinds.gfapi.job import GfapiJob, display_argv
-from gftpwb.kinds.guc.driver import build_argv
-from gftpwb.kinds.simulated.link import LinkModel
-
-from .errors import UsageError
-from .specs import RunSpec
-
-
-def matrix_points(test: AnyTest) -> list[dict[str, object]]:
-    """Every combination of the matrix values, first key outermost; ``[{}]`` without a matrix."""
-    if not test.matrix:
-        return [{}]
-    keys = [key for key, _ in test.matrix]
-    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(values for _, values in test.matrix))]
-
-
-def case_label(test: AnyTest, variant: int) -> str:
-    return f"{test.id}[{variant}]" if getattr(test, "matrix", ()) else test.id
-
-
-def run_id_on(base: str, host: str, test: AnyTest) -> str:
-    """``base`` for a test that runs only on ``local`` (ids stay what they always were), else
-    ``base@host``: the same run on several hosts needs an id per host."""
-    return base if test.on == (LOCAL,) else f"{base}@{host}"
+from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
+from gftpwb.core.errors import UsageError
+from gftpwb.core.registry import registry
+from gftpwb.core.specs import RunSpec
 
 
 def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
@@ -56,88 +35,33 @@ def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
     specs: list[RunSpec] = []
     case = 0
     for test in scenario.tests:
-        test_specs, cases = PLANNERS[test.kind](scenario, test, case)
+        test_specs, cases = registry().kind(test.kind).plan(scenario, test, case)
         if not wanted or test.id in wanted:
             specs.extend(test_specs)
         case += cases
     return specs
 
 
-def plan_guc(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[RunSpec], int]:
-    """A guc or connection-test test: one case per matrix combination, each run ``repeat`` times on
-    every host of ``on`` (together, as a group, when there are several)."""
-    assert isinstance(test, Test)
-    specs: list[RunSpec] = []
-    points = matrix_points(test)
-    link = (test.link or LinkModel()) if test.engine == "simulated" else None
-    for variant, point in enumerate(points):
-        options = test.options.with_values(point)
-        if test.kind == "connection-test":
-            argv = build_connection_argv(test.source, test.target, test.extra_args)
-        else:
-            argv = build_argv(test.source, test.target, options, test.extra_args)
-        params = {} if test.kind == "connection-test" else options.set_options()
-        length = CONNECTION_TEST_LENGTH if test.kind == "connection-test" else options.length
-        for repeat in range(test.repeat):
-            base = f"{case_label(test, variant)}/{repeat}"
-            specs.extend(RunSpec(
-                run_id=run_id_on(base, host, test),
-                scenario=scenario.name,
-                test_id=test.id,
-                case=first_case + variant,
-                repeat=repeat,
-                kind=test.kind,
-                host=host,
-                group=base if len(test.on) > 1 else "",
-                argv=argv,
-                params=params,
-                timeout_s=test.timeout_s,
-                length_bytes=length,
-                comment=test.comment,
-                source=test.source,
-                target=test.target,
-                engine=test.engine,
-                link=link,
-                pre=test.pre,
-                post=test.post,
-                comment_command=test.comment_command,
-                log_name=log_name_for(test, variant, repeat),
-            ) for host in test.on)
-    return specs, len(points)
+def matrix_points(test: Any) -> list[dict[str, object]]:
+    """Every combination of a test's ``matrix`` values, first key outermost; ``[{}]`` without one."""
+    if not getattr(test, "matrix", ()):
+        return [{}]
+    keys = [key for key, _ in test.matrix]
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(values for _, values in test.matrix))]
 
 
-def _plan_autotune(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[RunSpec], int]:
-    from gftpwb.kinds.autotune.plan import plan_autotune
-
-    return plan_autotune(scenario, test, first_case)
-
-
-def plan_gfapi(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[RunSpec], int]:
-    """A gfapi test: one case per matrix combination; each repeat is ONE run on all of the test's
-    hosts at once (the runner starts them together), not a run per host."""
-    assert isinstance(test, GfapiTest)
-    specs: list[RunSpec] = []
-    points = matrix_points(test)
-    for variant, point in enumerate(points):
-        job = GfapiJob.from_test(test, point, test.on)
-        specs.extend(RunSpec(run_id=f"{case_label(test, variant)}/{repeat}", scenario=scenario.name,
-                             test_id=test.id, case=first_case + variant, repeat=repeat, kind=test.kind,
-                             host=",".join(job.hosts), argv=display_argv(job), params=job.to_params(),
-                             timeout_s=test.timeout_s, length_bytes=job.total_bytes or None, comment=test.comment,
-                             target=job.target)
-                     for repeat in range(test.repeat))
-    return specs, len(points)
+def case_label(test: Any, variant: int) -> str:
+    """``<test>[<variant>]`` for a test with a matrix, else the test id."""
+    return f"{test.id}[{variant}]" if getattr(test, "matrix", ()) else test.id
 
 
-PLANNERS: dict[str, Callable[[Scenario, AnyTest, int], tuple[list[RunSpec], int]]] = {
-    "guc": plan_guc,
-    "connection-test": plan_guc,
-    "autotune": _plan_autotune,
-    "gfapi": plan_gfapi,
-}
+def run_id_on(base: str, host: str, test: TestModel) -> str:
+    """``base`` for a test that runs only on ``local`` (ids stay what they always were), else
+    ``base@host``: the same run on several hosts needs an id per host."""
+    return base if test.on == (LOCAL,) else f"{base}@{host}"
 
 
-def log_name_for(test: Test, variant: int, repeat: int) -> str:
+def log_name_for(test: Any, variant: int, repeat: int) -> str:
     """A test's own tag log name for one run, from its ``log_filename`` ("" when it has none).
 
     As tgftp: a trailing ``.log`` becomes ``_<repeat>.log``. A name without ``.log`` is used as it is
@@ -153,7 +77,6 @@ def log_name_for(test: Test, variant: int, repeat: int) -> str:
     if suffix:
         return f"{stem}_{repeat:03d}{suffix}"
     return stem if test.repeat == 1 else f"{stem}_{repeat:03d}"
-
 
 
 def plan_fingerprint(specs: list[RunSpec]) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gftpwb.kinds.simulated.link import LinkModel
-
 from .commands import Command
+
+REAL_ENGINE = "real"  # the engine that runs the real program; others are plug-ins (registry.Engine)
 
 
 @dataclass(frozen=True)
@@ -37,13 +37,13 @@ class RunSpec:
     comment: str = ""
     source: str = ""
     target: str = ""
-    engine: str = "real"  # "simulated": computed from ``link``, never run
+    engine: str = REAL_ENGINE  # another engine's name: carried out by that engine (simulated: never run)
     pre: Command | None = None
     post: Command | None = None
     comment_command: Command | None = None
     log_name: str = ""  # the test's own tag log name (its log_filename resolved for this run), if it has one
     group: str = ""  # runs sharing a group start together (one test on several hosts)
-    link: LinkModel | None = None
+    link: Any = None  # the engine's settings for this run (the simulated engine's LinkModel), a dataclass
 
     @property
     def taglog_name(self) -> str:

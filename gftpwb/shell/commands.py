@@ -6,7 +6,7 @@ command**, whose standard output becomes the run's comment (after any plain ``co
 command, only after a successful transfer. Each command's argv, exit code, output and duration are
 kept in the record under ``details["commands"]``.
 
-Commands start through ``executor.transport_for(spec.host)``, like the transfer itself, so they run
+Commands start through ``ctx.transport_for(spec.host)``, like the transfer itself, so they run
 where the test runs, local or remote, and never through a shell unless the scenario asked for one
 (see :mod:`gftpwb.core.commands`).
 """
@@ -21,11 +21,12 @@ from typing import Any
 from gftpwb.core.commands import Command
 from gftpwb.core.events import Notice, RunStarted
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, ResultRecord, bound_output
+from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
+from gftpwb.core.transport import StartError, Transport
 from gftpwb.core.units import format_duration
-from gftpwb.shell.transports.local import StartError, Transport
 
-from .executor import Executor, Interrupted, Runner, utc_now_iso
+from .context import Interrupted, RunContext, Runner, utc_now_iso
 
 COMMAND_OUTPUT_LIMIT = 16 * 1024  # characters of each stream kept per command
 
@@ -90,26 +91,21 @@ async def run_command(transport: Transport, command: Command, role: str, *, kill
 
 def _record_without_transfer(spec: RunSpec, status: str, error: str, started_at: str) -> ResultRecord:
     """The record of a run whose transfer never started (its pre command failed or was interrupted)."""
-    return ResultRecord(
-        scenario=spec.scenario, test_id=spec.test_id, run_id=spec.run_id, case=spec.case, repeat=spec.repeat,
-        kind=spec.kind, host=spec.host, argv=list(spec.argv), status=status, params=dict(spec.params),
-        started_at=started_at, ended_at=utc_now_iso(), seconds=None, bytes=None, error=error,
-        comment=spec.comment, engine=spec.engine, taglog=spec.taglog_name,
-    )
+    return record_for(spec, status, started_at=started_at, ended_at=utc_now_iso(), error=error)
 
 
 def with_commands(runner: Runner) -> Runner:
     """Wrap a runner so the spec's pre, comment and post commands run around it."""
 
-    async def run(executor: Executor, spec: RunSpec) -> ResultRecord:
+    async def run(ctx: RunContext, spec: RunSpec) -> ResultRecord:
         if spec.pre is None and spec.post is None and spec.comment_command is None:
-            return await runner(executor, spec)
-        transport = executor.transport_for(spec.host)
+            return await runner(ctx, spec)
+        transport = ctx.transport_for(spec.host)
         done: dict[str, Any] = {}
 
         async def step(command: Command, role: str, record: ResultRecord | None) -> CommandResult:
             try:
-                result = await run_command(transport, command, role, kill_grace_s=executor.kill_grace_s)
+                result = await run_command(transport, command, role, kill_grace_s=ctx.kill_grace_s)
             except asyncio.CancelledError:
                 done[role] = {"role": role, "command": command.text(), "error": "interrupted by the user"}
                 if record is None:
@@ -127,10 +123,10 @@ def with_commands(runner: Runner) -> Runner:
                 record = _record_without_transfer(spec, FAILED, f"pre command failed ({pre.summary()}); the "
                                                                 f"transfer was not started", started_at)
                 record.details["commands"] = done
-                executor.publish(RunStarted(spec=spec, argv=spec.argv, started_at=started_at))
+                ctx.publish(RunStarted(spec=spec, argv=spec.argv, started_at=started_at))
                 return record
         try:
-            record = await runner(executor, spec)
+            record = await runner(ctx, spec)
         except Interrupted as exc:
             exc.record.details["commands"] = done
             raise
@@ -139,12 +135,12 @@ def with_commands(runner: Runner) -> Runner:
             text = result.stdout.rstrip("\n")
             record.comment = "\n".join(part for part in (record.comment, text) if part)
             if not result.ok:
-                executor.publish(Notice(level="warning", text=f"{spec.run_id}: comment command failed "
+                ctx.publish(Notice(level="warning", text=f"{spec.run_id}: comment command failed "
                                                               f"({result.summary()})"))
         if spec.post is not None and record.status == PASSED:
             result = await step(spec.post, "post", record)
             if not result.ok:
-                executor.publish(Notice(level="warning", text=f"{spec.run_id}: post command failed "
+                ctx.publish(Notice(level="warning", text=f"{spec.run_id}: post command failed "
                                                               f"({result.summary()}); the run still counts as "
                                                               "passed"))
         record.details["commands"] = done

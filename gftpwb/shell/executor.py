@@ -1,45 +1,34 @@
 """The executor: runs planned specs one after another and publishes what happens.
 
 It owns the clocks (a monotonic clock for durations, UTC wall time for timestamps), timeouts and
-cancellation; drivers own the meaning of the output. Every run ends in exactly one RunFinished
+cancellation; kinds own the meaning of the output. Every run ends in exactly one RunFinished
 event, including runs that time out, fail to start or are interrupted by Ctrl-C, so the journal
 always holds a record of the run in flight.
 
 Specs that share a non-empty ``group`` (the same run of a test on several hosts, ``on: [a, b]``)
-run at the same time: the executor connects to their hosts first (``transport.prepare()``, where a
-transport has it), then starts them together and waits for all before the next run or group.
+run at the same time: the executor connects to their hosts first (``transport.prepare()``), then
+starts them together and waits for all before the next run or group.
 
-How a run of a given kind is carried out is a *runner* (``gftpwb.shell.runners``): an async function
-``runner(executor, spec) -> ResultRecord`` that publishes its own progress and returns the record.
-The executor publishes RunFinished for it and handles stop requests around it.
+How a run of a given kind is carried out is that kind's *runner* (the registry names it; see
+:mod:`gftpwb.shell.context`); the executor is the :class:`~gftpwb.shell.context.RunContext` it gets,
+publishes RunFinished for it and handles stop requests around it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from collections.abc import Callable
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.events import Event, RunFinished, ScenarioFinished, ScenarioStarted
 from gftpwb.core.records import ResultRecord, Summary
+from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
-from gftpwb.shell.transports.local import LocalTransport, Transport
+from gftpwb.core.transport import Transport
 
-Runner = Callable[["Executor", RunSpec], Awaitable[ResultRecord]]
-
-
-def utc_now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-class Interrupted(Exception):
-    """Raised by a runner after it recorded an interrupted run, carrying that record."""
-
-    def __init__(self, record: ResultRecord):
-        super().__init__(record.run_id)
-        self.record = record
+from .context import Interrupted, Runner
+from .transports.local import LocalTransport
 
 
 def batches(specs: list[RunSpec]) -> list[list[RunSpec]]:
@@ -55,20 +44,18 @@ def batches(specs: list[RunSpec]) -> list[list[RunSpec]]:
 
 class Executor:
     """Runs specs (or groups of them) one after another; ``stop()`` (wired to Ctrl-C) interrupts
-    the runs in flight."""
+    the runs in flight. ``runners`` replaces the registry's runner of some kinds (tests, benches)."""
 
     def __init__(self, bus: EventBus, transport_for: Callable[[str], Transport] | None = None,
                  *, kill_grace_s: float = 2.0, unbuffer: bool | None = None,
                  runners: dict[str, Runner] | None = None):
-        from .runners import DEFAULT_RUNNERS  # runners import this module's helpers
-
         local = LocalTransport()
         self.bus = bus
         self.transport_for = transport_for or (lambda host: local)
         self.kill_grace_s = kill_grace_s
         # Without stdbuf guc's progress arrives only at its exit; results stay the same.
         self.unbuffer = shutil.which("stdbuf") is not None if unbuffer is None else unbuffer
-        self.runners = {**DEFAULT_RUNNERS, **(runners or {})}
+        self.runners = dict(runners or {})
         self._stopping = False
         self._current: set[asyncio.Task[ResultRecord]] = set()
         # Final records of earlier attempts (--resume), including runs a runner started itself (an
@@ -81,6 +68,10 @@ class Executor:
 
     def publish(self, event: Event) -> None:
         self.bus.publish(event)
+
+    def runner_for(self, kind: str) -> Runner:
+        runner = self.runners.get(kind)
+        return runner if runner is not None else registry().runner(kind)
 
     def stop(self) -> None:
         """Stop after recording the run in flight as interrupted; no further runs start."""
@@ -120,14 +111,11 @@ class Executor:
     async def _prepare(self, batch: list[RunSpec]) -> None:
         """Connect to every host of a group before any of its runs starts (errors surface at start)."""
         transports = {id(t): t for t in (self.transport_for(s.host) for s in batch)}.values()
-        steps = [prepare() for t in transports if (prepare := getattr(t, "prepare", None)) is not None]
-        await asyncio.gather(*steps, return_exceptions=True)
+        await asyncio.gather(*(t.prepare() for t in transports), return_exceptions=True)
 
     async def run_one(self, spec: RunSpec) -> ResultRecord:
         """Run one spec with the runner of its kind and publish its record."""
-        runner = self.runners.get(spec.kind)
-        if runner is None:  # the planner only emits known kinds; this guards new ones half-added
-            raise KeyError(f"no runner for test kind {spec.kind!r}")
+        runner = self.runner_for(spec.kind)
         try:
             record = await runner(self, spec)
         except Interrupted as exc:
@@ -137,5 +125,16 @@ class Executor:
                 raise asyncio.CancelledError from None  # cancelled from outside: keep cancelling
             task.uncancel()  # our own stop(): the interruption is recorded, not propagated
             return exc.record
+        self.publish(RunFinished(record=record))
+        return record
+
+    async def run_child(self, spec: RunSpec) -> ResultRecord:
+        """A run inside another one (an auto-tune's transfer): its own record and RunFinished; raises
+        CancelledError once an interruption is recorded."""
+        try:
+            record = await self.runner_for(spec.kind)(self, spec)
+        except Interrupted as exc:
+            self.publish(RunFinished(record=exc.record))
+            raise asyncio.CancelledError from None
         self.publish(RunFinished(record=record))
         return record

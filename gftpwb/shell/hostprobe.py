@@ -9,40 +9,11 @@ from __future__ import annotations
 import asyncio
 import time
 
-from gftpwb.core.clockoffset import ZERO, ClockOffset, ClockSample, estimate_offset, parse_remote_time
+from gftpwb.core.clockoffset import ZERO
 from gftpwb.core.dsl.model import LOCAL, Host
 from gftpwb.core.hostcheck import ERROR, OK, PROBE_SCRIPT, HostReport, parse_probe
 from gftpwb.shell.transports.local import LocalTransport
-from gftpwb.shell.transports.ssh import SshError, SshPool, SshTransport
-
-# Answers each line on stdin with the host's wall clock; bash's $EPOCHREALTIME needs no fork, so the
-# reading is taken right after the request arrives; ``date`` is the fallback. ``--norc``: bash run
-# under sshd would otherwise source ~/.bashrc (slow, and not ours to run).
-CLOCK_SERVER = ('if command -v bash >/dev/null 2>&1 && [ -n "$(bash --norc -c \'echo $EPOCHREALTIME\')" ]; then '
-                'exec bash --norc -c \'while read -r _; do echo "$EPOCHREALTIME"; done\'; fi; '
-                'while read -r _; do date +%s.%N; done')
-CLOCK_SAMPLES = 8
-
-
-async def sample_clock(transport: SshTransport, samples: int = CLOCK_SAMPLES, timeout_s: float = 10.0) -> ClockOffset:
-    """NTP-style samples over one channel; the shortest round trip wins (see clockoffset)."""
-    proc, lease = await transport.open_process(CLOCK_SERVER)
-    try:
-        taken: list[ClockSample] = []
-        async with asyncio.timeout(timeout_s):
-            for _ in range(samples):
-                sent = time.time()
-                proc.stdin.write(b"\n")
-                line = await proc.stdout.readline()
-                received = time.time()
-                if not line:
-                    break
-                taken.append(ClockSample(sent, parse_remote_time(line.decode("ascii", "replace")), received))
-        return estimate_offset(taken)
-    finally:
-        proc.stdin.write_eof()
-        proc.close()
-        lease.release()
+from gftpwb.shell.transports.ssh import SshError, SshPool, sample_clock
 
 
 async def check_ssh_host(pool: SshPool, host: Host) -> HostReport:

@@ -24,6 +24,7 @@ from gftpwb.core.errors import ResumeError, UsageError
 from gftpwb.core.plan import plan_fingerprint
 from gftpwb.core.records import FINAL_STATUSES, ResultRecord, latest_by_run
 from gftpwb.core.specs import RunSpec
+from gftpwb.shell.files import atomic_write
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, read_journal
 
 DEFAULT_BASE = "results"
@@ -63,8 +64,7 @@ def prepare(directory: str, scenario_text: str, specs: list[RunSpec], command: l
 
 
 def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    atomic_write(path, text)
 
 
 def latest_for(base: str, scenario: str) -> str | None:

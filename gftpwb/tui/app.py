@@ -1,7 +1,8 @@
 """The workbench app: five views over one :class:`~gftpwb.core.live.LiveState`, and the run/stop/quit flow.
 
-A run goes through :func:`gftpwb.shell.session.execute`, exactly as ``gftpwb run`` does (same results
-directory, journal and tag logs), in a Textual async worker on the app's own event loop. The
+A run goes through the front-end service (:mod:`gftpwb.shell.frontend`: the same loading, preflight,
+results directory and exit codes as ``gftpwb run``) and :func:`gftpwb.shell.session.execute` (the same
+journal and tag logs), in a Textual async worker on the app's own event loop. The
 ``LiveState`` is one more bus subscriber; a timer draws the view on screen a few times a second, so
 progress floods cost one cheap update per event and one frame per tick, not one message per line.
 """
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import io
 import os
-import shutil
 import signal
 import time
 from collections.abc import Callable
@@ -27,24 +28,17 @@ from textual.worker import Worker, WorkerState
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.model import Scenario
-from gftpwb.core.errors import (
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_RUNS_FAILED,
-    Diagnostic,
-    EnvironmentProblem,
-    GftpwbError,
-    ScenarioError,
-)
+from gftpwb.core.errors import Diagnostic, GftpwbError, ScenarioError
 from gftpwb.core.live import LiveState
 from gftpwb.core.plan import plan
 from gftpwb.core.records import Summary
-from gftpwb.kinds.guc.driver import GUC
-from gftpwb.migrate_cli import load_scenario_or_batchfile
+from gftpwb.shell import frontend
 from gftpwb.shell import results_dir as rd
 from gftpwb.shell.executor import Executor
+from gftpwb.shell.files import atomic_write
 from gftpwb.shell.session import PreparedRun, RunRequest, execute, prepare_run
 
+from .state import SaveText
 from .views import ResultsView, RunView, ScenarioView, ThreadsView, TuneView, View
 from .widgets import ConfirmScreen, FilterInput
 
@@ -193,7 +187,7 @@ class WorkbenchApp(App[None]):
         """(Re)read the scenario file; problems are shown in the scenario view, nothing can run."""
         assert self.scenario_path is not None
         try:
-            self.scenario = load_scenario_or_batchfile(self.scenario_path)  # tgftp batchfiles too
+            self.scenario = frontend.load(self.scenario_path)  # tgftp batchfiles too
             self.diagnostics = []
         except ScenarioError as exc:
             self.scenario = None
@@ -247,12 +241,11 @@ class WorkbenchApp(App[None]):
         if not only:
             raise GftpwbError(f"the filter {self.filter_text!r} matches no test")
         specs = plan(self.scenario, only if self.filter_text else ())
-        if any(s.host == "local" and s.kind == "guc" for s in specs) and shutil.which(GUC) is None:
-            raise EnvironmentProblem(f"{GUC} not found in PATH; install the Debian package globus-gass-copy-progs")
-        directory = rd.new_results_dir(self.results_base, self.scenario.name)
+        frontend.preflight(specs)
+        directory = frontend.results_dir(self.scenario, self.results_base)
         # The headless command that repeats this run, so the results directory says how to reproduce it.
-        command = ["gftpwb", "run", self.scenario_path, *(["--only", ",".join(only)] if self.filter_text else []),
-                   "--results", directory, *(["--accept-new-host-keys"] if self.accept_new_host_keys else [])]
+        command = frontend.repeat_command(self.scenario_path, directory, only=only if self.filter_text else (),
+                                          accept_new_host_keys=self.accept_new_host_keys)
         return prepare_run(RunRequest(scenario=self.scenario, specs=specs, results_dir=directory,
                                       command=command, accept_new_host_keys=self.accept_new_host_keys))
 
@@ -270,7 +263,7 @@ class WorkbenchApp(App[None]):
         self.draw(force=True)
 
     async def _execute(self, prepared: PreparedRun, executor: Executor) -> Summary:
-        return await execute(prepared, install_signal_handlers=False, executor=executor)
+        return (await execute(prepared, install_signal_handlers=False, executor=executor)).summary
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._worker or event.state in (WorkerState.PENDING, WorkerState.RUNNING):
@@ -361,13 +354,15 @@ class WorkbenchApp(App[None]):
     def save_text(self, name: str, text: str, *, what: str) -> str | None:
         path = os.path.join(self.output_dir(), name)
         try:
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            atomic_write(path, text)
         except OSError as exc:
             self.notify(f"cannot write {path}: {exc.strerror or exc}", severity="error")
             return None
         self.notify(f"{what} saved to {path}")
         return path
+
+    def on_save_text(self, message: SaveText) -> None:
+        self.save_text(message.filename, message.text, what=message.what)
 
     def action_export(self) -> None:
         view = self.active_view()
@@ -378,21 +373,13 @@ class WorkbenchApp(App[None]):
         key = self.query_one("#tabs", TabbedContent).active
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         path = os.path.join(self.output_dir(), f"gftpwb-{key}-{stamp}.csv")
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(header)
+        writer.writerows(rows)
         try:
-            with open(path, "w", encoding="utf-8", newline="") as handle:
-                writer = csv.writer(handle)
-                writer.writerow(header)
-                writer.writerows(rows)
+            atomic_write(path, buffer.getvalue(), newline="")
         except OSError as exc:
             self.notify(f"cannot write {path}: {exc.strerror or exc}", severity="error")
             return
         self.notify(f"exported {len(rows)} row(s) to {path}")
-
-
-def exit_code(summary: Summary | None) -> int:
-    """The same exit codes as a headless run: 0 all passed (or nothing run), 1 failures, 130 stopped."""
-    if summary is None:
-        return EXIT_OK
-    if summary.interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_OK if summary.all_passed else EXIT_RUNS_FAILED

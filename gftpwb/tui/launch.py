@@ -9,9 +9,10 @@ import argparse
 import sys
 
 from gftpwb.core.errors import UsageError
+from gftpwb.shell.frontend import exit_code
 from gftpwb.shell.session import RunRequest, prepare_run
 
-from .app import WorkbenchApp, exit_code
+from .app import WorkbenchApp
 
 
 def require_terminal() -> None:

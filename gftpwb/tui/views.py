@@ -6,7 +6,7 @@ a status or a ranking itself. ``refresh_view`` is called by the app's timer only
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,32 +15,23 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Log, ProgressBar, Static
 
 from gftpwb.core.compare import DIFF_COLUMNS, diff_cells, diff_rates
+from gftpwb.core.format import STATUS_STYLE, TUNE_STYLE, duration_text, human_bytes, rate_text, short_error
 from gftpwb.core.live import (
     TEST_COLUMNS,
     THREAD_COLUMNS,
     THREAD_SORT_KEYS,
     TUNE_COLUMNS,
     RunLine,
-    duration_text,
-    rate_text,
     test_cells,
     thread_cells,
     tune_cells,
 )
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.report import human_bytes, short_error
 from gftpwb.shell.results_index import ResultsDirInfo, list_results, load_records
 from gftpwb.shell.sinks.journal import JOURNAL_NAME
 
+from .state import SaveText, WorkbenchState
 from .widgets import FastTable, LiveTable, RateChart, Row
-
-if TYPE_CHECKING:
-    from .app import WorkbenchApp
-
-STATUS_STYLE = {"passed": "green", "failed": "bold red", "timeout": "yellow", "interrupted": "magenta",
-                "running": "bold cyan", "queued": "dim", "skipped": "dim", "done": "green", "preparing": "dim",
-                "ready": "dim"}
-TUNE_STYLE = {"leader": "bold black on green", "tied": "green", "eliminated": "dim", "failed": "red"}
 
 Table = tuple[tuple[str, ...], list[tuple[str, ...]]]  # (header, rows) as exported
 
@@ -60,8 +51,8 @@ class View(Vertical):
     """A view: ``refresh_view`` draws it, ``export_table`` says what Export writes."""
 
     @property
-    def wb(self) -> WorkbenchApp:
-        return self.app  # type: ignore[return-value]
+    def wb(self) -> WorkbenchState:
+        return cast(WorkbenchState, self.app)
 
     def refresh_view(self) -> None:
         raise NotImplementedError
@@ -335,7 +326,7 @@ class TuneView(View):
         if panel is None or not panel.guc_line:
             self.app.notify("no guc line yet", severity="warning")
             return
-        self.wb.save_text(f"autotune-{panel.test_id}.txt", panel.guc_line + "\n", what="guc line")
+        self.post_message(SaveText(f"autotune-{panel.test_id}.txt", panel.guc_line + "\n", what="guc line"))
 
     def action_next_test(self) -> None:
         ids = self.wb.live.tune_test_ids()

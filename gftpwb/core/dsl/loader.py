@@ -1,7 +1,9 @@
 """Load a scenario file: YAML with positions -> JSON-Schema check -> semantic checks -> typed model.
 
 Every problem is reported as a :class:`~gftpwb.core.errors.Diagnostic` at the line and column of the
-offending key or value; all problems of a file are reported together, not only the first.
+offending key or value; all problems of a file are reported together, not only the first. What is
+particular to a kind (its checks, its model) is asked of the kind (:mod:`gftpwb.core.registry`);
+this module checks what every scenario has: test ids, hosts, ``on:``, commands and tag log names.
 """
 
 from __future__ import annotations
@@ -10,31 +12,15 @@ import difflib
 import os
 from typing import Any
 
-from jsonschema import Draft7Validator
-from jsonschema.exceptions import ValidationError, best_match
-
-from gftpwb.core.commands import from_dsl as command_from_dsl
+from gftpwb.core.commands import COMMAND_ROLES
 from gftpwb.core.errors import Diagnostic, ScenarioError
-from gftpwb.core.units import (
-    DURATION_PATTERN,
-    FRACTION_PATTERN,
-    RATE_PATTERN,
-    SIZE_PATTERN,
-    parse_duration,
-    parse_fraction,
-    parse_rate,
-    parse_size,
-)
-from gftpwb.kinds.gfapi.dsl import build_gfapi_test, check_gfapi_test
-from gftpwb.kinds.simulated.link import LinkModel
+from gftpwb.core.registry import TestInput, registry
+from gftpwb.core.units import parse_duration
 
-from .model import LOCAL, AnyTest, AutotuneTest, GfapiTest, GucOptions, Host, Scenario, Test
-from .schema import COMMAND_KEYS, DEFAULT_ONLY_KEYS, KINDS, NAME_PATTERN, packaged_schema
+from .diagnostics import label, schema_diagnostics
+from .model import LOCAL, Host, Scenario, TestModel
+from .schema import kind_key_names, merged_key_names
 from .yamlpos import Path, Positions, load_yaml_with_positions
-
-# The defaults a test of each kind takes: its own keys, and where it runs (on).
-KIND_KEYS = {kind.name: frozenset(k.name for k in (*kind.keys, *DEFAULT_ONLY_KEYS)) for kind in KINDS}
-MERGED_MAPPINGS = ("options", "link")  # keys whose mappings merge with the defaults' key by key
 
 
 def load_scenario(path: str) -> Scenario:
@@ -56,146 +42,32 @@ def load_scenario_text(text: str, filename: str = "<scenario>") -> Scenario:
     errors = schema_diagnostics(data, pos, filename)
     if errors:
         raise ScenarioError(errors)
-    errors, warnings = semantic_diagnostics(data, pos, filename)
+    inputs, errors, warnings = semantic_diagnostics(data, pos, filename)
     if errors:
         raise ScenarioError(errors)
-    return build_model(data, filename, text, warnings)
-
-
-# --- schema errors, positioned and worded for people -------------------------------------------
-
-
-def schema_diagnostics(data: Any, pos: Positions, filename: str) -> list[Diagnostic]:
-    validator = Draft7Validator(packaged_schema())
-    out: list[Diagnostic] = []
-    for error in validator.iter_errors(data):
-        out.extend(_describe(error, pos, filename))
-    return sorted(set(out))
-
-
-def _label(path: Path) -> str:
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
-    return text or "scenario"
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return f"boolean {str(value).lower()}"
-    if isinstance(value, int | float):
-        return f"number {value}"
-    if isinstance(value, str):
-        return f"text {value!r}"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return "null" if value is None else repr(value)
-
-
-_TYPE_WORDS = {
-    "integer": "a whole number", "number": "a number", "string": "text", "boolean": "true or false",
-    "array": "a list", "object": "a mapping", "null": "null",
-}
-
-
-def _describe(error: ValidationError, pos: Positions, filename: str) -> list[Diagnostic]:
-    path: Path = tuple(error.absolute_path)
-    label = _label(path)
-    line, col = pos.of_value(path)
-    kind = error.validator
-    value = error.validator_value
-    if "propertyNames" in error.relative_schema_path and isinstance(error.instance, str):
-        # A bad mapping key (a host name, an environment variable name): point at the key itself.
-        kline, kcol = pos.of_key((*path, error.instance))
-        rule = ("letters, digits, '.', '_' and '-', starting with a letter or digit" if path == ("hosts",)
-                else "letters, digits and '_', not starting with a digit")
-        return [Diagnostic(filename, kline, kcol, f"{label}: bad name {error.instance!r} ({rule})")]
-    if kind == "oneOf" and path and path[-1] == "on":
-        return [Diagnostic(filename, line, col, f"{label}: expected a host name or a list of different host "
-                                                f"names, got {_show(error.instance)}")]
-
-    if kind == "additionalProperties" and isinstance(error.instance, dict):
-        allowed = sorted(error.schema.get("properties", {}))
-        out = []
-        for key in error.instance:
-            if key in allowed:
-                continue
-            kline, kcol = pos.of_key((*path, key))
-            close = difflib.get_close_matches(key, allowed, n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else f"; allowed: {', '.join(allowed)}"
-            out.append(Diagnostic(filename, kline, kcol, f"unknown key '{key}' in {label}{hint}"))
-        return out
-    if kind == "required":
-        missing = str(error.message).split("'")[1] if "'" in str(error.message) else str(error.message)
-        return [Diagnostic(filename, line, col, f"{label}: missing required key '{missing}'")]
-    if kind == "type":
-        expected = value if isinstance(value, list) else [value]
-        words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
-        if "integer" in expected and "string" in expected:
-            words = "a size such as 4M or a whole number of bytes"
-        elif "number" in expected and "string" in expected:
-            words = "a duration such as 30s or a number of seconds"
-        return [Diagnostic(filename, line, col, f"{label}: expected {words}, got {_show(error.instance)}")]
-    if kind == "pattern":
-        if value == SIZE_PATTERN:
-            msg = f"bad size {error.instance!r} (use a whole number with an optional K, M, G or B suffix, e.g. 4M)"
-        elif value == DURATION_PATTERN:
-            msg = f"bad duration {error.instance!r} (use seconds or e.g. 30s, 5m, 1m30s, 250ms)"
-        elif value == RATE_PATTERN:
-            msg = f"bad rate {error.instance!r} (use MiB/s, or e.g. 20MB/s, 1GB/s, 10Gbit/s)"
-        elif value == FRACTION_PATTERN:
-            msg = f"bad fraction {error.instance!r} (use e.g. 0.03 or 3%)"
-        elif value == NAME_PATTERN:
-            msg = f"bad name {error.instance!r} (letters, digits, '.', '_' and '-', starting with a letter or digit)"
-        else:
-            msg = error.message
-        return [Diagnostic(filename, line, col, f"{label}: {msg}")]
-    if kind == "const" and path == ("version",):
-        return [Diagnostic(filename, line, col, f"unsupported scenario version {error.instance!r}; "
-                                                "this gftpwb reads version 1")]
-    if kind == "anyOf" and path and path[-1] == "candidates":
-        # The branches are: the preset name, a grid (mapping), a list; explain the one of its shape.
-        branch = 1 if isinstance(error.instance, dict) else 2 if isinstance(error.instance, list) else None
-        inner = [e for e in error.context or () if e.relative_schema_path and e.relative_schema_path[0] == branch]
-        if inner:
-            return [d for e in inner for d in _describe(e, pos, filename)]
-        return [Diagnostic(filename, line, col, f"{label}: expected tgftp-37, a mapping of option lists (a grid) "
-                                                f"or a list of option sets, got {_show(error.instance)}")]
-    if kind in ("anyOf", "oneOf") and error.context:
-        best = best_match(error.context)
-        return _describe(best, pos, filename)
-    if kind == "const":
-        return [Diagnostic(filename, line, col, f"{label}: expected {value!r}, got {_show(error.instance)}")]
-    if kind == "enum":
-        choices = ", ".join(str(v) for v in value)
-        return [Diagnostic(filename, line, col, f"{label}: {error.instance!r} is not one of: {choices}")]
-    if kind in ("minimum", "maximum"):
-        word = "at least" if kind == "minimum" else "at most"
-        return [Diagnostic(filename, line, col, f"{label}: must be {word} {value}, got {error.instance}")]
-    if kind in ("minItems", "minProperties", "minLength"):
-        return [Diagnostic(filename, line, col, f"{label}: must not be empty")]
-    return [Diagnostic(filename, line, col, f"{label}: {error.message}")]
+    return build_model(data, inputs, filename, text, warnings)
 
 
 # --- checks the schema cannot express -------------------------------------------------------------
 
 
 def merged_test(defaults: dict[str, Any], test: dict[str, Any]) -> dict[str, Any]:
-    """A test's keys over the defaults its kind has; ``options`` and ``link`` merge key by key,
-    everything else is replaced. (An auto-tune takes source and target from the defaults, but not
-    their ``options`` or ``repeat``, which it has its own keys for.)"""
-    allowed = KIND_KEYS.get(test.get("kind", ""), frozenset(defaults))
+    """A test's keys over the defaults its kind has; mapping keys marked ``merge`` (guc ``options``,
+    the simulated ``link``) merge key by key, everything else is replaced. (An auto-tune takes source
+    and target from the defaults, but not their ``options`` or ``repeat``, which it has its own keys for.)"""
+    kind = test.get("kind", "")
+    allowed = kind_key_names().get(kind, frozenset(defaults))
     merged = {**{k: v for k, v in defaults.items() if k in allowed}, **test}
-    for key in MERGED_MAPPINGS:
-        if key in allowed and (key in defaults or key in test):
+    for key in merged_key_names().get(kind, frozenset()):
+        if key in defaults or key in test:
             merged[key] = {**defaults.get(key, {}), **test.get(key, {})}
     return merged
 
 
 def semantic_diagnostics(data: dict[str, Any], pos: Positions,
-                         filename: str) -> tuple[list[Diagnostic], list[Diagnostic]]:
+                         filename: str) -> tuple[list[TestInput], list[Diagnostic], list[Diagnostic]]:
+    """Check every test (what all tests have here, the rest by its kind and the engines); returns the
+    tests ready to build, and the errors and warnings found."""
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
     defaults = data.get("defaults", {})
@@ -204,54 +76,44 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
     if "on" in defaults:
         errors.extend(_on_diagnostics(defaults["on"], ("defaults", "on"), known_hosts, pos, filename))
     first_seen: dict[str, int] = {}
-    for index, test in enumerate(data["tests"]):
-        tid = test["id"]
+    inputs = []
+    for index, raw in enumerate(data["tests"]):
+        tid = raw["id"]
         line, col = pos.of_value(("tests", index, "id"))
         if tid in first_seen:
             errors.append(Diagnostic(filename, line, col,
                                      f"duplicate test id '{tid}' (first used at line {first_seen[tid]})"))
         else:
             first_seen[tid] = line
-        merged = merged_test(defaults, test)
-        tline, tcol = pos.of_value(("tests", index))
-        if "on" in test:
-            errors.extend(_on_diagnostics(test["on"], ("tests", index, "on"), known_hosts, pos, filename))
-        if test["kind"] == "gfapi":  # its own keys and checks: dsl/gfapi_loader.py
-            kind_errors, kind_warnings = check_gfapi_test(defaults, test, index, pos, filename)
-            errors.extend(kind_errors)
-            warnings.extend(kind_warnings)
-            continue
-        for key in ("source", "target"):
-            if not merged.get(key):
-                errors.append(Diagnostic(filename, tline, tcol,
-                                         f"test '{tid}' has no {key} (set it on the test or in defaults)"))
-        if "link" in merged and merged.get("engine", "real") != "simulated":
-            kline, kcol = pos.of_key(("tests", index, "link")) if "link" in test else pos.of_key(("defaults", "link"))
-            warnings.append(Diagnostic(filename, kline, kcol, f"test '{tid}' has a link but runs on the real "
-                                       "engine; the link is used only with engine: simulated", severity="warning"))
-        errors.extend(command_diagnostics(test, ("tests", index), pos, filename))
-        check = SEMANTIC_CHECKS.get(test["kind"])
-        if check is not None:
-            check(test, merged, ("tests", index), pos, filename, errors, warnings)
+        if "on" in raw:
+            errors.extend(_on_diagnostics(raw["on"], ("tests", index, "on"), known_hosts, pos, filename))
+        test = TestInput(raw=raw, merged=merged_test(defaults, raw), index=index, pos=pos, filename=filename)
+        for engine in registry().engines():
+            engine.check(test)
+        registry().kind(raw["kind"]).check(test)
+        errors.extend(test.errors)
+        warnings.extend(test.warnings)
+        errors.extend(command_diagnostics(raw, ("tests", index), pos, filename))
+        inputs.append(test)
     errors.extend(command_diagnostics(defaults, ("defaults",), pos, filename))
     errors.extend(log_filename_diagnostics(data, pos, filename))
-    return errors, warnings
+    return inputs, errors, warnings
 
 
 def command_diagnostics(block: dict[str, Any], where: Path, pos: Positions, filename: str) -> list[Diagnostic]:
     """``run`` as one string is shell code and needs ``shell``; a ``shell`` needs ``run`` as one string."""
     out = []
-    for key in (k.name for k in COMMAND_KEYS):
+    for key in COMMAND_ROLES:
         value = block.get(key)
         if not isinstance(value, dict):
             continue
         line, col = pos.of_value((*where, key, "run"))
-        label = _label((*where, key))
+        name = label((*where, key))
         if value.get("shell", False) and not isinstance(value["run"], str):
-            out.append(Diagnostic(filename, line, col, f"{label}: with shell, run must be one string of shell code, "
+            out.append(Diagnostic(filename, line, col, f"{name}: with shell, run must be one string of shell code, "
                                                        "not a list"))
         elif not value.get("shell", False) and isinstance(value["run"], str):
-            out.append(Diagnostic(filename, line, col, f"{label}: run is one string, which only a shell can read; "
+            out.append(Diagnostic(filename, line, col, f"{name}: run is one string, which only a shell can read; "
                                                        "write it as a list of arguments, or add shell: true to "
                                                        "run it as shell code"))
     return out
@@ -275,14 +137,6 @@ def log_filename_diagnostics(data: dict[str, Any], pos: Positions, filename: str
     return out
 
 
-CONNECTION_TEST_TIMEOUT_S = 30.0  # tgftp forces 30 s on a connection test; ours is only the default
-
-
-def _command(value: Any):
-    if value is None:
-        return None
-    timeout = parse_duration(value["timeout"]) if isinstance(value, dict) and "timeout" in value else 0.0
-    return command_from_dsl(value, timeout or None)
 def host_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> list[Diagnostic]:
     """The inventory: ``local`` is reserved, and a jump host must be another host, without loops."""
     hosts: dict[str, Any] = data.get("hosts", {})
@@ -330,6 +184,9 @@ def _on_diagnostics(value: Any, path: Path, known: list[str], pos: Positions, fi
     return out
 
 
+# --- the typed model ------------------------------------------------------------------------------
+
+
 def resolve_path(path: str, filename: str) -> str:
     """A path from the scenario, relative to the scenario's directory; ``~`` is kept for the transport."""
     if not path or os.path.isabs(path) or path.startswith("~") or filename.startswith("<"):
@@ -355,159 +212,17 @@ def build_hosts(data: dict[str, Any], filename: str) -> tuple[Host, ...]:
     return tuple(hosts)
 
 
-def _check_guc(test: dict[str, Any], merged: dict[str, Any], at: Path, pos: Positions, filename: str,
-               errors: list[Diagnostic], warnings: list[Diagnostic]) -> None:
-    tline, tcol = pos.of_value(at)
-    timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0
-    has_length = "length" in merged.get("options", {}) or "length" in test.get("matrix", {})
-    if "/dev/zero" in str(merged.get("source", "")) and not has_length and not timeout:
-        warnings.append(Diagnostic(filename, tline, tcol,
-                                   f"test '{test['id']}' reads /dev/zero with no length and no timeout: guc never "
-                                   "stops; set options.length or timeout", severity="warning"))
-
-
-def _check_autotune(test: dict[str, Any], merged: dict[str, Any], at: Path, pos: Positions, filename: str,
-                    errors: list[Diagnostic], warnings: list[Diagnostic]) -> None:
-    def error(key: str, message: str) -> None:
-        line, col = pos.of_key((*at, key)) if key in test else pos.of_value(at)
-        errors.append(Diagnostic(filename, line, col, message))
-
-    on = merged.get("on", LOCAL)
-    if isinstance(on, list) and len(on) > 1:
-        error("on", "an auto-tune runs its transfers from one host; give on one host (or write one auto-tune "
-                    "test per host)")
-    strategy = test.get("strategy", "exhaustive")
-    if strategy == "exhaustive" and "budget" in test:
-        error("budget", "budget applies to strategy: adaptive; the exhaustive strategy runs every candidate "
-                        "`repetitions` times")
-    if strategy == "adaptive" and "repetitions" in test:
-        error("repetitions", "repetitions applies to strategy: exhaustive; the adaptive strategy decides how "
-                             "often to run each candidate, up to `budget` transfers")
-    if "margin" in test and parse_rate(test["margin"]) <= 0:
-        error("margin", "margin must be more than 0 (tgftp 0.7.0's code uses 10MB/s, its documentation 20MB/s)")
-    if "length" in test and parse_size(test["length"]) == 0:
-        error("length", "length must be more than 0 bytes")
-    if "candidates" in test:
-        from gftpwb.kinds.autotune.candidates import params_line, repeated
-
-        options, _ = resolve_candidates(test["candidates"])
-        for later, earlier in repeated(options):
-            error("candidates", f"candidate {later} repeats candidate {earlier} ({params_line(options[later - 1])})")
-
-
-SEMANTIC_CHECKS = {"guc": _check_guc, "autotune": _check_autotune}  # connection-test: nothing more
-
-
-def resolve_candidates(value: Any) -> tuple[tuple[GucOptions, ...], str]:
-    """The candidates a DSL value names, and which form it had: tgftp-37, grid or list."""
-    from gftpwb.kinds.autotune import candidates as cand  # the autotune core imports the guc driver, which imports dsl
-
-    if value == cand.TGFTP_37:
-        return cand.tgftp_37(), cand.TGFTP_37
-    if isinstance(value, dict):
-        return cand.grid(value), "grid"
-    return cand.explicit(value), "list"
-
-
-def build_link(data: dict[str, Any] | None) -> LinkModel | None:
-    """The link model a ``link:`` mapping describes (defaults for what it leaves out)."""
-    if data is None:
-        return None
-    base = LinkModel()
-    converters: dict[str, tuple[str, Any]] = {
-        "bandwidth": ("bandwidth_mib_s", parse_rate), "rtt": ("rtt_s", parse_duration),
-        "window": ("window", parse_size),
-        "buffer_cap": ("buffer_cap", parse_size), "setup": ("setup_s", parse_duration),
-        "per_stream": ("per_stream_s", parse_duration), "contention": ("contention", float),
-        "noise": ("noise", parse_fraction), "outliers": ("outliers", parse_fraction),
-        "failures": ("failures", parse_fraction), "seed": ("seed", int), "time_scale": ("time_scale", float),
-    }
-    values = {field: convert(data[key]) for key, (field, convert) in converters.items() if key in data}
-    return LinkModel(**{**base.__dict__, **values})
-
-
-def build_model(data: dict[str, Any], filename: str, text: str, warnings: list[Diagnostic]) -> Scenario:
-    defaults = data.get("defaults", {})
-    tests: list[AnyTest] = []
-    for index, raw in enumerate(data["tests"]):
-        tests.append(BUILDERS[raw["kind"]](raw, merged_test(defaults, raw), index))
+def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, text: str,
+                warnings: list[Diagnostic]) -> Scenario:
+    tests: list[TestModel] = [registry().kind(test.raw["kind"]).build(test) for test in inputs]
     return Scenario(
         version=data["version"],
         name=data["name"],
         description=data.get("description", ""),
-        defaults=defaults,
+        defaults=data.get("defaults", {}),
         tests=tuple(tests),
         hosts=build_hosts(data, filename),
         path=filename,
         text=text,
         warnings=tuple(warnings),
     )
-
-
-def _timeout(merged: dict[str, Any], default: float) -> float | None:
-    return (parse_duration(merged["timeout"]) if "timeout" in merged else default) or None
-
-
-def _build_guc(raw: dict[str, Any], merged: dict[str, Any], index: int) -> Test:
-    """guc and connection-test tests (a connection test is a guc run of one byte)."""
-    default_timeout = CONNECTION_TEST_TIMEOUT_S if raw["kind"] == "connection-test" else 0.0
-    return Test(
-        id=raw["id"],
-        kind=raw["kind"],
-        description=raw.get("description", ""),
-        source=merged["source"],
-        target=merged["target"],
-        options=GucOptions.from_mapping(merged.get("options", {})),
-        extra_args=tuple(merged.get("extra_args", ())),
-        repeat=merged.get("repeat", 1),
-        timeout_s=_timeout(merged, default_timeout),
-        comment=merged.get("comment", ""),
-        matrix=tuple((key, tuple(values)) for key, values in raw.get("matrix", {}).items()),
-        pre=_command(merged.get("pre")),
-        post=_command(merged.get("post")),
-        comment_command=_command(merged.get("comment_command")),
-        log_filename=raw.get("log_filename", ""),
-        on=_on_tuple(merged.get("on", LOCAL)),
-        engine=merged.get("engine", "real"),
-        link=build_link(merged.get("link")),
-        index=index,
-    )
-
-
-def _build_autotune(raw: dict[str, Any], merged: dict[str, Any], index: int) -> AutotuneTest:
-    candidates, form = resolve_candidates(merged.get("candidates", "tgftp-37"))
-    base = AutotuneTest(id="", kind="autotune")
-    return AutotuneTest(
-        id=raw["id"],
-        kind=raw["kind"],
-        description=raw.get("description", ""),
-        source=merged["source"],
-        target=merged["target"],
-        extra_args=tuple(merged.get("extra_args", ())),
-        comment=merged.get("comment", ""),
-        engine=merged.get("engine", "real"),
-        link=build_link(merged.get("link")),
-        timeout_s=_timeout(merged, base.timeout_s or 0.0),
-        memory_to_memory=merged.get("memory_to_memory", True),
-        candidates=candidates,
-        candidate_set=form,
-        strategy=merged.get("strategy", base.strategy),
-        repetitions=merged.get("repetitions", base.repetitions),
-        budget=merged.get("budget", base.budget),
-        length=parse_size(merged["length"]) if "length" in merged else base.length,
-        margin_mib_s=parse_rate(merged["margin"]) if "margin" in merged else base.margin_mib_s,
-        on=_on_tuple(merged.get("on", LOCAL)),
-        index=index,
-    )
-
-
-def _build_gfapi(raw: dict[str, Any], merged: dict[str, Any], index: int) -> GfapiTest:
-    """gfapi tests take only repeat, timeout, comment and on from defaults (dsl/gfapi_loader.py)."""
-    return build_gfapi_test(merged, raw, index, on=_on_tuple(merged.get("on", LOCAL)))
-
-
-BUILDERS = {"guc": _build_guc, "connection-test": _build_guc, "autotune": _build_autotune, "gfapi": _build_gfapi}
-
-
-def _on_tuple(value: str | list[str]) -> tuple[str, ...]:
-    return (value,) if isinstance(value, str) else tuple(value)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from gftpwb.core.dsl.model import GucOptions
 from gftpwb.core.units import MIB
 from gftpwb.kinds.guc.driver import option_args
+from gftpwb.kinds.guc.model import GucOptions
 
 TGFTP_37 = "tgftp-37"
 TGFTP_PARALLEL = (1, 2, 4, 8, 16, 32)
@@ -113,3 +113,12 @@ def memory_url(url: str, path: str) -> str:
 def memory_endpoints(source: str, target: str) -> tuple[str, str]:
     """Source ``/dev/zero`` and target ``/dev/null`` on the same servers (a memory-to-memory test)."""
     return memory_url(source, "/dev/zero"), memory_url(target, "/dev/null")
+
+
+def resolve_candidates(value: Any) -> tuple[tuple[GucOptions, ...], str]:
+    """The candidates a DSL value names, and which form it had: tgftp-37, grid or list."""
+    if value == TGFTP_37:
+        return tgftp_37(), TGFTP_37
+    if isinstance(value, dict):
+        return grid(value), "grid"
+    return explicit(value), "list"

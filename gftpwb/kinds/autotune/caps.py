@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gftpwb.core.dsl.model import GucOptions
 from gftpwb.core.units import format_size_arg
+from gftpwb.kinds.guc.model import GucOptions
 
 from .candidates import Candidate
 

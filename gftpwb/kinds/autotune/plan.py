@@ -13,19 +13,23 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from gftpwb.core.dsl.model import AnyTest, AutotuneTest, GucOptions, Scenario
-from gftpwb.core.specs import RunSpec
+from gftpwb.core.dsl.model import Scenario, TestModel
+from gftpwb.core.plan import run_id_on
+from gftpwb.core.registry import registry
+from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import format_size_arg
 from gftpwb.kinds.guc.driver import build_argv
+from gftpwb.kinds.guc.model import GucOptions
 from gftpwb.kinds.simulated.link import LinkModel
 
 from .candidates import Candidate, make_candidates, memory_endpoints
-from .strategies import EXHAUSTIVE
+from .model import EXHAUSTIVE, AutotuneTest
 
 AUTOTUNE = "autotune"
+TRANSFER_KIND = "guc"  # an auto-tune's transfers are ordinary guc runs
 
 
-def plan_autotune(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[RunSpec], int]:
+def plan_autotune(scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
     assert isinstance(test, AutotuneTest)
     source, target = (memory_endpoints(test.source, test.target) if test.memory_to_memory
                       else (test.source, test.target))
@@ -47,13 +51,11 @@ def plan_autotune(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[l
     url_hosts = {name: h.name for h in scenario.hosts for name in (h.address, h.name)}
     if url_hosts:
         params["url_hosts"] = url_hosts
-    from gftpwb.core.plan import run_id_on
-
     spec = RunSpec(
         run_id=run_id_on(test.id, host, test), scenario=scenario.name, test_id=test.id, case=first_case,
         repeat=0, kind=AUTOTUNE, host=host, argv=(), params=params, timeout_s=test.timeout_s, length_bytes=test.length,
         comment=test.comment, source=source, target=target, engine=test.engine,
-        link=(test.link or LinkModel()) if test.engine == "simulated" else None,
+        link=(test.link or LinkModel()) if test.engine != REAL_ENGINE else None,
     )
     return [spec], len(test.candidates)
 
@@ -92,7 +94,7 @@ def transfer_spec(tune: RunSpec, candidate: Candidate, n: int, length: int) -> R
     options = GucOptions(**{**candidate.options.set_options(), "length": length})
     return RunSpec(
         run_id=transfer_run_id(tune, candidate, n), scenario=tune.scenario, test_id=tune.test_id,
-        case=tune.case + candidate.index, repeat=n, kind="guc", host=tune.host,
+        case=tune.case + candidate.index, repeat=n, kind=TRANSFER_KIND, host=tune.host,
         argv=build_argv(tune.source, tune.target, options, candidate.extra_args), params=options.set_options(),
         timeout_s=tune.timeout_s, length_bytes=length, comment=tune.comment, source=tune.source,
         target=tune.target, engine=tune.engine, link=tune.link,
@@ -106,7 +108,8 @@ def describe(tune: RunSpec) -> list[str]:
         how = f"exhaustive, {settings.repetitions} transfer(s) per candidate, {settings.budget} in all"
     else:
         how = f"adaptive, at most {settings.budget} transfers"
-    engine = " SIMULATED" if tune.engine == "simulated" else ""
+    label = registry().engine_label(tune.engine)
+    engine = f" {label}" if label else ""
     lines = [f"{tune.run_id}:{engine} auto-tune of {len(settings.candidates)} candidates ({how}), "
              f"-len {format_size_arg(settings.length)}, tie margin {settings.margin_mib_s:g} MB/s"]
     for candidate in settings.candidates:

@@ -1,9 +1,8 @@
 """The statistics the tuners need: means with t confidence intervals, and Welch's t-test.
 
-Small and explicit on purpose, on the standard library only: scipy would do, but importing it loads
-subprocess and socket (its test helpers, importlib.metadata), which the sans-I/O core must not.
-The Student t distribution is computed from the regularised incomplete beta function (a continued
-fraction, Numerical Recipes' betacf); ``tests/test_autotune_stats.py`` checks it against scipy.
+Student's t comes from scipy (``scipy.stats.t``): its cdf and quantile function for fractional degrees
+of freedom, which Welch's test needs. Quantiles are cached on a coarse grid of degrees of freedom
+(:func:`df_floor`), since the adaptive strategy asks for the same few thousands of times per tune.
 """
 
 from __future__ import annotations
@@ -12,100 +11,20 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from statistics import NormalDist
 
-_NORMAL = NormalDist()
-_BIG_DF = 1e7  # beyond this many degrees of freedom, t is the normal distribution
+from scipy import stats
 
-
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny, eps = 1e-300, 1e-15
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < eps:
-            break
-    return h
-
-
-def betainc(a: float, b: float, x: float) -> float:
-    """The regularised incomplete beta function I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
+CONFIDENCE = 0.95
 
 
 def t_cdf(t: float, df: float) -> float:
     """P(T <= t) for Student's t with ``df`` (not necessarily whole) degrees of freedom."""
-    if df >= _BIG_DF:
-        return _NORMAL.cdf(t)
-    t2 = t * t
-    y = t2 / (df + t2)  # 1 - x, computed directly: for small |t|, x = df / (df + t^2) rounds to 1
-    tail = 0.5 * (1.0 - betainc(0.5, df / 2.0, y)) if y < 0.5 else 0.5 * betainc(df / 2.0, 0.5, df / (df + t2))
-    return 1.0 - tail if t > 0 else tail
-
-
-def _t_pdf(t: float, df: float) -> float:
-    log = (math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
-           - (df + 1) / 2 * math.log1p(t * t / df))
-    return math.exp(log)
+    return float(stats.t.cdf(t, df))
 
 
 @lru_cache(maxsize=4096)
 def _t_quantile(p: float, df: float) -> float:
-    z = _NORMAL.inv_cdf(p)
-    if df >= _BIG_DF:
-        return z
-    # Cornish-Fisher start (Abramowitz & Stegun 26.7.5), then Newton steps on the exact CDF.
-    g1 = (z ** 3 + z) / 4
-    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
-    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
-    t = z + g1 / df + g2 / df ** 2 + g3 / df ** 3
-    if df < 3:  # the expansion is poor for very few degrees of freedom: bracket and bisect first
-        low, high = -1.0, 1.0
-        while t_cdf(low, df) > p and low > -1e300:
-            low *= 16
-        while t_cdf(high, df) < p and high < 1e300:
-            high *= 16
-        for _ in range(400):
-            mid = (low + high) / 2
-            if t_cdf(mid, df) < p:
-                low = mid
-            else:
-                high = mid
-            if high - low < 1e-10 * max(1.0, abs(mid)):
-                break
-        t = (low + high) / 2
-    for _ in range(8):
-        step = (t_cdf(t, df) - p) / max(_t_pdf(t, df), 1e-300)
-        t -= step
-        if abs(step) < 1e-12 * max(1.0, abs(t)):
-            break
-    return t
-
-CONFIDENCE = 0.95
+    return float(stats.t.ppf(p, df))
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,9 @@ from gftpwb.core.events import RankingRow
 from gftpwb.core.units import format_rate
 
 from .candidates import Candidate
+from .model import ADAPTIVE, EXHAUSTIVE, STRATEGIES
 from .ranking import Arm, p_within_margin, pooled_cv, ranking_rows, shrunk_sd, tgftp_pick
 from .stats import critical_t, welch_df, welch_greater, welch_t
-
-EXHAUSTIVE = "exhaustive"
-ADAPTIVE = "adaptive"
-STRATEGIES = (EXHAUSTIVE, ADAPTIVE)
 
 
 @dataclass(frozen=True)
@@ -79,6 +76,11 @@ class Tuner:
     @property
     def finished(self) -> bool:
         return self.ask() is None
+
+    @property
+    def stop_reason(self) -> str:
+        """Why the tune ended before running everything it could (empty: it ran its plan)."""
+        return ""
 
     # --- answers -----------------------------------------------------------------------------
 

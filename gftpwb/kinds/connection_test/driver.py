@@ -18,8 +18,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from gftpwb.core.output import Outcome
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT
-from gftpwb.kinds.guc.driver import GUC, GucRun, Outcome, summarize_error
+from gftpwb.kinds.guc.driver import GUC, GucRun, summarize_error
 from gftpwb.kinds.guc.output import ParsedItem, TextLine
 
 CONNECTION_TEST_LENGTH = 1  # bytes, as tgftp's -len 1

@@ -1,7 +1,7 @@
 """``kind: gfapi`` tests: the checks the schema cannot express, and the typed model.
 
-The loader dispatches here for gfapi tests. A gfapi test inherits only ``repeat``, ``timeout`` and
-``comment`` from ``defaults`` (the other defaults are guc settings). Layout problems are checked
+A gfapi test inherits only ``repeat``, ``timeout``, ``comment`` and ``on`` from ``defaults`` (the
+keys it shares with them; the other defaults are guc settings). Layout problems are checked
 for every combination a matrix can produce, so a sweep never fails half-way on a bad pair such as
 ``io_requests`` larger than a small ``file_size`` allows.
 """
@@ -11,11 +11,12 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from gftpwb.core.dsl.model import GfapiTest, GfapiVolume, convert_gfapi_value
-from gftpwb.core.dsl.yamlpos import Positions
+from gftpwb.core.dsl.model import LOCAL, on_tuple
 from gftpwb.core.errors import Diagnostic
+from gftpwb.core.registry import TestInput
 from gftpwb.core.units import parse_duration
 
+from .model import GfapiTest, GfapiVolume, convert_gfapi_value
 from .settings import (
     DEFAULT_VOLUME_DIRECTORY,
     DIRECT_ALIGNMENT,
@@ -23,12 +24,7 @@ from .settings import (
     RANDOM_WORKLOADS,
 )
 
-INHERITED = ("repeat", "timeout", "comment")
 LAYOUT_KEYS = ("workload", "file_size", "record_size", "io_requests", "direct")
-
-
-def merged_gfapi_test(defaults: dict[str, Any], test: dict[str, Any]) -> dict[str, Any]:
-    return {**{k: defaults[k] for k in INHERITED if k in defaults}, **test}
 
 
 def layout_problems(values: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -63,56 +59,43 @@ def _values(raw: dict[str, Any]) -> dict[str, Any]:
     return {s.name: convert_gfapi_value(s.name, raw[s.name]) if s.name in raw else s.default for s in GFAPI_SETTINGS}
 
 
-def check_gfapi_test(defaults: dict[str, Any], test: dict[str, Any], index: int, pos: Positions,
-                     filename: str) -> tuple[list[Diagnostic], list[Diagnostic]]:
-    errors: list[Diagnostic] = []
-    warnings: list[Diagnostic] = []
-    tid = test["id"]
-    tline, tcol = pos.of_value(("tests", index))
-    if "volume" not in test and "directory" not in test:
-        errors.append(Diagnostic(filename, tline, tcol, f"test '{tid}' needs volume: (libgfapi) or directory: "
-                                                        "(POSIX mode on a mounted file system)"))
-    if "volume" in test and "directory" in test and not str(test["directory"]).startswith("/"):
-        line, col = pos.of_value(("tests", index, "directory"))
-        errors.append(Diagnostic(filename, line, col, f"test '{tid}': directory must be an absolute path inside "
-                                                      f"the volume, e.g. /gftpwb, got {test['directory']!r}"))
+def check_gfapi_test(test: TestInput) -> None:
+    """The checks of a gfapi test the schema cannot express (see the module docstring)."""
+    raw, tid = test.raw, test.id
+    if "volume" not in raw and "directory" not in raw:
+        test.error(f"test '{tid}' needs volume: (libgfapi) or directory: (POSIX mode on a mounted file system)")
+    if "volume" in raw and "directory" in raw and not str(raw["directory"]).startswith("/"):
+        test.error(f"test '{tid}': directory must be an absolute path inside the volume, e.g. /gftpwb, got "
+                   f"{raw['directory']!r}", "directory")
 
-    def where(key: str) -> tuple[int, int]:
-        if key in test:
-            return pos.of_value(("tests", index, key))
-        if key in test.get("matrix", {}):
-            return pos.of_value(("tests", index, "matrix", key))
-        return tline, tcol
+    def report(severity: str, key: str, message: str) -> None:
+        """At the key in the test, else at the key in its matrix, else at the test."""
+        line, col = test.where(key) if key in raw else (
+            test.pos.of_value((*test.path, "matrix", key)) if key in raw.get("matrix", {}) else test.where())
+        target = test.errors if severity == "error" else test.warnings
+        target.append(Diagnostic(test.filename, line, col, f"test '{tid}': {message}", severity=severity))
 
-    base = _values(test)
-    matrix = test.get("matrix", {})
+    base = _values(raw)
+    matrix = raw.get("matrix", {})
     swept = [k for k in LAYOUT_KEYS if k in matrix]
     seen: set[tuple[str, str, str]] = set()
     for combo in itertools.product(*(matrix[k] for k in swept)):
         values = {**base, **{k: convert_gfapi_value(k, v) for k, v in zip(swept, combo, strict=True)}}
         for problem in layout_problems(values):
-            if problem in seen:
-                continue
-            seen.add(problem)
-            severity, key, message = problem
-            line, col = where(key)
-            target = errors if severity == "error" else warnings
-            target.append(Diagnostic(filename, line, col, f"test '{tid}': {message}", severity=severity))
+            if problem not in seen:
+                seen.add(problem)
+                report(*problem)
     workloads = set(matrix.get("workload", [base["workload"]]))
-    if ("read_pct" in test or "read_pct" in matrix) and "rw-mix" not in workloads:
-        line, col = where("read_pct")
-        warnings.append(Diagnostic(filename, line, col, f"test '{tid}': read_pct only matters for workload rw-mix",
-                                   severity="warning"))
-    if ("io_requests" in test or "io_requests" in matrix) and not workloads & set(RANDOM_WORKLOADS):
-        line, col = where("io_requests")
-        warnings.append(Diagnostic(filename, line, col, f"test '{tid}': io_requests only matters for rnd-wr and "
-                                                        "rnd-rd", severity="warning"))
-    return errors, warnings
+    if ("read_pct" in raw or "read_pct" in matrix) and "rw-mix" not in workloads:
+        report("warning", "read_pct", "read_pct only matters for workload rw-mix")
+    if ("io_requests" in raw or "io_requests" in matrix) and not workloads & set(RANDOM_WORKLOADS):
+        report("warning", "io_requests", "io_requests only matters for rnd-wr and rnd-rd")
 
 
-def build_gfapi_test(defaults: dict[str, Any], raw: dict[str, Any], index: int,
-                     on: tuple[str, ...] = ("local",)) -> GfapiTest:
-    merged = merged_gfapi_test(defaults, raw)
+def build_gfapi_test(test: TestInput) -> GfapiTest:
+    """The model of a valid gfapi test (``test.merged``: its keys with repeat, timeout, comment and
+    on from the defaults)."""
+    raw, merged = test.raw, test.merged
     volume = None
     if "volume" in raw:
         v = raw["volume"]
@@ -131,5 +114,5 @@ def build_gfapi_test(defaults: dict[str, Any], raw: dict[str, Any], index: int,
         kwargs["ready_timeout_s"] = parse_duration(raw["ready_timeout"]) or GfapiTest.ready_timeout_s
     return GfapiTest(id=raw["id"], kind=raw["kind"], description=raw.get("description", ""), volume=volume,
                      directory=directory, repeat=merged.get("repeat", 1), timeout_s=timeout or None,
-                     comment=merged.get("comment", ""), matrix=matrix, on=on, index=index, **settings, **kwargs)
-
+                     comment=merged.get("comment", ""), matrix=matrix, on=on_tuple(merged.get("on", LOCAL)),
+                     index=test.index, **settings, **kwargs)

@@ -13,7 +13,7 @@ import zlib
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from gftpwb.core.dsl.model import GfapiTest, convert_gfapi_value
+from gftpwb.kinds.gfapi.model import GfapiTest, convert_gfapi_value
 
 from .settings import RANDOM_WORKLOADS, SETTINGS_BY_NAME
 

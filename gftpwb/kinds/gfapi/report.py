@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
+from gftpwb.core.format import human_bytes
+from gftpwb.core.format import rate_text as _f
 from gftpwb.core.records import PASSED, ResultRecord
-from gftpwb.core.report import human_bytes
+from gftpwb.core.registry import ReportSection, ReportTable
 from gftpwb.core.units import format_size_arg
-
-
-def _f(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
 
 
 def gfapi_headline(record: ResultRecord) -> str:
@@ -70,7 +69,7 @@ def _mean(values: list[float | None]) -> float | None:
     return fmean(present) if present else None
 
 
-def summarize_gfapi_cases(records: list[ResultRecord]) -> list[GfapiCaseSummary]:
+def summarize_gfapi_cases(records: Sequence[ResultRecord]) -> list[GfapiCaseSummary]:
     """One row per (test, case) in first-seen order; means over passed runs."""
     groups: dict[tuple[str, int], list[ResultRecord]] = {}
     for record in records:
@@ -87,3 +86,20 @@ def summarize_gfapi_cases(records: list[ResultRecord]) -> list[GfapiCaseSummary]
             last_iops=_mean([x.get("iops") for x in last]), first_mib_s=_mean([x.get("mib_s") for x in first]),
             first_pct=_mean([x.get("pct_done") for x in first]), max_skew_ms=max(skews) if skews else None))
     return rows
+
+
+def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
+    """One row per case: means of the passed runs at last done, first done, and the worst start skew."""
+    columns = (("test", "left"), ("#", "right"), ("workload hosts x procs x threads files", "left"),
+               ("ok/runs", "right"), ("MiB/s", "right"), ("files/s", "right"), ("IOPS", "right"),
+               ("first done MiB/s", "right"), ("% done", "right"), ("max skew ms", "right"))
+    rows = tuple(((row.test_id, f"{row.case:03d}", row.setup, f"{row.passed}/{row.runs}", _f(row.last_mib_s),
+                   _f(row.last_files_s, 0), _f(row.last_iops, 0), _f(row.first_mib_s), _f(row.first_pct),
+                   _f(row.max_skew_ms, 2)), "" if row.passed == row.runs else "red")
+                 for row in summarize_gfapi_cases(records))
+    return [ReportTable("gfapi results (means of passed runs; MiB/s, files/s, IOPS at last done)",
+                        "first done: stonewalled when the first thread finished; skew: latest minus earliest "
+                        "thread start", columns, rows)]
+
+
+SMALL_FILES = ReportSection("small files", 10, tables)

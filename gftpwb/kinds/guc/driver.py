@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gftpwb.core.dsl.model import GucOptions
+from gftpwb.core.output import Outcome
 from gftpwb.core.rates import mib_per_s
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, bound_output
 from gftpwb.core.units import format_duration, format_size_arg
 
+from .model import GucOptions
 from .options import OPTIONS_BY_NAME
 from .output import GucOutputParser, ParsedItem, ProgressSample, TextLine
 
@@ -50,16 +51,6 @@ def unbuffered(argv: tuple[str, ...]) -> tuple[str, ...]:
     program, locally and over SSH alike. Records keep the plain guc argv.
     """
     return ("stdbuf", "-o0", *argv)
-
-
-@dataclass
-class Outcome:
-    status: str
-    bytes: int | None
-    rate_incl_setup_mib_s: float | None
-    rate_guc_avg_mib_s: float | None
-    error: str
-    output: str
 
 
 _REPLY_PREFIX = re.compile(r"^\d{3}[- ]")

@@ -10,29 +10,14 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+
+from gftpwb.core.output import ParsedItem, ProgressSample, TextLine
+
+__all__ = ["PROGRESS_RE", "GucOutputParser", "ParsedItem", "ProgressSample", "TextLine", "classify"]
 
 PROGRESS_RE = re.compile(
     r"^\s*(?P<bytes>\d+) bytes\s+(?P<avg>\d+(?:\.\d+)?) MB/sec avg\s+(?P<inst>\d+(?:\.\d+)?) MB/sec inst\s*$"
 )
-
-
-@dataclass(frozen=True)
-class ProgressSample:
-    """One ``-vb`` update: bytes so far, average and instantaneous rate in MiB/s (guc's "MB")."""
-
-    bytes: int
-    avg_mib_s: float
-    inst_mib_s: float
-
-
-@dataclass(frozen=True)
-class TextLine:
-    stream: str
-    text: str
-
-
-ParsedItem = ProgressSample | TextLine
 
 
 class GucOutputParser:

@@ -24,9 +24,9 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from gftpwb.core.units import MIB
+from gftpwb.core.units import MIB, parse_duration, parse_fraction, parse_rate, parse_size
 
 if TYPE_CHECKING:  # numpy is imported when a run is simulated, not whenever a scenario is loaded
     import numpy as np
@@ -147,3 +147,20 @@ def simulate(link: LinkModel, transfer: Transfer, rng: np.random.Generator,
     seconds = round(seconds, 6)
     mib = transfer.length / MIB
     return SimOutcome("passed", seconds, mib / seconds, mib / data_seconds)
+
+
+def build_link(data: dict[str, Any] | None) -> LinkModel | None:
+    """The link model a ``link:`` mapping describes (defaults for what it leaves out)."""
+    if data is None:
+        return None
+    base = LinkModel()
+    converters: dict[str, tuple[str, Any]] = {
+        "bandwidth": ("bandwidth_mib_s", parse_rate), "rtt": ("rtt_s", parse_duration),
+        "window": ("window", parse_size),
+        "buffer_cap": ("buffer_cap", parse_size), "setup": ("setup_s", parse_duration),
+        "per_stream": ("per_stream_s", parse_duration), "contention": ("contention", float),
+        "noise": ("noise", parse_fraction), "outliers": ("outliers", parse_fraction),
+        "failures": ("failures", parse_fraction), "seed": ("seed", int), "time_scale": ("time_scale", float),
+    }
+    values = {field: convert(data[key]) for key, (field, convert) in converters.items() if key in data}
+    return LinkModel(**{**base.__dict__, **values})

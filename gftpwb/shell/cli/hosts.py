@@ -10,7 +10,7 @@ import sys
 from rich.table import Table
 from rich.text import Text
 
-from gftpwb.core.dsl import load_scenario
+from gftpwb.core.dsl.loader import load_scenario
 from gftpwb.core.errors import EXIT_OK, EXIT_RUNS_FAILED, UsageError
 from gftpwb.core.hostcheck import TABLE_COLUMNS, table_row
 from gftpwb.shell.hostprobe import check_hosts

@@ -1,10 +1,13 @@
-"""The headless console: a live progress line on a terminal, plain lines otherwise, and a results
-table at the end. It only reads events; the TUI reads the same ones."""
+"""The headless console: a live progress line on a terminal, plain lines otherwise, and the report
+tables at the end. It only reads events (the TUI reads the same ones) and asks each run's kind how
+to word it (:mod:`gftpwb.core.registry`): what a run that steers others announces, what a finished
+run's line says, and which report section its records go to."""
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
@@ -23,29 +26,22 @@ from gftpwb.core.events import (
     ScenarioStarted,
     TuneUpdate,
 )
+from gftpwb.core.format import CONSOLE_STATUS_STYLE, counts_text, human_bytes, rate_text, short_error
+from gftpwb.core.journal import Journal
 from gftpwb.core.records import PASSED, ResultRecord
-from gftpwb.core.report import human_bytes, short_error, summarize_cases
+from gftpwb.core.registry import ReportSection, ReportTable, registry
 from gftpwb.core.specs import RunSpec
-from gftpwb.kinds.autotune.ranking import tie_note
-from gftpwb.kinds.gfapi.report import gfapi_headline, summarize_gfapi_cases
-
-MIB_NOTE = "MB and MiB both mean 2^20 bytes here, as in guc and tgftp."
-GFAPI_WAITING = "building, connecting and preparing the workers; measurement starts when all are ready"
-STATUS_STYLE = {"passed": "green", "failed": "red", "timeout": "yellow", "interrupted": "magenta"}
-
-
-def _rate(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+from gftpwb.kinds.autotune.report import pick_lines, ranking_table
 
 
 class _Flight:
     """One run in flight: its label, start time and latest progress sample."""
 
-    def __init__(self, label: str, t0: float):
+    def __init__(self, label: str, t0: float, waiting: str):
         self.label = label
         self.t0 = t0
         self.progress: Progress | None = None
-        self.waiting = "waiting for guc's first progress report (third-party transfers report every 5 s)"
+        self.waiting = waiting
 
 
 class _LiveLine:
@@ -77,8 +73,8 @@ class _LiveLine:
             line.append(f"{done:4.0%}  ")
         else:
             eta = ""
-        line.append(f"{human_bytes(p.bytes)}  {_rate(p.rate_avg_mib_s)} MiB/s avg  "
-                    f"{_rate(p.rate_inst_mib_s)} MiB/s inst{eta}")
+        line.append(f"{human_bytes(p.bytes)}  {rate_text(p.rate_avg_mib_s)} MiB/s avg  "
+                    f"{rate_text(p.rate_inst_mib_s)} MiB/s inst{eta}")
         yield line
 
 
@@ -90,6 +86,30 @@ def plain_or_terminal_console() -> Console:
     return console
 
 
+def rich_table(table: ReportTable) -> Table:
+    """A report table drawn by rich."""
+    out = Table(title=table.title, caption=table.caption, title_justify="left")
+    for name, justify in table.columns:
+        out.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for cells, style in table.rows:
+        out.add_row(*cells, style=style)
+    return out
+
+
+def report_sections(records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> list[tuple[ReportSection,
+                                                                                                  list[ResultRecord]]]:
+    """Records grouped by the report section of their test's kind (``kind_of_test``; a record of a
+    test not in it goes by its own kind), sections in order; records of kinds without one are left out."""
+    reg = registry()
+    grouped: dict[str, tuple[ReportSection, list[ResultRecord]]] = {}
+    for record in records:
+        kind = reg.find(kind_of_test.get(record.test_id, record.kind))
+        if kind is None or kind.report is None:
+            continue
+        grouped.setdefault(kind.report.name, (kind.report, []))[1].append(record)
+    return sorted(grouped.values(), key=lambda item: item[0].order)
+
+
 class ConsoleSink:
     def __init__(self, console: Console | None = None, *, live: bool | None = None):
         self.console = console or plain_or_terminal_console()
@@ -99,56 +119,60 @@ class ConsoleSink:
         self._todo = 0
         self._index = 0
         self._plan: dict[str, RunSpec] = {}
-        self._records: list[ResultRecord] = []
+        self._kind_of_test: dict[str, str] = {}
+        self.journal = Journal()  # this attempt's finished records, for the tables at the end
         self._tune: TuneUpdate | None = None  # the latest ranking of the auto-tune in flight
-        self._tune_tests: set[str] = set()
 
     def __call__(self, event: Event) -> None:
+        self.journal(event)
         handler = getattr(self, f"_on_{type(event).__name__}", None)
         if handler:
             handler(event)
 
     def _on_ScenarioStarted(self, event: ScenarioStarted) -> None:
         self._plan = {s.run_id: s for s in event.plan}
+        self._kind_of_test = {s.test_id: s.kind for s in event.plan}
         self._todo = len([s for s in event.plan if s.run_id not in event.skipped_run_ids])
         skipped = len(event.plan) - self._todo
         extra = f" ({skipped} already done, resuming)" if skipped else ""
         self.console.print(f"gftpwb: {event.scenario}: {self._todo} run(s){extra} -> {event.results_dir}")
-        self._tune_tests = {s.test_id for s in event.plan if s.kind == "autotune"}
-        simulated = [s for s in event.plan if s.engine == "simulated"]
-        if simulated:
-            self.console.print(Text(f"SIMULATED: {len(simulated)} run(s) use the simulated engine: results come "
-                                    "from a link model, not from transfers", style="bold magenta"))
+        for engine in registry().engines():
+            runs = sum(1 for s in event.plan if s.engine == engine.name)
+            if runs:
+                self.console.print(Text(engine.banner(runs), style="bold magenta"))
         if self.live_enabled:
             self._live = Live(self._line, console=self.console, refresh_per_second=8, transient=True)
             self._live.start()
 
+    def _engine_mark(self, engine: str) -> str:
+        label = registry().engine_label(engine)
+        return f" {label}" if label else ""
+
     def _on_RunStarted(self, event: RunStarted) -> None:
         spec = event.spec
-        sim = " SIMULATED" if spec.engine == "simulated" else ""
+        kind = registry().kind(spec.kind)
+        mark = self._engine_mark(spec.engine)
         if spec.run_id in self._plan or not self._plan:
             self._index += 1
             counter = f"[{self._index}/{self._todo}]"
-        else:  # a transfer an auto-tune started
+        else:  # a run another one started (an auto-tune's transfer)
             tune = self._tune
             counter = f"  [{tune.transfers_used + 1}/{tune.budget}]" if tune else "  "
-        if spec.kind == "autotune":  # its transfers show as runs of their own
-            what = f"auto-tune, {spec.params.get('strategy')}, {len(spec.params.get('candidates', []))} candidates"
-            self.console.print(f"{counter} {spec.run_id}:{sim} {what}", soft_wrap=True)
+        announced = kind.announce(spec)
+        if announced is not None:  # a run that steers others: they show as runs of their own
+            self.console.print(f"{counter} {spec.run_id}:{mark} {announced}", soft_wrap=True)
             return
-        self._line.flights[spec.run_id] = _Flight(f"{counter} {spec.run_id}{sim}", event.t)
-        if spec.kind == "gfapi":
-            self._line.flights[spec.run_id].waiting = GFAPI_WAITING
+        self._line.flights[spec.run_id] = _Flight(f"{counter} {spec.run_id}{mark}", event.t, kind.waiting(spec))
         if not self.live_enabled:
-            self.console.print(f"{counter} {spec.run_id}:{sim} {' '.join(event.argv)}", soft_wrap=True)
+            self.console.print(f"{counter} {spec.run_id}:{mark} {' '.join(event.argv)}", soft_wrap=True)
 
     def _on_Progress(self, event: Progress) -> None:
         flight = self._line.flights.get(event.run_id)
         if flight is not None:
             flight.progress = event
         if not self.live_enabled:
-            self.console.print(f"    {event.run_id}: {event.bytes} bytes  {_rate(event.rate_avg_mib_s, 2)} MiB/s avg"
-                               f"  {_rate(event.rate_inst_mib_s, 2)} MiB/s inst  ({event.elapsed_s:.1f}s)",
+            self.console.print(f"    {event.run_id}: {event.bytes} bytes  {rate_text(event.rate_avg_mib_s, 2)} MiB/s "
+                               f"avg  {rate_text(event.rate_inst_mib_s, 2)} MiB/s inst  ({event.elapsed_s:.1f}s)",
                                soft_wrap=True)
 
     def _on_OutputLine(self, event: OutputLine) -> None:
@@ -167,24 +191,11 @@ class ConsoleSink:
     def _on_RunFinished(self, event: RunFinished) -> None:
         r = event.record
         self._line.flights.pop(r.run_id, None)
-        self._records.append(r)
         mark = "ok  " if r.status == PASSED else f"{r.status.upper():<4}"
-        sim = " SIMULATED" if r.engine == "simulated" else ""
-        text = Text(f"{mark} {r.run_id}{sim}  ", style=STATUS_STYLE.get(r.status, ""))
-        if r.kind == "autotune":
-            pick = (r.details.get("pick") or {}) if isinstance(r.details, dict) else {}
-            if r.status == PASSED:
-                text.append(f"pick {pick.get('params')} ({_rate(pick.get('mean_mib_s'))} MiB/s) after "
-                            f"{r.details.get('transfers_used')} transfers", style="")
-            else:
-                text.append(short_error(r.error), style="")
-        elif r.status == PASSED and r.kind == "gfapi":
-            text.append(gfapi_headline(r), style="")
-        elif r.status == PASSED and r.kind == "connection-test":
-            text.append(f"connection ok (connect, login, data channel) in {r.seconds:.3f}s", style="")
-        elif r.status == PASSED:
-            text.append(f"{human_bytes(r.bytes)} in {r.seconds:.3f}s  {_rate(r.rate_incl_setup_mib_s)} MiB/s "
-                        f"incl. set-up  {_rate(r.rate_guc_avg_mib_s)} MiB/s guc avg", style="")
+        text = Text(f"{mark} {r.run_id}{self._engine_mark(r.engine)}  ", style=CONSOLE_STATUS_STYLE.get(r.status, ""))
+        kind = registry().find(r.kind)
+        if r.status == PASSED and kind is not None:
+            text.append(kind.headline(r), style="")
         else:
             text.append(short_error(r.error), style="")
         self.console.print(text, soft_wrap=True)
@@ -193,79 +204,24 @@ class ConsoleSink:
         if self._live is not None:
             self._live.stop()
             self._live = None
-        self.print_table(self._records)
+        self.print_table(self.journal.records)
         s = event.summary
-        counts = ", ".join(f"{n} {status}" for status, n in sorted(s.counts.items())) or "no runs"
         note = " (interrupted by the user)" if s.interrupted else ""
-        self.console.print(f"{counts} of {s.total} planned{note}. Results: {s.results_dir}")
+        self.console.print(f"{counts_text(s.counts)} of {s.total} planned{note}. Results: {s.results_dir}")
 
     def print_ranking(self, event: TuneUpdate) -> None:
         """The final ranking of an auto-tune, then the pick as tgftp prints it."""
-        sim = " SIMULATED" if event.engine == "simulated" else ""
-        title = (f"{event.test_id}:{sim} auto-tune ranking ({event.strategy}, {event.transfers_used} of "
-                 f"{event.budget} transfers, rates in MiB/s incl. set-up)")
-        table = Table(title=title, caption=f"{MIB_NOTE} CI: 95 % confidence interval of the mean.",
-                      title_justify="left")
-        for name, justify in (("rank", "right"), ("config", "left"), ("mean", "right"), ("95 % CI", "right"),
-                              ("runs", "right"), ("failures", "right"), ("note", "left")):
-            table.add_column(name, justify=justify)
-        for row in event.rows:
-            ci = "-" if row.ci_low_mib_s is None else f"{row.ci_low_mib_s:.1f}-{row.ci_high_mib_s:.1f}"
-            marks = []
-            if row.tied_with_leader:
-                marks.append(tie_note(event.margin_mib_s))
-            if row.note:
-                marks.append(row.note)
-            style = "bold green" if row.rank == 1 and event.leader == row.candidate else (
-                "dim" if row.eliminated or row.mean_mib_s is None else "")
-            table.add_row(str(row.rank), row.candidate, _rate(row.mean_mib_s), ci, str(row.runs),
-                          str(row.failures), "; ".join(marks), style=style)
-        self.console.print(table)
-        if event.leader is None:
-            self.console.print(Text(f"{event.test_id}: no pick: no candidate reached the tie margin "
-                                    f"({event.margin_mib_s:g} MB/s)", style="red"))
-        else:
-            self.console.print(f"{event.test_id}:{sim} best guc parameters (as tgftp -a prints them):")
-            self.console.print(event.leader, highlight=False, markup=False)
+        self.console.print(rich_table(ranking_table(event)))
+        for line, style in pick_lines(event):
+            self.console.print(Text(line, style=style))
 
-    def print_table(self, records: list[ResultRecord]) -> None:
-        records = [r for r in records if r.kind != "autotune" and r.test_id not in self._tune_tests]
-        self.print_gfapi_table([r for r in records if r.kind == "gfapi"])
-        self.print_guc_table([r for r in records if r.kind != "gfapi"])
-        failed = [r for r in records if r.status != PASSED]
-        for r in failed:
+    def print_table(self, records: Sequence[ResultRecord]) -> None:
+        """The report: each section's tables, then a line for every run that did not pass."""
+        shown: set[int] = set()
+        for section, section_records in report_sections(records, self._kind_of_test):
+            shown.update(id(r) for r in section_records)
+            for table in section.tables(section_records):
+                self.console.print(rich_table(table))
+        for r in (r for r in records if id(r) in shown and r.status != PASSED):
             self.console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
-                                    style=STATUS_STYLE.get(r.status, "")))
-
-    def print_gfapi_table(self, records: list[ResultRecord]) -> None:
-        if not records:
-            return
-        table = Table(title="gfapi results (means of passed runs; MiB/s, files/s, IOPS at last done)",
-                      caption="first done: stonewalled when the first thread finished; skew: latest minus "
-                      "earliest thread start", title_justify="left")
-        for name, justify in (("test", "left"), ("#", "right"), ("workload hosts x procs x threads files", "left"),
-                              ("ok/runs", "right"), ("MiB/s", "right"), ("files/s", "right"), ("IOPS", "right"),
-                              ("first done MiB/s", "right"), ("% done", "right"), ("max skew ms", "right")):
-            table.add_column(name, justify=justify)
-        for row in summarize_gfapi_cases(records):
-            style = "" if row.passed == row.runs else "red"
-            table.add_row(row.test_id, f"{row.case:03d}", row.setup, f"{row.passed}/{row.runs}",
-                          _rate(row.last_mib_s), _rate(row.last_files_s, 0), _rate(row.last_iops, 0),
-                          _rate(row.first_mib_s), _rate(row.first_pct), _rate(row.max_skew_ms, 2), style=style)
-        self.console.print(table)
-
-    def print_guc_table(self, records: list[ResultRecord]) -> None:
-        if not records:
-            return
-        sim = " SIMULATED" if any(r.engine == "simulated" for r in records) else ""
-        table = Table(title=f"Results{sim} (rates in MiB/s)", caption=MIB_NOTE, title_justify="left")
-        for name, justify in (("test", "left"), ("#", "right"), ("guc options", "left"), ("ok/runs", "right"),
-                              ("mean incl. set-up", "right"), ("min", "right"), ("max", "right"),
-                              ("mean guc avg", "right")):
-            table.add_column(name, justify=justify)
-        for row in summarize_cases(records):
-            style = "" if row.passed == row.runs else "red"
-            table.add_row(row.test_id, f"{row.case:03d}", row.params, f"{row.passed}/{row.runs}",
-                          _rate(row.mean_incl_setup), _rate(row.min_incl_setup), _rate(row.max_incl_setup),
-                          _rate(row.mean_guc_avg), style=style)
-        self.console.print(table)
+                                    style=CONSOLE_STATUS_STYLE.get(r.status, "")))

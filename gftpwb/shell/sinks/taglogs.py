@@ -1,4 +1,5 @@
-"""Writes one tgftp-compatible tag log per finished run into the results directory."""
+"""tgftp tag logs on disk: the one writer (:func:`write_taglog`), and the sink that writes one per
+finished run into the results directory."""
 
 from __future__ import annotations
 
@@ -6,6 +7,16 @@ import os
 
 from gftpwb.converters.taglog import format_taglog
 from gftpwb.core.events import Event, RunFinished
+from gftpwb.core.records import ResultRecord
+from gftpwb.shell.files import atomic_write
+
+
+def write_taglog(directory: str, record: ResultRecord, tgftp_command: str = "", name: str | None = None) -> str:
+    """Write ``record``'s tag log as ``directory/name`` (default: the record's own log name), atomically;
+    returns the path. Raises OSError."""
+    path = os.path.join(directory, name or record.taglog)
+    atomic_write(path, format_taglog(record, tgftp_command))
+    return path
 
 
 class TagLogSink:
@@ -15,8 +26,4 @@ class TagLogSink:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, RunFinished) and event.record.taglog:
-            path = os.path.join(self.directory, event.record.taglog)
-            tmp = f"{path}.tmp"
-            with open(tmp, "w", encoding="utf-8") as handle:
-                handle.write(format_taglog(event.record, self.tgftp_command))
-            os.replace(tmp, path)
+            write_taglog(self.directory, event.record, self.tgftp_command)

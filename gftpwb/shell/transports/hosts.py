@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from gftpwb.core.dsl.model import LOCAL, Host
+from gftpwb.core.transport import Transport
 
-from .local import LocalTransport, Transport
+from .local import LocalTransport
 from .ssh import SshLimits, SshPool
 
 

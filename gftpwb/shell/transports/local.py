@@ -1,10 +1,6 @@
-"""Transports start processes somewhere and stream their output back; this is the local one.
-
-The interface is small so an SSH transport can implement it too: ``start(argv)`` returns a
-:class:`Process` whose ``output()`` yields ``(stream, bytes)`` chunks as they arrive (no line
-buffering: guc's progress ends in ``\\r``), ``wait()`` returns the exit status, and ``stop()`` ends
-the whole process group, first politely, then with SIGKILL.
-"""
+"""This machine's transport (see :mod:`gftpwb.core.transport` for the protocol): programs run as
+argv lists in their own session, so ``stop()`` ends the whole process group, first politely, then
+with SIGKILL."""
 
 from __future__ import annotations
 
@@ -15,40 +11,9 @@ import os
 import shutil
 import signal
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Protocol
 
-
-class StartError(Exception):
-    """The process could not be started (program missing, not executable, host unreachable)."""
-
-
-class ProcessLost(Exception):
-    """The connection to a running process was lost (a remote host dropped out); raised by
-    ``output()`` or ``wait()``. The text says which host and why; the run fails with it."""
-
-
-class Process(Protocol):
-    def output(self) -> AsyncIterator[tuple[str, bytes]]: ...
-    async def wait(self) -> int: ...
-    async def stop(self, grace: float = 2.0) -> None: ...
-    async def write(self, data: bytes) -> None:
-        """Write to the process's stdin (only when started with ``stdin=True``)."""
-    async def close_stdin(self) -> None: ...
-
-
-class Transport(Protocol):
-    name: str
-
-    async def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
-                    cwd: str | None = None, stdin: bool = False) -> Process:
-        """Start ``argv`` (never through a shell); ``stdin=True`` keeps a pipe to its stdin open."""
-
-    async def upload(self, local_path: str, remote_path: str) -> bool:
-        """Copy a file to this host atomically (temp name + rename); False when an identical file
-        was already there, so nothing was copied."""
-
-    async def close(self) -> None: ...
-
+from gftpwb.core.clockoffset import ZERO, ClockOffset
+from gftpwb.core.transport import StartError
 
 CHUNK = 65536
 
@@ -120,6 +85,12 @@ class LocalTransport:
     """Runs argv lists on this machine, never through a shell."""
 
     name = "local"
+
+    async def prepare(self) -> None:
+        return None
+
+    async def clock_offset(self) -> ClockOffset:
+        return ZERO  # the controller's own clock
 
     async def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
                     cwd: str | None = None, stdin: bool = False) -> LocalProcess:

@@ -37,11 +37,21 @@ from dataclasses import dataclass, field
 
 import asyncssh
 
+from gftpwb.core.clockoffset import ClockOffset, ClockSample, estimate_offset, parse_remote_time
 from gftpwb.core.dsl.model import Host
 from gftpwb.core.hostcheck import AUTH, ERROR, HOST_KEY, UNREACHABLE
+from gftpwb.core.transport import ProcessLost, StartError
 
-from .local import CHUNK, ProcessLost, StartError, file_sha256
+from .local import CHUNK, file_sha256
 from .remote import kill_command, parse_marker, wrapped_command
+
+# Answers each line on stdin with the host's wall clock; bash's $EPOCHREALTIME needs no fork, so the
+# reading is taken right after the request arrives; ``date`` is the fallback. ``--norc``: bash run
+# under sshd would otherwise source ~/.bashrc (slow, and not ours to run).
+CLOCK_SERVER = ('if command -v bash >/dev/null 2>&1 && [ -n "$(bash --norc -c \'echo $EPOCHREALTIME\')" ]; then '
+                'exec bash --norc -c \'while read -r _; do echo "$EPOCHREALTIME"; done\'; fi; '
+                'while read -r _; do date +%s.%N; done')
+CLOCK_SAMPLES = 8
 
 
 def local_user_name() -> str:
@@ -433,9 +443,33 @@ class SshTransport:
             lease.release()
         return True
 
+    async def clock_offset(self) -> ClockOffset:
+        return await sample_clock(self)
+
     async def close(self) -> None:
         """Connections belong to the pool; ``SshPool.close()`` closes them."""
         return None
+
+
+async def sample_clock(transport: SshTransport, samples: int = CLOCK_SAMPLES, timeout_s: float = 10.0) -> ClockOffset:
+    """NTP-style samples over one channel; the shortest round trip wins (see clockoffset)."""
+    proc, lease = await transport.open_process(CLOCK_SERVER)
+    try:
+        taken: list[ClockSample] = []
+        async with asyncio.timeout(timeout_s):
+            for _ in range(samples):
+                sent = time.time()
+                proc.stdin.write(b"\n")
+                line = await proc.stdout.readline()
+                received = time.time()
+                if not line:
+                    break
+                taken.append(ClockSample(sent, parse_remote_time(line.decode("ascii", "replace")), received))
+        return estimate_offset(taken)
+    finally:
+        proc.stdin.write_eof()
+        proc.close()
+        lease.release()
 
 
 def _reason(exc: BaseException) -> str:

@@ -15,11 +15,11 @@ import socket
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from gftpwb.core.specs import RunSpec
+from gftpwb.core.registry import registry
+from gftpwb.core.specs import REAL_ENGINE, RunSpec
+from gftpwb.core.transport import StartError
 from gftpwb.kinds.autotune.caps import SYSCTL_FILES, EndCaps, parse_caps
-from gftpwb.kinds.simulated.link import LinkModel
-from gftpwb.shell.executor import Executor
-from gftpwb.shell.transports.local import StartError
+from gftpwb.shell.context import RunContext
 
 READ_TIMEOUT_S = 15.0
 
@@ -82,7 +82,7 @@ def local_host_of(name: str) -> str | None:
     return host_resolver("local")(name)
 
 
-async def read_end(executor: Executor, end: str, url: str, client_host: str,
+async def read_end(ctx: RunContext, end: str, url: str, client_host: str,
                    host_of: Callable[[str], str | None] = local_host_of) -> EndCaps:
     name = url_host(url)
     host = client_host if name is None else host_of(name)
@@ -91,7 +91,7 @@ async def read_end(executor: Executor, end: str, url: str, client_host: str,
         return EndCaps(end, label, error="not this machine, and no host of the scenario's inventory has this "
                                          "address or name")
     try:
-        proc = await executor.transport_for(host).start(["cat", *SYSCTL_FILES])
+        proc = await ctx.transport_for(host).start(["cat", *SYSCTL_FILES])
     except StartError as exc:
         return EndCaps(end, label, error=str(exc))
     chunks: list[bytes] = []
@@ -102,10 +102,10 @@ async def read_end(executor: Executor, end: str, url: str, client_host: str,
                 (chunks if stream == "stdout" else errors).append(data)
             code = await proc.wait()
     except TimeoutError:
-        await proc.stop(executor.kill_grace_s)
+        await proc.stop(ctx.kill_grace_s)
         return EndCaps(end, label, error=f"no answer within {READ_TIMEOUT_S:g}s")
     except asyncio.CancelledError:
-        await asyncio.shield(proc.stop(executor.kill_grace_s))
+        await asyncio.shield(proc.stop(ctx.kill_grace_s))
         raise
     if code != 0:
         detail = b"".join(errors).decode(errors="replace").strip().splitlines()
@@ -117,19 +117,20 @@ async def read_end(executor: Executor, end: str, url: str, client_host: str,
     return EndCaps(end, label, rmem, wmem)
 
 
-async def read_path_caps(executor: Executor, spec: RunSpec,
+async def read_path_caps(ctx: RunContext, spec: RunSpec,
                          host_of: Callable[[str], str | None] | None = None) -> tuple[EndCaps, EndCaps]:
-    """The caps of the source and target ends of ``spec``'s transfers (simulated: the link's)."""
+    """The caps of the source and target ends of ``spec``'s transfers (on another engine: the ones it
+    models)."""
     host_of = host_of or host_resolver(spec.host, spec.params.get("url_hosts"))
-    if spec.engine == "simulated":
-        link = spec.link or LinkModel()
-        cap = link.buffer_cap
+    if spec.engine != REAL_ENGINE:
+        engine = registry().engine(spec.engine)
+        cap = engine.buffer_cap(spec)
+        where = f"{engine.label} link"
         if cap is None:
-            ends = [EndCaps(e, "SIMULATED link", error="the link model sets no buffer_cap")
-                    for e in ("source", "target")]
+            ends = [EndCaps(e, where, error="the link model sets no buffer_cap") for e in ("source", "target")]
         else:
-            ends = [EndCaps(e, "SIMULATED link", cap, cap) for e in ("source", "target")]
+            ends = [EndCaps(e, where, cap, cap) for e in ("source", "target")]
         return ends[0], ends[1]
-    source = await read_end(executor, "source", spec.source, spec.host, host_of)
-    target = await read_end(executor, "target", spec.target, spec.host, host_of)
+    source = await read_end(ctx, "source", spec.source, spec.host, host_of)
+    target = await read_end(ctx, "target", spec.target, spec.host, host_of)
     return source, target

@@ -2,7 +2,7 @@
 
 They go in a directory per run named like the tag logs, ``<scenario>_#<case>_<repeat>/``, so a
 parallel-libgfapi user finds a ``result.csv`` per run. The content comes from the record alone
-(``gftpwb.converters.gfapi_csv``), so the files can always be made again from results.jsonl.
+(:mod:`gftpwb.kinds.gfapi.csvfiles`), so the files can always be made again from results.jsonl.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import os
 
 from gftpwb.core.events import Event, RunFinished
 from gftpwb.kinds.gfapi.csvfiles import run_files
+from gftpwb.shell.files import atomic_write
 
 
 def run_directory_name(scenario: str, case: int, repeat: int) -> str:
@@ -31,7 +32,4 @@ class GfapiFilesSink:
         target = os.path.join(self.directory, run_directory_name(r.scenario, r.case, r.repeat))
         os.makedirs(target, exist_ok=True)
         for name, text in run_files(details).items():
-            path = os.path.join(target, name)
-            with open(f"{path}.tmp", "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(f"{path}.tmp", path)
+            atomic_write(os.path.join(target, name), text)

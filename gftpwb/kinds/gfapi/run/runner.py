@@ -33,17 +33,17 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from gftpwb.core.clockoffset import ZERO
 from gftpwb.core.events import Event, Notice, Progress, RunStarted
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, ResultRecord, bound_output
+from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
+from gftpwb.core.transport import Process, StartError, Transport
 from gftpwb.kinds.gfapi.job import GfapiJob, worker_args
 from gftpwb.kinds.gfapi.protocol import Message, WorkerStream
 from gftpwb.kinds.gfapi.stats import summarize
 from gftpwb.kinds.gfapi.tracker import GfapiRun, ProcessState
-from gftpwb.shell.executor import Executor, Interrupted, utc_now_iso
-from gftpwb.shell.hostprobe import sample_clock
-from gftpwb.shell.transports.local import Process, StartError, Transport
-from gftpwb.shell.transports.ssh import SshError, SshTransport
+from gftpwb.shell.context import Interrupted, RunContext, utc_now_iso
 
 from .worker_build import WorkerBuilder, WorkerBuildError, default_cache_dir
 
@@ -64,8 +64,8 @@ async def _unstoppable(coro: Any) -> None:
 class _Run:
     """The state of one run in flight: its processes, its tracker, and a wake-up for waiters."""
 
-    def __init__(self, executor: Executor, spec: RunSpec, job: GfapiJob, offsets_ns: dict[str, int]):
-        self.executor = executor
+    def __init__(self, ctx: RunContext, spec: RunSpec, job: GfapiJob, offsets_ns: dict[str, int]):
+        self.ctx = ctx
         self.spec = spec
         self.job = job
         self.tracker = GfapiRun(job, spec.run_id, offsets_ns)
@@ -80,7 +80,7 @@ class _Run:
 
     def publish(self, events: list[Event]) -> None:
         for event in events:
-            self.executor.publish(event)
+            self.ctx.publish(event)
         self.changed.set()
 
     def spawn(self, coro: Any) -> None:
@@ -97,7 +97,7 @@ class _Run:
 
 
 class GfapiRunner:
-    """``runner(executor, spec) -> ResultRecord`` for gfapi tests (see the module docstring)."""
+    """``runner(ctx, spec) -> ResultRecord`` for gfapi tests (see the module docstring)."""
 
     def __init__(self, clock_offsets: Mapping[str, float] | None = None,
                  cache_dir_for: Callable[[str], str | None] = default_cache_dir,
@@ -112,13 +112,13 @@ class GfapiRunner:
             self._builder = WorkerBuilder(self._cache_dir_for)
         return self._builder
 
-    async def __call__(self, executor: Executor, spec: RunSpec) -> ResultRecord:
+    async def __call__(self, ctx: RunContext, spec: RunSpec) -> ResultRecord:
         job = GfapiJob.from_params(spec.params)
         offsets_ns = {h: round(self.clock_offsets.get(h, 0.0) * 1e9) for h in job.hosts}
-        run = _Run(executor, spec, job, offsets_ns)
+        run = _Run(ctx, spec, job, offsets_ns)
         started_at = utc_now_iso()
         t0 = time.monotonic()
-        executor.publish(RunStarted(spec=spec, argv=spec.argv, started_at=started_at))
+        ctx.publish(RunStarted(spec=spec, argv=spec.argv, started_at=started_at))
         run.publish(run.tracker.initial_events())
         timed_out = interrupted = False
         try:
@@ -134,7 +134,7 @@ class GfapiRunner:
             await _unstoppable(self._stop_all(run))  # a bug of ours or a sink's: leave nothing running
             raise
         if run.background:  # late `snap` writes and stops of dropped workers: let them finish
-            await asyncio.wait(run.background, timeout=run.executor.kill_grace_s * 2 + EXIT_WAIT_S)
+            await asyncio.wait(run.background, timeout=run.ctx.kill_grace_s * 2 + EXIT_WAIT_S)
         seconds = round(time.monotonic() - t0, 6)
         record = self._record(run, started_at=started_at, ended_at=utc_now_iso(), seconds=seconds,
                               timed_out=timed_out, interrupted=interrupted)
@@ -147,7 +147,7 @@ class GfapiRunner:
     async def _run(self, run: _Run) -> None:
         job = run.job
         need_gfapi = job.mode == "gfapi"
-        transports = {host: run.executor.transport_for(host) for host in job.hosts}
+        transports = {host: run.ctx.transport_for(host) for host in job.hosts}
         built, _ = await asyncio.gather(
             asyncio.gather(*(self.builder.ensure(transports[h], h, need_gfapi=need_gfapi) for h in job.hosts),
                            return_exceptions=True),
@@ -184,15 +184,15 @@ class GfapiRunner:
         if host in self.clock_offsets:
             run.clocks[host] = {"offset_s": self.clock_offsets[host], "uncertainty_ms": None, "source": "given"}
             return
-        if not isinstance(transport, SshTransport):
-            run.clocks[host] = {"offset_s": 0.0, "uncertainty_ms": 0.0, "source": "this machine"}
-            return
         try:
-            clock = await sample_clock(transport)
-        except (SshError, ValueError, OSError, TimeoutError) as exc:
+            clock = await transport.clock_offset()
+        except (StartError, ValueError, OSError, TimeoutError) as exc:
             run.clocks[host] = {"offset_s": 0.0, "uncertainty_ms": None, "source": f"not measured: {exc}"}
             run.publish([Notice(level="warning", text=f"{run.spec.run_id}: clock offset of {host} not measured "
                                                       f"({exc}); its thread starts are taken as in sync")])
+            return
+        if clock is ZERO:  # the controller itself
+            run.clocks[host] = {"offset_s": 0.0, "uncertainty_ms": 0.0, "source": "this machine"}
             return
         run.tracker.offsets[host] = round(clock.offset_s * 1e9)
         run.clocks[host] = {"offset_s": round(clock.offset_s, 6), "uncertainty_ms": round(clock.uncertainty_s * 1e3, 3),
@@ -236,7 +236,7 @@ class GfapiRunner:
             exit_code = await asyncio.wait_for(process.wait(), EXIT_WAIT_S)
         except TimeoutError:
             with contextlib.suppress(Exception):
-                await process.stop(run.executor.kill_grace_s)
+                await process.stop(run.ctx.kill_grace_s)
                 exit_code = await asyncio.wait_for(process.wait(), EXIT_WAIT_S)
         with contextlib.suppress(Exception):
             await process.close_stdin()
@@ -263,7 +263,7 @@ class GfapiRunner:
                 proc.host, proc.process, f"not ready within {run.job.ready_timeout_s:g}s (ready_timeout); dropped"))
             process = run.procs.get((proc.host, proc.process))
             if process is not None:
-                run.spawn(process.stop(run.executor.kill_grace_s))
+                run.spawn(process.stop(run.ctx.kill_grace_s))
 
     async def _start(self, run: _Run) -> None:
         startable = run.tracker.startable()
@@ -296,14 +296,14 @@ class GfapiRunner:
         if previous is not None and now > previous[0]:
             inst = (nbytes - previous[1]) / MIB / (now - previous[0])
         run.last_sample = (now, nbytes)
-        run.executor.publish(Progress(run_id=run.spec.run_id, bytes=nbytes, rate_avg_mib_s=nbytes / MIB / elapsed,
+        run.ctx.publish(Progress(run_id=run.spec.run_id, bytes=nbytes, rate_avg_mib_s=nbytes / MIB / elapsed,
                                       rate_inst_mib_s=inst, elapsed_s=elapsed,
                                       length_bytes=run.job.total_bytes or None))
 
     async def _stop_all(self, run: _Run) -> None:
         """Ask every live worker to stop and report; then stop what is left, and wait for the pumps."""
         await asyncio.gather(*(run.send(proc, "stop\n") for proc in run.tracker.live()))
-        grace = run.executor.kill_grace_s
+        grace = run.ctx.kill_grace_s
         pending = {key: task for key, task in run.pump_of.items() if not task.done()}
         if pending:
             await asyncio.wait(pending.values(), timeout=grace)
@@ -355,11 +355,11 @@ class GfapiRunner:
             "start_target_unix_ns": run.start_target_ns or None,
             **summary,
         }}
-        return ResultRecord(
-            scenario=spec.scenario, test_id=spec.test_id, run_id=spec.run_id, case=spec.case, repeat=spec.repeat,
-            kind=spec.kind, host=",".join(job.hosts), argv=list(spec.argv), status=status, params=dict(spec.params),
-            started_at=started_at, ended_at=ended_at, seconds=seconds, bytes=cluster_bytes,
+        return record_for(
+            spec, status, started_at=started_at, ended_at=ended_at, seconds=seconds, bytes=cluster_bytes,
             rate_incl_setup_mib_s=round(cluster_bytes / MIB / seconds, 3) if seconds > 0 else None,
-            rate_guc_avg_mib_s=None, exit_code=codes[0] if codes else 0, error=error,
-            output=bound_output(tracker.output_text()), comment=spec.comment, engine=spec.engine, taglog="",
+            exit_code=codes[0] if codes else 0, error=error, output=bound_output(tracker.output_text()),
             details=details)
+
+
+run = GfapiRunner()  # the gfapi kind's runner (its worker builds are cached across runs)

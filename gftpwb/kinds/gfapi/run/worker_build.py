@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 
 from gftpwb.core.dsl.model import LOCAL
+from gftpwb.core.transport import StartError, Transport
 from gftpwb.kinds.gfapi.job import WORKER_NAME
-from gftpwb.shell.transports.local import StartError, Transport
 
 SOURCE_NAME = "gfapi_worker.c"
 CFLAGS = ("-O2", "-Wall", "-Wextra", "-pthread")

@@ -13,15 +13,14 @@ import asyncio
 import time
 
 from gftpwb.core.events import Progress, RunStarted
+from gftpwb.core.output import Outcome
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, ResultRecord
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.units import GIB
-from gftpwb.kinds.guc.driver import Outcome
 from gftpwb.kinds.simulated.link import LinkModel, Transfer, run_rng, simulate
-from gftpwb.shell.executor import Executor, Interrupted, utc_now_iso
-from gftpwb.shell.runners import make_record
+from gftpwb.shell.context import Interrupted, RunContext, utc_now_iso
+from gftpwb.shell.runners import record_of
 
-SIMULATED = "simulated"
 PROGRESS_STEPS = 5
 
 
@@ -36,11 +35,11 @@ def simulated_output(link: LinkModel, spec: RunSpec) -> str:
             f"  {' '.join(spec.argv)}\n  {link.describe()}\n")
 
 
-async def run_simulated_guc(executor: Executor, spec: RunSpec) -> ResultRecord:
+async def run_simulated_guc(ctx: RunContext, spec: RunSpec) -> ResultRecord:
     link = spec.link or LinkModel()
     started_at = utc_now_iso()
     t0 = time.monotonic()
-    executor.publish(RunStarted(spec=spec, argv=spec.argv, started_at=started_at))
+    ctx.publish(RunStarted(spec=spec, argv=spec.argv, started_at=started_at))
     transfer = transfer_of(spec)
     sim = simulate(link, transfer, run_rng(link.seed, spec.run_id), spec.timeout_s)
     output = simulated_output(link, spec)
@@ -50,7 +49,7 @@ async def run_simulated_guc(executor: Executor, spec: RunSpec) -> ResultRecord:
                 await asyncio.sleep(sim.seconds * link.time_scale / PROGRESS_STEPS)
                 if sim.status == PASSED:
                     moved = transfer.length * step // PROGRESS_STEPS
-                    executor.publish(Progress(run_id=spec.run_id, bytes=moved, rate_avg_mib_s=sim.rate_guc_avg_mib_s,
+                    ctx.publish(Progress(run_id=spec.run_id, bytes=moved, rate_avg_mib_s=sim.rate_guc_avg_mib_s,
                                               rate_inst_mib_s=sim.rate_guc_avg_mib_s,
                                               elapsed_s=sim.seconds * step / PROGRESS_STEPS,
                                               length_bytes=spec.length_bytes))
@@ -58,8 +57,8 @@ async def run_simulated_guc(executor: Executor, spec: RunSpec) -> ResultRecord:
             await asyncio.sleep(0)  # let Ctrl-C and other tasks in between simulated runs
     except asyncio.CancelledError:
         outcome = Outcome(INTERRUPTED, None, None, None, "interrupted by the user (Ctrl-C)", output)
-        record = make_record(spec, outcome, started_at=started_at, ended_at=utc_now_iso(),
-                             seconds=round(time.monotonic() - t0, 6), exit_code=None)
+        record = record_of(spec, outcome, started_at=started_at, ended_at=utc_now_iso(),
+                           seconds=round(time.monotonic() - t0, 6), exit_code=None)
         raise Interrupted(record) from None
     if sim.status == PASSED:
         outcome = Outcome(PASSED, transfer.length, sim.rate_incl_setup_mib_s, sim.rate_guc_avg_mib_s, "", output)
@@ -67,5 +66,5 @@ async def run_simulated_guc(executor: Executor, spec: RunSpec) -> ResultRecord:
     else:
         outcome = Outcome(sim.status, None, None, None, sim.error, output + sim.error + "\n")
         exit_code = 1 if sim.status == FAILED else None
-    return make_record(spec, outcome, started_at=started_at, ended_at=utc_now_iso(), seconds=sim.seconds,
-                       exit_code=exit_code)
+    return record_of(spec, outcome, started_at=started_at, ended_at=utc_now_iso(), seconds=sim.seconds,
+                     exit_code=exit_code)
