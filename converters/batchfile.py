@@ -38,8 +38,8 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from gftpwb import __version__
 from gftpwb.core.commands import Command, from_shell_text, to_dsl
-from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.dsl.keys import NAME_PATTERN
+from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.plan import matrix_points
 from gftpwb.kinds.guc.model import Test
