@@ -29,7 +29,7 @@ from textual.widgets import Log
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.events import OutputLine, Progress, RunStarted, ScenarioStarted, WorkerProgress
-from gftpwb.core.live import LiveState
+from gftpwb.core.live.state import LiveState
 from gftpwb.core.specs import RunSpec
 from gftpwb.tui.app import WorkbenchApp
 from gftpwb.tui.views import ThreadsView

@@ -21,7 +21,7 @@ from gftpwb.core.events import (
     TuneUpdate,
     WorkerProgress,
 )
-from gftpwb.core.live import MIB
+from gftpwb.core.live.models import MIB
 from gftpwb.core.plan import plan
 from gftpwb.tui.app import WorkbenchApp
 

@@ -1,4 +1,4 @@
-"""The workbench app: five views over one :class:`~gftpwb.core.live.LiveState`, and the run/stop/quit flow.
+"""The workbench app: five views over one :class:`~gftpwb.core.live.state.LiveState`, and the run/stop/quit flow.
 
 A run goes through the front-end service (:mod:`gftpwb.shell.frontend`: the same loading, preflight,
 results directory and exit codes as ``gftpwb run``) and :func:`gftpwb.shell.session.execute` (the same
@@ -29,7 +29,8 @@ from textual.worker import Worker, WorkerState
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import Diagnostic, GftpwbError, ScenarioError
-from gftpwb.core.live import LiveState
+from gftpwb.core.live import read
+from gftpwb.core.live.state import LiveState
 from gftpwb.core.plan import plan
 from gftpwb.core.records import Summary
 from gftpwb.shell import frontend
@@ -160,7 +161,7 @@ class WorkbenchApp(App[None]):
         if self.diagnostics:
             text.append(f"  invalid: {len(self.diagnostics)} problem(s)", style="bold red")
         elif live.active:
-            panel = live.run_panel(self.clock())
+            panel = read.run_panel(live, self.clock())
             state = "stopping" if self.stopping else "running"
             text.append(f"  ● {state} {min(panel.runs_done + 1, panel.runs_total)}/{panel.runs_total}",
                         style="bold cyan")

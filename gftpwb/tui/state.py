@@ -14,7 +14,7 @@ from textual.message import Message
 
 from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import Diagnostic
-from gftpwb.core.live import LiveState
+from gftpwb.core.live.state import LiveState
 
 
 class WorkbenchState(Protocol):

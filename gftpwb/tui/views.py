@@ -1,6 +1,8 @@
-"""The five views of the workbench. Each draws values it reads from :class:`gftpwb.core.live.LiveState` (or,
-for past results, from :mod:`gftpwb.shell.results_index` and :mod:`gftpwb.core.compare`); none computes a rate,
-a status or a ranking itself. ``refresh_view`` is called by the app's timer only for the view shown.
+"""The five views of the workbench. Each draws values the live state's read models compute
+(:mod:`gftpwb.core.live.read`; for past results :mod:`gftpwb.shell.results_index` and
+:mod:`gftpwb.core.compare`); none computes a rate, a status or a ranking itself. Views read the app
+through :class:`gftpwb.tui.state.WorkbenchState` and never import it. ``refresh_view`` is called by the
+app's timer only for the view shown.
 """
 
 from __future__ import annotations
@@ -16,16 +18,17 @@ from textual.widgets import DataTable, Log, ProgressBar, Static
 
 from gftpwb.core.compare import DIFF_COLUMNS, diff_cells, diff_rates
 from gftpwb.core.format import STATUS_STYLE, TUNE_STYLE, duration_text, human_bytes, rate_text, short_error
-from gftpwb.core.live import (
+from gftpwb.core.live import read
+from gftpwb.core.live.cells import (
     TEST_COLUMNS,
     THREAD_COLUMNS,
     THREAD_SORT_KEYS,
     TUNE_COLUMNS,
-    RunLine,
     test_cells,
     thread_cells,
     tune_cells,
 )
+from gftpwb.core.live.models import RunLine
 from gftpwb.core.records import ResultRecord
 from gftpwb.shell.results_index import ResultsDirInfo, list_results, load_records
 from gftpwb.shell.sinks.journal import JOURNAL_NAME
@@ -82,7 +85,7 @@ class ScenarioView(View):
         yield LiveTable([(label, f"c{i}") for i, label in enumerate(TEST_COLUMNS)], id="tests")
 
     def _rows(self) -> list:
-        return [row for row in self.wb.live.tests() if _contains(self.wb.filter_text, row.test_id)]
+        return [row for row in read.test_rows(self.wb.live) if _contains(self.wb.filter_text, row.test_id)]
 
     def refresh_view(self) -> None:
         wb = self.wb
@@ -131,7 +134,7 @@ class RunView(View):
     def refresh_view(self) -> None:
         wb = self.wb
         now = wb.clock()
-        panel = wb.live.run_panel(now)
+        panel = read.run_panel(wb.live, now)
         head = self.query_one("#run-head", Static)
         current: RunLine | None = panel.running[0] if len(panel.running) == 1 else None
         if panel.state == "idle":
@@ -178,14 +181,14 @@ class RunView(View):
         self.query_one("#run-rates", Static).update(rates)
         spark = self.query_one("#spark", RateChart)
         width = max(spark.size.width, 10)
-        series = wb.live.rate_series(now, width)
+        series = read.rate_series(wb.live, now, width)
         peak = max(series) if series else 0.0
         step = wb.live.history_step_s
         self.query_one("#spark-label", Static).update(Text(
             f"aggregate MiB/s, last {duration_text(len(series) * step)} (one column per {step:g}s), "
             f"peak {peak:.1f}", style="dim"))
         spark.show(series)
-        self._seq, lines, dropped = wb.live.log_since(self._seq)
+        self._seq, lines, dropped = read.log_since(wb.live, self._seq)
         log = self.query_one("#log", Log)
         if dropped:
             log.write_line(f"[... {dropped} lines not shown (output faster than the screen) ...]")
@@ -196,7 +199,7 @@ class RunView(View):
         header = ("run", "status", "bytes", "seconds", "MiB/s incl. set-up", "MiB/s guc avg", "error")
         rows = [(r.run_id, r.status, str(r.bytes if r.bytes is not None else ""),
                  "" if r.seconds is None else f"{r.seconds:.3f}", rate_text(r.rate_incl_setup_mib_s, 3),
-                 rate_text(r.rate_guc_avg_mib_s, 2), short_error(r.error)) for r in self.wb.live.records()]
+                 rate_text(r.rate_guc_avg_mib_s, 2), short_error(r.error)) for r in read.finished_records(self.wb.live)]
         return header, rows
 
 
@@ -218,7 +221,7 @@ class ThreadsView(View):
                          for label, key in zip(THREAD_COLUMNS, THREAD_SORT_KEYS, strict=True)], id="thread-table")
 
     def _rows(self):
-        return self.wb.live.threads(self.sort_column, self.sort_reverse, self.wb.filter_text)
+        return read.thread_rows(self.wb.live, self.sort_column, self.sort_reverse, self.wb.filter_text)
 
     def refresh_view(self) -> None:
         rows = self._rows()
@@ -276,7 +279,7 @@ class TuneView(View):
         yield Static(id="tune-line")
 
     def panel(self):
-        return self.wb.live.tune(self.test_id)
+        return read.tune(self.wb.live, self.test_id)
 
     def refresh_view(self) -> None:
         panel = self.panel()
@@ -329,7 +332,7 @@ class TuneView(View):
         self.post_message(SaveText(f"autotune-{panel.test_id}.txt", panel.guc_line + "\n", what="guc line"))
 
     def action_next_test(self) -> None:
-        ids = self.wb.live.tune_test_ids()
+        ids = read.tune_test_ids(self.wb.live)
         if ids:
             current = self.panel()
             index = ids.index(current.test_id) if current and current.test_id in ids else -1
