@@ -284,6 +284,14 @@ class Registry:
         self._kinds: dict[str, Kind] | None = None
         self._engines: dict[str, Engine] = {}
         self._resolved: dict[str, Any] = {}
+        self._memo: dict[str, Any] = {}
+
+    def memo(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()``'s value, made once per registry: what is derived from the plug-ins (the schema,
+        key tables) is built on first use and forgotten with the registry."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
 
     def _load(self) -> dict[str, Kind]:
         if self._kinds is not None:

@@ -10,7 +10,6 @@ and their typed models drift apart.
 from __future__ import annotations
 
 import json
-from functools import cache
 from typing import Any
 
 from gftpwb.core.registry import Kind, registry
@@ -83,28 +82,33 @@ def render_schema(schema: dict[str, Any] | None = None) -> str:
     return json.dumps(build_schema() if schema is None else schema, indent=2, ensure_ascii=False) + "\n"
 
 
-@cache
 def scenario_schema() -> dict[str, Any]:
     """The schema scenarios are validated against: that of the kinds installed (built once)."""
-    return build_schema()
+    return registry().memo("schema", build_schema)
 
 
 def expected_forms() -> dict[str, str]:
     """Key name -> how its accepted forms are named in errors, for keys whose value has several
     forms (see ``Key.expected``)."""
-    out: dict[str, str] = {}
-    for plugin in registry().plugins():
-        for key in plugin.dsl_keys():
-            if key.expected:
-                out.setdefault(key.name, key.expected)
-    return out
+
+    def make() -> dict[str, str]:
+        out: dict[str, str] = {}
+        for plugin in registry().plugins():
+            for key in plugin.dsl_keys():
+                if key.expected:
+                    out.setdefault(key.name, key.expected)
+        return out
+
+    return registry().memo("expected forms", make)
 
 
 def kind_key_names() -> dict[str, frozenset[str]]:
     """Kind -> the names of the keys its tests take (what they inherit from ``defaults:``)."""
-    return {kind.name: frozenset(k.name for k in (*kind.dsl_keys(), *DEFAULT_ONLY_KEYS)) for kind in registry().kinds()}
+    return registry().memo("kind keys", lambda: {
+        kind.name: frozenset(k.name for k in (*kind.dsl_keys(), *DEFAULT_ONLY_KEYS)) for kind in registry().kinds()})
 
 
 def merged_key_names() -> dict[str, frozenset[str]]:
     """Kind -> the names of its mapping keys that merge key by key with the defaults' (``Key.merge``)."""
-    return {kind.name: frozenset(k.name for k in kind.dsl_keys() if k.merge) for kind in registry().kinds()}
+    return registry().memo("merged keys", lambda: {
+        kind.name: frozenset(k.name for k in kind.dsl_keys() if k.merge) for kind in registry().kinds()})
