@@ -34,12 +34,13 @@ import abc
 import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gftpwb.core.errors import Diagnostic, EnvironmentProblem, UsageError
 
 if TYPE_CHECKING:
+    from importlib import metadata
+
     from gftpwb.core.dsl.keys import Key
     from gftpwb.core.dsl.model import Scenario, TestModel
     from gftpwb.core.dsl.yamlpos import Path, Positions
@@ -267,6 +268,8 @@ class EntryPoints(Protocol):
 
 
 def _entry_points() -> Iterable[metadata.EntryPoint]:
+    from importlib import metadata  # not at import time: it costs start-up time of commands that need no kind
+
     return metadata.entry_points(group=ENTRY_POINT_GROUP)
 
 

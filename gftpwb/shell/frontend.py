@@ -14,9 +14,9 @@ A front end adds only what it shows (console, screens) and how it is asked (argu
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gftpwb.core.dsl.model import LOCAL, Scenario
 from gftpwb.core.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EnvironmentProblem, UsageError
@@ -25,7 +25,9 @@ from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
 
 from . import results_dir as rd
-from .session import Outcome, RunRequest, execute, prepare_run
+
+if TYPE_CHECKING:
+    from .session import Outcome, RunRequest
 
 
 def load(path: str) -> Scenario:
@@ -70,6 +72,10 @@ def repeat_command(scenario_path: str, results: str, *, only: Sequence[str] = ()
 
 def run(request: RunRequest) -> Outcome:
     """Prepare the results directory and run the plan to its end (or to Ctrl-C)."""
+    import asyncio
+
+    from .session import execute, prepare_run  # the executor, asyncio and SSH: loaded when a run starts
+
     return asyncio.run(execute(prepare_run(request)))
 
 

@@ -4,17 +4,24 @@ error a user can cause into one clear message on stderr and a distinct exit code
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from gftpwb.core.errors import EXIT_INTERRUPTED, EXIT_OK, GftpwbError, ScenarioError
-from gftpwb.core.registry import resolve
 
 from .parser import build_parser
 
 
 def _err(text: str) -> None:
     print(text, file=sys.stderr)
+
+
+def handler_of(reference: str) -> Callable[[argparse.Namespace], int]:
+    """A command's handler from its ``"module:function"`` name, imported now."""
+    module, _, function = reference.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -25,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return tgftp_main(argv[1:], prog="tgftp")
     args = build_parser().parse_args(argv)
     try:
-        command = vars(args).get("func") or resolve(args.handler)
+        command = vars(args).get("func") or handler_of(args.handler)
         return command(args)
     except ScenarioError as exc:
         for diagnostic in exc.diagnostics:

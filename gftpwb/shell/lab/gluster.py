@@ -31,6 +31,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass
 
 from gftpwb.core.errors import EnvironmentProblem, LabError
+from gftpwb.shell.files import atomic_write
 
 from .gridftp import default_state_dir, read_state
 
@@ -134,10 +135,7 @@ class GlusterLab:
 
     def _save(self, info: dict) -> None:
         os.makedirs(self.state_dir, exist_ok=True)
-        tmp = f"{self.info_file}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(info, handle, indent=1)
-        os.replace(tmp, self.info_file)
+        atomic_write(self.info_file, json.dumps(info, indent=1))
 
     # --- status --------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from gftpwb.core.errors import EnvironmentProblem, LabError
+from gftpwb.shell.files import atomic_write
 
 SERVER = "globus-gridftp-server"
 DEFAULT_PORT = 2811
@@ -149,10 +150,9 @@ class GridftpLab:
         with open(os.path.join(self.state_dir, "gridftp.out"), "ab") as out:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                     start_new_session=True, cwd=self.state_dir)
-        with open(self.pid_file, "w", encoding="ascii") as handle:
-            handle.write(f"{proc.pid}\n")
-        with open(self.info_file, "w", encoding="utf-8") as handle:
-            json.dump({"address": address, "port": port, "argv": argv, "started": time.time()}, handle)
+        atomic_write(self.pid_file, f"{proc.pid}\n")
+        atomic_write(self.info_file, json.dumps({"address": address, "port": port, "argv": argv,
+                                                 "started": time.time()}))
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
             if proc.poll() is not None:

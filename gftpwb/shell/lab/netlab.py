@@ -35,6 +35,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from gftpwb.core.errors import EnvironmentProblem, LabError, UsageError
+from gftpwb.shell.files import atomic_write
 
 from .gridftp import SERVER, GridftpLab, _pid_alive, kill_group, port_open
 
@@ -150,10 +151,7 @@ class NetLab:
 
     def _save(self, state: NetLabState) -> None:
         os.makedirs(self.state_dir, exist_ok=True)
-        tmp = f"{self.state_file}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(state.to_dict(), handle, indent=1)
-        os.replace(tmp, self.state_file)
+        atomic_write(self.state_file, json.dumps(state.to_dict(), indent=1))
         self._write_inventory(state)
 
     # --- up ---------------------------------------------------------------------------------------

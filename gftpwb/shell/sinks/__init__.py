@@ -1,1 +1,1 @@
-"""Sinks: subscribers of the event bus that write results somewhere (journal, tag logs, console)."""
+"""Bus subscribers that write results somewhere: the journal file, tag logs, the console."""
