@@ -133,11 +133,16 @@ class ReportTable:
 class ReportSection:
     """A part of the end-of-run report. Kinds that name the same section (guc and connection tests)
     are tabulated together; sections appear in ``order``. ``tables`` turns the records of the
-    section's tests into tables (pure)."""
+    section's tests into tables (pure): a function, or its ``"module:attribute"`` (imported when a
+    report is made)."""
 
     name: str
     order: int
-    tables: Callable[[Sequence[ResultRecord]], list[ReportTable]]
+    tables: Callable[[Sequence[ResultRecord]], list[ReportTable]] | str
+
+    def build(self, records: Sequence[ResultRecord]) -> list[ReportTable]:
+        make = registry().resolve(self.tables) if isinstance(self.tables, str) else self.tables
+        return make(records)
 
 
 # --- the plug-in protocol ---------------------------------------------------------------------------

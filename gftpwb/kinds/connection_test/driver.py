@@ -20,10 +20,13 @@ from typing import Any
 
 from gftpwb.core.output import Outcome
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT
-from gftpwb.kinds.guc.driver import GUC, GucRun, summarize_error
+from gftpwb.kinds.guc.driver import GucRun, summarize_error
 from gftpwb.kinds.guc.output import ParsedItem, TextLine
 
-CONNECTION_TEST_LENGTH = 1  # bytes, as tgftp's -len 1
+from .argv import CONNECTION_TEST_LENGTH, build_connection_argv
+
+__all__ = ["CONNECTION_TEST_LENGTH", "ConnectionTestRun", "DebugConversation", "build_connection_argv", "redact"]
+
 STEPS = ("connect", "login", "data channel")
 NOT_REACHED, STARTED, OK, FAILED_STEP = "not reached", "started", "ok", "failed"
 
@@ -36,11 +39,6 @@ _DEBUG = re.compile(r"^debug: (?P<what>connecting to|authenticating with|respons
                     r"(?: (?P<rest>.*))?$")
 _REPLY = re.compile(r"^(?P<code>[1-5]\d\d)(?P<sep>[ -])(?P<text>.*)$")
 _CREDENTIALS = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^/@:]*):[^/@]*@", re.IGNORECASE)
-
-
-def build_connection_argv(source: str, target: str, extra_args: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """``globus-url-copy -dbg -vb -len 1 <extra args> SOURCE TARGET`` (tgftp 0.4 / 0.7.1 behaviour)."""
-    return (GUC, "-dbg", "-vb", "-len", str(CONNECTION_TEST_LENGTH), *extra_args, source, target)
 
 
 def redact(url: str) -> str:

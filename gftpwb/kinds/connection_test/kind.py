@@ -10,13 +10,12 @@ from gftpwb.core.dsl.model import Scenario, TestModel
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import Kind, Program, TestInput
 from gftpwb.core.specs import RunSpec
-from gftpwb.kinds.guc import report
 from gftpwb.kinds.guc.keys import shared_keys
-from gftpwb.kinds.guc.kind import GUC_PROGRAM, GUC_WAITING, build_transfer_test, require_ends
+from gftpwb.kinds.guc.kind import GUC_PROGRAM, GUC_WAITING, TRANSFERS, build_transfer_test, require_ends
 from gftpwb.kinds.guc.model import GucOptions, Test
 from gftpwb.kinds.guc.plan import plan_transfers
 
-from .driver import CONNECTION_TEST_LENGTH, build_connection_argv
+from .argv import CONNECTION_TEST_LENGTH, build_connection_argv
 
 CONNECTION_TEST_TIMEOUT_S = 30.0  # tgftp forces 30 s on a connection test; ours is only the default
 
@@ -33,7 +32,7 @@ class ConnectionTestKind(Kind):
     order = 20
     runner = "gftpwb.kinds.connection_test.run.runner:run"
     writes_taglog = True
-    report = report.TRANSFERS  # tabulated with the guc runs
+    report = TRANSFERS  # tabulated with the guc runs
 
     def dsl_keys(self) -> tuple[Key, ...]:
         return (*(k for k in shared_keys() if k.name not in ("options", "engine", "link")), *COMMAND_KEYS,
@@ -59,7 +58,9 @@ class ConnectionTestKind(Kind):
         return f"connection ok (connect, login, data channel) in {record.seconds:.3f}s"
 
     def params_text(self, params: dict[str, Any]) -> str:
-        return report.params_text(params)
+        from gftpwb.kinds.guc.report import params_text
+
+        return params_text(params)
 
 
 KIND = ConnectionTestKind()

@@ -6,10 +6,9 @@ from __future__ import annotations
 from gftpwb.core.dsl.keys import Key
 from gftpwb.core.dsl.model import Scenario, TestModel
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Kind, TestInput
+from gftpwb.core.registry import Kind, ReportSection, TestInput
 from gftpwb.core.specs import RunSpec
 
-from . import report
 from .dsl import build_gfapi_test, check_gfapi_test
 from .keys import GFAPI_KEYS
 from .model import GfapiTest
@@ -22,7 +21,7 @@ class GfapiKind(Kind):
     order = 40
     runner = "gftpwb.kinds.gfapi.run.runner:run"
     consumers = ("gftpwb.kinds.gfapi.run.files:GfapiFilesSink",)  # result.csv, threads.csv, hosts.csv per run
-    report = report.SMALL_FILES
+    report = ReportSection("small files", 10, "gftpwb.kinds.gfapi.report:tables")
     whole_run_row = False  # its threads report themselves (WorkerProgress)
 
     def dsl_keys(self) -> tuple[Key, ...]:
@@ -42,7 +41,9 @@ class GfapiKind(Kind):
         return "building, connecting and preparing the workers; measurement starts when all are ready"
 
     def headline(self, record: ResultRecord) -> str:
-        return report.gfapi_headline(record)
+        from .report import gfapi_headline
+
+        return gfapi_headline(record)
 
 
 KIND = GfapiKind()

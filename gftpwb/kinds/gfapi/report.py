@@ -10,7 +10,7 @@ from typing import Any
 from gftpwb.core.format import human_bytes
 from gftpwb.core.format import rate_text as _f
 from gftpwb.core.records import PASSED, ResultRecord
-from gftpwb.core.registry import ReportSection, ReportTable
+from gftpwb.core.registry import ReportTable
 from gftpwb.core.units import format_size_arg
 
 
@@ -101,5 +101,3 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
                         "first done: stonewalled when the first thread finished; skew: latest minus earliest "
                         "thread start", columns, rows)]
 
-
-SMALL_FILES = ReportSection("small files", 10, tables)

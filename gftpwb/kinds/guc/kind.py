@@ -8,17 +8,18 @@ from gftpwb.core.commands import command_of
 from gftpwb.core.dsl.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Kind, Program, TestInput
+from gftpwb.core.registry import Kind, Program, ReportSection, TestInput
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_duration
 from gftpwb.kinds.simulated.link import build_link
 
-from . import report
 from .driver import GUC
 from .keys import MATRIX_KEY, definitions, shared_keys
 from .model import GucOptions, Test
 from .plan import plan_transfers
 
+# guc and connection tests: one row per case with the rates of its passed runs.
+TRANSFERS = ReportSection("transfers", 20, "gftpwb.kinds.guc.report:tables")
 GUC_PROGRAM = Program(GUC, "install the Debian package globus-gass-copy-progs (make demo does)")
 GUC_WAITING = "waiting for guc's first progress report (third-party transfers report every 5 s)"
 
@@ -67,7 +68,7 @@ class GucKind(Kind):
     order = 10
     runner = "gftpwb.kinds.guc.run.runner:run"
     writes_taglog = True
-    report = report.TRANSFERS
+    report = TRANSFERS
 
     def dsl_keys(self) -> tuple[Key, ...]:
         return (*shared_keys(), MATRIX_KEY, *COMMAND_KEYS, LOG_FILENAME_KEY)
@@ -101,10 +102,14 @@ class GucKind(Kind):
         return GUC_WAITING
 
     def headline(self, record: ResultRecord) -> str:
-        return report.headline(record)
+        from .report import headline
+
+        return headline(record)
 
     def params_text(self, params: dict[str, Any]) -> str:
-        return report.params_text(params)
+        from .report import params_text
+
+        return params_text(params)
 
 
 KIND = GucKind()

@@ -7,7 +7,7 @@ from typing import Any
 
 from gftpwb.core.format import human_bytes, rate_text
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import ReportSection, ReportTable, registry
+from gftpwb.core.registry import ReportTable, registry
 from gftpwb.core.report import summarize_cases
 
 from .driver import option_args
@@ -45,5 +45,3 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
                ("mean incl. set-up", "right"), ("min", "right"), ("max", "right"), ("mean guc avg", "right"))
     return [ReportTable(f"Results{engine_marks(records)} (rates in MiB/s)", MIB_NOTE, columns, rows)]
 
-
-TRANSFERS = ReportSection("transfers", 20, tables)

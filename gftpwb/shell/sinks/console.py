@@ -220,7 +220,7 @@ class ConsoleSink:
         shown: set[int] = set()
         for section, section_records in report_sections(records, self._kind_of_test):
             shown.update(id(r) for r in section_records)
-            for table in section.tables(section_records):
+            for table in section.build(section_records):
                 self.console.print(rich_table(table))
         for r in (r for r in records if id(r) in shown and r.status != PASSED):
             self.console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
