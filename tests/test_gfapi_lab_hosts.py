@@ -73,7 +73,9 @@ def test_two_namespace_hosts_x_4_threads_seq_wr_seq_rd_unlink(netlab, gluster, t
     after_write: dict[str, int] = {}
 
     def watch(executor, event):
-        if isinstance(event, WorkerProgress) and event.state == "running" and event.host not in seen_in:
+        # Sampled on every worker event of a host until its worker is seen: under load a short
+        # workload can end before the first "running" event reaches us.
+        if isinstance(event, WorkerProgress) and not seen_in.get(event.host):
             seen_in[event.host] = [cmd for _, cmd in workers_in(netns_of(netlab, event.host))]
         if isinstance(event, RunFinished) and event.record.test_id == "write":
             after_write.update(brick_files(gluster, directory))
