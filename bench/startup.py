@@ -29,6 +29,7 @@ GFTPWB = [sys.executable, "-m", "gftpwb"]
 COMMANDS: list[tuple[str, list[str]]] = [
     ("python -c pass (floor)", [sys.executable, "-c", "pass"]),
     ("gftpwb --help", [*GFTPWB, "--help"]),
+    ("gftpwb validate --help", [*GFTPWB, "validate", "--help"]),
     ("gftpwb validate scenarios/quickstart.yaml", [*GFTPWB, "validate", "scenarios/quickstart.yaml"]),
     ("gftpwb validate scenarios/autotune.yaml", [*GFTPWB, "validate", "scenarios/autotune.yaml"]),
     ("gftpwb log get GSIFTP_TRANSFER_RATE LOG", [*GFTPWB, "log", "get", "GSIFTP_TRANSFER_RATE", str(TAG_LOG)]),
