@@ -5,9 +5,10 @@ gives the median (min-max) wall time of the rounds, with bare ``python -c pass``
 
     .venv/bin/python bench/startup.py [--rounds 21] [--pythonpath CHECKOUT]
 
-``--pythonpath`` measures another checkout's gftpwb (e.g. a ``git archive`` of an older commit, with
-``gftpwb/tui``, ``gftpwb/converters`` and ``gftpwb/schemas`` linked to its top-level folders) instead:
-the installed editable gftpwb is hidden and the checkout run as ``python -m gftpwb`` is.
+``--pythonpath`` also measures another checkout's gftpwb (e.g. a ``git archive`` of an older commit,
+with ``gftpwb/tui``, ``gftpwb/converters`` and ``gftpwb/schemas`` linked to its top-level folders), in
+the same rounds, so both sides see the same load: the installed editable gftpwb is hidden for it and
+the checkout run as ``python -m gftpwb``.
 
 Target (issue 11): ``gftpwb --help``, ``gftpwb validate`` and ``gftpwb log get`` under 150 ms median.
 """
@@ -59,9 +60,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.pythonpath:
         reference = REFERENCE.format(path=args.pythonpath)
-        for index, (name, argv) in enumerate(COMMANDS):
-            if argv[:3] == GFTPWB:
-                COMMANDS[index] = (name, [sys.executable, "-c", reference, *argv[3:]])
+        COMMANDS.extend((f"{name} [reference]", [sys.executable, "-c", reference, *argv[3:]])
+                        for name, argv in list(COMMANDS) if argv[:3] == GFTPWB)
     for _, argv in COMMANDS:  # warm the page cache and __pycache__ first
         once(argv)
     times: dict[str, list[float]] = {name: [] for name, _ in COMMANDS}
