@@ -15,11 +15,11 @@ import shlex
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-from gftpwb.drivers.guc import summarize_error
-from gftpwb.drivers.guc_output import GucOutputParser, ProgressSample
-from gftpwb.rates import tgftp_rate_text, tgftp_size_text
-from gftpwb.records import FAILED, INTERRUPTED, PASSED, STATUSES, TIMEOUT, ResultRecord
-from gftpwb.units import GIB, KIB, MIB
+from gftpwb.core.rates import tgftp_rate_text, tgftp_size_text
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, STATUSES, TIMEOUT, ResultRecord
+from gftpwb.core.units import GIB, KIB, MIB
+from gftpwb.kinds.guc.driver import summarize_error
+from gftpwb.kinds.guc.output import GucOutputParser, ProgressSample
 
 from .gucargs import length_from_args, split_guc_args
 
@@ -367,7 +367,7 @@ def _from_tgftp_tags(tags: dict[str, str], name: str, scenario: str, case: int) 
 
 def _typed_params(options: dict[str, object]) -> dict[str, object]:
     """Option values as records keep them (sizes in bytes), in guc table order."""
-    from gftpwb.dsl.model import GucOptions
+    from gftpwb.kinds.guc.model import GucOptions
 
     try:
         return dict(GucOptions.from_mapping(dict(options)).set_options())

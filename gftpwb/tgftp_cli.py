@@ -18,23 +18,24 @@ import sys
 from collections.abc import Callable
 from datetime import datetime
 
-from .bus import EventBus
-from .commands import Command, from_shell_text
+from gftpwb.core.bus import EventBus
+from gftpwb.core.commands import Command, from_shell_text
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.errors import ScenarioError
+from gftpwb.core.events import Event, Notice, OutputLine, Progress, RunFinished, RunStarted
+from gftpwb.core.plan import plan
+from gftpwb.core.records import INTERRUPTED, PASSED, TIMEOUT, ResultRecord
+from gftpwb.core.specs import RunSpec
+from gftpwb.kinds.connection_test.driver import CONNECTION_TEST_LENGTH, build_connection_argv
+from gftpwb.kinds.connection_test.kind import CONNECTION_TEST_TIMEOUT_S
+from gftpwb.kinds.guc.driver import GUC
+from gftpwb.kinds.guc.model import GucOptions
+from gftpwb.shell.executor import Executor
+
 from .converters.batchfile import import_batchfile
 from .converters.gucargs import length_from_args, split_guc_args
 from .converters.taglog import STANDARD_TAGS, format_taglog
-from .drivers.connection import CONNECTION_TEST_LENGTH, build_connection_argv
-from .drivers.guc import GUC
-from .dsl import load_scenario_text
-from .dsl.loader import CONNECTION_TEST_TIMEOUT_S
-from .dsl.model import GucOptions
-from .errors import ScenarioError
-from .events import Event, Notice, OutputLine, Progress, RunFinished, RunStarted
-from .exec.executor import Executor
 from .migrate_cli import log_get
-from .plan import plan
-from .records import INTERRUPTED, PASSED, TIMEOUT, ResultRecord
-from .specs import RunSpec
 from .tgftp_args import (
     EX_FAILED,
     EX_INTERRUPTED,
@@ -76,8 +77,9 @@ def run_tgftp_autotune(source: str, target: str, guc_params: list[str]) -> int:
     when no configuration reached the margin) and exits 0; the transfers are journaled in a results
     directory instead of 370 hidden logs in the current directory (named on stderr).
     """
-    from . import results_dir as rd
-    from .errors import GftpwbError
+    from gftpwb.core.errors import GftpwbError
+
+    from .shell import results_dir as rd
     from .tgftp_autotune import SCENARIO_NAME
     from .tgftp_autotune import run_tgftp_autotune as autotune
 

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from labhosts import hosts_yaml, inventory, kill, netns_of, processes_in, sshd_pids, wait_until
 
-from gftpwb.bus import EventBus
-from gftpwb.dsl import load_scenario_text
-from gftpwb.events import RunFinished, WorkerProgress
-from gftpwb.exec.executor import Executor
-from gftpwb.exec.gfapi_runner import GfapiRunner
-from gftpwb.exec.hosts import HostTransports
-from gftpwb.plan import plan
+from gftpwb.core.bus import EventBus
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.events import RunFinished, WorkerProgress
+from gftpwb.core.plan import plan
+from gftpwb.kinds.gfapi.run.runner import GfapiRunner
+from gftpwb.shell.executor import Executor
+from gftpwb.shell.transports.hosts import HostTransports
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 GFTPWB = [sys.executable, "-m", "gftpwb"]

@@ -13,7 +13,7 @@ import pytest
 from clihelp import gftpwb, popen
 from gftpwb.converters.taglog import parse_tags
 
-from gftpwb.exec.lab import free_port
+from gftpwb.shell.lab.gridftp import free_port
 
 pytestmark = pytest.mark.real
 

@@ -19,7 +19,7 @@ import pytest
 from clihelp import gftpwb
 from gftpwb.converters.taglog import STANDARD_TAGS, get_attribute, parse_tags
 
-from gftpwb.exec.lab import GridftpLab, free_port
+from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 
 pytestmark = pytest.mark.real
 BIN = Path(sys.executable).parent

@@ -19,8 +19,8 @@ from gftpwb.converters.taglog import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gftpwb.records import STATUSES, ResultRecord
-from gftpwb.units import GIB
+from gftpwb.core.records import STATUSES, ResultRecord
+from gftpwb.core.units import GIB
 
 
 def make(status: str, **kw) -> ResultRecord:

@@ -12,7 +12,7 @@ import pytest
 from clihelp import gftpwb
 from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog
 
-from gftpwb.records import ResultRecord
+from gftpwb.core.records import ResultRecord
 from gftpwb.tgftp_args import TgftpLogUsage, TgftpUsage, parse_tgftp_args, parse_tgftp_log_args
 
 BIN = Path(sys.executable).parent

@@ -1,0 +1,23 @@
+"""The runner of guc tests: one globus-url-copy per run on the spec's host, or, with another
+``engine:``, that engine's runner; the spec's pre, comment and post commands around it."""
+
+from __future__ import annotations
+
+from gftpwb.core.records import ResultRecord
+from gftpwb.core.registry import registry
+from gftpwb.core.specs import REAL_ENGINE, RunSpec
+from gftpwb.kinds.guc.driver import GucRun, unbuffered
+from gftpwb.shell.commands import with_commands
+from gftpwb.shell.context import RunContext
+from gftpwb.shell.runners import run_process
+
+
+async def run_guc(ctx: RunContext, spec: RunSpec) -> ResultRecord:
+    """One guc transfer (real or on the spec's engine), no commands."""
+    if spec.engine != REAL_ENGINE:
+        return await registry().engine_runner(spec.engine)(ctx, spec)
+    argv = unbuffered(spec.argv) if ctx.unbuffer else spec.argv
+    return await run_process(ctx, spec, GucRun(length_bytes=spec.length_bytes), argv)
+
+
+run = with_commands(run_guc)
