@@ -51,9 +51,6 @@ def test_median_interval_is_seeded_and_brackets_plausible_medians(values, seed):
     b = bootstrap_median(values, seed, resamples=300)
     assert a == b  # same seed, same interval: reports are reproducible
     assert min(values) <= a.low <= a.high <= max(values)
-    # the bounds are medians of resamples: each is a value or the midpoint of two values
-    candidates = {float(v) for v in values} | {(x + y) / 2 for x in values for y in values}
-    assert any(math.isclose(a.low, c, rel_tol=1e-12) for c in candidates)
 
 
 def test_median_interval_agrees_with_scipys_percentile_bootstrap():

@@ -7,7 +7,7 @@ from typing import Any
 
 from gftpwb.core.dsl.keys import Key
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel, on_tuple
-from gftpwb.core.format import rate_text
+from gftpwb.core.format import p_text, rate_text
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import Kind, Program, TestInput
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
@@ -104,7 +104,8 @@ class AutotuneKind(Kind):
     def headline(self, record: ResultRecord) -> str:
         pick = record.details.get("pick") or {}
         return (f"pick {pick.get('params')} ({rate_text(pick.get('mean_mib_s'))} MiB/s) after "
-                f"{record.details.get('transfers_used')} transfers")
+                f"{record.details.get('transfers_used')} transfers, P(within margin) "
+                f"{p_text(record.details.get('p_within_margin'))}")
 
 
 KIND = AutotuneKind()

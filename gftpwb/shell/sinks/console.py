@@ -120,8 +120,9 @@ class ConsoleSink:
         self._index = 0
         self._plan: dict[str, RunSpec] = {}
         self._kind_of_test: dict[str, str] = {}
-        self.journal = Journal()  # this attempt's finished records, for the tables at the end
+        self.journal = Journal()  # every finished record, earlier attempts' too, for the tables at the end
         self._tune: TuneUpdate | None = None  # the latest ranking of the auto-tune in flight
+        self._noted: set[str] = set()  # tests whose runs were said to have no live progress
 
     def __call__(self, event: Event) -> None:
         self.journal(event)
@@ -130,6 +131,7 @@ class ConsoleSink:
             handler(event)
 
     def _on_ScenarioStarted(self, event: ScenarioStarted) -> None:
+        self.journal.earlier = list(event.earlier)  # a resumed run's summary shows every run, not only the new
         self._plan = {s.run_id: s for s in event.plan}
         self._kind_of_test = {s.test_id: s.kind for s in event.plan}
         self._todo = len([s for s in event.plan if s.run_id not in event.skipped_run_ids])
@@ -162,9 +164,13 @@ class ConsoleSink:
         if announced is not None:  # a run that steers others: they show as runs of their own
             self.console.print(f"{counter} {spec.run_id}:{mark} {announced}", soft_wrap=True)
             return
-        self._line.flights[spec.run_id] = _Flight(f"{counter} {spec.run_id}{mark}", event.t, kind.waiting(spec))
+        note = kind.progress_note(spec)
+        self._line.flights[spec.run_id] = _Flight(f"{counter} {spec.run_id}{mark}", event.t, note or kind.waiting(spec))
         if not self.live_enabled:
             self.console.print(f"{counter} {spec.run_id}:{mark} {' '.join(event.argv)}", soft_wrap=True)
+            if note and spec.test_id not in self._noted:  # once per test: its runs are alike
+                self._noted.add(spec.test_id)
+                self.console.print(Text(f"note: {spec.test_id}: {note}", style="dim"), soft_wrap=True)
 
     def _on_Progress(self, event: Progress) -> None:
         flight = self._line.flights.get(event.run_id)
@@ -204,7 +210,7 @@ class ConsoleSink:
         if self._live is not None:
             self._live.stop()
             self._live = None
-        self.print_table(self.journal.records)
+        self.print_table(list(self.journal.latest().values()))
         s = event.summary
         note = " (interrupted by the user)" if s.interrupted else ""
         self.console.print(f"{counts_text(s.counts)} of {s.total} planned{note}. Results: {s.results_dir}")
