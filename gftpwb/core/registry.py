@@ -142,6 +142,9 @@ class ReportSection:
     name: str
     order: int
     tables: Callable[[Sequence[ResultRecord]], list[ReportTable]] | str
+    #: Whether the report lists the section's runs that did not pass under its tables (an auto-tune's
+    #: section does not: its transfers' failures are in its ranking).
+    list_failures: bool = True
 
     def build(self, records: Sequence[ResultRecord]) -> list[ReportTable]:
         make = registry().resolve(self.tables) if isinstance(self.tables, str) else self.tables

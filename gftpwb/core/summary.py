@@ -23,6 +23,7 @@ from typing import Any
 
 from .records import PASSED, ResultRecord, latest_by_run
 from .registry import Figure, Kind, Measured, registry
+from .samples import RunSamples
 from .stats import Stats, describe, seed_of
 
 SUMMARY_VERSION = 1
@@ -180,3 +181,49 @@ def kind_of_tests(records: Sequence[ResultRecord], planned: Mapping[str, str] | 
         if record.run_id.split("@")[0] == record.test_id:
             own[record.test_id] = record.kind
     return {**kinds, **own, **(planned or {})}
+
+
+# --- a results directory -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DirectorySummary:
+    """One results directory as every report reads it: what ran (all attempts, resumed or not),
+    each case's statistics, and where and with what it ran (``meta.json``, with the environment)."""
+
+    path: str
+    scenario: str
+    created_at: str
+    planned: int | None
+    counts: dict[str, int]  # status -> runs (the latest record of each run id)
+    cases: tuple[CaseSummary, ...]
+    meta: dict[str, Any]
+    problems: tuple[str, ...]  # unreadable journal or samples lines
+    not_run: tuple[str, ...]  # run ids of the plan with no record (stopped before them)
+    kinds: dict[str, str]  # test id -> the test's kind
+    samples: dict[str, RunSamples]  # run id -> its progress samples
+
+    @property
+    def records(self) -> list[ResultRecord]:
+        return [run.record for case in self.cases for run in case.runs]
+
+
+def summarize_directory(path: str, records: Sequence[ResultRecord], *, meta: Mapping[str, Any] | None = None,
+                        plan: Sequence[Mapping[str, Any]] = (), samples: Mapping[str, RunSamples] | None = None,
+                        problems: Sequence[str] = ()) -> DirectorySummary:
+    """The summary of a results directory's contents (read by the shell): its journal's records, its
+    ``meta.json``, ``plan.json`` (the planned runs: which exist, and each test's kind) and samples."""
+    latest = list(latest_by_run(list(records)).values())
+    planned_kinds = {str(s["test_id"]): str(s["kind"]) for s in plan if "test_id" in s and "kind" in s}
+    kinds = kind_of_tests(latest, planned_kinds)
+    seen = {r.run_id for r in latest}
+    meta = dict(meta or {})
+    planned = meta.get("runs")
+    return DirectorySummary(
+        path=path, scenario=str(meta.get("scenario") or (latest[0].scenario if latest else "")),
+        created_at=str(meta.get("created_at") or ""), planned=planned if isinstance(planned, int) else None,
+        counts=dict(Counter(r.status for r in latest)), cases=tuple(summarize_cases(latest, kinds, latest=False)),
+        meta=meta, problems=tuple(problems), not_run=tuple(str(s["run_id"]) for s in plan
+                                                            if "run_id" in s and s["run_id"] not in seen),
+        kinds=kinds, samples=dict(samples or {}),
+    )

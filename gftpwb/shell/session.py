@@ -25,6 +25,7 @@ from gftpwb.core.specs import RunSpec
 from . import results_dir as rd
 from .executor import Executor
 from .sinks.journal import JOURNAL_NAME, JournalSink
+from .sinks.samples import SamplesSink
 from .sinks.taglogs import TagLogSink
 from .transports.hosts import HostTransports
 
@@ -93,6 +94,7 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     bus.subscribe(journal)  # first: a record is on disk before anyone else hears of it
     if directory is not None:
         bus.subscribe(TagLogSink(directory, shlex.join(request.command)))
+        bus.subscribe(SamplesSink(directory))
         for consumer in consumers(request.specs, directory):
             bus.subscribe(consumer)
     for subscriber in request.subscribers:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from gftpwb.core.events import TuneUpdate
-from gftpwb.core.format import ci_text, p_text
+from gftpwb.core.format import ci_text, p_text, short_error
+from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import ReportTable, registry
 from gftpwb.core.units import format_rate
 
@@ -59,3 +63,46 @@ def pick_lines(event: TuneUpdate) -> list[tuple[str, str]]:
                            event.transfers_used)
     return [(verdict, ""), (f"{event.test_id}:{engine} best guc parameters (as tgftp -a prints them):", ""),
             (event.leader, "")]
+
+
+AUTOTUNE_KIND = "autotune"
+
+
+def _pick_row(details: dict[str, Any]) -> dict[str, Any]:
+    pick = details.get("pick") or {}
+    return next((row for row in details.get("ranking") or [] if row.get("candidate") == pick.get("params")), {})
+
+
+def tune_facts(record: ResultRecord) -> dict[str, str | float | int | bool | None]:
+    """What a report says of a tune besides its ranking: the pick, how sure it is, and why it stopped."""
+    d = record.details
+    pick = d.get("pick") or {}
+    return {"strategy": d.get("strategy"), "pick": pick.get("params"), "pick_mean_mib_s": pick.get("mean_mib_s"),
+            "p_within_margin": d.get("p_within_margin"), "margin_mib_s": d.get("margin_mib_s"),
+            "transfers_used": d.get("transfers_used"), "budget": d.get("budget"),
+            "stop_reason": stop_text(d.get("stop_reason") or "", d.get("transfers_used") or 0) if d else None}
+
+
+def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
+    """One row per auto-tune: its pick with mean ± 95 % CI, P(pick within margin), and why it stopped."""
+    rows = []
+    for record in records:
+        if record.kind != AUTOTUNE_KIND:
+            continue  # its transfers: the ranking speaks for them
+        d = record.details
+        row = _pick_row(d)
+        low, high = row.get("ci_low_mib_s"), row.get("ci_high_mib_s")
+        half = (high - low) / 2 if low is not None and high is not None else None
+        facts = tune_facts(record)
+        stopped = facts["stop_reason"] if record.status == "passed" else short_error(record.error)
+        rows.append(((record.test_id, str(d.get("strategy", "-")), str(facts["pick"] or "-"),
+                      ci_text(facts["pick_mean_mib_s"], half), str(row.get("runs", "-")),
+                      p_text(facts["p_within_margin"]), f"{d.get('transfers_used', '-')}/{d.get('budget', '-')}",
+                      str(stopped or "-")), "" if record.status == "passed" else "red"))
+    if not rows:
+        return []
+    columns = (("test", "left"), ("strategy", "left"), ("pick", "left"), ("mean ± 95 % CI", "right"),
+               ("runs", "right"), ("P(within margin)", "right"), ("transfers", "right"), ("stopped", "left"))
+    return [ReportTable("Auto-tunes (rates in MiB/s incl. set-up)",
+                        "P(within margin): estimated probability that the pick is within the tie margin of the "
+                        "best candidate.", columns, tuple(rows))]

@@ -223,11 +223,18 @@ class ConsoleSink:
 
     def print_table(self, records: Sequence[ResultRecord]) -> None:
         """The report: each section's tables, then a line for every run that did not pass."""
-        shown: set[int] = set()
-        for section, section_records in report_sections(records, self._kind_of_test):
+        print_report(self.console, records, self._kind_of_test)
+
+
+def print_report(console: Console, records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> None:
+    """Each report section's tables (the kinds' statistics of ``records``), then a line for every run
+    that did not pass: the end of ``gftpwb run`` and ``gftpwb report`` alike."""
+    shown: set[int] = set()
+    for section, section_records in report_sections(records, kind_of_test):
+        if section.list_failures:
             shown.update(id(r) for r in section_records)
-            for table in section.build(section_records):
-                self.console.print(rich_table(table))
-        for r in (r for r in records if id(r) in shown and r.status != PASSED):
-            self.console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
-                                    style=CONSOLE_STATUS_STYLE.get(r.status, "")))
+        for table in section.build(section_records):
+            console.print(rich_table(table))
+    for r in (r for r in records if id(r) in shown and r.status != PASSED):
+        console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
+                           style=CONSOLE_STATUS_STYLE.get(r.status, "")))
