@@ -195,7 +195,7 @@ class DirectorySummary:
     scenario: str
     created_at: str
     planned: int | None
-    counts: dict[str, int]  # status -> runs (the latest record of each run id)
+    counts: dict[str, int]  # status -> planned runs (their latest records; every run without a plan)
     cases: tuple[CaseSummary, ...]
     meta: dict[str, Any]
     problems: tuple[str, ...]  # unreadable journal or samples lines
@@ -217,12 +217,14 @@ def summarize_directory(path: str, records: Sequence[ResultRecord], *, meta: Map
     planned_kinds = {str(s["test_id"]): str(s["kind"]) for s in plan if "test_id" in s and "kind" in s}
     kinds = kind_of_tests(latest, planned_kinds)
     seen = {r.run_id for r in latest}
+    planned_ids = {str(s["run_id"]) for s in plan if "run_id" in s}
+    counted = [r for r in latest if r.run_id in planned_ids] if planned_ids else latest
     meta = dict(meta or {})
     planned = meta.get("runs")
     return DirectorySummary(
         path=path, scenario=str(meta.get("scenario") or (latest[0].scenario if latest else "")),
         created_at=str(meta.get("created_at") or ""), planned=planned if isinstance(planned, int) else None,
-        counts=dict(Counter(r.status for r in latest)), cases=tuple(summarize_cases(latest, kinds, latest=False)),
+        counts=dict(Counter(r.status for r in counted)), cases=tuple(summarize_cases(latest, kinds, latest=False)),
         meta=meta, problems=tuple(problems), not_run=tuple(str(s["run_id"]) for s in plan
                                                             if "run_id" in s and s["run_id"] not in seen),
         kinds=kinds, samples=dict(samples or {}),
