@@ -64,6 +64,11 @@ def test_a_stream_mode_run_between_servers_says_it_has_no_live_progress(tmp_path
         assert r["details"] == {"mode": "stream", "live_progress": False}
         assert r["rate_guc_avg_mib_s"] is None and r["rate_incl_setup_mib_s"] > 0
     assert "stream (no -vb)" in out.stdout
+    # meta.json: this machine as the run saw it, with the lab server's banner read by guc -dbg
+    local = json.loads((tmp_path / "r" / "meta.json").read_text())["environment"]["hosts"]["local"]
+    server = local["servers"][f"{gridftp.url}/"]
+    assert "GridFTP Server" in server["banner"] and server["version"] in local["gridftp_server"]
+    assert local["routes"]["127.0.0.1"] == {"ip": "127.0.0.1", "dev": "lo", "mtu": 65536}
 
 
 def test_mode_conflicts_are_errors_at_their_key(tmp_path):

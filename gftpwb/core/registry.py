@@ -253,6 +253,12 @@ class Kind(abc.ABC):
         """Programs that must be on PATH before a run of ``spec`` on this machine (the preflight)."""
         return ()
 
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        """The servers a run of ``spec`` talks to, as URLs (``gsiftp://host:2811``): the environment
+        in meta.json records each one's route and MTU as the run's host sees it, and the banner of
+        (Grid)FTP servers. None for runs that move no data over a network (simulated ones)."""
+        return ()
+
     # --- showing runs ---------------------------------------------------------------------------
 
     def announce(self, spec: RunSpec) -> str | None:

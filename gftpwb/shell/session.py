@@ -23,6 +23,7 @@ from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
 
 from . import results_dir as rd
+from .environment import collect_environment
 from .executor import Executor
 from .sinks.journal import JOURNAL_NAME, JournalSink
 from .sinks.samples import SamplesSink
@@ -42,6 +43,7 @@ class RunRequest:
     resume: bool = False
     subscribers: list[Handler] = field(default_factory=list)
     accept_new_host_keys: bool = False  # trust unknown SSH hosts on first use (logged as a warning)
+    record_environment: bool = True  # probe every host used and keep what it is in meta.json
 
 
 @dataclass
@@ -114,6 +116,10 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     try:
         for note in prepared.notes:
             bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
+        if directory is not None and request.record_environment:
+            todo = [s for s in request.specs if s.run_id not in prepared.done]
+            env = await collect_environment(todo, transports)
+            rd.record_environment(directory, env, resumed=request.resume)
         summary = await executor.run(request.specs, results_dir=directory or os.getcwd(),
                                      scenario=request.scenario.name, done=prepared.done, earlier=prepared.earlier)
         return Outcome(summary, journal)

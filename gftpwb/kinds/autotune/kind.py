@@ -12,7 +12,7 @@ from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import Kind, Program, ReportSection, TestInput
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_rate, parse_size
-from gftpwb.kinds.guc.kind import GUC_PROGRAM, require_ends, timeout_of
+from gftpwb.kinds.guc.kind import GUC_PROGRAM, require_ends, timeout_of, transfer_endpoints
 from gftpwb.kinds.simulated.link import build_link
 
 from .candidates import TGFTP_37, params_line, repeated, resolve_candidates
@@ -98,6 +98,9 @@ class AutotuneKind(Kind):
 
     def programs(self, spec: RunSpec) -> tuple[Program, ...]:
         return (GUC_PROGRAM,) if spec.engine == REAL_ENGINE else ()
+
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        return transfer_endpoints(spec)
 
     def announce(self, spec: RunSpec) -> str | None:
         return f"auto-tune, {spec.params.get('strategy')}, {len(spec.params.get('candidates', []))} candidates"

@@ -45,6 +45,11 @@ class GfapiKind(Kind):
         assert isinstance(test, GfapiTest)
         return plan_gfapi(scenario, test, first_case)
 
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        """The volume's volfile server (glusterd), when the test uses a volume (not POSIX mode)."""
+        server = spec.params.get("server")
+        return (f"glusterfs://{server}:{spec.params.get('port', 24007)}/",) if server else ()
+
     def waiting(self, spec: RunSpec) -> str:
         return "building, connecting and preparing the workers; measurement starts when all are ready"
 

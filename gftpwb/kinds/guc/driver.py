@@ -57,6 +57,18 @@ def is_server_url(url: str) -> bool:
     return url.partition("://")[0].lower() in SERVER_SCHEMES
 
 
+def server_endpoints(*urls: str) -> tuple[str, ...]:
+    """The servers among URLs, as ``scheme://host[:port]/`` (no path: what the environment probes)."""
+    out: list[str] = []
+    for url in urls:
+        if is_server_url(url):
+            scheme, _, rest = url.partition("://")
+            base = f"{scheme.lower()}://{rest.split('/', 1)[0]}/"
+            if base not in out:
+                out.append(base)
+    return tuple(out)
+
+
 def third_party(source: str, target: str) -> bool:
     """Both ends are servers: guc steers a transfer between them and moves no data itself."""
     return is_server_url(source) and is_server_url(target)

@@ -14,7 +14,17 @@ from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_duration
 from gftpwb.kinds.simulated.link import build_link
 
-from .driver import EXTENDED, GUC, STREAM, VERBOSE_FLAGS, implies_extended, mode_of, option_args, third_party
+from .driver import (
+    EXTENDED,
+    GUC,
+    STREAM,
+    VERBOSE_FLAGS,
+    implies_extended,
+    mode_of,
+    option_args,
+    server_endpoints,
+    third_party,
+)
 from .keys import MATRIX_KEY, MODE_KEY, definitions, shared_keys
 from .model import GucOptions, Test
 from .plan import plan_transfers
@@ -72,6 +82,11 @@ def build_transfer_test(test: TestInput, default_timeout: float = 0.0) -> Test:
         link=build_link(merged.get("link")),
         index=test.index,
     )
+
+
+def transfer_endpoints(spec: RunSpec) -> tuple[str, ...]:
+    """The (Grid)FTP servers of a real transfer (a simulated one talks to nobody)."""
+    return server_endpoints(spec.source, spec.target) if spec.engine == REAL_ENGINE else ()
 
 
 def transfer_facts(record: ResultRecord) -> dict[str, str | float | int | bool | None]:
@@ -155,6 +170,9 @@ class GucKind(Kind):
 
     def programs(self, spec: RunSpec) -> tuple[Program, ...]:
         return (GUC_PROGRAM,) if spec.engine == REAL_ENGINE else ()
+
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        return transfer_endpoints(spec)
 
     def waiting(self, spec: RunSpec) -> str:
         return GUC_WAITING
