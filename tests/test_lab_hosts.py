@@ -383,8 +383,9 @@ tests:
     proc = subprocess.Popen([*GFTPWB, "run", str(path), "--results", str(results), "--progress", "never"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert wait_until(lambda: all(any(c.startswith("globus-url-copy") for _, c in processes_in(ns))
-                                      for ns in namespaces), timeout=30)
+        # the transfers, not the environment probe's guc (it reads the server's banner first)
+        assert wait_until(lambda: all(any(c.startswith("globus-url-copy") and "/dev/zero" in c
+                                          for _, c in processes_in(ns)) for ns in namespaces), timeout=30)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
     finally:

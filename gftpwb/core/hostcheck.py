@@ -42,11 +42,12 @@ echo "gridftp_server=$srv"
 
 # Per server and address the transfers of a run use, appended by probe_script(): the server's banner
 # as guc sees it from this host (guc -dbg shows the 220 greeting right after connecting, before any
-# login), and the route to the address with its interface's MTU.
+# login; all servers at once, 5 s at most, so a server that never answers delays a run by 5 s, not
+# more), and the route to the address with its interface's MTU.
 ENDPOINT_FUNCTIONS = r"""
 banner() {
   b=; command -v globus-url-copy >/dev/null 2>&1 && \
-    b=$(timeout 10 globus-url-copy -dbg -list "$1" 2>&1 | sed -n 's/^220[ -]//p' | head -n 1)
+    b=$(timeout 5 globus-url-copy -dbg -list "$1" 2>&1 | sed -n 's/^220[ -]//p' | head -n 1)
   echo "banner.$1=$b"
 }
 route() {
@@ -66,7 +67,8 @@ def probe_script(servers: Sequence[str] = (), addresses: Sequence[str] = ()) -> 
     shell unquoted."""
     if not servers and not addresses:
         return PROBE_SCRIPT
-    lines = [*(f"banner {shlex.quote(url)}" for url in servers), *(f"route {shlex.quote(a)}" for a in addresses)]
+    lines = [*(f"banner {shlex.quote(url)} &" for url in servers), *(f"route {shlex.quote(a)}" for a in addresses),
+             "wait"]
     return PROBE_SCRIPT + ENDPOINT_FUNCTIONS + "\n".join(lines) + "\n"
 
 SYSCTL_KEYS = ("net/core/rmem_max", "net/core/wmem_max", "net/ipv4/tcp_rmem", "net/ipv4/tcp_wmem")

@@ -10,10 +10,11 @@ small, and so do the tag logs that carry a record)::
 ``t`` is milliseconds since the run started (integers), ``b`` cumulative bytes, ``f`` cumulative
 files where the kind counts them. Series ``""`` is the whole run (guc's ``-vb`` lines, gfapi's 1 s
 aggregate); others are one stream, thread or host (gfapi: ``<host>/<thread>``). A partial series is
-thinned to one sample per second (:data:`PARTIAL_INTERVAL_S`); any series longer than
-:data:`MAX_POINTS` is halved (every other sample) until it fits, so an hour-long run stays small.
-The last sample is always kept. About 16 bytes per sample: a 60 s guc run reporting every 2 s adds
-~0.6 KiB; a 30 s gfapi run of 8 threads ~5 KiB (BENCHMARKS.md).
+thinned to one sample per second (:data:`PARTIAL_INTERVAL_S`); a series longer than
+:data:`MAX_POINTS` (a partial one: :data:`PARTIAL_MAX_POINTS`) is halved (every other sample), so an
+hour-long run stays small. The last sample is always kept. About 16-20 bytes per sample: a 60 s guc
+run reporting every 2 s adds ~0.6 KiB; a 30 s gfapi run of 8 threads ~5 KiB (bench/samples_size.py,
+BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from typing import Any
 SAMPLES_VERSION = 1
 WHOLE = ""  # the series of the whole run
 PARTIAL_INTERVAL_S = 1.0  # keep at most one sample a second of a stream, thread or host
-MAX_POINTS = 3600  # per series; beyond it the series keeps every other sample
+MAX_POINTS = 3600  # per whole-run series; beyond it the series keeps every other sample
+PARTIAL_MAX_POINTS = 600  # per stream, thread or host series (there may be hundreds)
 STALL_MIN_S = 1.0  # no new bytes for at least this long is a stall
 GAP_FACTOR = 3.0  # no report for this many typical intervals (and at least GAP_MIN_S) is a gap
 GAP_MIN_S = 1.0
@@ -135,7 +137,8 @@ class RunSampler:
     def add(self, channel: str, elapsed_s: float, nbytes: int, files: int | None = None) -> None:
         builder = self.builders.get(channel)
         if builder is None:
-            builder = self.builders[channel] = SeriesBuilder(0.0 if channel == WHOLE else PARTIAL_INTERVAL_S)
+            builder = self.builders[channel] = (SeriesBuilder() if channel == WHOLE else
+                                                SeriesBuilder(PARTIAL_INTERVAL_S, PARTIAL_MAX_POINTS))
         builder.add(elapsed_s, nbytes, files)
 
     def finish(self) -> RunSamples | None:

@@ -38,6 +38,9 @@ async def probe_host(transport: Transport, probe: HostProbe, timeout_s: float = 
     except TimeoutError:
         await proc.stop(1.0)
         return f"probe gave no answer within {timeout_s:g}s"
+    except asyncio.CancelledError:  # Ctrl-C before the first run: leave nothing running
+        await asyncio.shield(proc.stop(1.0))
+        raise
     except Exception as exc:
         return f"probe failed: {exc}"
     return parse_probe(out.decode("utf-8", "replace"))

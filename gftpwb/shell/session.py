@@ -111,15 +111,27 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
         executor.transport_for = transports
     loop = asyncio.get_running_loop()
     signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM) if install_signal_handlers else ()
+    probing: asyncio.Task[dict] | None = None
+
+    def stop() -> None:
+        executor.stop()
+        if probing is not None:
+            probing.cancel()
+
     for sig in signals:
-        loop.add_signal_handler(sig, executor.stop)
+        loop.add_signal_handler(sig, stop)
     try:
         for note in prepared.notes:
             bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
         if directory is not None and request.record_environment:
             todo = [s for s in request.specs if s.run_id not in prepared.done]
-            env = await collect_environment(todo, transports)
-            rd.record_environment(directory, env, resumed=request.resume)
+            probing = asyncio.ensure_future(collect_environment(todo, transports))
+            try:
+                rd.record_environment(directory, await probing, resumed=request.resume)
+            except asyncio.CancelledError:
+                if not executor.stopping:
+                    raise  # cancelled from outside, not by our own Ctrl-C handler
+            probing = None
         summary = await executor.run(request.specs, results_dir=directory or os.getcwd(),
                                      scenario=request.scenario.name, done=prepared.done, earlier=prepared.earlier)
         return Outcome(summary, journal)
