@@ -8,8 +8,9 @@ interleaves tests). The executor's scheduler (:mod:`gftpwb.shell.scheduler`) ask
 * a pass of the suite starts when the previous pass has finished (``loops`` run one after another);
 * a unit starts after the earlier units of its test in the same pass (a test's runs stay in order),
   and after every unit of the tests it needs, in the same pass;
-* if one of those did not pass (every run passed), or is not in the plan at all (``--only``), the
-  unit is skipped with the reason, and counts as not passed for the tests that need it in turn;
+* as soon as one of those did not pass (every run passed), or if it is not in the plan at all
+  (``--only``), the unit is skipped with the reason (the first such need), and counts as not passed
+  for the tests that need it in turn;
 * at most ``concurrent_tests`` units run at once; among those that may start, the earliest in the
   plan starts first, so ``concurrent_tests: 1`` without needs runs the plan in its order, as gftpwb
   always did.
@@ -134,13 +135,14 @@ class Agenda:
         earlier = [i for i in self._by_test[(unit.loop, unit.test_id)] if i < unit.index]
         if any(i not in self.outcomes for i in earlier):
             return False, ""
+        waiting = False
         for need in self.needs.get(unit.test_id, ()):
             outcome = self.test_outcome(unit.loop, need)
             if outcome is None:
-                return False, ""
-            if outcome != PASSED:
+                waiting = True
+            elif outcome != PASSED:  # it can never start: skip it now rather than after the others
                 return True, reason_text(need, outcome)
-        return True, ""
+        return not waiting, ""
 
     def next(self) -> list[Decision]:
         """The units to decide now: every one to skip, and those to start while slots are free; each
