@@ -72,7 +72,7 @@ def test_the_agenda_honours_needs_limits_and_loops(case):
                 running.append(unit)
                 started_order.append(unit)
         assert len(running) <= limit
-        if running and not decisions or running and rnd.random() < 0.5:
+        if running and (not decisions or rnd.random() < 0.5):
             unit = running.pop(rnd.randrange(len(running)))
             finished[(unit.loop, unit.test_id)] = outcomes[unit.test_id]
             agenda.finish(unit, outcomes[unit.test_id])
