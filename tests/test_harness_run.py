@@ -207,3 +207,60 @@ async def test_a_stop_during_a_delay_records_the_run_as_interrupted_before_it_st
     (record,) = [e.record for e in events if isinstance(e, RunFinished)]
     assert record.status == "interrupted" and record.error == "stopped during its 30s delay, before it started"
     assert not [e for e in events if isinstance(e, RunStarted)]
+
+
+def test_the_console_shows_one_line_for_a_runs_copies_and_no_interleaved_progress():
+    import io
+
+    from rich.console import Console
+
+    from gftpwb.core.events import Progress, ScenarioStarted
+    from gftpwb.shell.sinks.console import ConsoleSink
+
+    text = STRESS.replace("{id: later, kind: guc, delay: 30s}", "{id: other, kind: guc}") + "concurrent_tests: 2\n"
+    specs = list(plan(load_scenario_text(text, "st.yaml")))
+    out = io.StringIO()
+    sink = ConsoleSink(Console(file=out, width=200), live=False)
+    sink(ScenarioStarted(scenario="st", results_dir="r", plan=tuple(specs)))
+    for spec in specs:
+        sink(RunStarted(spec=spec, argv=spec.argv, started_at=""))
+    for spec in specs:
+        sink(Progress(run_id=spec.run_id, bytes=1048576, rate_avg_mib_s=10.0, rate_inst_mib_s=None, elapsed_s=1.0))
+    lines = out.getvalue().splitlines()
+    assert lines[1:] == [
+        "[1-3/4] s/0 ×3: 3 copies at once: globus-url-copy -vb -len 3M ftp://x/a ftp://y/b",
+        "[4/4] other/0: globus-url-copy -vb -len 3M ftp://x/a ftp://y/b",
+    ]  # no progress lines: two tests run at once, and copies have their status line
+    status = io.StringIO()
+    Console(file=status, width=200).print(sink._line)
+    shown = status.getvalue().splitlines()
+    assert len(shown) == 2 and "s/0 ×3" in shown[0] and "3 running, 0/3 done  3.00 MiB  30.0 MiB/s sum of copies" \
+        in shown[0] and "other/0" in shown[1]
+
+
+async def test_services_run_alongside_the_whole_scenario_run(tmp_path, stand_in, monkeypatch):
+    """The seam for monitors: a service starts before the first run, can publish and reach the hosts'
+    transports, and stops after the last run, before the transports close."""
+    from gftpwb.core.events import Notice, ScenarioFinished, ScenarioStarted
+    from gftpwb.shell.session import RunRequest, execute, prepare_run
+
+    monkeypatch.setenv("PATH", stand_in["PATH"])
+    seen: list[str] = []
+
+    class Probe:
+        async def start(self, ctx, results_dir):
+            assert ctx.transport_for("local") is not None and results_dir == str(tmp_path / "r")
+            ctx.publish(Notice(level="info", text="probe started"))
+
+        async def stop(self):
+            seen.append("stopped")
+
+    scenario = load_scenario_text(STRESS, str(tmp_path / "st.yaml"))
+    request = RunRequest(scenario=scenario, specs=plan(scenario, ["s"]), results_dir=str(tmp_path / "r"),
+                         command=["test"], services=[Probe()],
+                         subscribers=[lambda e: seen.append(type(e).__name__ if not isinstance(e, Notice)
+                                                            else e.text)])
+    outcome = await execute(prepare_run(request), install_signal_handlers=False)
+    assert outcome.summary.all_passed
+    assert seen[0] == "probe started" and seen[1] == ScenarioStarted.__name__
+    assert seen[-2:] == [ScenarioFinished.__name__, "stopped"]

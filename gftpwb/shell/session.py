@@ -1,4 +1,5 @@
-"""One scenario run, wired: results directory, journal, tag logs, executor and extra subscribers.
+"""One scenario run, wired: results directory, journal, tag logs, executor, extra subscribers, and
+services that run alongside it (:class:`~gftpwb.shell.context.Service`: the seam for monitors).
 
 Every front end runs scenarios through here (by way of :mod:`gftpwb.shell.frontend`): the headless
 CLI adds the console sink, the TUI its live state, the tgftp drop-ins their screens. That shared path
@@ -26,6 +27,7 @@ from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
 
 from . import results_dir as rd
+from .context import Service
 from .executor import Executor
 from .sinks.aggregates import AggregatesSink
 from .sinks.journal import JOURNAL_NAME, JournalSink
@@ -45,6 +47,7 @@ class RunRequest:
     resume: bool = False
     subscribers: list[Handler] = field(default_factory=list)
     accept_new_host_keys: bool = False  # trust unknown SSH hosts on first use (logged as a warning)
+    services: list[Service] = field(default_factory=list)  # run alongside the whole scenario run (monitors)
 
 
 @dataclass
@@ -126,14 +129,20 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM) if install_signal_handlers else ()
     for sig in signals:
         loop.add_signal_handler(sig, executor.stop)
+    started: list[Service] = []
     try:
         for note in prepared.notes:
             bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
+        for service in request.services:
+            await service.start(executor, directory)
+            started.append(service)
         summary = await executor.run(request.specs, results_dir=directory or os.getcwd(),
                                      scenario=request.scenario.name, done=prepared.done, earlier=prepared.earlier,
                                      schedule=Schedule.of(request.scenario))
         return Outcome(summary, journal)
     finally:
+        for service in reversed(started):
+            await service.stop()
         for sig in signals:
             loop.remove_signal_handler(sig)
         await transports.close()

@@ -213,8 +213,10 @@ class ConsoleSink:
             label = f"[{first}-{self._index}/{self._todo}] {group} ×{len(run_ids)}{self._engine_mark(spec.engine)}"
             flight = self._copies[group] = _CopyFlight(label, t, run_ids)
             self._line.flights[f"copies:{group}"] = flight
-            if not self.live_enabled:
-                self.console.print(f"{label}: {len(run_ids)} copies at once: {' '.join(spec.argv)}", soft_wrap=True)
+            announced = registry().kind(spec.kind).announce(spec)
+            if announced is not None or not self.live_enabled:  # a run that steers others says so in any case
+                what = announced if announced is not None else " ".join(spec.argv)
+                self.console.print(f"{label}: {len(run_ids)} copies at once: {what}", soft_wrap=True)
         return flight
 
     def _on_RunStarted(self, event: RunStarted) -> None:
