@@ -205,3 +205,26 @@ def test_copies_on_namespace_hosts_and_ctrl_c_leaves_nothing_behind(netlab, tmp_
     assert {r["status"] for r in records(results)} == {"interrupted"} and len(records(results)) == 4
     for ns in namespaces:
         assert wait_until(lambda ns=ns: started_by_gftpwb(ns) == [], timeout=5), started_by_gftpwb(ns)
+
+
+def test_copies_of_a_gfapi_read_after_the_write_it_needs(tmp_path):
+    """gfapi (posix mode: the real worker on a local directory, no volume needed) gets needs and copies
+    like every kind: two copies read the files the write made, each with its own record and CSV files."""
+    data = tmp_path / "data"
+    common = f"kind: gfapi, directory: {data}, threads: 2, files: 200, file_size: 8K, record_size: 4K, " \
+             "files_per_dir: 50"
+    path = tmp_path / "gf.yaml"
+    path.write_text(f"version: 1\nname: gf\ntests:\n  - {{id: write, workload: seq-wr, {common}}}\n"
+                    f"  - {{id: read, workload: seq-rd, needs: write, concurrency: 2, {common}}}\n")
+    results = tmp_path / "r"
+    out = run_cli("run", str(path), "--results", str(results), "--progress", "never")
+    assert out.returncode == 0, out.stdout + out.stderr
+    got = {r["run_id"]: r for r in records(results)}
+    assert sorted(got) == ["read/0#0", "read/0#1", "write/0"]
+    copies = [got["read/0#0"], got["read/0#1"]]
+    assert all(r["status"] == "passed" and r["details"]["gfapi"]["cluster"]["files"] == 400 for r in copies)
+    assert max(r["started_at"] for r in copies) < min(r["ended_at"] for r in copies)
+    assert sorted(p.name for p in results.iterdir() if p.is_dir()) == ["gf_#000_000", "gf_#001_000#0",
+                                                                        "gf_#001_000#1"]
+    (agg,) = read_aggregates(str(results / "aggregates.jsonl"))
+    assert agg.copies == 2 and agg.bytes == 2 * 400 * 8192  # 200 files per thread, 2 threads, 2 copies

@@ -44,6 +44,15 @@ class Harness:
         loop = f".loop{self.loop}" if self.loop is not None else ""
         return loop + self.id_suffix
 
+    @classmethod
+    def of_record(cls, details: dict[str, Any]) -> Harness | None:
+        """The instance a record's ``details`` describe (None for a run of no harness feature), so
+        a consumer that names files by run (gfapi's CSV directories) can name copies and loops apart."""
+        if not any(key in details for key in ("loop", "copy", "delay_s", "seed")):
+            return None
+        return cls(loop=details.get("loop"), copy=details.get("copy"), copies=details.get("copies", 1),
+                   delay_s=details.get("delay_s", 0.0), seed=details.get("seed"))
+
     def details(self) -> dict[str, Any]:
         """What a record repeats about the instance (``details``)."""
         out: dict[str, Any] = {}

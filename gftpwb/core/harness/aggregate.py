@@ -104,7 +104,7 @@ def aggregate(group: str, records: Sequence[ResultRecord]) -> CopiesAggregate:
         kind=first.kind, copies=len(records), statuses=dict(Counter(r.status for r in records)), bytes=total,
         rate_sum_mib_s=round(sum(rates), 6) if rates else None,
         throughput_mib_s=round(total / 1048576 / wall, 6) if total is not None and wall else None,
-        rate_min_mib_s=min(rates) if rates else None, rate_max_mib_s=max(rates) if rates else None,
+        rate_min_mib_s=round(min(rates), 6) if rates else None, rate_max_mib_s=round(max(rates), 6) if rates else None,
         rate_mean_mib_s=round(statistics.fmean(rates), 6) if rates else None,
         rate_stdev_mib_s=round(statistics.stdev(rates), 6) if len(rates) > 1 else None,
         first_started_at=_iso(starts, min), last_started_at=_iso(starts, max),
