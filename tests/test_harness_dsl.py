@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import gftpwb
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
@@ -168,6 +168,7 @@ YAML_TEXT = st.text(st.characters(whitelist_categories=("L", "N", "P", "S", "Zs"
 @settings(max_examples=40, deadline=None)
 @given(st.dictionaries(st.sampled_from(["p", "q", "label"]), st.one_of(YAML_TEXT, st.integers(-5, 10**6)),
                        min_size=3, max_size=3))
+@example({"p": "", "q": "", "label": "?0"})  # ruamel writes ?0 unquoted in a flow mapping, which reads back wrong
 def test_a_scenario_reads_its_values_and_its_stored_text_reads_the_same(values):
     comment = f"{values['label']}" if isinstance(values["label"], int) else values["label"]
     text = ("version: 1\nname: v\nvars: " + json.dumps(values, ensure_ascii=False) + "\n" + ENDS +

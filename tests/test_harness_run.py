@@ -104,7 +104,7 @@ def test_a_suite_with_needs_loops_and_copies(tmp_path, stand_in):
     assert agg.last_done_at == max(r["ended_at"] for r in copies)
     # The stored scenario is the expanded one; meta.json says the seed, the loops and the values used.
     stored = (results / "scenario.yaml").read_text()
-    assert "${" not in stored and "concurrency: 3" in stored and "length: 2M" in stored
+    assert "${" not in stored and "concurrency: 3" in stored and 'length: "2M"' in stored
     meta = json.loads((results / "meta.json").read_text())
     assert (meta["seed"], meta["loops"], meta["vars"]) == (11, 2, {"length": "2M", "copies": 3})
     # Console: one line when the copies start, their results in copy order, then what they did together.

@@ -118,8 +118,8 @@ def test_a_headless_run_journals_reports_and_feeds_its_consumer(nap_kind):
 
 
 def test_the_harness_runs_its_copies_loops_and_needs_without_it_knowing(nap_kind):
-    text = SCENARIO.replace("name: naps\n", "name: naps\nloops: 2\n").replace(
-        "    repeat: 2\n", "    repeat: 1\n    concurrency: 3\n    delay: {uniform: [0s, 0.1s]}\n").replace(
+    text = SCENARIO.replace("name: naps\n", "name: naps\nloops: 2\n").replace("seconds: 0.05", "seconds: 0.5").replace(
+        "    repeat: 2\n", "    repeat: 1\n    concurrency: 3\n    delay: {uniform: [0s, 0.05s]}\n").replace(
         "    engine: simulated\n", "    engine: simulated\n    needs: short\n")
     results = nap_kind / "out"
     out = gftpwb("run", write(nap_kind, text), "--results", str(results), "--progress", "never")

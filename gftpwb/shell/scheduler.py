@@ -15,17 +15,25 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from gftpwb.core.events import CopiesFinished, RunFinished
+from gftpwb.core.events import CopiesFinished, Event, RunFinished
 from gftpwb.core.harness.agenda import Agenda, Schedule, Unit, outcome_of, units_of
 from gftpwb.core.harness.aggregate import aggregate
 from gftpwb.core.records import FINAL_STATUSES, INTERRUPTED, SKIPPED, ResultRecord
 from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
 
-if TYPE_CHECKING:
-    from .executor import Executor
+
+class BatchRunner(Protocol):
+    """What the scheduler uses of the executor (which implements it)."""
+
+    @property
+    def stopping(self) -> bool: ...
+
+    def publish(self, event: Event) -> None: ...
+
+    async def run_batch(self, batch: list[RunSpec]) -> list[ResultRecord]: ...
 
 
 def batches(specs: Iterable[RunSpec]) -> list[list[RunSpec]]:
@@ -46,7 +54,7 @@ def has_copies(batch: list[RunSpec]) -> bool:
 class Scheduler:
     """One scenario run's schedule, driven on the executor (see the module docstring)."""
 
-    def __init__(self, executor: Executor, specs: Iterable[RunSpec], schedule: Schedule,
+    def __init__(self, executor: BatchRunner, specs: Iterable[RunSpec], schedule: Schedule,
                  done: frozenset[str], earlier: dict[str, ResultRecord]):
         self.executor = executor
         self.units = units_of(specs)

@@ -10,6 +10,7 @@ file for its hosts); a ``--set`` of a variable the scenario does not declare is 
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from gftpwb.core.errors import Diagnostic, ScenarioError, UsageError
 
@@ -41,13 +43,18 @@ class Expanded:
     errors: list[Diagnostic] = field(default_factory=list)
 
 
-def expand_scenario(data: dict[str, Any], pos: Positions, tree: Any, text: str, filename: str, *,
+def expand_scenario(data: dict[str, Any], pos: Positions, text: str, filename: str, *,
                     overrides: Mapping[str, str] | None = None,
                     environ: Mapping[str, str] | None = None) -> Expanded:
-    """Expand ``data`` (and the round-trip ``tree`` it came from, for the stored text) in place."""
+    """Expand ``data`` (parsed from ``text``, positions ``pos``) in place; ``text`` becomes the stored
+    scenario when anything was expanded or included."""
     overrides = dict(overrides or {})
     out = Expanded(data, text)
     values = _variables(data, pos, filename, overrides, environ or {}, out)
+    hosts = data.get(HOSTS)
+    if values is None and not (isinstance(hosts, dict) and INCLUDE in hosts):
+        return out  # nothing to expand: the text stays byte for byte
+    tree = _storage_tree(text)
     _include_hosts(data, pos, tree, filename, values, out)
     if values is not None:
         _expand_tree(tree, data, (), pos, filename, values, out)
@@ -55,19 +62,64 @@ def expand_scenario(data: dict[str, Any], pos: Positions, tree: Any, text: str, 
         if isinstance(vars_tree, CommentedMap):
             for name in vars_tree:
                 if name in values.values:
-                    vars_tree[name] = expand_data(values.values[name], values.lookup).stored
-    if (values is not None or out.included) and not out.errors:
-        out.text = dump(tree)
+                    vars_tree[name] = _quoted(expand_data(values.values[name], values.lookup).stored)
+    if not out.errors:
+        out.text = stored_text(tree, data)
     return out
 
 
-def dump(tree: Any) -> str:
+def _storage_tree(text: str) -> Any:
+    """The file's round-trip tree, quotes kept as written (so what is dumped reads back the same)."""
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    return yaml.load(text)
+
+
+def _quoted(value: Any) -> Any:
+    """Values written into the stored scenario: text double-quoted, so no value (``?x``, ``- a``,
+    ``#c``) can read as YAML syntax in any context."""
+    if isinstance(value, str):
+        return DoubleQuotedScalarString(value)
+    if isinstance(value, list):
+        return [_quoted(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _quoted(v) for k, v in value.items()}
+    return value
+
+
+def stored_text(tree: Any, data: dict[str, Any]) -> str:
+    """The expanded scenario as YAML, comments kept; checked to read back as ``data`` (the model's
+    input), else written as JSON (valid YAML) so the stored file never means something else."""
     yaml = YAML(typ="rt")
     yaml.width = 4096  # keep long values (URLs, commands) on one line, as they were written
     yaml.indent(mapping=2, sequence=4, offset=2)
     buffer = io.StringIO()
     yaml.dump(tree, buffer)
-    return buffer.getvalue()
+    text = buffer.getvalue()
+    try:
+        again, _pos, _tree = load_yaml_with_positions(text, "<stored>")
+    except ScenarioError:
+        again = None
+    if again is not None and _without_vars(again) == _without_vars(_unescaped(data)):
+        return text
+    return "# gftpwb: the expanded scenario (as JSON, which is YAML)\n" + json.dumps(data, indent=2,
+                                                                                     ensure_ascii=False) + "\n"
+
+
+def _without_vars(data: Any) -> Any:
+    return {k: v for k, v in data.items() if k != VARS} if isinstance(data, dict) else data
+
+
+def _unescaped(data: Any) -> Any:
+    """``data`` as the stored text spells it: a literal ``${`` written ``$${`` (the stored text keeps
+    its ``vars:``, so it is expanded again when read)."""
+    if isinstance(data, str):
+        return data.replace("${", "$${")
+    if isinstance(data, list):
+        return [_unescaped(v) for v in data]
+    if isinstance(data, dict):
+        return {k: v if k == VARS else _unescaped(v) for k, v in data.items()}
+    return data
 
 
 # --- vars --------------------------------------------------------------------------------------------------
@@ -118,7 +170,7 @@ def _expand_tree(node: Any, data: Any, path: Path, pos: Positions, filename: str
             if isinstance(value, str):
                 stored = _expand_scalar(value, child, pos, filename, values, out, data, key)
                 if stored is not None and isinstance(node, dict) and key in node:
-                    node[key] = stored
+                    node[key] = _quoted(stored)
             else:
                 _expand_tree(node.get(key) if isinstance(node, dict) else None, value, child, pos, filename,
                              values, out)
@@ -128,7 +180,7 @@ def _expand_tree(node: Any, data: Any, path: Path, pos: Positions, filename: str
             if isinstance(value, str):
                 stored = _expand_scalar(value, child, pos, filename, values, out, data, index)
                 if stored is not None and isinstance(node, list) and index < len(node):
-                    node[index] = stored
+                    node[index] = _quoted(stored)
             else:
                 _expand_tree(node[index] if isinstance(node, list) and index < len(node) else None, value, child,
                              pos, filename, values, out)

@@ -45,10 +45,10 @@ def load_scenario(path: str, *, overrides: Mapping[str, str] | None = None,
 
 def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Mapping[str, str] | None = None,
                        environ: Mapping[str, str] | None = None) -> Scenario:
-    data, pos, tree = load_yaml_with_positions(text, filename)
+    data, pos, _tree = load_yaml_with_positions(text, filename)
     if not isinstance(data, dict):
         raise ScenarioError([Diagnostic(filename, 1, 1, "a scenario must be a YAML mapping (version, name, tests)")])
-    expanded = expand_scenario(data, pos, tree, text, filename, overrides=overrides, environ=environ)
+    expanded = expand_scenario(data, pos, text, filename, overrides=overrides, environ=environ)
     if expanded.errors:
         raise ScenarioError(expanded.errors)
     errors = schema_diagnostics(data, pos, filename)

@@ -44,17 +44,16 @@ def instance(spec: RunSpec, scenario: Scenario, loop: int | None, copy: int | No
     """The spec of one instance of a planned run: its loop and copy in the run id, group and record,
     and its delay."""
     schedule = scenario.schedule(spec.test_id)
-    copies = schedule.concurrency
     base = without_host(spec)
-    harness = Harness(loop=loop, copy=copy, copies=copies, seed=scenario.seed)
-    run_id = f"{harness.id_prefix}{base}{harness.id_suffix}{spec.host_suffix}"
+    prefix = f"loop{loop}/" if loop is not None else ""
+    run_id = f"{prefix}{base}{f'#{copy}' if copy is not None else ''}{spec.host_suffix}"
+    seed, delay_s = scenario.seed, 0.0
     if schedule.delay is not None:
-        harness = dataclasses.replace(harness, delay_s=schedule.delay.draw(effective_seed(scenario), run_id),
-                                      seed=effective_seed(scenario))
+        seed = effective_seed(scenario)
+        delay_s = schedule.delay.draw(seed, run_id)
+    harness = Harness(loop=loop, copy=copy, copies=schedule.concurrency, delay_s=delay_s, seed=seed)
     group = spec.group or (base if copy is not None else "")
-    if group:
-        group = f"{harness.id_prefix}{group}"
-    return dataclasses.replace(spec, run_id=run_id, group=group, harness=harness)
+    return dataclasses.replace(spec, run_id=run_id, group=f"{prefix}{group}" if group else "", harness=harness)
 
 
 def child_run_id(parent: RunSpec, base: str) -> str:
