@@ -264,3 +264,33 @@ async def test_services_run_alongside_the_whole_scenario_run(tmp_path, stand_in,
     assert outcome.summary.all_passed
     assert seen[0] == "probe started" and seen[1] == ScenarioStarted.__name__
     assert seen[-2:] == [ScenarioFinished.__name__, "stopped"]
+
+
+def test_an_auto_tunes_transfers_carry_its_loop_and_copy(tmp_path):
+    """Runs a runner starts itself (an auto-tune's transfers) are named in their parent's loop and copy,
+    so copies and passes of a tune never share a run id or a tag log."""
+    path = tmp_path / "at.yaml"
+    path.write_text(textwrap.dedent("""\
+        version: 1
+        name: at
+        loops: 2
+        defaults:
+          source: gsiftp://dtn1.example.org/data/
+          target: gsiftp://dtn2.example.org/data/
+          engine: simulated
+          link: {bandwidth: 10Gbit/s, rtt: 20ms, buffer_cap: 16M, seed: 1}
+        tests:
+          - {id: tune, kind: autotune, strategy: exhaustive, repetitions: 2, concurrency: 2,
+             candidates: {parallel: [1, 4]}, length: 1G}
+    """))
+    results = tmp_path / "r"
+    out = gftpwb("run", str(path), "--results", str(results), "--progress", "never")
+    assert out.returncode == 0, out.stdout + out.stderr
+    got = records(results)
+    tunes = sorted(r["run_id"] for r in got if r["kind"] == "autotune")
+    assert tunes == ["loop0/tune#0", "loop0/tune#1", "loop1/tune#0", "loop1/tune#1"]
+    transfers = [r for r in got if r["kind"] == "guc"]
+    assert len(transfers) == 16 and len({r["run_id"] for r in transfers}) == 16
+    assert len({r["taglog"] for r in transfers}) == 16
+    assert "loop1/tune#2/1#0" in {r["run_id"] for r in transfers}  # candidate 2, transfer 1, copy 0, pass 1
+    assert all(r["details"]["loop"] in (0, 1) and r["details"]["copy"] in (0, 1) for r in transfers)
