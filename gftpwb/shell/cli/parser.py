@@ -69,11 +69,16 @@ REPORT_EXAMPLES = """\
 examples:
   gftpwb report results/20261122T143047Z-quickstart
   gftpwb report results/*-quickstart --csv cases.csv --junit junit.xml
+  gftpwb report results/20261122T143047Z-quickstart --html report.html   # open it in any browser, offline
   gftpwb report results/20261122T143047Z-quickstart --json | jq '.directories[0].cases[0].figures[0].stats'
 
 Per case: the median, mean ± 95 % confidence interval and CV of each kind's figures (guc: the rate
 incl. set-up and guc's own average), over passed runs that are not warm-ups. Every run of a directory
 counts, resumed or not (the latest record of each run id). --json follows schemas/report.schema.json.
+--html writes one self-contained page (inline SVG charts, nothing loaded from anywhere): the tables,
+rate per case with CI whiskers, rate over time per run, gfapi per host and per thread, auto-tune
+rankings, the trend of each case's median across earlier runs of the scenario (the results
+directories beside DIR), and the environment of every host.
 """
 
 
@@ -85,6 +90,10 @@ def add_report(sub: Sub) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout instead of tables")
     p.add_argument("--csv", metavar="FILE", help="also write each case's statistics as CSV (one row per figure)")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML: one testcase per run, failures as failures")
+    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report with charts")
+    p.add_argument("--trend", metavar="N", type=int, default=20,
+                   help="--html: each case's median in the N latest runs of the scenario beside DIR (default 20; "
+                        "0: no trend)")
     handler(p, "gftpwb.shell.cli.report:cmd_report")
 
 

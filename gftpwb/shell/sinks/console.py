@@ -32,7 +32,8 @@ from gftpwb.core.format import CONSOLE_STATUS_STYLE, counts_text, human_bytes, r
 from gftpwb.core.harness.aggregate import CopiesAggregate, copies_table, summary_text
 from gftpwb.core.journal import Journal
 from gftpwb.core.records import PASSED, ResultRecord
-from gftpwb.core.registry import ReportSection, ReportTable, registry
+from gftpwb.core.registry import ReportTable, registry
+from gftpwb.core.report import report_sections
 from gftpwb.core.specs import RunSpec
 from gftpwb.kinds.autotune.report import pick_lines, ranking_table
 
@@ -126,20 +127,6 @@ def rich_table(table: ReportTable) -> Table:
     for cells, style in table.rows:
         out.add_row(*cells, style=style)
     return out
-
-
-def report_sections(records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> list[tuple[ReportSection,
-                                                                                                  list[ResultRecord]]]:
-    """Records grouped by the report section of their test's kind (``kind_of_test``; a record of a
-    test not in it goes by its own kind), sections in order; records of kinds without one are left out."""
-    reg = registry()
-    grouped: dict[str, tuple[ReportSection, list[ResultRecord]]] = {}
-    for record in records:
-        kind = reg.find(kind_of_test.get(record.test_id, record.kind))
-        if kind is None or kind.report is None:
-            continue
-        grouped.setdefault(kind.report.name, (kind.report, []))[1].append(record)
-    return sorted(grouped.values(), key=lambda item: item[0].order)
 
 
 class ConsoleSink:
