@@ -24,6 +24,7 @@ import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000  # bootstrap resamples: the bounds' own noise is well under 1 % of the spread at this size
@@ -91,10 +92,9 @@ def t_interval(mean: float, stdev: float, n: int, confidence: float = CONFIDENCE
     return Interval(mean - half, mean + half, confidence)
 
 
-def bootstrap_median(values: Sequence[float], seed: int, confidence: float = CONFIDENCE,
-                     resamples: int = RESAMPLES) -> Interval:
-    """Percentile bootstrap interval of the median: the middle ``confidence`` of the medians of
-    ``resamples`` resamples (with replacement) of ``values``, drawn by a generator seeded with ``seed``.
+def bootstrap_medians(values: Sequence[float], seed: int, resamples: int = RESAMPLES) -> Any:
+    """The medians of ``resamples`` bootstrap resamples (with replacement) of ``values`` (a numpy
+    array), drawn by a generator seeded with ``seed``.
 
     A resample's median depends only on which order statistics of the sorted values it picks, so each
     resample is drawn directly rather than as n draws: drawing an index ``floor(n·U)`` n times, the
@@ -110,12 +110,19 @@ def bootstrap_median(values: Sequence[float], seed: int, confidence: float = CON
     lower = rng.beta(m, n - m + 1, size=resamples)
     pick = lambda u: data[np.minimum((u * n).astype(np.int64), n - 1)]  # noqa: E731
     if n % 2:
-        medians = pick(lower)
-    else:
-        upper = lower + (1 - lower) * rng.beta(1, n - m, size=resamples)
-        medians = (pick(lower) + pick(upper)) / 2
+        return pick(lower)
+    upper = lower + (1 - lower) * rng.beta(1, n - m, size=resamples)
+    return (pick(lower) + pick(upper)) / 2
+
+
+def bootstrap_median(values: Sequence[float], seed: int, confidence: float = CONFIDENCE,
+                     resamples: int = RESAMPLES) -> Interval:
+    """Percentile bootstrap interval of the median: the middle ``confidence`` of the medians of
+    ``resamples`` resamples of ``values`` (:func:`bootstrap_medians`)."""
+    import numpy as np
+
     tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(medians, [tail, 100 - tail])
+    low, high = np.percentile(bootstrap_medians(values, seed, resamples), [tail, 100 - tail])
     return Interval(float(low), float(high), confidence)
 
 
