@@ -9,7 +9,8 @@ Hierarchy::
     ├── LabError                     4   the local lab could not be started, stopped or inspected
     └── ResumeError                  5   --resume refused (scenario changed, no journal)
 
-Runs that fail are not errors: they are results (exit code 1 from ``gftpwb run``). The CLI turns
+Runs that fail are not errors: they are results (exit code 1 from ``gftpwb run``; 6 when every run
+passed but a threshold of ``expect:`` was not met). The CLI turns
 every ``GftpwbError`` into one message on stderr and its exit code, never a traceback.
 """
 
@@ -23,6 +24,7 @@ EXIT_INVALID_INPUT = 2
 EXIT_ENVIRONMENT = 3
 EXIT_LAB = 4
 EXIT_RESUME = 5
+EXIT_EXPECTATIONS = 6  # every run passed, but a threshold (expect:) was not met
 EXIT_INTERRUPTED = 130
 
 

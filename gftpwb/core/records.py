@@ -118,11 +118,14 @@ class Summary:
     counts: dict[str, int]
     interrupted: bool = False
     results_dir: str = ""
+    violations: int = 0  # thresholds (expect:) not met, over the tests that ended
 
     @classmethod
-    def of(cls, records: list[ResultRecord], *, planned: int, interrupted: bool, results_dir: str) -> Summary:
+    def of(cls, records: list[ResultRecord], *, planned: int, interrupted: bool, results_dir: str,
+           violations: int = 0) -> Summary:
         counts = Counter(r.status for r in records)
-        return cls(total=planned, counts=dict(counts), interrupted=interrupted, results_dir=results_dir)
+        return cls(total=planned, counts=dict(counts), interrupted=interrupted, results_dir=results_dir,
+                   violations=violations)
 
     @property
     def all_passed(self) -> bool:

@@ -66,6 +66,7 @@ def directory_data(summary: DirectorySummary) -> dict[str, Any]:
             "not_run": list(summary.not_run), "problems": list(summary.problems),
             "gftpwb_version": meta.get("gftpwb_version"), "command": meta.get("command"),
             "environment": meta.get("environment"),
+            "expectations": [c.to_dict() for c in summary.checks],
             "cases": [case_data(summary, c) for c in summary.cases]}
 
 

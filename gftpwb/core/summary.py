@@ -19,12 +19,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .records import PASSED, ResultRecord, latest_by_run
 from .registry import Figure, Kind, Measured, registry
 from .samples import RunSamples
 from .stats import Stats, describe, seed_of
+
+if TYPE_CHECKING:
+    from .checks import Check
 
 SUMMARY_VERSION = 1
 
@@ -202,6 +205,11 @@ class DirectorySummary:
     not_run: tuple[str, ...]  # run ids of the plan with no record (stopped before them)
     kinds: dict[str, str]  # test id -> the test's kind
     samples: dict[str, RunSamples]  # run id -> its progress samples
+    checks: tuple[Check, ...] = ()  # thresholds (expect:) checked as tests ended (expectations.jsonl)
+
+    @property
+    def violations(self) -> int:
+        return sum(1 for c in self.checks if not c.ok)
 
     @property
     def records(self) -> list[ResultRecord]:
@@ -210,7 +218,7 @@ class DirectorySummary:
 
 def summarize_directory(path: str, records: Sequence[ResultRecord], *, meta: Mapping[str, Any] | None = None,
                         plan: Sequence[Mapping[str, Any]] = (), samples: Mapping[str, RunSamples] | None = None,
-                        problems: Sequence[str] = ()) -> DirectorySummary:
+                        problems: Sequence[str] = (), checks: Sequence[Check] = ()) -> DirectorySummary:
     """The summary of a results directory's contents (read by the shell): its journal's records, its
     ``meta.json``, ``plan.json`` (the planned runs: which exist, and each test's kind) and samples."""
     latest = list(latest_by_run(list(records)).values())
@@ -227,5 +235,5 @@ def summarize_directory(path: str, records: Sequence[ResultRecord], *, meta: Map
         counts=dict(Counter(r.status for r in counted)), cases=tuple(summarize_cases(latest, kinds, latest=False)),
         meta=meta, problems=tuple(problems), not_run=tuple(str(s["run_id"]) for s in plan
                                                             if "run_id" in s and s["run_id"] not in seen),
-        kinds=kinds, samples=dict(samples or {}),
+        kinds=kinds, samples=dict(samples or {}), checks=tuple(checks),
     )

@@ -89,7 +89,8 @@ class Executor:
         final = {r.run_id: r for r in records if r.status in FINAL_STATUSES}
         scheduler = Scheduler(self, specs, schedule or Schedule(), done, final)
         records.extend(await scheduler.run())
-        summary = Summary.of(records, planned=len(specs), interrupted=self._stopping, results_dir=results_dir)
+        summary = Summary.of(records, planned=len(specs), interrupted=self._stopping, results_dir=results_dir,
+                             violations=scheduler.violations)
         self.publish(ScenarioFinished(summary=summary))
         return summary
 

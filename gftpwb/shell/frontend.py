@@ -20,7 +20,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from gftpwb.core.dsl.model import LOCAL, Scenario
-from gftpwb.core.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EnvironmentProblem, UsageError
+from gftpwb.core.errors import (
+    EXIT_EXPECTATIONS,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_RUNS_FAILED,
+    EnvironmentProblem,
+    UsageError,
+)
 from gftpwb.core.records import Summary
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
@@ -110,9 +117,12 @@ def run(request: RunRequest) -> Outcome:
 
 
 def exit_code(summary: Summary | None) -> int:
-    """0 all passed (or nothing run), 1 some run did not pass, 130 stopped by the user."""
+    """0 all passed (or nothing run), 1 some run did not pass, 6 all passed but a threshold
+    (``expect:``) was not met, 130 stopped by the user."""
     if summary is None:
         return EXIT_OK
     if summary.interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_OK if summary.all_passed else EXIT_RUNS_FAILED
+    if not summary.all_passed:
+        return EXIT_RUNS_FAILED
+    return EXIT_EXPECTATIONS if summary.violations else EXIT_OK

@@ -63,15 +63,32 @@ def on_tuple(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class Expectation:
+    """One threshold of ``expect:`` (:mod:`gftpwb.core.expect`): ``metric op threshold``, the
+    threshold in the metric's unit (MiB/s; a fraction for percentages), and the text as written."""
+
+    metric: str
+    op: str
+    threshold: float
+    text: str
+
+    def holds(self, value: float) -> bool:
+        return {"<": value < self.threshold, "<=": value <= self.threshold, ">": value > self.threshold,
+                ">=": value >= self.threshold, "==": value == self.threshold}[self.op]
+
+
+@dataclass(frozen=True)
 class TestSchedule:
     """How the harness runs a test, whatever its kind: the tests it ``needs`` (ids), how many copies
-    of each run start at once (``concurrency``) and the ``delay`` before each run or copy."""
+    of each run start at once (``concurrency``), the ``delay`` before each run or copy, and the
+    thresholds checked when it ends (``expect``)."""
 
     __test__ = False  # not a pytest test class
 
     needs: tuple[str, ...] = ()
     concurrency: int = 1
     delay: Delay | None = None
+    expect: tuple[Expectation, ...] = ()
 
 
 NO_SCHEDULE = TestSchedule()

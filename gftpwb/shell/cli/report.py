@@ -22,7 +22,7 @@ from gftpwb.core.samples import WHOLE, gaps, stalls
 from gftpwb.core.summary import DirectorySummary
 from gftpwb.shell.files import atomic_write
 from gftpwb.shell.results_index import read_directory
-from gftpwb.shell.sinks.console import plain_or_terminal_console, print_report
+from gftpwb.shell.sinks.console import plain_or_terminal_console, print_checks, print_report
 
 
 def _write(path: str, text: str, what: str) -> None:
@@ -50,6 +50,7 @@ def print_directory(console, summary: DirectorySummary) -> None:
     created = f", {summary.created_at}" if summary.created_at else ""
     console.print(Text(f"{summary.path}: {summary.scenario}{created}", style="bold"), soft_wrap=True)
     print_report(console, summary.records, summary.kinds)
+    print_checks(console, summary.checks)
     planned = f" of {summary.planned} planned" if summary.planned is not None else ""
     not_run = f"; {len(summary.not_run)} not run" if summary.not_run else ""
     console.print(f"{counts_text(summary.counts)}{planned}{not_run}")

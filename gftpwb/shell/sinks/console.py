@@ -15,9 +15,11 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from gftpwb.core.checks import Check
 from gftpwb.core.events import (
     CopiesFinished,
     Event,
+    ExpectationsChecked,
     Notice,
     OutputLine,
     Progress,
@@ -148,6 +150,7 @@ class ConsoleSink:
         self._groups: dict[str, list[str]] = {}
         self._copies: dict[str, _CopyFlight] = {}
         self.aggregates: list[CopiesAggregate] = []
+        self.checks: list[Check] = []  # thresholds checked as tests ended
         self._in_flight: dict[str, str] = {}  # run id -> test id, of the runs started and not finished
 
     def __call__(self, event: Event) -> None:
@@ -317,9 +320,16 @@ class ConsoleSink:
         self.print_table(list(self.journal.latest().values()))
         if self.aggregates:
             self.console.print(rich_table(copies_table(self.aggregates)))
+        print_checks(self.console, self.checks)
         s = event.summary
         note = " (interrupted by the user)" if s.interrupted else ""
         self.console.print(f"{counts_text(s.counts)} of {s.total} planned{note}. Results: {s.results_dir}")
+
+    def _on_ExpectationsChecked(self, event: ExpectationsChecked) -> None:
+        self.checks.extend(event.checks)
+        for check in event.checks:
+            self.console.print(Text(f"expect: {check.line()}", style="green" if check.ok else "bold red"),
+                               soft_wrap=True)
 
     def print_ranking(self, event: TuneUpdate) -> None:
         """The final ranking of an auto-tune, then the pick as tgftp prints it."""
@@ -330,6 +340,19 @@ class ConsoleSink:
     def print_table(self, records: Sequence[ResultRecord]) -> None:
         """The report: each section's tables, then a line for every run that did not pass."""
         print_report(self.console, records, self._kind_of_test)
+
+
+def print_checks(console: Console, checks: Sequence[Check]) -> None:
+    """The thresholds checked (``expect:``): a table when there are any, violations in red."""
+    if not checks:
+        return
+    violated = sum(1 for c in checks if not c.ok)
+    rows = tuple(((c.test_id, c.case_text, f"{c.metric} {c.expression}", c.value_text,
+                   "met" if c.ok else "VIOLATED", c.note), "" if c.ok else "bold red") for c in checks)
+    console.print(rich_table(ReportTable(
+        f"Expectations: {violated} of {len(checks)} violated", "Checked when each test ended (expect:).",
+        (("test", "left"), ("case", "left"), ("expect", "left"), ("value", "right"), ("verdict", "left"),
+         ("note", "left")), rows)))
 
 
 def print_report(console: Console, records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> None:
