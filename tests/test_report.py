@@ -84,9 +84,11 @@ def test_junit_and_csv_match_the_golden_files(mixed):
     root = ET.fromstring(junit)
     (suite,) = root
     cases = suite.findall("testcase")
-    assert len(cases) == 21 == int(root.get("tests"))  # 20 runs (the latest record of each) and one not run
+    # 20 runs (the latest record of each), two thresholds checked (the latest line of the test), one not run
+    assert len(cases) == 23 == int(root.get("tests"))
     failures = {c.get("name"): c.find("failure").get("type") for c in cases if c.find("failure") is not None}
-    assert failures == {"sweep[1]/2": "failed", "slow/0": "timeout"}
+    assert failures == {"sweep[1]/2": "failed", "slow/0": "timeout",
+                        "expect #000 -p 1 -len 1G: median_rate >= 900MiB/s": "expectation"}
     assert [c.get("name") for c in cases if c.find("skipped") is not None] == ["late/0"]
     warm = next(c for c in cases if c.get("name") == "sweep[0]/0")
     assert {p.get("name"): p.get("value") for p in warm.iter("property")}["warmup"] == "true"
