@@ -171,7 +171,8 @@ class ConsoleSink:
         if flight is not None:
             flight.progress = event
         if not self.live_enabled:
-            self.console.print(f"    {event.run_id}: {event.bytes} bytes  {rate_text(event.rate_avg_mib_s, 2)} MiB/s "
+            part = f" [{event.channel}]" if event.channel else ""
+            self.console.print(f"    {event.run_id}{part}: {event.bytes} bytes  {rate_text(event.rate_avg_mib_s, 2)} MiB/s "
                                f"avg  {rate_text(event.rate_inst_mib_s, 2)} MiB/s inst  ({event.elapsed_s:.1f}s)",
                                soft_wrap=True)
 
