@@ -23,7 +23,7 @@ SWEEPABLE: dict[str, dict[str, Any]] = {
     "omit": DURATION,
 }
 
-DEFAULT_KEYS: tuple[Key, ...] = (
+IPERF3_KEYS: tuple[Key, ...] = (
     Key("client", ref("name"),
         "Host the iperf3 client runs on (the sending end, unless reverse): 'local' or a host of the inventory. "
         "Default: the test's on: when it names one host, else local."),
@@ -37,10 +37,6 @@ DEFAULT_KEYS: tuple[Key, ...] = (
     Key("duration", DURATION, "How long to send (iperf3 -t, whole seconds). Default 10s, unless bytes is set."),
     Key("omit", DURATION,
         "Seconds at the start left out of the results while TCP ramps up (iperf3 -O, whole seconds). Default 0."),
-)
-
-IPERF3_KEYS: tuple[Key, ...] = (
-    *DEFAULT_KEYS,
     Key("port", {"type": "integer", "minimum": 1, "maximum": 65535},
         "Server port. Default: a free one, chosen for each run (another is tried when it is taken)."),
     Key("streams", SWEEPABLE["streams"], "Parallel TCP streams (iperf3 -P). Default 1."),

@@ -13,7 +13,7 @@ from gftpwb.core.specs import RunSpec
 
 from .dsl import build_iperf3_test, check_iperf3_test
 from .job import IPERF3, Iperf3Job
-from .keys import DEFAULT_KEYS, IPERF3_KEYS
+from .keys import IPERF3_KEYS
 from .model import BDP, Iperf3Test
 from .plan import plan_iperf3
 
@@ -24,15 +24,12 @@ class Iperf3Kind(Kind):
     name = "iperf3"
     description = ("a network baseline: iperf3 from a client host to a server started for each run on a "
                    "server host (memory to memory, as guc from /dev/zero to /dev/null).")
-    order = 30
+    order = 50
     runner = "gftpwb.kinds.iperf3.run.runner:run"
     report = ReportSection("iperf3", 25, "gftpwb.kinds.iperf3.report:tables")
 
     def dsl_keys(self) -> tuple[Key, ...]:
         return IPERF3_KEYS
-
-    def defaults_keys(self) -> tuple[Key, ...]:
-        return DEFAULT_KEYS
 
     def check(self, test: TestInput) -> None:
         check_iperf3_test(test)
