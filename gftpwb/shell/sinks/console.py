@@ -172,9 +172,9 @@ class ConsoleSink:
             flight.progress = event
         if not self.live_enabled:
             part = f" [{event.channel}]" if event.channel else ""
-            self.console.print(f"    {event.run_id}{part}: {event.bytes} bytes  {rate_text(event.rate_avg_mib_s, 2)} MiB/s "
-                               f"avg  {rate_text(event.rate_inst_mib_s, 2)} MiB/s inst  ({event.elapsed_s:.1f}s)",
-                               soft_wrap=True)
+            avg, inst = rate_text(event.rate_avg_mib_s, 2), rate_text(event.rate_inst_mib_s, 2)
+            self.console.print(f"    {event.run_id}{part}: {event.bytes} bytes  {avg} MiB/s avg  {inst} MiB/s inst  "
+                               f"({event.elapsed_s:.1f}s)", soft_wrap=True)
 
     def _on_OutputLine(self, event: OutputLine) -> None:
         return None  # captured in the record and the tag log; errors are shown when the run ends
