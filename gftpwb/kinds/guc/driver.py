@@ -16,6 +16,7 @@ from gftpwb.core.rates import mib_per_s
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, bound_output
 from gftpwb.core.units import format_duration, format_size_arg
 
+from .markers import StripeTracker
 from .model import GucOptions
 from .options import OPTIONS_BY_NAME
 from .output import GucOutputParser, ParsedItem, ProgressSample, TextLine
@@ -37,10 +38,13 @@ def option_args(options: GucOptions) -> list[str]:
     return args
 
 
-def build_argv(source: str, target: str, options: GucOptions, extra_args: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """``globus-url-copy -vb <options> <extra args> SOURCE TARGET``; ``-vb`` gives live progress."""
+def build_argv(source: str, target: str, options: GucOptions, extra_args: tuple[str, ...] = (),
+               *, debug: bool = False) -> tuple[str, ...]:
+    """``globus-url-copy -vb <options> <extra args> SOURCE TARGET``; ``-vb`` gives live progress,
+    ``debug`` adds ``-dbg`` (the control conversation, with the servers' performance markers)."""
     verbose = [] if ("-vb" in extra_args or "-verbose-perf" in extra_args) else ["-vb"]
-    return (GUC, *verbose, *option_args(options), *extra_args, source, target)
+    dbg = ["-dbg"] if debug and "-dbg" not in extra_args else []
+    return (GUC, *verbose, *dbg, *option_args(options), *extra_args, source, target)
 
 
 def unbuffered(argv: tuple[str, ...]) -> tuple[str, ...]:
@@ -89,6 +93,7 @@ class GucRun:
     last_progress: ProgressSample | None = None
     stderr_lines: list[str] = field(default_factory=list)
     captured: list[str] = field(default_factory=list)
+    stripes: StripeTracker = field(default_factory=StripeTracker)
 
     def feed(self, stream: str, data: bytes) -> list[ParsedItem]:
         self.captured.append(data.decode("utf-8", errors="replace"))
@@ -98,30 +103,35 @@ class GucRun:
         return self._track(self.parser.close())
 
     def _track(self, items: list[ParsedItem]) -> list[ParsedItem]:
+        out: list[ParsedItem] = []
         for item in items:
-            if isinstance(item, ProgressSample):
+            out.append(item)
+            if isinstance(item, ProgressSample) and item.channel is None:
                 self.last_progress = item
             elif isinstance(item, TextLine) and item.stream == "stderr":
                 self.stderr_lines.append(item.text)
-        return items
+                out.extend(self.stripes.feed_line(item.text))  # -dbg: per-stripe performance markers
+        return out
 
     def outcome(self, exit_code: int | None, wall_seconds: float, *, timed_out: bool = False,
                 interrupted: bool = False, timeout_s: float | None = None, start_error: str = "") -> Outcome:
         """Decide status, bytes and rates once the process has ended (or could not start)."""
         output = bound_output("".join(self.captured))
+        stripes = self.stripes.summary()
+        details = {"stripes": stripes} if stripes else {}
         guc_avg = self.last_progress.avg_mib_s if self.last_progress else None
         moved = self.last_progress.bytes if self.last_progress else None
         if start_error:
-            return Outcome(FAILED, None, None, None, start_error, output)
+            return Outcome(FAILED, None, None, None, start_error, output, details)
         if interrupted:
             return Outcome(INTERRUPTED, moved, None, guc_avg, "interrupted by the user (Ctrl-C); guc was stopped",
-                           output)
+                           output, details)
         if timed_out:
             limit = format_duration(timeout_s) if timeout_s else "its time limit"
             return Outcome(TIMEOUT, moved, None, guc_avg,
-                           f"timed out after {limit}; guc and its process group were killed", output)
+                           f"timed out after {limit}; guc and its process group were killed", output, details)
         if exit_code != 0:
             detail = summarize_error(self.stderr_lines) or f"{GUC} exited with status {exit_code}"
-            return Outcome(FAILED, moved, None, guc_avg, detail, output)
+            return Outcome(FAILED, moved, None, guc_avg, detail, output, details)
         nbytes = self.length_bytes if self.length_bytes is not None else moved
-        return Outcome(PASSED, nbytes, mib_per_s(nbytes, wall_seconds), guc_avg, "", output)
+        return Outcome(PASSED, nbytes, mib_per_s(nbytes, wall_seconds), guc_avg, "", output, details)

@@ -14,7 +14,7 @@ from gftpwb.core.units import parse_duration
 from gftpwb.kinds.simulated.link import build_link
 
 from .driver import GUC
-from .keys import MATRIX_KEY, definitions, shared_keys
+from .keys import MATRIX_KEY, STRIPE_KEY, definitions, shared_keys
 from .model import GucOptions, Test
 from .plan import plan_transfers
 
@@ -57,6 +57,7 @@ def build_transfer_test(test: TestInput, default_timeout: float = 0.0) -> Test:
         log_filename=raw.get("log_filename", ""),
         on=on_tuple(merged.get("on", LOCAL)),
         engine=merged.get("engine", REAL_ENGINE),
+        stripe=bool(merged.get("stripe", False)),
         link=build_link(merged.get("link")),
         index=test.index,
     )
@@ -71,7 +72,7 @@ class GucKind(Kind):
     report = TRANSFERS
 
     def dsl_keys(self) -> tuple[Key, ...]:
-        return (*shared_keys(), MATRIX_KEY, *COMMAND_KEYS, LOG_FILENAME_KEY)
+        return (*shared_keys(), MATRIX_KEY, STRIPE_KEY, *COMMAND_KEYS, LOG_FILENAME_KEY)
 
     def defaults_keys(self) -> tuple[Key, ...]:
         return (*shared_keys(), *COMMAND_KEYS)

@@ -19,7 +19,10 @@ Shape = Callable[[Test, GucOptions], tuple[tuple[str, ...], dict[str, Any], int 
 
 
 def guc_shape(test: Test, options: GucOptions) -> tuple[tuple[str, ...], dict[str, Any], int | None]:
-    return build_argv(test.source, test.target, options, test.extra_args), options.set_options(), options.length
+    if test.stripe:  # a striped study run: -stripe, and -dbg for the per-stripe performance markers
+        options = options.with_values({"stripe": True})
+    argv = build_argv(test.source, test.target, options, test.extra_args, debug=test.stripe)
+    return argv, options.set_options(), options.length
 
 
 def plan_transfers(scenario: Scenario, test: Test, first_case: int,
