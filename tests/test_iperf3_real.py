@@ -49,7 +49,7 @@ async def run_scenario(body: str, *, hosts: str = "", transports=None, runner: I
     """Plan and run a scenario in this process; (events, records by run id). ``subscriber(executor,
     event)`` hears every event too."""
     scenario = load_scenario_text(f"version: 1\nname: ip\n{hosts}tests:\n{body}", "ip.yaml")
-    transports = transports or HostTransports()
+    transports = transports or HostTransports(scenario.hosts)
     bus, events = EventBus(), []
     bus.subscribe(events.append)
     executor = Executor(bus, transport_for=transports, kill_grace_s=1.0,
@@ -137,6 +137,14 @@ async def test_a_port_in_use_is_skipped_and_a_fixed_busy_port_fails_clearly():
     assert record.status == FAILED
     assert record.error == (f"the iperf3 server on local did not start on port {taken}: unable to start listener "
                             "for connections: Address already in use")
+
+
+async def test_a_server_host_that_cannot_be_reached_fails_the_run_with_the_reason():
+    _, records = await run_scenario("  - id: g\n    kind: iperf3\n    server: ghost\n    duration: 1s\n",
+                                    hosts="hosts:\n  ghost: {address: 127.0.0.1, port: 1, user: root}\n")
+    record = records["g/0"]
+    assert record.status == FAILED
+    assert record.error.startswith("host ghost (root@127.0.0.1:1): ") and "refused" in record.error.lower()
 
 
 async def test_a_timeout_stops_client_and_server():
