@@ -25,7 +25,7 @@ STDOUT = (DATA / "striped-dbg.stdout").read_bytes()
 
 
 def run_of(stderr: bytes, cuts=()) -> tuple[GucRun, list]:
-    run, items, last = GucRun(length_bytes=12 * GIB), [], 0
+    run, items, last = GucRun(length_bytes=12 * GIB, per_stripe=True), [], 0
     items += run.feed("stdout", STDOUT)
     for cut in sorted(set(cuts)):
         items += run.feed("stderr", stderr[last:cut])
@@ -79,6 +79,9 @@ def test_other_replies_and_damaged_markers_are_ignored():
         {"stripe": 0, "bytes": 5, "markers": 1, "seconds": 0.0, "mib_s": None}]}
     assert StripeTracker().summary() is None
     assert GucRun().outcome(0, 1.0).details == {}  # a transfer without markers has no stripes
+    unstriped = GucRun()  # a run not asked for stripes (a connection test's -dbg) ignores markers
+    assert [i for i in unstriped.feed("stderr", STDERR) if isinstance(i, ProgressSample)] == []
+    assert unstriped.outcome(0, 1.0).details == {}
 
 
 def test_stripe_true_passes_stripe_and_dbg_and_options_stripe_alone_does_not():

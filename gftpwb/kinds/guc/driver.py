@@ -93,6 +93,9 @@ class GucRun:
     last_progress: ProgressSample | None = None
     stderr_lines: list[str] = field(default_factory=list)
     captured: list[str] = field(default_factory=list)
+    #: Read the servers' performance markers (``-dbg``) as per-stripe progress: set for striped
+    #: transfers (a connection test's ``-dbg`` shows a marker of its single stripe too: not wanted).
+    per_stripe: bool = False
     stripes: StripeTracker = field(default_factory=StripeTracker)
 
     def feed(self, stream: str, data: bytes) -> list[ParsedItem]:
@@ -110,7 +113,8 @@ class GucRun:
                 self.last_progress = item
             elif isinstance(item, TextLine) and item.stream == "stderr":
                 self.stderr_lines.append(item.text)
-                out.extend(self.stripes.feed_line(item.text))  # -dbg: per-stripe performance markers
+                if self.per_stripe:
+                    out.extend(self.stripes.feed_line(item.text))  # -dbg: per-stripe performance markers
         return out
 
     def outcome(self, exit_code: int | None, wall_seconds: float, *, timed_out: bool = False,

@@ -37,7 +37,8 @@ def _window_text(info: dict[str, Any]) -> str:
         return "auto"
     text = format_size_arg(window) if window % 1024 == 0 else f"{window} B"
     if info.get("window_from") == "bdp":
-        text += f" (bdp, RTT {rate_text(info.get('rtt_ms'), 3)} ms {info.get('rtt_from') or ''})".replace(" )", ")")
+        rtt = " ".join(filter(None, (f"RTT {rate_text(info.get('rtt_ms'), 3)} ms", info.get("rtt_from"))))
+        text += f" (bdp, {rtt})"
     return text
 
 
