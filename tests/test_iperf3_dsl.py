@@ -11,6 +11,7 @@ from dataclasses import fields
 import pytest
 
 from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.dsl.model import TestSchedule
 from gftpwb.core.dsl.schema import build_schema
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.plan import plan
@@ -37,7 +38,8 @@ def errors_of(tests: str) -> list[str]:
 
 def test_model_and_schema_name_the_same_keys():
     keys = {f.metadata.get("key", f.name) for f in fields(Iperf3Test) if not f.metadata.get("derived")}
-    assert keys == set(build_schema()["definitions"]["iperf3_test"]["properties"])
+    harness = {f.name for f in fields(TestSchedule)}  # needs, concurrency, delay: every test's, the harness's
+    assert keys | harness == set(build_schema()["definitions"]["iperf3_test"]["properties"])
 
 
 def test_a_test_between_two_hosts_loads_with_its_defaults():
