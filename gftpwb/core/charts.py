@@ -21,14 +21,26 @@ MAX_LABEL = 48  # characters of a category label; longer ones are cut in the mid
 
 
 @dataclass(frozen=True)
+class Mark:
+    """A threshold on a category's value axis (``expect: {median_rate: ">= 900MiB/s"}``): where it
+    lies, what it says, and whether the value met it."""
+
+    value: float
+    label: str
+    ok: bool
+
+
+@dataclass(frozen=True)
 class Point:
-    """A category's value and its interval (None: no interval); ``highlight`` marks it (the pick)."""
+    """A category's value and its interval (None: no interval); ``highlight`` marks it (the pick);
+    ``marks``: the thresholds set on it."""
 
     label: str
     value: float
     low: float | None = None
     high: float | None = None
     highlight: bool = False
+    marks: tuple[Mark, ...] = ()
 
 
 @dataclass(frozen=True)

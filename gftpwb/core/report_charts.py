@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .charts import Chart, IntervalChart, Line, LineChart, Point, Span, short_label
+from .charts import Chart, IntervalChart, Line, LineChart, Mark, Point, Span, short_label
+from .checks import Check
 from .registry import registry
 from .samples import WHOLE, RunSamples, gaps, stalls, step_points
 from .summary import CaseSummary, RunRow
@@ -39,8 +40,32 @@ def own_cases(cases: Sequence[CaseSummary]) -> list[CaseSummary]:
     return [c for c in cases if c.kind == c.test_kind]
 
 
-def per_case_charts(cases: Sequence[CaseSummary]) -> list[Chart]:
-    """For each kind among ``cases`` with figures: its headline's median per case, CI as whiskers."""
+def threshold_marks(case: CaseSummary, checks: Sequence[Check]) -> tuple[Mark, ...]:
+    """The thresholds checked on ``case`` that lie on its headline figure's axis (a median, mean,
+    min or max of that figure; not a CV or a fact), where they lie and whether they were met."""
+    from .expect import ExpectError, metric_of, parse_expectation
+
+    kind = registry().find(case.kind)
+    if kind is None or case.headline is None:
+        return ()
+    marks = []
+    for check in checks:
+        if check.test_id != case.test_id or check.case != case.case:
+            continue
+        metric = metric_of(kind, check.metric)
+        if metric is None or metric.fact or metric.statistic == "cv" or metric.figure != case.headline.figure.key:
+            continue
+        try:
+            expectation = parse_expectation(metric, check.expression)
+        except ExpectError:
+            continue  # written by another version; the table still shows it
+        marks.append(Mark(expectation.threshold, f"{check.metric} {check.expression}", check.ok))
+    return tuple(marks)
+
+
+def per_case_charts(cases: Sequence[CaseSummary], checks: Sequence[Check] = ()) -> list[Chart]:
+    """For each kind among ``cases`` with figures: its headline's median per case, CI as whiskers,
+    and the thresholds of ``expect:`` checked on it as marks."""
     by_kind: dict[str, list[CaseSummary]] = {}
     for case in own_cases(cases):
         if case.headline is not None:
@@ -54,12 +79,15 @@ def per_case_charts(cases: Sequence[CaseSummary]) -> list[Chart]:
             if stats is None:
                 continue
             ci = stats.ci_median
-            points.append(Point(case_label(case), stats.median, ci.low if ci else None, ci.high if ci else None))
+            points.append(Point(case_label(case), stats.median, ci.low if ci else None, ci.high if ci else None,
+                                marks=threshold_marks(case, checks)))
         if points:
+            marked = " Thresholds (expect:): vertical bars, green met, red violated." if any(
+                p.marks for p in points) else ""
             charts.append(IntervalChart(
                 f"{figure.label} per case", "case", f"{figure.label} ({figure.unit})", tuple(points),
                 note="Median of the counted runs (passed, not warm-ups); whiskers: 95 % confidence interval of "
-                     "the median (bootstrap; cases of fewer than 3 runs have none)."))
+                     f"the median (bootstrap; cases of fewer than 3 runs have none).{marked}"))
     return charts
 
 

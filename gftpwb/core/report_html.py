@@ -98,7 +98,7 @@ def environment_html(meta: Mapping[str, Any]) -> str:
 
 
 def checks_html(summary: DirectorySummary) -> str:
-    checks = getattr(summary, "checks", ())
+    checks = summary.checks
     if not checks:
         return ""
     rows = []
@@ -148,7 +148,7 @@ def directory_html(index: int, summary: DirectorySummary, svg: Svg, trend: Seque
                     + "</ul>")
         ids = {id(r) for r in section_records}
         cases = [c for c in summary.cases if c.runs and id(c.runs[0].record) in ids]
-        charts = [*per_case_charts(cases), *over_time_charts(own_cases(cases), summary.samples),
+        charts = [*per_case_charts(cases, summary.checks), *over_time_charts(own_cases(cases), summary.samples),
                   *section.build_charts(section_records, summary.samples)]
         parts.extend(chart_html(c, svg) for c in charts)
     parts.append(samples_html(summary))

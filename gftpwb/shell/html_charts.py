@@ -19,6 +19,7 @@ WIDTH_IN = 9.0
 COLOURS = ("#1f5f99", "#d1631c", "#2e8b57", "#8b3a8b", "#b8860b", "#4682b4", "#a0522d", "#556b2f", "#c71585",
            "#2f4f4f")
 HIGHLIGHT = "#d1631c"
+MARKS = {True: ("threshold met", "#0a8a3a"), False: ("threshold violated", "#c00020")}
 RC = {
     "svg.fonttype": "none",
     "svg.hashsalt": "gftpwb",
@@ -37,6 +38,7 @@ RC = {
 SPANS = {"stall": ("stalled (no new bytes)", "#f2b8b5", None), "gap": ("no progress report", "#c9d3e6", "//")}
 _ID = re.compile(r'\bid="([^"]+)"')
 _REF = re.compile(r'(url\(#|href="#)([^")]+)')
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
 
 
 def _matplotlib() -> Any:
@@ -71,8 +73,8 @@ class SvgCharts:
 
 
 def _inline(svg: str, prefix: str) -> str:
-    """The ``<svg>`` element alone (no XML declaration or doctype), its ids prefixed."""
-    svg = svg[svg.index("<svg"):]
+    """The ``<svg>`` element alone (no XML declaration, doctype or RDF metadata), its ids prefixed."""
+    svg = _METADATA.sub("", svg[svg.index("<svg"):], count=1)
     svg = _ID.sub(lambda m: f'id="{prefix}{m.group(1)}"', svg)
     return _REF.sub(lambda m: f"{m.group(1)}{prefix}{m.group(2)}", svg)
 
@@ -111,6 +113,7 @@ def _draw_interval(figure: Any, chart: IntervalChart) -> None:
         for i, p in enumerate(chart.points):
             ax.errorbar([p.value], [i], xerr=[[below[i]], [above[i]]], fmt="o", color=colours[i], ecolor=colours[i],
                         capsize=4, markersize=5)
+    _draw_marks(ax, chart)
     ax.margins(x=0.06, y=0.5 / max(len(positions), 1))
     ax.set_yticks(positions, labels)
     for tick, point in zip(ax.get_yticklabels(), chart.points, strict=True):
@@ -123,6 +126,21 @@ def _draw_interval(figure: Any, chart: IntervalChart) -> None:
     ax.set_xlabel(chart.value_label)
     ax.set_ylabel(chart.category_label)
     ax.grid(axis="y", visible=False)
+
+
+def _draw_marks(ax: Any, chart: IntervalChart) -> None:
+    """Each threshold as a bar across its category's row, labelled with its expression."""
+    seen: set[bool] = set()
+    for i, point in enumerate(chart.points):
+        for mark in point.marks:
+            name, colour = MARKS[mark.ok]
+            ax.plot([mark.value], [i], marker="|", markersize=18, markeredgewidth=2.5, color=colour, linestyle="none",
+                    label=None if mark.ok in seen else name, zorder=3)
+            ax.annotate(mark.label, (mark.value, i), xytext=(4, 7), textcoords="offset points", fontsize=7.5,
+                        color=colour)
+            seen.add(mark.ok)
+    if seen:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
 def _draw_lines(figure: Any, chart: LineChart) -> None:
