@@ -69,7 +69,8 @@ COLUMNS: dict[str, dict[str, str]] = {
         "planned": "runs the plan had (meta.json), NULL for imported results",
         "gftpwb_version, controller": "from meta.json",
         "records": "lines in the journal",
-        "runs, passed, failed, timeout, interrupted, skipped": "latest records by status",
+        "runs, passed, failed, timeout, interrupted, skipped": "latest records by status (every run id, an "
+                                                               "auto-tune's transfers too)",
     },
 }
 
