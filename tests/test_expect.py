@@ -111,3 +111,35 @@ def test_a_real_run_checks_thresholds_and_exits_6(tmp_path, gridftp):
     assert failures == [("gate.impossible", "expect #001 -p 2 -len 64M: median_rate >= 1000Gbit/s", "expectation")]
     doc = json.loads(report.stdout)
     assert sum(1 for c in doc["directories"][0]["expectations"] if not c["ok"]) == 1
+
+
+@pytest.mark.real
+def test_iperf3_cases_have_statistics_thresholds_and_history(tmp_path):
+    """The iperf3 kind names its figures like every kind: report, expect: and the history see them."""
+    scenario = tmp_path / "net.yaml"
+    scenario.write_text(textwrap.dedent("""\
+        version: 1
+        name: net
+        tests:
+          - id: base
+            kind: iperf3
+            duration: 1s
+            repeat: 3
+            expect: {median_rate: ">= 1MiB/s", max_retransmits: "<= 1000000000"}
+    """))
+    results = tmp_path / "r"
+    out = gftpwb("run", str(scenario), "--results", str(results), env={"COLUMNS": "200"})
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Expectations: 0 of 2 violated" in out.stdout
+    records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
+    received = sorted(r["details"]["iperf3"]["received"]["mib_s"] for r in records)
+    doc = json.loads(gftpwb("report", str(results), "--json").stdout)
+    (case,) = doc["directories"][0]["cases"]
+    figures = {f["key"]: f for f in case["figures"]}
+    assert list(figures) == ["received_mib_s", "rate_incl_setup_mib_s", "retransmits"]
+    assert figures["received_mib_s"]["stats"]["n"] == 3
+    assert figures["received_mib_s"]["stats"]["median"] == pytest.approx(received[1], rel=1e-6)
+    query = gftpwb("results", "query", "SELECT figure, count(*) AS n, median(value) AS m FROM figures WHERE counted "
+                   "GROUP BY ALL ORDER BY figure", "--results-base", str(tmp_path), "--json")
+    rows = {row["figure"]: row for row in json.loads(query.stdout)}
+    assert rows["received_mib_s"]["n"] == 3 and rows["received_mib_s"]["m"] == pytest.approx(received[1])
