@@ -164,3 +164,14 @@ def test_run_summary_after_resume_covers_every_run(tmp_path, fake_guc):
     # both attempts wrote the runs they ran (readers take the last line of a run id)
     assert len(samples) == 10 and len({s["run_id"] for s in samples}) == 7
     assert samples[0]["series"][""]["b"] == [1048576, 2097152, 3145728]
+
+
+def test_json_text_is_the_document_with_one_line_per_run(mixed):
+    from gftpwb.core.report_json import report_data, report_json
+    from gftpwb.shell.results_index import read_directory
+
+    summaries = [read_directory(str(mixed / "mixed"))]
+    text = report_json(summaries, "gftpwb test")
+    assert json.loads(text) == json.loads(json.dumps(report_data(summaries, "gftpwb test")))
+    run_lines = [line for line in text.splitlines() if line.lstrip().startswith('{"run_id": ')]
+    assert len(run_lines) == sum(len(c.runs) for c in summaries[0].cases) == 20

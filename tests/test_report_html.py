@@ -152,3 +152,15 @@ def test_html_write_errors_are_user_errors(base, tmp_path):
     assert bad.returncode == 2 and bad.stderr.startswith("gftpwb: cannot write the HTML report to ")
     assert "Traceback" not in bad.stderr
     assert Path(base / "20261122T100000Z-mixed" / "results.jsonl").exists()
+
+
+def test_a_per_case_chart_shows_at_most_60_cases_and_says_so():
+    from gftpwb.core.records import ResultRecord
+    from gftpwb.core.summary import summarize_cases
+
+    records = [ResultRecord(scenario="s", test_id="t", run_id=f"t[{case}]/{r}", case=case, repeat=r, kind="guc",
+                            host="local", argv=[], status="passed", params={"parallel": case},
+                            rate_incl_setup_mib_s=100.0 + case + r) for case in range(70) for r in range(3)]
+    (chart,) = per_case_charts(summarize_cases(records))
+    assert isinstance(chart, IntervalChart) and len(chart.points) == 60
+    assert chart.points[0].value == 101.0 and "The first 60 of 70 cases shown" in chart.note

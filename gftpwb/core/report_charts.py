@@ -25,6 +25,7 @@ from .summary import CaseSummary, RunRow
 MAX_RUNS_PER_CHART = 10  # lines of one rate-over-time chart (counted runs first)
 MAX_TIME_CHARTS = 24  # rate-over-time charts per section
 MAX_TREND_CHARTS = 40
+MAX_CASES_PER_CHART = 60  # categories of one per-case chart (the tables list every case)
 TIME_AXIS = "time since the run started (s)"
 RATE_AXIS = "MiB/s (over each report interval)"
 
@@ -84,6 +85,9 @@ def per_case_charts(cases: Sequence[CaseSummary], checks: Sequence[Check] = ()) 
         if points:
             marked = " Thresholds (expect:): vertical bars, green met, red violated." if any(
                 p.marks for p in points) else ""
+            if len(points) > MAX_CASES_PER_CHART:
+                marked += f" The first {MAX_CASES_PER_CHART} of {len(points)} cases shown; the table lists every case."
+                points = points[:MAX_CASES_PER_CHART]
             charts.append(IntervalChart(
                 f"{figure.label} per case", "case", f"{figure.label} ({figure.unit})", tuple(points),
                 note="Median of the counted runs (passed, not warm-ups); whiskers: 95 % confidence interval of "
