@@ -104,7 +104,7 @@ def _draw_interval(figure: Any, chart: IntervalChart) -> None:
         ax.set_xticks(positions, labels, rotation=30, ha="right")
         ax.set_xlabel(chart.category_label)
         ax.set_ylabel(chart.value_label)
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, max(p.value for p in chart.points) * 1.1 or 1.0)  # room above the highest point
         return
     if chart.bars:
         ax.barh(positions, [p.value for p in chart.points], color=colours, height=0.6,
