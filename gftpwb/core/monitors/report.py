@@ -36,7 +36,9 @@ def monitors_table(figures: Mapping[str, Mapping[str, Mapping[str, Mapping[str, 
                    types: Mapping[str, str], samples: int) -> ReportTable:
     """One row per headline figure of each monitor and host, in the order of ``monitors:``."""
     rows = []
-    for monitor, hosts in figures.items():
+    order = [*(m for m in types if m in figures), *(m for m in figures if m not in types)]
+    for monitor in order:
+        hosts = figures[monitor]
         kind = types.get(monitor, COMMAND)
         patterns = HEADLINES.get(kind, ("*",))
         for host, values in hosts.items():
@@ -49,8 +51,8 @@ def monitors_table(figures: Mapping[str, Mapping[str, Mapping[str, Mapping[str, 
                                   str(stat["n"])), ""))
     return ReportTable(
         title=f"Monitors over the whole run ({samples} samples)",
-        caption="mean weighted by time; idle interfaces and devices left out. Every sample: monitors.jsonl; "
-                "per run: monitor-summaries.jsonl.",
+        caption="mean weighted by time; idle interfaces and devices left out (all in monitors.jsonl, per run "
+                "in monitor-summaries.jsonl)",
         columns=(("monitor", "left"), ("host", "left"), ("figure", "left"), ("mean", "right"), ("max", "right"),
                  ("samples", "right")),
         rows=tuple(rows))
