@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import textwrap
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -45,6 +46,7 @@ from gftpwb.core.monitors.summary import Span, SummaryBook, summarize
 from gftpwb.core.monitors.timeline import ClockMap, HostClock
 from gftpwb.core.specs import RunSpec
 
+ROOT = Path(__file__).resolve().parent.parent
 counters = st.integers(min_value=0, max_value=2**64 - 1)
 names = st.from_regex(r"[a-z][a-z0-9_-]{0,10}", fullmatch=True)
 
@@ -413,6 +415,20 @@ def test_monitor_mistakes_are_reported_at_their_place():
         "m.yaml:7:35: unknown host 'h2' (not in hosts, and not 'local'); known: local, h1",
         "m.yaml:7:50: monitor 'load': interval 20ms is too short; at least 0.1s",
     ]
+
+
+def test_validate_counts_the_monitors_and_dry_run_lists_them():
+    from clihelp import gftpwb
+
+    out = gftpwb("run", "scenarios/monitors.yaml", "--dry-run", cwd=str(ROOT))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[:6] == [
+        "# monitor load: cpu every 1s on local", "# monitor mem: memory every 5s on local",
+        "# monitor lo: net lo every 1s on local", "# monitor io: disk every 1s on local",
+        "# monitor tcp: tcp every 0.5s on local",
+        "# monitor sockets: command cat /proc/sys/fs/file-nr every 1s on local"]
+    out = gftpwb("validate", "scenarios/monitors.yaml", cwd=str(ROOT))
+    assert out.stdout == "scenarios/monitors.yaml: ok (1 test(s), 32 run(s), 6 monitor(s))\n"
 
 
 def test_the_monitor_schema_and_model_name_the_same_keys():

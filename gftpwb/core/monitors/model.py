@@ -8,6 +8,7 @@ connections) or ``command`` (a user command whose numeric output is recorded).
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 
 CPU = "cpu"
@@ -54,3 +55,9 @@ class Monitor:
     processes: tuple[str, ...] = TCP_PROCESSES
     control_ports: tuple[int, ...] = ()
     command: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One line for ``--dry-run``: what is read, how often, where."""
+        what = {NET: self.interfaces, DISK: self.devices, COMMAND: self.command}.get(self.type, ())
+        detail = f" {shlex.join(what)}" if what else ""
+        return f"# monitor {self.id}: {self.type}{detail} every {self.interval_s:g}s on {', '.join(self.on)}"
