@@ -45,6 +45,7 @@ def test_samples_line_up_with_the_runs_and_each_run_gets_its_summary(tmp_path, f
           - {{id: phase, type: command, interval: 0.1s,
              command: [sh, -c, 'echo started $(wc -l < {starts}); echo ended $(wc -l < {ends})']}}
           - {{id: load, type: cpu, interval: 0.2s, on: [local, ghost]}}
+          - {{id: broken, type: command, interval: 0.2s, command: [sh, -c, "echo oops; exit 3"]}}
         defaults:
           source: ftp://127.0.0.1:2811/dev/zero
           target: ftp://127.0.0.1:2811/dev/null
@@ -61,6 +62,7 @@ def test_samples_line_up_with_the_runs_and_each_run_gets_its_summary(tmp_path, f
     out = gftpwb("run", str(path), "--results", str(results), "--progress", "never")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "warning: monitors: cannot start the sampler on ghost" in out.stdout
+    assert out.stdout.count("warning: monitors: broken on local: exit status 3: oops") == 1  # not every 0.2 s
     table = out.stdout[out.stdout.index("Monitors over the whole run"):].splitlines()
     assert [line.split()[1:4:2] for line in table if "local" in line] == [
         ["phase", "local"], ["phase", "local"], ["load", "local"], ["load", "local"]]  # in the order of monitors:

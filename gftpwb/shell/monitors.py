@@ -163,6 +163,7 @@ class HostSampler:
         self.first_round = asyncio.Event()
         self.stopping = False
         self.stderr_lines = 0
+        self.failing: set[int] = set()  # monitors whose latest reading failed (warned once per failure)
 
     async def start(self) -> None:
         try:
@@ -255,6 +256,12 @@ class HostSampler:
         self.previous_cs[item.index] = item.uptime_cs
         if len(self.previous_cs) == len(self.items):
             self.first_round.set()
+        if figures.error:
+            if item.index not in self.failing:  # once, until the monitor reads again
+                self.service.warn(f"{monitor.id} on {self.host}: {figures.error}")
+            self.failing.add(item.index)
+        else:
+            self.failing.discard(item.index)
         if not figures.values and not figures.error:
             return  # the first reading of counters: the base of the next one's rates
         sampled = self.service.clock.to_mono(self.host_clock.to_epoch(item.uptime_cs))
