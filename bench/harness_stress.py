@@ -18,6 +18,9 @@ Measured, side by side in one invocation:
 * **sampler CPU**: the sampler processes (``gftpwb-sampler``, one per host) are read from /proc
   while they run: user + system time of the shell and its reaped children (``cat``, ``ss``,
   ``sleep``) over its lifetime, as a share of one core.
+* **per monitor type**: with every loopback copy running, samplers of one monitor type each (the
+  script gftpwb starts, under /bin/sh) side by side for ``--cpu-window`` seconds: CPU share and the
+  bytes they stream to the controller.
 * **journal and orphans**: every run must journal all copies; then one run per scenario is stopped
   with SIGINT while every copy is in flight: exit 130, every copy journaled (interrupted), and
   ``pgrep`` (here and in every namespace) finds no guc, remote wrapper or sampler left.
@@ -29,6 +32,7 @@ Usage: .venv/bin/python bench/harness_stress.py [--pairs 10] [--copies 64] [--ns
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -44,6 +48,9 @@ from pathlib import Path
 
 from scipy import stats
 
+from gftpwb.core.monitors.model import Monitor
+from gftpwb.core.monitors.plan import probes_by_host
+from gftpwb.core.monitors.sampler import sampler_script
 from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 from gftpwb.shell.lab.netlab import NetLab
 
@@ -176,6 +183,62 @@ def ctrl_c(scenario: Path, results: Path, copies: int, namespaces: dict[int, str
     return Stopped(proc.returncode, len(records), statuses, left, cpu)
 
 
+COST_MONITORS = {
+    "cpu": [Monitor("m", "cpu")],
+    "memory": [Monitor("m", "memory")],
+    "net": [Monitor("m", "net")],
+    "disk": [Monitor("m", "disk")],
+    "tcp (ss -p)": [Monitor("m", "tcp")],
+    "tcp, processes [*] (no -p)": [Monitor("m", "tcp", processes=("*",))],
+    "command [cat, /proc/loadavg]": [Monitor("m", "command", command=("cat", "/proc/loadavg"))],
+    "cpu + tcp (the scenarios above)": [Monitor("m", "cpu"), Monitor("n", "tcp")],
+}
+
+
+def sampler_costs(url: str, port: int, copies: int, window_s: float) -> list[tuple[str, float, float]]:
+    """(monitors, share of one core, KiB/s streamed) of one sampler per monitor type at 1 Hz, side by
+    side, while ``copies`` long loopback transfers run."""
+    import threading
+
+    gucs = [subprocess.Popen(["globus-url-copy", "-len", "64G", f"{url}/dev/zero", f"{url}/dev/null"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            for _ in range(copies)]
+    samplers: dict[str, subprocess.Popen] = {}
+    streamed: dict[str, int] = {}
+    try:
+        time.sleep(10)  # every copy connected and moving data
+        for name, monitors in COST_MONITORS.items():
+            probes = [probe for _, probe in probes_by_host(monitors, (2811, port))["local"]]
+            samplers[name] = subprocess.Popen(["/bin/sh", "-c", sampler_script(probes, "b"), "gftpwb-sampler"],
+                                              stdout=subprocess.PIPE, start_new_session=True)
+            streamed[name] = 0
+
+        def drain(name: str, pipe) -> None:
+            while data := pipe.read1(65536):
+                streamed[name] += len(data)
+
+        for name, proc in samplers.items():
+            threading.Thread(target=drain, args=(name, proc.stdout), daemon=True).start()
+        time.sleep(2)
+        before = {name: (cpu_seconds(proc.pid), streamed[name]) for name, proc in samplers.items()}
+        t0 = time.monotonic()
+        time.sleep(window_s)
+        wall = time.monotonic() - t0
+        return [(name, 100 * (cpu_seconds(proc.pid) - before[name][0]) / wall,
+                 (streamed[name] - before[name][1]) / wall / 1024) for name, proc in samplers.items()]
+    finally:
+        for proc in [*samplers.values(), *gucs]:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def cpu_seconds(pid: int) -> float:
+    info = proc_stat(str(pid))
+    assert info is not None
+    return sum(int(info[0][i]) for i in (11, 12, 13, 14)) / CLK_TCK
+
+
 def welch(on: list[float], off: list[float]) -> tuple[float, float, float, float]:
     """(change of the means in %, p, 95 % interval low and high in %) by Welch's t-test."""
     m_on, m_off = statistics.fmean(on), statistics.fmean(off)
@@ -296,6 +359,11 @@ def main() -> None:
         print("|---|---|---|---|")
         for name, host, cpu, wall in cpu_rows:
             print(f"| {name} | {host} | {cpu:.2f} s in {wall:.1f} s | {100 * cpu / wall:.2f} % |")
+        print(f"\n| monitor(s), one sampler, 1 Hz, {args.copies} loopback copies running | sampler CPU, share of one "
+              "core | streamed KiB/s |")
+        print("|---|---|---|")
+        for name, share, kib in sampler_costs(status.url, status.port, args.copies, args.cpu_window):
+            print(f"| {name} | {share:.2f} % | {kib:.1f} |")
     finally:
         if netlab is not None:
             netlab.down()

@@ -318,6 +318,10 @@ def test_tcp_counts_data_connections_of_guc_and_the_server_only():
     assert first == {"connections": 2.0, "cwnd_mean": 20.0, "cwnd_max": 30.0, "rtt_ms_mean": 2.0, "rtt_ms_max": 3.0,
                      "delivery_mbit_s": 24.0}
     assert reader.read(Reading(0, 300, ss(6), 0)).values["retrans_s"] == 2.0  # 4 more in 2 s
+    anyone = TcpReader(Monitor("t", "tcp", processes=("*",)), control_ports=(2811,))
+    assert anyone.read(Reading(0, 100, ss(2), 0)).values["connections"] == 3.0  # sshd's too, still no control
+    (_, probe), = probes_by_host([Monitor("t", "tcp", processes=("*",))])["local"]
+    assert "ss -tin state established" in sampler_script([probe], "n") and not probe.owners
 
 
 def test_a_failed_reading_is_an_error_never_a_number():

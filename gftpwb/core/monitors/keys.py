@@ -26,7 +26,9 @@ MONITOR_KEYS: tuple[Key, ...] = (
         "optical devices."),
     Key("processes", {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
         f"tcp: the programs whose connections count (compared on their first 15 characters, as ss names "
-        f"them). Default: {', '.join(TCP_PROCESSES)}. Seeing other users' processes needs root."),
+        f"them). Default: {', '.join(TCP_PROCESSES)}. Seeing other users' processes needs root. [\"*\"]: every "
+        f"connection not on a control port, without asking ss for the processes (ss -p reads every process's "
+        f"file descriptors: on a host with many processes it costs about three times as much CPU)."),
     Key("control_ports", {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 1,
                                                                      "maximum": 65535}},
         f"tcp: connections on these ports are control channels, not data, and are left out. Default: "

@@ -25,6 +25,7 @@ MIN_INTERVAL_S = 0.1  # the sampler's clock (/proc/uptime) counts hundredths of 
 # "globus-gridftp-", so names are compared on their first 15 characters.
 COMM_LENGTH = 15
 TCP_PROCESSES = ("globus-url-copy", "globus-gridftp-server")
+ANY_PROCESS = "*"  # tcp monitors: every connection not on a control port (ss without -p: cheaper)
 GRIDFTP_PORT = 2811
 # Devices whose I/O is never what a disk monitor is after, unless named: loop, RAM and optical devices.
 DISK_EXCLUDED = ("loop*", "ram*", "zram*", "sr*", "fd*")

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from gftpwb.core.specs import RunSpec
 
-from .model import COMMAND, GRIDFTP_PORT, TCP, Monitor
+from .model import ANY_PROCESS, COMMAND, GRIDFTP_PORT, TCP, Monitor
 from .sampler import Probe
 
 DEFAULT_PORTS = {"gsiftp": GRIDFTP_PORT, "ftp": 21}
@@ -43,6 +43,7 @@ def probes_by_host(monitors: Sequence[Monitor], default_control_ports: tuple[int
             command=monitor.command if monitor.type == COMMAND else (),
             timeout_s=max(monitor.interval_s, 1.0),
             skip_ports=(monitor.control_ports or default_control_ports) if monitor.type == TCP else (),
+            owners=monitor.type == TCP and ANY_PROCESS not in monitor.processes,
         )
         for host in dict.fromkeys(monitor.on):
             out.setdefault(host, []).append((monitor, probe))

@@ -17,7 +17,7 @@ import fnmatch
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .model import COMM_LENGTH, COMMAND, CPU, DISK, DISK_EXCLUDED, MEMORY, NET, TCP, Monitor
+from .model import ANY_PROCESS, COMM_LENGTH, COMMAND, CPU, DISK, DISK_EXCLUDED, MEMORY, NET, TCP, Monitor
 from .numbers import parse_command_values
 from .procfs import (
     SECTOR_BYTES,
@@ -192,17 +192,16 @@ class DiskReader(Reader):
         return out
 
 
-def is_data_connection(sock: TcpSocket, processes: tuple[str, ...], control_ports: frozenset[int]) -> bool:
-    """A connection of one of ``processes`` (compared as ``ss -p`` names them: their first 15
-    characters) on no control port: a GridFTP data channel."""
+def is_data_connection(sock: TcpSocket, names: frozenset[str], control_ports: frozenset[int]) -> bool:
+    """A connection of one of the programs ``names`` (their first 15 characters: ``ss -p`` shows a
+    process's ``comm``; ``*``: any) on no control port: a GridFTP data channel."""
     if sock.local_port in control_ports or sock.peer_port in control_ports:
         return False
-    names = {p[:COMM_LENGTH] for p in processes}
-    return any(owner[:COMM_LENGTH] in names for owner in sock.processes)
+    return ANY_PROCESS in names or any(owner[:COMM_LENGTH] in names for owner in sock.processes)
 
 
 class TcpReader(Reader):
-    """The guc data connections (``processes``, not on ``control_ports``): ``connections``,
+    """The guc data connections (``processes``, or every one with ``*``; not on ``control_ports``): ``connections``,
     ``cwnd_mean``, ``cwnd_max`` (segments), ``rtt_ms_mean``, ``rtt_ms_max``, ``delivery_mbit_s`` (sum
     of the connections' delivery rates) and ``retrans_s`` (segments retransmitted per second since the
     previous reading; a connection first seen counts with all its retransmissions)."""
@@ -210,10 +209,14 @@ class TcpReader(Reader):
     def __init__(self, monitor: Monitor, control_ports: Iterable[int] = ()):
         super().__init__(monitor)
         self.control_ports = frozenset(monitor.control_ports or control_ports)
+        self.names = frozenset(p[:COMM_LENGTH] for p in monitor.processes)
         self.before: dict[tuple[str, int, str, int], int] = {}
 
+    def wanted(self, sock: TcpSocket) -> bool:
+        return is_data_connection(sock, self.names, self.control_ports)
+
     def figures(self, lines: tuple[str, ...], span: float | None) -> dict[str, float]:
-        sockets = [s for s in parse_ss(lines) if is_data_connection(s, self.monitor.processes, self.control_ports)]
+        sockets = parse_ss(lines, keep=self.wanted)
         retrans = {s.key: s.retrans_total for s in sockets}
         before, self.before = self.before, retrans
         out: dict[str, float] = {"connections": float(len(sockets))}

@@ -46,6 +46,7 @@ class Probe:
     command: tuple[str, ...] = ()  # command monitors: the argv
     timeout_s: float = 1.0  # command monitors: stopped after this long
     skip_ports: tuple[int, ...] = ()  # tcp monitors: connections on these ports are left out by ss
+    owners: bool = True  # tcp monitors: ask ss for the owning processes (-p: it reads every /proc/PID/fd)
 
 
 def reading_code(probe: Probe) -> str:
@@ -60,7 +61,7 @@ def reading_code(probe: Probe) -> str:
     if probe.type == DISK:
         return "cat /proc/diskstats"
     if probe.type == TCP:
-        argv = ["ss", "-tinp", "state", "established"]
+        argv = ["ss", "-tinp" if probe.owners else "-tin", "state", "established"]
         if probe.skip_ports:
             ports = " or ".join(f"sport = :{p} or dport = :{p}" for p in probe.skip_ports)
             argv.append(f"not ( {ports} )")

@@ -11,13 +11,15 @@ both forms are read. Unknown items are ignored, so a newer ss keeps working. Pur
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 _USER = re.compile(r'\("((?:[^"\\]|\\.)*)",pid=(\d+)')
 _RATE = re.compile(r"^(\d+(?:\.\d+)?)([KMGT]?)bps$")
 _RATE_FACTORS = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
-_SPACED_KEYS = frozenset({"send", "pacing_rate", "delivery_rate"})
+# The items read, each at the start of a word (not minrtt:, bbr:(...,mrtt:...), bytes_retrans: for retrans:).
+_INFO = re.compile(r"(?<!\S)(cwnd|rtt|retrans|bytes_retrans|bytes_acked|bytes_received):(\S+)"
+                   r"|(?<!\S)delivery_rate (\S+)")
 _STATES = frozenset({"ESTAB", "SYN-SENT", "SYN-RECV", "FIN-WAIT-1", "FIN-WAIT-2", "TIME-WAIT", "UNCONN", "CLOSE-WAIT",
                      "LAST-ACK", "LISTEN", "CLOSING"})
 
@@ -61,8 +63,13 @@ def parse_rate(text: str) -> float:
     return float(match.group(1)) * _RATE_FACTORS[match.group(2)]
 
 
-def parse_ss(lines: Iterable[str]) -> list[TcpSocket]:
-    """Every socket of ``ss -tin[p]`` output (a header line, if any, is skipped)."""
+Keep = Callable[[TcpSocket], bool]
+
+
+def parse_ss(lines: Iterable[str], keep: Keep | None = None) -> list[TcpSocket]:
+    """Every socket of ``ss -tin[p]`` output (a header line, if any, is skipped); with ``keep``, only
+    the sockets it accepts (judged on addresses and processes, before their tcp_info is read: a busy
+    host has many connections that are not wanted)."""
     entries: list[list[str]] = []
     for line in lines:
         if not line.strip():
@@ -75,45 +82,40 @@ def parse_ss(lines: Iterable[str]) -> list[TcpSocket]:
             continue
         else:
             entries.append([line])
-    return [_socket(entry) for entry in entries]
+    out = []
+    for entry in entries:
+        sock = _socket(entry, keep)
+        if sock is not None:
+            out.append(sock)
+    return out
 
 
-def _socket(entry: list[str]) -> TcpSocket:
-    words = entry[0].split()
+def _socket(entry: list[str], keep: Keep | None) -> TcpSocket | None:
+    words = entry[0].split(None, 4)
     if words and words[0] in _STATES:
-        words = words[1:]
+        words = entry[0].split(None, 5)[1:]
     if len(words) < 4 or not words[0].isdigit() or not words[1].isdigit():
         raise ValueError(f"not an ss socket line: {entry[0].strip()[:80]!r}")
     local, local_port = split_address(words[2])
     peer, peer_port = split_address(words[3])
-    rest = " ".join(words[4:])
+    rest = words[4] if len(words) > 4 else ""
     processes = tuple(dict.fromkeys(name for name, _pid in _USER.findall(rest)))
-    info = _info(" ".join([*(w for w in words[4:] if not w.startswith("users:")), *entry[1:]]).split())
-    return TcpSocket(local, local_port, peer, peer_port, processes, **info)
-
-
-def _info(tokens: list[str]) -> dict:
-    out: dict = {}
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if token in _SPACED_KEYS and i + 1 < len(tokens):
-            if token == "delivery_rate":
-                out["delivery_rate_bps"] = _or_none(parse_rate, tokens[i + 1])
-            i += 2
-            continue
-        key, sep, value = token.partition(":")
-        if sep:
-            if key == "cwnd":
-                out["cwnd"] = _or_none(int, value)
+    if keep is not None and not keep(TcpSocket(local, local_port, peer, peer_port, processes)):
+        return None
+    info: dict = {}
+    for text in (rest, *entry[1:]):  # ss -O: the items follow on the socket's own line
+        for key, value, rate in _INFO.findall(text):
+            if rate:
+                info["delivery_rate_bps"] = _or_none(parse_rate, rate)
+            elif key == "cwnd":
+                info["cwnd"] = _or_none(int, value)
             elif key == "rtt":
-                out["rtt_ms"] = _or_none(float, value.partition("/")[0])
+                info["rtt_ms"] = _or_none(float, value.partition("/")[0])
             elif key == "retrans":
-                out["retrans_total"] = _or_none(int, value.partition("/")[2]) or 0
-            elif key in ("bytes_retrans", "bytes_acked", "bytes_received"):
-                out[key] = _or_none(int, value) or 0
-        i += 1
-    return out
+                info["retrans_total"] = _or_none(int, value.partition("/")[2]) or 0
+            else:
+                info[key] = _or_none(int, value) or 0
+    return TcpSocket(local, local_port, peer, peer_port, processes, **info)
 
 
 def _or_none(convert, text: str):
