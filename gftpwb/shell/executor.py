@@ -90,7 +90,7 @@ class Executor:
         ``wind_down`` is awaited after the last run and before ScenarioFinished (the session stops
         its services there, so what they publish last still belongs to the scenario run)."""
         self.publish(ScenarioStarted(scenario=scenario, results_dir=results_dir, plan=tuple(specs),
-                                     skipped_run_ids=done))
+                                     skipped_run_ids=done, earlier=tuple(earlier or ())))
         self.history = list(earlier or [])
         planned = {s.run_id for s in specs}
         records = [r for r in self.history if r.run_id in planned]

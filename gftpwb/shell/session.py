@@ -29,11 +29,13 @@ from gftpwb.core.specs import RunSpec
 
 from . import results_dir as rd
 from .context import Service
+from .environment import collect_environment
 from .executor import Executor
 from .monitors import monitor_services
 from .sinks.aggregates import AggregatesSink
 from .sinks.journal import JOURNAL_NAME, JournalSink
 from .sinks.monitors import MonitorFiles
+from .sinks.samples import SamplesSink
 from .sinks.taglogs import TagLogSink
 from .transports.hosts import HostTransports
 
@@ -50,6 +52,7 @@ class RunRequest:
     resume: bool = False
     subscribers: list[Handler] = field(default_factory=list)
     accept_new_host_keys: bool = False  # trust unknown SSH hosts on first use (logged as a warning)
+    record_environment: bool = True  # probe every host used and keep what it is in meta.json
     services: list[Service] = field(default_factory=list)  # run alongside the whole scenario run (monitors)
 
 
@@ -116,6 +119,7 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     monitor_files = MonitorFiles(directory) if directory is not None and request.scenario.monitors else None
     if directory is not None:
         bus.subscribe(TagLogSink(directory, shlex.join(request.command)))
+        bus.subscribe(SamplesSink(directory))
         bus.subscribe(aggregates)
         if monitor_files is not None:
             bus.subscribe(monitor_files)
@@ -133,8 +137,15 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
         executor.transport_for = transports
     loop = asyncio.get_running_loop()
     signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM) if install_signal_handlers else ()
+    probing: asyncio.Task[dict] | None = None
+
+    def stop() -> None:
+        executor.stop()
+        if probing is not None:
+            probing.cancel()
+
     for sig in signals:
-        loop.add_signal_handler(sig, executor.stop)
+        loop.add_signal_handler(sig, stop)
     started: list[Service] = []
 
     async def stop_services() -> None:
@@ -144,7 +155,19 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     try:
         for note in prepared.notes:
             bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
+        if directory is not None and request.record_environment:
+            # the kinds' specs of one pass (loops and copies run on the same hosts, against the same servers)
+            planned = getattr(request.specs, "base", request.specs)
+            probing = asyncio.ensure_future(collect_environment(list(planned), transports))
+            try:
+                rd.record_environment(directory, await probing, resumed=request.resume)
+            except asyncio.CancelledError:
+                if not executor.stopping:
+                    raise  # cancelled from outside, not by our own Ctrl-C handler
+            probing = None
         for service in [*request.services, *monitor_services(request.scenario, request.specs)]:
+            if executor.stopping:
+                break  # stopped while the environment was probed: nothing runs, nothing to watch
             await service.start(executor, directory)
             started.append(service)
         summary = await executor.run(request.specs, results_dir=directory or os.getcwd(),
