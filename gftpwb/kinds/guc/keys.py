@@ -97,3 +97,9 @@ MODE_KEY = Key(
     "its options say otherwise). Every record says the mode it ran in (details.mode).")
 
 MATRIX_KEY = Key("matrix", ref("guc_matrix"), "Option lists to sweep (see guc_matrix).")
+
+STRIPE_KEY = Key(
+    "stripe", {"type": "boolean"},
+    "A striped transfer with live rates per stripe: passes -stripe and -dbg, and reads the servers' performance "
+    "markers (112 replies, which guc prints only with -dbg) as each stripe's progress; the record keeps each "
+    "stripe's bytes and rate. options.stripe passes -stripe alone, as tgftp does. Default false.")

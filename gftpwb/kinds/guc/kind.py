@@ -25,7 +25,7 @@ from .driver import (
     server_endpoints,
     third_party,
 )
-from .keys import MATRIX_KEY, MODE_KEY, definitions, shared_keys
+from .keys import MATRIX_KEY, MODE_KEY, STRIPE_KEY, definitions, shared_keys
 from .model import GucOptions, Test
 from .plan import plan_transfers
 
@@ -79,6 +79,7 @@ def build_transfer_test(test: TestInput, default_timeout: float = 0.0) -> Test:
         log_filename=raw.get("log_filename", ""),
         on=on_tuple(merged.get("on", LOCAL)),
         engine=merged.get("engine", REAL_ENGINE),
+        stripe=bool(merged.get("stripe", False)),
         link=build_link(merged.get("link")),
         index=test.index,
     )
@@ -142,7 +143,7 @@ class GucKind(Kind):
     figures = (RATE, GUC_AVG)
 
     def dsl_keys(self) -> tuple[Key, ...]:
-        return (*shared_keys(), MATRIX_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS, LOG_FILENAME_KEY)
+        return (*shared_keys(), MATRIX_KEY, STRIPE_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS, LOG_FILENAME_KEY)
 
     def defaults_keys(self) -> tuple[Key, ...]:
         return (*shared_keys(), *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS)

@@ -19,7 +19,9 @@ Shape = Callable[[Test, GucOptions], tuple[tuple[str, ...], dict[str, Any], int 
 
 
 def guc_shape(test: Test, options: GucOptions) -> tuple[tuple[str, ...], dict[str, Any], int | None]:
-    argv = build_argv(test.source, test.target, options, test.extra_args, mode=test.mode)
+    if test.stripe:  # a striped study run: -stripe, and -dbg for the per-stripe performance markers
+        options = options.with_values({"stripe": True})
+    argv = build_argv(test.source, test.target, options, test.extra_args, mode=test.mode, debug=test.stripe)
     return argv, options.set_options(), options.length
 
 
