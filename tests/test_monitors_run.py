@@ -6,12 +6,15 @@ namespace hosts over the real sshd is in test_monitors_real.py."""
 from __future__ import annotations
 
 import asyncio
+import json
+import math
 import os
 import textwrap
 from datetime import datetime
 from pathlib import Path
 
 from clihelp import gftpwb
+from jsonschema import Draft7Validator
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.plan import plan
@@ -94,6 +97,38 @@ def test_samples_line_up_with_the_runs_and_each_run_gets_its_summary(tmp_path, f
         assert summary["monitors"]["load"]["local"]["busy_pct"]["n"] >= 1
         assert "ghost" not in summary["monitors"]["load"]
     assert inside_counted >= 3  # at least one reading inside a run per run on average
+    check_report_reads_the_monitors_back(results, out.stdout, summaries)
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """(monitor, host, figure, mean, max, samples) of the rows of the report's monitors table."""
+    table = text[text.index("Monitors over the whole run"):].splitlines()
+    return [cells for line in table
+            if len(cells := [c.strip() for c in line.strip("│┃ ").split("│")]) == 6 and cells[1] == "local"]
+
+
+def check_report_reads_the_monitors_back(results: Path, run_output: str, summaries: dict) -> None:
+    """``gftpwb report`` prints the table the run printed (recomputed from monitors.jsonl, so the
+    means agree to the printed digits but for the rounding of the stored spans), and ``--json`` has
+    each run's figures and the whole run's, valid against the report's schema."""
+    out = gftpwb("report", str(results), env={"COLUMNS": "200"})
+    assert out.returncode == 0, out.stdout + out.stderr
+    ran, read = table_rows(run_output), table_rows(out.stdout)
+    assert [r[:3] for r in read] == [r[:3] for r in ran] and len(ran) == 4
+    for a, b in zip(ran, read, strict=True):
+        assert a[4:] == b[4:], (a, b)  # max and sample count: exact
+        assert math.isclose(float(a[3]), float(b[3]), rel_tol=0.02), (a, b)
+    assert run_output[run_output.index("Monitors over the whole run"):].split("\n")[0] == \
+        out.stdout[out.stdout.index("Monitors over the whole run"):].split("\n")[0]  # the same sample count
+    doc = json.loads(gftpwb("report", str(results), "--json").stdout)
+    schema = json.loads((Path(__file__).resolve().parent.parent / "schemas" / "report.schema.json").read_text())
+    assert list(Draft7Validator(schema).iter_errors(doc)) == []
+    (directory,) = doc["directories"]
+    assert list(directory["monitors"]["types"]) == ["phase", "load", "broken"]
+    assert set(directory["monitors"]["figures"]) == {"phase", "load"}  # broken never read a number
+    runs = {run["run_id"]: run for case in directory["cases"] for run in case["runs"]}
+    assert {run_id: run["monitors"] for run_id, run in runs.items()} == {
+        run_id: s["monitors"] for run_id, s in summaries.items()}
 
 
 def _alive(pid: int) -> bool:

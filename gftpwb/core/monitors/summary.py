@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 Stream = tuple[str, str]  # (monitor id, host)
 
@@ -174,3 +175,47 @@ class SummaryBook:
         starts = [*self.open.values(), *(start for _, start, _ in self.pending)]
         keep_after = min(starts) if starts else max(self.latest.values(), default=float("-inf"))
         self.spans = [s for s in self.spans if s.end >= keep_after]
+
+
+@dataclass(frozen=True)
+class DirectoryMonitors:
+    """The monitors of a results directory as ``gftpwb report`` reads them back: the whole run's
+    figures per monitor and host (the table the end of ``gftpwb run`` prints, recomputed from
+    ``monitors.jsonl``), each monitor's type, how many samples, and each run's figures
+    (``monitor-summaries.jsonl``, the latest line of a run id: a resumed run's)."""
+
+    samples: int
+    types: dict[str, str]
+    figures: dict[str, dict[str, dict[str, dict[str, float | int]]]]
+    runs: dict[str, dict[str, Any]]
+
+
+def directory_monitors(sample_lines: Iterable[Mapping[str, Any]],
+                       summary_lines: Iterable[Mapping[str, Any]]) -> DirectoryMonitors | None:
+    """Read back the two files' lines (None when the run had no monitors). A sample stands for its
+    ``span_s`` before it, as it did while the scenario ran; samples with an error carry no figures."""
+    overall: Figures = {}
+    types: dict[str, str] = {}
+    order: dict[str, None] = {}  # monitor ids in the order of ``monitors:`` (each sampler's list)
+    count = 0
+    for line in sample_lines:
+        if line.get("event") == "sampler-started" and isinstance(line.get("monitors"), list):
+            order.update((str(m), None) for m in line["monitors"])
+        if line.get("event") != "sample":
+            continue
+        count += 1  # an error is a sample too (as the run's table counts them)
+        monitor, host = str(line.get("monitor")), str(line.get("host"))
+        types.setdefault(monitor, str(line.get("type")))
+        if not isinstance(line.get("values"), dict):
+            continue
+        span = line.get("span_s")
+        weight = max(float(span), 1e-9) if isinstance(span, int | float) else 1e-9
+        figures = overall.setdefault(monitor, {}).setdefault(host, {})
+        for name, value in line["values"].items():
+            if isinstance(value, int | float):
+                figures.setdefault(name, Stat()).add(float(value), weight)
+    runs = {str(line["run_id"]): dict(line.get("monitors") or {}) for line in summary_lines if "run_id" in line}
+    if not count and not runs:
+        return None
+    types = {**{m: types[m] for m in order if m in types}, **types}
+    return DirectoryMonitors(samples=count, types=types, figures=figures_to_dict(overall), runs=runs)
