@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import textwrap
@@ -164,3 +165,75 @@ def test_ctrl_c_and_a_killed_controller_leave_no_sampler_anywhere(netlab, tmp_pa
             assert wait_until(lambda local=local: not alive(local), timeout=5), how
     finally:
         silent.close()
+
+
+def retrans_segs(netns: str) -> int:
+    """The namespace's TCP segments retransmitted so far (/proc/net/snmp, Tcp: RetransSegs)."""
+    text = subprocess.run(["ip", "netns", "exec", netns, "cat", "/proc/net/snmp"], capture_output=True,
+                          text=True, check=True).stdout
+    names, values = [line.split() for line in text.splitlines() if line.startswith("Tcp:")][:2]
+    return int(values[names.index("RetransSegs")])
+
+
+def test_the_tcp_monitor_sees_the_retransmissions_of_a_lossy_path(netlab, tmp_path):
+    """guc on h1 sends to a GridFTP server on h3 through the lab's bridge, whose port towards h3 is
+    shaped by a tbf with a tiny queue: the bridge drops segments (a loss on the path, not in the
+    sender's own queue, which TCP would not retransmit). The tcp monitor on h1 reads the data
+    connections' retransmissions, cwnd, rtt and delivery rate; what it counts is more than nothing
+    and no more than h1's kernel counted in all (RetransSegs; connections that end between two
+    readings lose their last retransmissions, the ssh session's count only in the kernel's)."""
+    from gftpwb.shell.lab.gridftp import free_port
+
+    status = netlab.status()
+    h3 = next(h for h in status["hosts"] if h["name"] == "h3")
+    h1_ns = netns_of(netlab, "h1")
+    port = free_port()
+    server = subprocess.Popen(
+        ["ip", "netns", "exec", h3["netns"], "globus-gridftp-server", "-aa", "-anonymous-user", "nobody", "-p",
+         str(port), "-control-interface", h3["address"], "-data-interface", h3["address"], "-s"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    shape = ["dev", h3["veth_controller"], "root"]
+    try:
+        subprocess.run(["tc", "qdisc", "replace", *shape, "tbf", "rate", "100mbit", "burst", "16kb", "limit", "30kb"],
+                       check=True)
+        path = tmp_path / "loss.yaml"
+        path.write_text(textwrap.dedent(f"""\
+            version: 1
+            name: loss
+            hosts: {{include: "{netlab.state_dir}/hosts.yaml"}}
+            monitors:
+              - {{id: tcp, type: tcp, on: h1, interval: 0.25s}}
+            tests:
+              - id: send
+                kind: guc
+                on: h1
+                source: file:///dev/zero
+                target: ftp://{h3["address"]}:{port}/dev/null
+                options: {{length: 24M, parallel: 2}}
+                timeout: 60s
+        """))
+        assert wait_until(lambda: subprocess.run(["ip", "netns", "exec", h3["netns"], "ss", "-ltn", f"sport = :{port}"],
+                                                 capture_output=True, text=True).stdout.count("LISTEN") == 1,
+                          timeout=15)
+        before = retrans_segs(h1_ns)
+        results = tmp_path / "r"
+        out = subprocess.run([*GFTPWB, "run", str(path), "--results", str(results), "--progress", "never"],
+                             capture_output=True, text=True, timeout=120)
+        kernel = retrans_segs(h1_ns) - before
+    finally:
+        subprocess.run(["tc", "qdisc", "del", *shape], check=False, capture_output=True)
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+    assert out.returncode == 0, out.stdout + out.stderr
+    samples = [x for x in read_lines(str(results / SAMPLES_NAME)) if x["event"] == "sample"]
+    assert samples and not [x for x in samples if "error" in x]
+    busy = [x["values"] for x in samples if x["values"]["connections"] > 0]
+    assert max(v["connections"] for v in busy) == 2  # the two parallel data streams, not the control one
+    counted = sum(x["values"].get("retrans_s", 0) * x["span_s"] for x in samples)
+    assert 0 < round(counted) <= kernel, (counted, kernel)
+    assert all(v["cwnd_mean"] >= 1 and v["rtt_ms_mean"] > 0 for v in busy)
+    # delivery rate: the kernel's estimate over the last round trip, so single readings jump above the
+    # shaped 100 Mbit/s (bursts); the typical reading is near it, far below the unshaped Gbit/s
+    assert 10 < statistics.median(v["delivery_mbit_s"] for v in busy) < 250
+    (summary,) = read_lines(str(results / SUMMARIES_NAME))
+    assert summary["monitors"]["tcp"]["h1"]["retrans_s"]["max"] > 0
