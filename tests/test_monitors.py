@@ -42,7 +42,7 @@ from gftpwb.core.monitors.sampler import (
     sampler_script,
 )
 from gftpwb.core.monitors.ss import TcpSocket, parse_ss
-from gftpwb.core.monitors.summary import Span, SummaryBook, summarize
+from gftpwb.core.monitors.summary import Span, SummaryBook, directory_monitors, figures_to_dict, summarize
 from gftpwb.core.monitors.timeline import ClockMap, HostClock
 from gftpwb.core.specs import RunSpec
 
@@ -462,3 +462,39 @@ def test_the_report_shows_headline_figures_and_leaves_idle_interfaces_out():
                            {"nic": "net", "load": "cpu"}, samples=9)
     assert [cells[:3] for cells, _ in table.rows] == [("nic", "h1", "veth0.rx_mib_s"), ("load", "local", "busy_pct")]
     assert table.title == "Monitors over the whole run (9 samples)"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["load", "nic"]), st.sampled_from(["local", "h1"]),
+                          st.integers(1, 2000), st.one_of(st.none(), st.dictionaries(
+                              st.sampled_from(["a", "b"]), st.floats(-1e6, 1e6, allow_nan=False), min_size=1))),
+                max_size=30))
+def test_the_report_reads_back_the_whole_runs_figures_the_run_computed(items):
+    """``gftpwb report`` recomputes the table from monitors.jsonl: the same figures the live
+    SummaryBook kept, failed readings counted as samples, the monitors in the samplers' order, and
+    the latest summary line of a run id (a resumed run's) kept."""
+    book = SummaryBook()
+    lines: list[dict] = [{"event": "sampler-started", "host": "local", "monitors": ["nic", "load"]}, {"torn": 1}]
+    t = 100.0
+    for monitor, host, span_ms, values in items:
+        t += span_ms / 1000
+        if values is None:
+            lines.append({"event": "sample", "monitor": monitor, "type": "x", "host": host, "span_s": span_ms / 1000,
+                          "error": "boom"})
+            continue
+        book.add(Span(monitor, host, t - span_ms / 1000, t, values))
+        lines.append({"event": "sample", "monitor": monitor, "type": "x", "host": host, "span_s": span_ms / 1000,
+                      "values": values})
+    runs = [{"run_id": "r/0", "monitors": {"old": {}}}, {"run_id": "r/0", "monitors": {"new": {}}}]
+    read = directory_monitors(lines, runs)
+    assert read is not None and read.samples == len(items) and read.runs == {"r/0": {"new": {}}}
+    live = figures_to_dict(book.overall)
+    assert read.figures.keys() == live.keys()
+    for monitor, hosts in live.items():
+        for host, figures in hosts.items():
+            for name, stat in figures.items():
+                got = read.figures[monitor][host][name]
+                assert (got["min"], got["max"], got["n"]) == (stat["min"], stat["max"], stat["n"])
+                assert abs(got["mean"] - stat["mean"]) <= 1e-6 * max(1.0, abs(stat["mean"]))
+    assert list(read.types) == [m for m in ("nic", "load") if m in {i[0] for i in items}]
+    assert directory_monitors([{"event": "sampler-started", "monitors": ["x"]}], []) is None
