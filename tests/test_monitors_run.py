@@ -184,3 +184,48 @@ async def test_a_stop_leaves_no_sampler_behind(tmp_path, fake_guc, monkeypatch):
     (summary,) = read_lines(str(tmp_path / "r" / SUMMARIES_NAME))
     assert summary["run_id"] == "hang/0" and summary["monitors"]["load"]["local"]["busy_pct"]["n"] >= 1
     assert os.path.getsize(tmp_path / "r" / SAMPLES_NAME) > 0
+
+
+def test_a_resumed_run_appends_its_samples_and_the_report_takes_the_last_summary(tmp_path, fake_guc, monkeypatch):
+    """Ctrl-C while the first run hangs, then ``--resume``: the second session's sampler appends to
+    monitors.jsonl, the rerun's summary is appended after the interrupted one, and ``gftpwb report``
+    shows the rerun's figures for that run id (and counts every sample of both sessions)."""
+    import signal
+    import time
+
+    from clihelp import popen
+
+    path = tmp_path / "r.yaml"
+    path.write_text(textwrap.dedent("""\
+        version: 1
+        name: r
+        monitors: [{id: load, type: cpu, interval: 0.2s}]
+        tests:
+          - {id: t, kind: guc, source: "ftp://127.0.0.1:2811/a", target: "ftp://127.0.0.1:2811/b",
+             options: {length: 1M}}
+    """))
+    results = tmp_path / "res"
+    proc = popen("run", str(path), "--results", str(results), "--progress", "never",
+                 env={"FAKE_GUC_MODE": "hang", "FAKE_GUC_CHILD_PID": str(tmp_path / "child.pid")})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and sum(
+            x.get("event") == "sample" for x in read_lines(str(results / SAMPLES_NAME))) < 2:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    first = read_lines(str(results / SUMMARIES_NAME))
+    assert [s["run_id"] for s in first] == ["t/0"]
+
+    out = gftpwb("run", str(path), "--resume", str(results), "--progress", "never")
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = read_lines(str(results / SAMPLES_NAME))
+    assert [x["event"] for x in lines if x["event"] != "sample"] == [
+        "sampler-started", "sampler-ended", "sampler-started", "sampler-ended"]
+    summaries = read_lines(str(results / SUMMARIES_NAME))
+    assert [s["run_id"] for s in summaries] == ["t/0", "t/0"] and summaries[0] == first[0]
+    doc = json.loads(gftpwb("report", str(results), "--json").stdout)
+    (directory,) = doc["directories"]
+    (run,) = [r for c in directory["cases"] for r in c["runs"]]
+    assert run["status"] == "passed" and run["monitors"] == summaries[1]["monitors"]
+    assert directory["monitors"]["samples"] == sum(x["event"] == "sample" for x in lines)
