@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .monitors.summary import DirectoryMonitors
 from .records import PASSED, ResultRecord, latest_by_run
 from .registry import Figure, Kind, Measured, registry
 from .samples import RunSamples
@@ -227,6 +228,7 @@ class DirectorySummary:
     @property
     def violations(self) -> int:
         return sum(1 for c in self.checks if not c.ok)
+    monitors: DirectoryMonitors | None = None  # monitors.jsonl and monitor-summaries.jsonl, if it has them
 
     @property
     def records(self) -> list[ResultRecord]:
@@ -235,7 +237,8 @@ class DirectorySummary:
 
 def summarize_directory(path: str, records: Sequence[ResultRecord], *, meta: Mapping[str, Any] | None = None,
                         plan: Sequence[Mapping[str, Any]] = (), samples: Mapping[str, RunSamples] | None = None,
-                        problems: Sequence[str] = (), checks: Sequence[Check] = ()) -> DirectorySummary:
+                        problems: Sequence[str] = (), checks: Sequence[Check] = (),
+                        monitors: DirectoryMonitors | None = None) -> DirectorySummary:
     """The summary of a results directory's contents (read by the shell): its journal's records, its
     ``meta.json``, ``plan.json`` (the planned runs: which exist, and each test's kind) and samples."""
     latest = list(latest_by_run(list(records)).values())
@@ -252,5 +255,5 @@ def summarize_directory(path: str, records: Sequence[ResultRecord], *, meta: Map
         counts=dict(Counter(r.status for r in counted)), cases=tuple(summarize_cases(latest, kinds, latest=False)),
         meta=meta, problems=tuple(problems), not_run=tuple(str(s["run_id"]) for s in plan
                                                             if "run_id" in s and s["run_id"] not in seen),
-        kinds=kinds, samples=dict(samples or {}), checks=tuple(checks),
+        kinds=kinds, samples=dict(samples or {}), checks=tuple(checks), monitors=monitors,
     )

@@ -248,6 +248,10 @@ SCENARIO_KEYS: tuple[Key, ...] = (
     Key("concurrent_tests", {"type": "integer", "minimum": 1},
         "How many tests may run at the same time (each once its needs passed). Default 1: one after the "
         "other, in order."),
+    Key("monitors", {"type": "array", "minItems": 1, "items": ref("monitor")},
+        "Monitors polled on chosen hosts at an interval while the tests run (CPU and load, memory, network "
+        "interfaces, disks, the guc data connections' TCP state, a command's numbers); samples go to "
+        "monitors.jsonl, and each run gets their mean and max during it (monitor-summaries.jsonl)."),
     Key("tests", {"type": "array", "minItems": 1, "items": ref("test")},
         "The tests, run in this order (or, with needs, after the tests they need).", True),
 )

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.harness.delays import Delay
+from gftpwb.core.monitors.model import Monitor
 
 LOCAL = "local"  # the implicit host: this machine, no SSH
 
@@ -106,6 +107,7 @@ class Scenario:
     seed: int | None = None  # None: not set (random delays then use 0)
     loops: int = 1
     concurrent_tests: int = 1
+    monitors: tuple[Monitor, ...] = ()  # polled while the tests run (gftpwb.shell.monitors)
     schedules: dict[str, TestSchedule] = field(default_factory=dict, metadata={"derived": True})
     path: str = field(default="", metadata={"derived": True})
     text: str = field(default="", metadata={"derived": True})

@@ -20,6 +20,7 @@ from gftpwb.core.events import (
     CopiesFinished,
     Event,
     ExpectationsChecked,
+    MonitorsFinished,
     Notice,
     OutputLine,
     Progress,
@@ -33,6 +34,7 @@ from gftpwb.core.events import (
 from gftpwb.core.format import CONSOLE_STATUS_STYLE, counts_text, human_bytes, rate_text, short_error
 from gftpwb.core.harness.aggregate import CopiesAggregate, copies_table, summary_text
 from gftpwb.core.journal import Journal
+from gftpwb.core.monitors.report import monitors_table
 from gftpwb.core.records import PASSED, ResultRecord
 from gftpwb.core.registry import ReportTable, registry
 from gftpwb.core.report import report_sections
@@ -152,6 +154,7 @@ class ConsoleSink:
         self.aggregates: list[CopiesAggregate] = []
         self.checks: list[Check] = []  # thresholds checked as tests ended
         self._in_flight: dict[str, str] = {}  # run id -> test id, of the runs started and not finished
+        self.monitors: MonitorsFinished | None = None  # the monitors' figures over the whole run
 
     def __call__(self, event: Event) -> None:
         self.journal(event)
@@ -312,6 +315,9 @@ class ConsoleSink:
             if line is not None:
                 self.console.print(line, soft_wrap=True)
 
+    def _on_MonitorsFinished(self, event: MonitorsFinished) -> None:
+        self.monitors = event
+
     def _on_ScenarioFinished(self, event: ScenarioFinished) -> None:
         for group in list(self._copies):  # copies stopped before their batch ended
             self._flush_copies(group)
@@ -321,6 +327,9 @@ class ConsoleSink:
         self.print_table(list(self.journal.latest().values()))
         if self.aggregates:
             self.console.print(rich_table(copies_table(self.aggregates)))
+        if self.monitors is not None and self.monitors.figures:
+            self.console.print(rich_table(monitors_table(self.monitors.figures, self.monitors.types,
+                                                         self.monitors.samples)))
         print_checks(self.console, self.checks)
         s = event.summary
         note = " (interrupted by the user)" if s.interrupted else ""
