@@ -164,3 +164,18 @@ def test_a_per_case_chart_shows_at_most_60_cases_and_says_so():
     (chart,) = per_case_charts(summarize_cases(records))
     assert isinstance(chart, IntervalChart) and len(chart.points) == 60
     assert chart.points[0].value == 101.0 and "The first 60 of 70 cases shown" in chart.note
+
+
+def test_monitors_of_the_run_are_a_table_of_the_page(base):
+    import dataclasses
+
+    from gftpwb.core.monitors.summary import DirectoryMonitors
+
+    summary = read_directory(str(base / "20261122T100000Z-mixed"))
+    monitors = DirectoryMonitors(samples=12, types={"load": "cpu"},
+                                 figures={"load": {"local": {"busy_pct": {"mean": 42.5, "max": 97.0, "n": 12}}}},
+                                 runs={})
+    page = report_html([dataclasses.replace(summary, monitors=monitors)], fake_svg, generator="gftpwb test")
+    assert "<h3>Monitors</h3>" in page and "Monitors over the whole run (12 samples)" in page
+    assert "<td>load</td><td>local</td><td>busy_pct</td>" in page and ">42.50<" in page
+    assert "<h3>Monitors</h3>" not in report_html([summary], fake_svg, generator="gftpwb test")

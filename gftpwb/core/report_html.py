@@ -19,6 +19,7 @@ from typing import Any
 
 from .charts import Chart
 from .format import counts_text, short_error
+from .monitors.report import monitors_table
 from .records import PASSED
 from .registry import ReportTable
 from .report import report_sections
@@ -151,6 +152,10 @@ def directory_html(index: int, summary: DirectorySummary, svg: Svg, trend: Seque
         charts = [*per_case_charts(cases, summary.checks), *over_time_charts(own_cases(cases), summary.samples),
                   *section.build_charts(section_records, summary.samples)]
         parts.extend(chart_html(c, svg) for c in charts)
+    monitors = summary.monitors
+    if monitors is not None and monitors.figures:
+        parts.append("<h3>Monitors</h3>")
+        parts.append(table_html(monitors_table(monitors.figures, monitors.types, monitors.samples)))
     parts.append(samples_html(summary))
     trends = trend_charts(trend, summary.path.rstrip("/").rsplit("/", 1)[-1])
     if trends:
