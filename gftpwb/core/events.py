@@ -146,3 +146,26 @@ class TuneUpdate(Event):
     finished: bool = False
     p_within_margin: float | None = None  # estimated P(the pick's true mean is within the margin of the best)
     stop_reason: str = ""  # why the strategy stopped before running all it could ("" : it ran its plan)
+
+
+@dataclass(frozen=True)
+class IoTrace(Event):
+    """A worker's binary I/O trace (``io`` level, :mod:`gftpwb.core.trace.iofmt`), fetched from its host
+    after the worker ended; the trace sink stores it. ``clock_offset_ns``: that host's clock minus the
+    controller's."""
+
+    run_id: str
+    host: str
+    process: int
+    data: bytes = field(repr=False)
+    clock_offset_ns: int = 0
+
+
+@dataclass(frozen=True)
+class TraceLevelChanged(Event):
+    """The trace level of a running worker was switched (the switch is itself part of the trace)."""
+
+    run_id: str
+    host: str
+    level: str
+    source: str = ""  # what switched it: "signal", "tui", ...

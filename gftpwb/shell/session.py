@@ -34,6 +34,7 @@ from .sinks.aggregates import AggregatesSink
 from .sinks.journal import JOURNAL_NAME, JournalSink
 from .sinks.samples import SamplesSink
 from .sinks.taglogs import TagLogSink
+from .sinks.trace import TraceSink
 from .transports.hosts import HostTransports
 
 
@@ -113,10 +114,12 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
                else JournalSink(os.path.join(directory, JOURNAL_NAME), prepared.earlier))
     bus.subscribe(journal)  # first: a record is on disk before anyone else hears of it
     aggregates = AggregatesSink(directory) if directory is not None else None
+    trace = TraceSink(directory) if directory is not None else None
     if directory is not None:
         bus.subscribe(TagLogSink(directory, shlex.join(request.command)))
         bus.subscribe(SamplesSink(directory))
         bus.subscribe(aggregates)
+        bus.subscribe(trace)
         for consumer in consumers(request.specs, directory):
             bus.subscribe(consumer)
     for subscriber in request.subscribers:
@@ -170,3 +173,5 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
         journal.close()
         if aggregates is not None:
             aggregates.close()
+        if trace is not None:
+            trace.close()

@@ -29,15 +29,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from gftpwb.core.clockoffset import ZERO
-from gftpwb.core.events import Event, Notice, Progress, RunStarted
+from gftpwb.core.events import Event, IoTrace, Notice, Progress, RunStarted
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, ResultRecord, bound_output
 from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
+from gftpwb.core.trace.setting import TraceSetting
 from gftpwb.core.transport import Process, StartError, Transport
 from gftpwb.kinds.gfapi.job import GfapiJob, worker_args
 from gftpwb.kinds.gfapi.protocol import Message, WorkerStream
@@ -77,6 +79,14 @@ class _Run:
         self.background: set[asyncio.Task[Any]] = set()
         self.last_sample: tuple[float, int] | None = None  # (monotonic, bytes) of the last Progress
         self.clocks: dict[str, dict[str, Any]] = {}  # per host: offset_s, uncertainty_ms, source
+        self.trace = TraceSetting.of_details(spec.details)
+        self.trace_token = secrets.token_hex(8)  # names this run's I/O trace files on the workers' hosts
+        self.transports: dict[str, Transport] = {}
+
+    def io_trace_path(self, host: str, p: int) -> str:
+        """Where worker ``p`` on ``host`` writes its I/O trace ("" when the run does not trace I/O): a new,
+        unguessable name in that host's /tmp (the worker creates it with O_EXCL, mode 0600)."""
+        return f"/tmp/gftpwb-iotrace-{self.trace_token}-{host}-p{p}.bin" if self.trace.io else ""
 
     def publish(self, events: list[Event]) -> None:
         for event in events:
@@ -147,7 +157,7 @@ class GfapiRunner:
     async def _run(self, run: _Run) -> None:
         job = run.job
         need_gfapi = job.mode == "gfapi"
-        transports = {host: run.ctx.transport_for(host) for host in job.hosts}
+        transports = run.transports = {host: run.ctx.transport_for(host) for host in job.hosts}
         built, _ = await asyncio.gather(
             asyncio.gather(*(self.builder.ensure(transports[h], h, need_gfapi=need_gfapi) for h in job.hosts),
                            return_exceptions=True),
@@ -199,7 +209,8 @@ class GfapiRunner:
                             "source": "measured"}
 
     async def _launch(self, run: _Run, transport: Transport, host: str, p: int, binary: str) -> None:
-        argv = worker_args(run.job, binary, host, p)
+        argv = worker_args(run.job, binary, host, p, io_trace=run.io_trace_path(host, p),
+                           io_trace_every=run.trace.every)
         try:
             process = await transport.start(argv, stdin=True)
         except (StartError, OSError) as exc:
@@ -240,7 +251,37 @@ class GfapiRunner:
                 exit_code = await asyncio.wait_for(process.wait(), EXIT_WAIT_S)
         with contextlib.suppress(Exception):
             await process.close_stdin()
+        if run.trace.io:
+            await self._fetch_io_trace(run, host, p)
         run.publish(run.tracker.process_exited(host, p, exit_code, reason))
+
+    async def _fetch_io_trace(self, run: _Run, host: str, p: int) -> None:
+        """Bring a worker's I/O trace from its host (after the worker ended: never during the measurement)
+        to the trace sink, and remove it there. A trace that cannot be fetched is a warning, not a failure."""
+        path, transport = run.io_trace_path(host, p), run.transports[host]
+        chunks: list[bytes] = []
+        problem = ""
+        try:
+            process = await transport.start(["cat", "--", path])
+            async for name, data in process.output():
+                if name == "stdout":
+                    chunks.append(data)
+                else:
+                    problem += data.decode("utf-8", errors="replace")
+            code = await process.wait()
+            if code != 0:
+                problem = problem.strip() or f"cat exited with status {code}"
+        except (StartError, OSError) as exc:
+            problem = str(exc)
+        with contextlib.suppress(StartError, OSError):
+            remover = await transport.start(["rm", "-f", "--", path])
+            await remover.wait()
+        if problem:
+            run.publish([Notice(level="warning", text=f"{run.spec.run_id}: no I/O trace from {host} process {p}: "
+                                                      f"{problem.strip()}")])
+            return
+        run.publish([IoTrace(run_id=run.spec.run_id, host=host, process=p, data=b"".join(chunks),
+                             clock_offset_ns=run.tracker.offsets.get(host, 0))])
 
     def _handle(self, run: _Run, host: str, p: int, message: Message) -> None:
         run.publish(run.tracker.feed(host, p, message))
