@@ -112,6 +112,7 @@ class WorkerProgress(Event):
     files_total: int | None = None
     bytes_total: int | None = None
     error: str = ""
+    started_unix_ns: int | None = None  # when the thread started measuring, Unix ns on the controller's clock
 
 
 @dataclass(frozen=True)

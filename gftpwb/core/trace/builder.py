@@ -117,19 +117,25 @@ class TraceBuilder:
         return out
 
     def _worker(self, run: _Run, event: WorkerProgress) -> list[Record]:
+        """A thread's state spans and samples. Once a thread reported its start (host clock, corrected
+        by the host's offset) its times are start + elapsed, not when its lines arrived (up to one
+        report interval later), so its spans and its I/O events line up."""
         key = (event.host, event.thread)
         track = f"thread {event.thread}"
         out = []
         thread = run.threads.get(key)
+        start = None if event.started_unix_ns is None else (event.started_unix_ns - self.wall_offset_ns) / 1e9
+        at = event.t if start is None else start + event.elapsed_s
+        boundary = start if start is not None and event.state == "running" else at
         if thread is None or thread.state != event.state:
             if thread is not None and thread.state in WORKER_PHASES:
-                out.append(self._span(run, WORKER_PHASES[thread.state], thread.since, event.t, track,
+                out.append(self._span(run, WORKER_PHASES[thread.state], thread.since, boundary, track,
                                       {"next": event.state, **({"error": event.error} if event.error else {})},
                                       host=event.host))
-            run.threads[key] = _Thread(event.state, event.t)
+            run.threads[key] = _Thread(event.state, boundary)
         if event.state == "running" or (thread is not None and thread.state == "running"):
-            out.append(self._sample(run, event.t, track, {"files": event.files, "bytes": event.bytes,
-                                                          "ios": event.ios, "elapsed_s": round(event.elapsed_s, 6)},
+            out.append(self._sample(run, at, track, {"files": event.files, "bytes": event.bytes,
+                                                     "ios": event.ios, "elapsed_s": round(event.elapsed_s, 6)},
                                     host=event.host))
         return out
 
