@@ -288,3 +288,22 @@ def test_percentiles_and_histogram():
 def test_parse_records_skips_meta():
     records, problems = parse_records('{"type":"meta"}\n{"type":"span"}\n[1]\n')
     assert records == [{"type": "span"}] and problems == ["trace.jsonl line 3: not a trace record (skipped)"]
+
+
+def test_a_traced_autotune_traces_its_transfers():
+    from gftpwb.kinds.autotune.plan import TuneSettings, transfer_spec
+
+    text = textwrap.dedent("""\
+        version: 1
+        name: s
+        trace: run
+        tests:
+          - id: tune
+            kind: autotune
+            source: ftp://127.0.0.1:2811/dev/zero
+            target: ftp://127.0.0.1:2811/dev/null
+            candidates: [{}, {parallel: 4}]
+        """)
+    (spec,) = plan(load_scenario_text(text, "s.yaml"))
+    transfer = transfer_spec(spec, TuneSettings.of(spec).candidates[1], 0, 1 << 20)
+    assert transfer.details["trace"] == {"level": "run"}
