@@ -181,3 +181,56 @@ def test_gfapi_io_trace_through_libgfapi(tmp_path, gluster):
     assert out.returncode == 0, out.stdout + out.stderr
     assert {r["details"]["gfapi"]["mode"] for r in records(results)} == {"gfapi"}
     check_io_trace(results)
+
+
+def test_level_switch_by_signal_takes_effect_mid_run(tmp_path):
+    """SIGUSR2 to gftpwb switches a running gfapi worker from run to io: no I/O event before the switch,
+    I/O events after it, the switch in trace.jsonl and in the worker's own file."""
+    import os
+    import signal
+
+    from gftpwb.core.events import WorkerProgress
+    from gftpwb.core.plan import plan
+    from gftpwb.core.trace.iofmt import OP_LEVEL, decode
+    from gftpwb.shell import frontend
+    from gftpwb.shell.session import RunRequest
+
+    scenario_path = write_scenario(tmp_path, f"""\
+        tests:
+          - id: many
+            kind: gfapi
+            directory: {tmp_path / "files"}
+            workload: seq-wr
+            threads: 2
+            files: 10000
+            file_size: 1
+            record_size: 1
+            trace: run
+            timeout: 2m
+        """)
+    scenario = frontend.load(scenario_path)
+    results = tmp_path / "results"
+    sent = []
+
+    def switch_once_running(event) -> None:
+        if isinstance(event, WorkerProgress) and event.state == "running" and event.files and not sent:
+            sent.append(event.files)
+            os.kill(os.getpid(), signal.SIGUSR2)
+
+    request = RunRequest(scenario=scenario, specs=plan(scenario), results_dir=str(results), command=["test"], subscribers=[switch_once_running],
+                         record_environment=False)
+    outcome = frontend.run(request)
+    assert outcome.summary.all_passed and sent
+    trace = trace_records(results)
+    (mark,) = [r for r in trace if r.get("name") == "trace.level"]
+    assert mark["args"] == {"level": "io", "source": "signal SIGUSR2"}
+    (index,) = [r for r in trace if r["type"] == "iofile"]
+    header, events = decode((results / index["path"]).read_bytes())
+    levels = [e for e in events if e.op == OP_LEVEL]
+    ios = [e for e in events if e.op != OP_LEVEL]
+    assert [e.bytes for e in levels] == [2]  # switched to io once
+    # recorded from the switch on (an operation in flight when it came is recorded as it ends)
+    assert ios and all(e.start_ns + e.duration_ns >= levels[0].start_ns - 1_000_000 for e in ios)
+    assert len(ios) < 2 * 10000 * 3  # the operations before the switch were not recorded
+    (record,) = records(results)
+    assert record["details"]["trace"] == {"level": "run"}

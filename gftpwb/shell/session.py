@@ -27,6 +27,7 @@ from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
 
 from . import results_dir as rd
+from . import tracecontrol
 from .context import Service
 from .environment import collect_environment
 from .executor import Executor
@@ -143,6 +144,7 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
 
     for sig in signals:
         loop.add_signal_handler(sig, stop)
+    uninstall = tracecontrol.install(loop) if install_signal_handlers else None
     started: list[Service] = []
     try:
         for note in prepared.notes:
@@ -169,6 +171,8 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
             await service.stop()
         for sig in signals:
             loop.remove_signal_handler(sig)
+        if uninstall is not None:
+            uninstall()
         await transports.close()
         journal.close()
         if aggregates is not None:

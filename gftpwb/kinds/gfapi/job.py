@@ -115,10 +115,10 @@ class GfapiJob:
 
 
 def worker_args(job: GfapiJob, binary: str, host: str, process: int, *, io_trace: str = "",
-                io_trace_every: int = 1) -> list[str]:
+                io_trace_every: int = 1, io_trace_level: str = "io") -> list[str]:
     """The argv of worker process ``process`` on ``host`` (never run through a shell); ``io_trace``: the
-    file on that host the worker writes its per-I/O trace to (``trace: io``), one event in
-    ``io_trace_every`` per thread."""
+    file on that host the worker writes its per-I/O trace to, one event in ``io_trace_every`` per
+    thread, from the start (``io_trace_level`` io) or once switched on (run)."""
     argv = [binary]
     if job.mode == "gfapi":
         argv += ["--gfapi", "--volume", job.volume, "--server", job.server, "--transport", job.transport,
@@ -138,7 +138,8 @@ def worker_args(job: GfapiJob, binary: str, host: str, process: int, *, io_trace
     if job.fsync:
         argv.append("--fsync")
     if io_trace:
-        argv += ["--io-trace", io_trace, *(["--io-trace-every", str(io_trace_every)] if io_trace_every > 1 else [])]
+        argv += ["--io-trace", io_trace, *(["--io-trace-every", str(io_trace_every)] if io_trace_every > 1 else []),
+                 *(["--io-trace-level", io_trace_level] if io_trace_level != "io" else [])]
     return argv
 
 

@@ -35,16 +35,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gftpwb.core.clockoffset import ZERO
-from gftpwb.core.events import Event, IoTrace, Notice, Progress, RunStarted
+from gftpwb.core.events import Event, IoTrace, Notice, Progress, RunStarted, TraceLevelChanged
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, ResultRecord, bound_output
 from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
-from gftpwb.core.trace.setting import TraceSetting
+from gftpwb.core.trace.setting import IO, TraceSetting
 from gftpwb.core.transport import Process, StartError, Transport
 from gftpwb.kinds.gfapi.job import GfapiJob, worker_args
 from gftpwb.kinds.gfapi.protocol import Message, WorkerStream
 from gftpwb.kinds.gfapi.stats import summarize
 from gftpwb.kinds.gfapi.tracker import GfapiRun, ProcessState
+from gftpwb.shell import tracecontrol
 from gftpwb.shell.context import Interrupted, RunContext, utc_now_iso
 
 from .worker_build import WorkerBuilder, WorkerBuildError, default_cache_dir
@@ -82,11 +83,21 @@ class _Run:
         self.trace = TraceSetting.of_details(spec.details)
         self.trace_token = secrets.token_hex(8)  # names this run's I/O trace files on the workers' hosts
         self.transports: dict[str, Transport] = {}
+        self.io_traced = self.trace.io  # I/O events were on at some point: the files are worth fetching
 
     def io_trace_path(self, host: str, p: int) -> str:
-        """Where worker ``p`` on ``host`` writes its I/O trace ("" when the run does not trace I/O): a new,
-        unguessable name in that host's /tmp (the worker creates it with O_EXCL, mode 0600)."""
-        return f"/tmp/gftpwb-iotrace-{self.trace_token}-{host}-p{p}.bin" if self.trace.io else ""
+        """Where worker ``p`` on ``host`` writes its I/O trace ("" when the run is not traced): a new,
+        unguessable name in that host's /tmp (the worker creates it with O_EXCL, mode 0600). A run at
+        the ``run`` level has one too, with I/O events off, so they can be switched on while it runs."""
+        return f"/tmp/gftpwb-iotrace-{self.trace_token}-{host}-p{p}.bin" if self.trace.on else ""
+
+    def switch_level(self, level: str, source: str) -> None:
+        """Switch the running workers' I/O events on (io) or off (run): a line on their stdin."""
+        self.io_traced |= level == IO
+        for proc in self.tracker.live():
+            self.spawn(self.send(proc, f"trace {level}\n"))
+        for host in sorted({proc.host for proc in self.tracker.live()}):
+            self.ctx.publish(TraceLevelChanged(run_id=self.spec.run_id, host=host, level=level, source=source))
 
     def publish(self, events: list[Event]) -> None:
         for event in events:
@@ -131,6 +142,7 @@ class GfapiRunner:
         ctx.publish(RunStarted(spec=spec, argv=spec.argv, started_at=started_at))
         run.publish(run.tracker.initial_events())
         timed_out = interrupted = False
+        unregister = tracecontrol.register(run.switch_level) if run.trace.on else None
         try:
             async with asyncio.timeout(spec.timeout_s):
                 await self._run(run)
@@ -143,6 +155,9 @@ class GfapiRunner:
         except BaseException:
             await _unstoppable(self._stop_all(run))  # a bug of ours or a sink's: leave nothing running
             raise
+        finally:
+            if unregister is not None:
+                unregister()
         if run.background:  # late `snap` writes and stops of dropped workers: let them finish
             await asyncio.wait(run.background, timeout=run.ctx.kill_grace_s * 2 + EXIT_WAIT_S)
         seconds = round(time.monotonic() - t0, 6)
@@ -210,7 +225,7 @@ class GfapiRunner:
 
     async def _launch(self, run: _Run, transport: Transport, host: str, p: int, binary: str) -> None:
         argv = worker_args(run.job, binary, host, p, io_trace=run.io_trace_path(host, p),
-                           io_trace_every=run.trace.every)
+                           io_trace_every=run.trace.every, io_trace_level=run.trace.level)
         try:
             process = await transport.start(argv, stdin=True)
         except (StartError, OSError) as exc:
@@ -251,7 +266,7 @@ class GfapiRunner:
                 exit_code = await asyncio.wait_for(process.wait(), EXIT_WAIT_S)
         with contextlib.suppress(Exception):
             await process.close_stdin()
-        if run.trace.io:
+        if run.trace.on:
             await self._fetch_io_trace(run, host, p)
         run.publish(run.tracker.process_exited(host, p, exit_code, reason))
 
@@ -261,6 +276,10 @@ class GfapiRunner:
         path, transport = run.io_trace_path(host, p), run.transports[host]
         chunks: list[bytes] = []
         problem = ""
+        if not run.io_traced:  # never switched on: only a header; remove it
+            with contextlib.suppress(StartError, OSError):
+                await (await transport.start(["rm", "-f", "--", path])).wait()
+            return
         try:
             process = await transport.start(["cat", "--", path])
             async for name, data in process.output():

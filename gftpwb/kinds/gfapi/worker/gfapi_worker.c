@@ -15,8 +15,9 @@
  * I/O tracing (--io-trace FILE, gftpwb's `trace: io`): every open, read, write, fsync, close and unlink
  * (or one in --io-trace-every N per thread) becomes a 32-byte binary event in a per-thread chunk in
  * memory; full chunks go to a writer thread, which alone writes the file, so the measuring threads
- * never wait for a disk. The format is gftpwb/core/trace/iofmt.py's. SIGUSR1 switches I/O events off,
- * SIGUSR2 on again (the "run" and "io" levels), each switch an event of its own.
+ * never wait for a disk. The format is gftpwb/core/trace/iofmt.py's. --io-trace-level run opens the file
+ * with I/O events off; `trace io` / `trace run` on stdin (or SIGUSR2 / SIGUSR1) switch them on and off
+ * while the worker runs, each switch an event of its own.
  *
  * Build (the controller does this on each host, keyed by this file's hash):
  *   cc -O2 -Wall -Wextra -pthread -DGFTPWB_WITH_GFAPI -o gfapi-worker gfapi_worker.c -lgfapi
@@ -103,6 +104,7 @@ typedef struct {
     uint64_t files, file_size, record_size, files_per_dir, dirs_per_dir, io_requests, seed;
     const char *io_trace;
     uint64_t io_trace_every;
+    int io_trace_level;
 } options_t;
 
 static options_t opt = {
@@ -110,7 +112,7 @@ static options_t opt = {
     .port = 24007, .threads = 1, .thread_base = 0, .trace_level = 4, .interval_ms = 250, .direct = 0,
     .fsync_on_close = 0, .read_pct = 50, .workload = WL_SEQ_WR, .files = 100, .file_size = 1 << 20,
     .record_size = 64 << 10, .files_per_dir = 1000, .dirs_per_dir = 1000, .io_requests = 0, .seed = 1,
-    .io_trace = NULL, .io_trace_every = 1,
+    .io_trace = NULL, .io_trace_every = 1, .io_trace_level = 2 /* TRACE_IO */,
 };
 
 /* ---- output: one writer at a time, whole lines ----------------------------------------------- */
@@ -379,7 +381,7 @@ static void trace_open(void)
         fatal(EXIT_USAGE, "--io-trace %s: cannot write its header: %s", opt.io_trace, strerror(errno));
     if (pthread_create(&trace_writer, NULL, trace_writer_main, NULL) != 0)
         fatal(EXIT_PREPARE, "cannot start the trace writer thread: %s", strerror(errno));
-    atomic_store(&trace_level, TRACE_IO);
+    atomic_store(&trace_level, opt.io_trace_level);
 }
 
 /* After every thread ended: hand over what is left, let the writer drain, close the file. */
@@ -1096,7 +1098,7 @@ static void usage(void)
           "         [--files N] [--file-size BYTES] [--record-size BYTES] [--files-per-dir N]\n"
           "         [--dirs-per-dir N] [--io-requests N] [--read-pct P] [--direct] [--fsync]\n"
           "         [--trace-level N] [--log-file PATH] [--interval-ms N] [--seed N]\n"
-          "         [--io-trace FILE [--io-trace-every N]]\n"
+          "         [--io-trace FILE [--io-trace-every N] [--io-trace-level run|io]]\n"
           "       gfapi-worker --version | --bucket-of\n"
           "Prepares, prints 'ready', waits for 'start <unix-ns>' (0: now) on stdin; see\n"
           "gftpwb/drivers/gfapi_protocol.py for the line protocol.\n",
@@ -1107,7 +1109,7 @@ static void parse_args(int argc, char **argv)
 {
     enum { OPT_GFAPI = 256, OPT_VOLUME, OPT_SERVER, OPT_TRANSPORT, OPT_PORT, OPT_DIR, OPT_THREADS, OPT_THREAD_BASE, OPT_WORKLOAD,
            OPT_FILES, OPT_FILE_SIZE, OPT_RECORD_SIZE, OPT_FPD, OPT_DPD, OPT_IOREQ, OPT_READ_PCT, OPT_DIRECT, OPT_FSYNC, OPT_TRACE,
-           OPT_LOG, OPT_INTERVAL, OPT_SEED, OPT_VERSION, OPT_BUCKET, OPT_HELP, OPT_IO_TRACE, OPT_IO_EVERY };
+           OPT_LOG, OPT_INTERVAL, OPT_SEED, OPT_VERSION, OPT_BUCKET, OPT_HELP, OPT_IO_TRACE, OPT_IO_EVERY, OPT_IO_LEVEL };
     static const struct option longopts[] = {
         {"gfapi", no_argument, NULL, OPT_GFAPI}, {"volume", required_argument, NULL, OPT_VOLUME},
         {"server", required_argument, NULL, OPT_SERVER}, {"transport", required_argument, NULL, OPT_TRANSPORT},
@@ -1122,7 +1124,8 @@ static void parse_args(int argc, char **argv)
         {"interval-ms", required_argument, NULL, OPT_INTERVAL}, {"seed", required_argument, NULL, OPT_SEED},
         {"version", no_argument, NULL, OPT_VERSION}, {"bucket-of", no_argument, NULL, OPT_BUCKET},
         {"help", no_argument, NULL, OPT_HELP}, {"io-trace", required_argument, NULL, OPT_IO_TRACE},
-        {"io-trace-every", required_argument, NULL, OPT_IO_EVERY}, {NULL, 0, NULL, 0},
+        {"io-trace-every", required_argument, NULL, OPT_IO_EVERY},
+        {"io-trace-level", required_argument, NULL, OPT_IO_LEVEL}, {NULL, 0, NULL, 0},
     };
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -1169,6 +1172,11 @@ static void parse_args(int argc, char **argv)
         case OPT_HELP: usage(); exit(0);
         case OPT_IO_TRACE: opt.io_trace = optarg; break;
         case OPT_IO_EVERY: opt.io_trace_every = parse_u64("io-trace-every", optarg, 1); break;
+        case OPT_IO_LEVEL:
+            if (strcmp(optarg, "run") != 0 && strcmp(optarg, "io") != 0)
+                fatal(EXIT_USAGE, "--io-trace-level: run or io, got '%s'", optarg);
+            opt.io_trace_level = strcmp(optarg, "io") == 0 ? TRACE_IO : TRACE_RUN;
+            break;
         default: usage(); exit(EXIT_USAGE);
         }
     }
@@ -1302,6 +1310,9 @@ int main(int argc, char **argv)
         } else if (strcmp(line, "stop") == 0) {
             exit_code = EXIT_STOPPED;
             break;
+        } else if (strcmp(line, "trace io") == 0 || strcmp(line, "trace run") == 0) {
+            atomic_store(&level_requested, line[6] == 'i' ? TRACE_IO : TRACE_RUN);
+            apply_level_request();
         }
     }
     if (!started) { /* threads wait on the start condition: release them as stopped */
@@ -1331,6 +1342,9 @@ int main(int argc, char **argv)
             wake_reporter();
         } else if (rc > 0 && strcmp(line, "stop") == 0) {
             atomic_store(&stop_requested, 1);
+        } else if (rc > 0 && (strcmp(line, "trace io") == 0 || strcmp(line, "trace run") == 0)) {
+            atomic_store(&level_requested, line[6] == 'i' ? TRACE_IO : TRACE_RUN);
+            apply_level_request();
         }
     }
     for (int i = 0; i < opt.threads; i++)
