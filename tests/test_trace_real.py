@@ -217,7 +217,8 @@ def test_level_switch_by_signal_takes_effect_mid_run(tmp_path):
             sent.append(event.files)
             os.kill(os.getpid(), signal.SIGUSR2)
 
-    request = RunRequest(scenario=scenario, specs=plan(scenario), results_dir=str(results), command=["test"], subscribers=[switch_once_running],
+    request = RunRequest(scenario=scenario, specs=plan(scenario), results_dir=str(results), command=["test"],
+                         subscribers=[switch_once_running],
                          record_environment=False)
     outcome = frontend.run(request)
     assert outcome.summary.all_passed and sent
@@ -225,7 +226,7 @@ def test_level_switch_by_signal_takes_effect_mid_run(tmp_path):
     (mark,) = [r for r in trace if r.get("name") == "trace.level"]
     assert mark["args"] == {"level": "io", "source": "signal SIGUSR2"}
     (index,) = [r for r in trace if r["type"] == "iofile"]
-    header, events = decode((results / index["path"]).read_bytes())
+    _header, events = decode((results / index["path"]).read_bytes())
     levels = [e for e in events if e.op == OP_LEVEL]
     ios = [e for e in events if e.op != OP_LEVEL]
     assert [e.bytes for e in levels] == [2]  # switched to io once
