@@ -235,3 +235,54 @@ def test_level_switch_by_signal_takes_effect_mid_run(tmp_path):
     assert len(ios) < 2 * 10000 * 3  # the operations before the switch were not recorded
     (record,) = records(results)
     assert record["details"]["trace"] == {"level": "run"}
+
+
+def test_live_stream_to_a_collector_on_a_namespace_host(tmp_path, netlab):
+    """gftpwb trace collect runs on lab host h1 (its own network namespace); gftpwb run on the
+    controller streams its trace there over TCP; what arrives equals what the results directory holds."""
+    import subprocess
+    import sys
+
+    from labhosts import netns_of
+
+    status = netlab.status()
+    h1 = next(h for h in status["hosts"] if h["name"] == "h1")
+    port = 20000 + uuid.uuid4().int % 10000
+    out = tmp_path / "collected"
+    collector = subprocess.Popen(["ip", "netns", "exec", netns_of(netlab, "h1"), sys.executable, "-m", "gftpwb",
+                                  "trace", "collect", "--listen", f"{h1['address']}:{port}", "--out", str(out),
+                                  "--once"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "listening on" in collector.stdout.readline()
+        results = tmp_path / "results"
+        scenario = write_scenario(tmp_path, f"""\
+            tests:
+              - id: w
+                kind: gfapi
+                directory: {tmp_path / "files"}
+                workload: seq-wr
+                threads: 2
+                files: 50
+                file_size: 8K
+                record_size: 4K
+                trace: io
+            """)
+        run = gftpwb("run", scenario, "--results", str(results), "--progress", "never", "--trace-to",
+                     f"{h1['address']}:{port}")
+        assert run.returncode == 0, run.stdout + run.stderr
+        stdout, stderr = collector.communicate(timeout=30)
+    finally:
+        if collector.poll() is None:
+            collector.kill()
+            collector.wait()
+    assert collector.returncode == 0, stderr
+    (sender,) = list(out.iterdir())
+    received = sender / "results"
+    assert (received / "trace" / "w_0" / "local-p0.bin").read_bytes() == \
+        (results / "trace" / "w_0" / "local-p0.bin").read_bytes()
+    local = (results / "trace.jsonl").read_text().splitlines()
+    remote = (received / "trace.jsonl").read_text().splitlines()
+    assert sorted(local[1:]) == sorted(remote[1:]) and json.loads(remote[0])["type"] == "meta"
+    assert f"{len(local)} record(s), 1 I/O file(s)" in stdout  # the meta line and the records, and the file
+    summary = gftpwb("trace", "summary", str(received))  # a collected trace reads like a results directory's
+    assert summary.returncode == 0 and "400 I/O event(s)" in summary.stdout  # 2 threads x 50 files x (open, 2 writes, close)

@@ -150,8 +150,8 @@ debug: operation complete
 def guc_items():
     reader = GucPhases()
     items = []
-    for t, line in enumerate(DBG.splitlines()):
-        items += reader.feed("stderr", line, float(t))
+    for t, text in enumerate(DBG.splitlines()):
+        items += reader.feed("stderr", text, float(t))
     return items + reader.close(100.0)
 
 
@@ -307,3 +307,63 @@ def test_a_traced_autotune_traces_its_transfers():
     (spec,) = plan(load_scenario_text(text, "s.yaml"))
     transfer = transfer_spec(spec, TuneSettings.of(spec).candidates[1], 0, 1 << 20)
     assert transfer.details["trace"] == {"level": "run"}
+
+
+# --- the live stream's wire format -----------------------------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from gftpwb.core.trace.stream import (  # noqa: E402
+    Blob,
+    Hello,
+    Record,
+    StreamError,
+    StreamReader,
+    blob_header,
+    hello,
+    line,
+    parse_address,
+    safe_component,
+)
+
+
+@given(st.lists(st.one_of(st.dictionaries(st.sampled_from(["type", "ts", "name"]), st.integers(), min_size=1),
+                          st.binary(max_size=300)), max_size=8),
+       st.lists(st.integers(1, 64), min_size=1, max_size=20))
+def test_stream_round_trip_in_any_chunks(items, cuts):
+    wire = hello("h", "r", "s")
+    expected: list = [Hello("h", "r", "s")]
+    for n, item in enumerate(items):
+        if isinstance(item, bytes):
+            wire += blob_header(f"trace/x/{n}.bin", len(item)) + item
+            expected.append(Blob(f"trace/x/{n}.bin", item))
+        else:
+            wire += line(item)
+            expected.append(Record(item))
+    reader, got, at, i = StreamReader(), [], 0, 0
+    while at < len(wire):
+        step = cuts[i % len(cuts)]
+        got += reader.feed(wire[at:at + step])
+        at, i = at + step, i + 1
+    assert got == expected and not reader.pending
+
+
+@pytest.mark.parametrize("wire, message", [
+    (b'{"type":"span"}\n', "expected a version 1 hello"),
+    (b"GET / HTTP/1.1\r\n", "not a gftpwb trace stream"),
+    (hello("h", "r", "s") + blob_header("../etc/passwd", 1), "not under trace/"),
+    (hello("h", "r", "s") + blob_header("/etc/passwd", 1), "not under trace/"),
+])
+def test_stream_refuses_what_is_not_ours(wire, message):
+    with pytest.raises(StreamError, match=message):
+        StreamReader().feed(wire)
+
+
+def test_addresses_and_names():
+    assert parse_address("h:1") == ("h", 1) and parse_address("h") == ("h", 14380)
+    assert parse_address(":9", default_host="0.0.0.0") == ("0.0.0.0", 9)
+    assert parse_address("[::1]:7") == ("::1", 7)
+    with pytest.raises(ValueError, match="port"):
+        parse_address("h:99999")
+    assert safe_component("../x y") == "_x_y" and safe_component("") == "unnamed"

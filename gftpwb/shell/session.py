@@ -36,6 +36,7 @@ from .sinks.journal import JOURNAL_NAME, JournalSink
 from .sinks.samples import SamplesSink
 from .sinks.taglogs import TagLogSink
 from .sinks.trace import TraceSink
+from .tracestream import TraceStream
 from .transports.hosts import HostTransports
 
 
@@ -53,6 +54,7 @@ class RunRequest:
     accept_new_host_keys: bool = False  # trust unknown SSH hosts on first use (logged as a warning)
     record_environment: bool = True  # probe every host used and keep what it is in meta.json
     services: list[Service] = field(default_factory=list)  # run alongside the whole scenario run (monitors)
+    trace_to: str = ""  # HOST:PORT of a trace collector (gftpwb trace collect) to stream the trace to
 
 
 @dataclass
@@ -61,6 +63,7 @@ class PreparedRun:
     done: frozenset[str]
     earlier: list[ResultRecord]
     notes: list[str]
+    stream: TraceStream | None = None  # the live trace stream (--trace-to), connected before anything is written
 
 
 @dataclass
@@ -72,16 +75,24 @@ class Outcome:
 
 
 def prepare_run(request: RunRequest) -> PreparedRun:
-    """Create (or, with resume, check and reopen) the results directory. Raises on refusal."""
+    """Create (or, with resume, check and reopen) the results directory. Raises on refusal (also when
+    the trace collector of ``--trace-to`` cannot be reached: before the directory is made)."""
     if request.results_dir is None:
         return PreparedRun(request, frozenset(), [], [])
-    if request.resume:
-        earlier, done, notes = rd.resume_state(request.results_dir, request.specs)
-    else:
-        rd.prepare(request.results_dir, request.scenario.text, request.specs, request.command,
-                   harness_meta(request.scenario))
-        earlier, done, notes = [], frozenset(), []
-    return PreparedRun(request, done, earlier, notes)
+    stream = (TraceStream.connect(request.trace_to, results_dir=request.results_dir, scenario=request.scenario.name)
+              if request.trace_to else None)
+    try:
+        if request.resume:
+            earlier, done, notes = rd.resume_state(request.results_dir, request.specs)
+        else:
+            rd.prepare(request.results_dir, request.scenario.text, request.specs, request.command,
+                       harness_meta(request.scenario))
+            earlier, done, notes = [], frozenset(), []
+    except BaseException:
+        if stream is not None:
+            stream.close()
+        raise
+    return PreparedRun(request, done, earlier, notes, stream)
 
 
 def harness_meta(scenario: Scenario) -> dict[str, Any]:
@@ -115,7 +126,8 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
                else JournalSink(os.path.join(directory, JOURNAL_NAME), prepared.earlier))
     bus.subscribe(journal)  # first: a record is on disk before anyone else hears of it
     aggregates = AggregatesSink(directory) if directory is not None else None
-    trace = TraceSink(directory) if directory is not None else None
+    stream = prepared.stream
+    trace = TraceSink(directory, stream) if directory is not None else None
     if directory is not None:
         bus.subscribe(TagLogSink(directory, shlex.join(request.command)))
         bus.subscribe(SamplesSink(directory))
@@ -165,6 +177,8 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
         summary = await executor.run(request.specs, results_dir=directory or os.getcwd(),
                                      scenario=request.scenario.name, done=prepared.done, earlier=prepared.earlier,
                                      schedule=Schedule.of(request.scenario))
+        if stream is not None and stream.error:
+            bus.publish(Notice(level="warning", text=stream.error))
         return Outcome(summary, journal)
     finally:
         for service in reversed(started):

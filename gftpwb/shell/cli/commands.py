@@ -70,7 +70,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from gftpwb.shell.session import RunRequest
 
     request = RunRequest(scenario=scenario, specs=specs, results_dir=directory, command=["gftpwb", *sys.argv[1:]],
-                         resume=args.resume is not None, accept_new_host_keys=args.accept_new_host_keys)
+                         resume=args.resume is not None, accept_new_host_keys=args.accept_new_host_keys,
+                         trace_to=args.trace_to)
     if args.tui:
         from gftpwb.tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
 

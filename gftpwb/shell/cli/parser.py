@@ -64,6 +64,8 @@ def add_run(sub: Sub) -> None:
     p.add_argument("--trace", metavar="LEVEL", help="trace every test at this level, whatever the scenario says: "
                    "off, run (spans of runs and their phases, samples: trace.jsonl) or io (also every I/O of the "
                    "gfapi workers; io:N keeps one in N per thread); gftpwb trace export/summary read it")
+    p.add_argument("--trace-to", metavar="HOST:PORT", default="",
+                   help="also stream the trace live to a collector (gftpwb trace collect --listen PORT on that host)")
     p.add_argument("--tui", action="store_true", help="show the run in the TUI workbench (same results)")
     handler(p, "gftpwb.shell.cli.commands:cmd_run")
 
@@ -94,6 +96,13 @@ def add_trace(sub: Sub) -> None:
     q.add_argument("--top", type=int, default=5, metavar="N", help="how many slowest intervals and I/Os to list "
                    "(default 5)")
     handler(q, "gftpwb.shell.cli.trace:cmd_summary")
+    q = cmds.add_parser("collect", help="receive live traces over TCP (gftpwb run --trace-to HOST:PORT) and store them")
+    q.add_argument("--listen", metavar="[HOST]:PORT", default=":14380",
+                   help="address and port to listen on (default :14380, all addresses, NetLogger's netlogd port)")
+    q.add_argument("--out", metavar="DIR", default="traces",
+                   help="where to store them: DIR/<sender host>/<results directory>/ (default traces/)")
+    q.add_argument("--once", action="store_true", help="exit after the first sender has finished")
+    handler(q, "gftpwb.shell.cli.trace:cmd_collect")
 
 
 REPORT_EXAMPLES = """\

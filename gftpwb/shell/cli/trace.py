@@ -72,3 +72,83 @@ def cmd_summary(args: argparse.Namespace) -> int:
     trace = read_trace(args.directory)
     print("\n".join(summary_lines(trace, args.top)))
     return EXIT_OK
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    """Receive live trace streams (``gftpwb run --trace-to``) and store each as a results directory's
+    trace: ``OUT/<sender host>/<results directory>/trace.jsonl`` and ``trace/...``, which ``gftpwb trace
+    export`` and ``summary`` read like any results directory."""
+    import asyncio
+
+    from gftpwb.core.errors import EnvironmentProblem
+    from gftpwb.core.trace.stream import parse_address
+
+    try:
+        host, port = parse_address(args.listen, default_host="0.0.0.0")
+    except ValueError as exc:
+        raise UsageError(f"--listen {exc}") from None
+    try:
+        return asyncio.run(_serve(host, port, args.out, args.once))
+    except OSError as exc:
+        raise EnvironmentProblem(f"--listen {host}:{port}: {exc.strerror or exc}") from None
+
+
+async def _serve(host: str, port: int, out: str, once: bool) -> int:
+    import asyncio
+    import signal
+
+    done = asyncio.Event()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = "{}:{}".format(*writer.get_extra_info("peername")[:2])
+        try:
+            await _receive(reader, peer, out)
+        finally:
+            writer.close()
+            if once:
+                done.set()
+
+    server = await asyncio.start_server(handle, host, port)
+    bound = server.sockets[0].getsockname()
+    print(f"gftpwb trace collect: listening on {bound[0]}:{bound[1]}, storing under {out}/", flush=True)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, done.set)
+    async with server:
+        await done.wait()
+    return EXIT_OK
+
+
+async def _receive(reader, peer: str, out: str) -> None:
+    from gftpwb.core.trace.stream import Blob, Hello, Record, StreamError, StreamReader, line, safe_component
+    from gftpwb.shell.files import atomic_write_bytes
+
+    stream = StreamReader()
+    target = ""
+    jsonl = None
+    counts = {"records": 0, "files": 0}
+    try:
+        while data := await reader.read(1 << 16):
+            for message in stream.feed(data):
+                if isinstance(message, Hello):
+                    target = os.path.join(out, safe_component(message.source), safe_component(message.results))
+                    os.makedirs(target, exist_ok=True)
+                    jsonl = open(os.path.join(target, TRACE_NAME), "ab")  # noqa: SIM115 (closed below)
+                    print(f"{peer}: {message.scenario} from {message.source} -> {target}", flush=True)
+                elif isinstance(message, Record) and jsonl is not None:
+                    jsonl.write(line(message.record))
+                    jsonl.flush()
+                    counts["records"] += 1
+                elif isinstance(message, Blob):
+                    path = os.path.join(target, *message.path.split("/"))
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    atomic_write_bytes(path, message.data)
+                    counts["files"] += 1
+        if stream.pending:
+            print(f"{peer}: the stream ended in the middle of a frame (sender gone)", file=sys.stderr, flush=True)
+    except (StreamError, OSError) as exc:
+        print(f"{peer}: {exc}", file=sys.stderr, flush=True)
+    finally:
+        if jsonl is not None:
+            jsonl.close()
+        print(f"{peer}: {counts['records']} record(s), {counts['files']} I/O file(s)", flush=True)

@@ -20,8 +20,10 @@ from gftpwb.core.registry import registry
 from gftpwb.core.trace.builder import TraceBuilder, meta_record
 from gftpwb.core.trace.iofmt import EVENT_SIZE, HEADER_SIZE
 from gftpwb.core.trace.records import TRACE_DIR, TRACE_NAME
+from gftpwb.core.trace.stream import blob_header, line
 
 from ..files import atomic_write_bytes
+from ..tracestream import TraceStream
 
 
 def safe_name(run_id: str) -> str:
@@ -30,8 +32,12 @@ def safe_name(run_id: str) -> str:
 
 
 class TraceSink:
-    def __init__(self, results_dir: str):
+    """Keeps traced runs' records and writes them at each run's end; with a ``stream`` (``--trace-to``)
+    also sends every record to a collector as soon as it is made, and the I/O files once fetched."""
+
+    def __init__(self, results_dir: str, stream: TraceStream | None = None):
         self.results_dir = results_dir
+        self.stream = stream
         self.path = os.path.join(results_dir, TRACE_NAME)
         # Unix time minus monotonic time, read once: events carry monotonic seconds.
         self.builder = TraceBuilder(time.time_ns() - time.monotonic_ns(), registry().phase_reader)
@@ -39,6 +45,8 @@ class TraceSink:
         self._started = os.path.exists(self.path)  # a resumed run appends to the trace of the earlier attempt
         self.bytes_written = 0
         self.records_written = 0
+        if stream is not None:
+            stream.send(line(meta_record(self.builder.wall_offset_ns)))
 
     def __call__(self, event: Event) -> None:
         if not self.builder.runs and not hasattr(event, "spec"):
@@ -49,6 +57,8 @@ class TraceSink:
         records = self.builder.feed(event)
         if records:
             self._pending.extend(records)
+            if self.stream is not None:
+                self.stream.send(b"".join(line(r) for r in records))
         if isinstance(event, RunFinished) and self._pending:
             self.flush()
 
@@ -59,8 +69,11 @@ class TraceSink:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         atomic_write_bytes(target, event.data)
         events = max(0, (len(event.data) - HEADER_SIZE) // EVENT_SIZE)
-        self._pending.append(self.builder.iofile(event.run_id, event.host, event.process, relative, events,
-                                                 len(event.data), event.clock_offset_ns, event.t))
+        index = self.builder.iofile(event.run_id, event.host, event.process, relative.replace(os.sep, "/"), events,
+                                    len(event.data), event.clock_offset_ns, event.t)
+        self._pending.append(index)
+        if self.stream is not None:
+            self.stream.send(blob_header(index["path"], len(event.data)) + event.data + line(index))
 
     def flush(self) -> None:
         if not self._pending:
@@ -77,3 +90,5 @@ class TraceSink:
 
     def close(self) -> None:
         self.flush()
+        if self.stream is not None:
+            self.stream.close()
