@@ -285,4 +285,5 @@ def test_live_stream_to_a_collector_on_a_namespace_host(tmp_path, netlab):
     assert sorted(local[1:]) == sorted(remote[1:]) and json.loads(remote[0])["type"] == "meta"
     assert f"{len(local)} record(s), 1 I/O file(s)" in stdout  # the meta line and the records, and the file
     summary = gftpwb("trace", "summary", str(received))  # a collected trace reads like a results directory's
-    assert summary.returncode == 0 and "400 I/O event(s)" in summary.stdout  # 2 threads x 50 files x (open, 2 writes, close)
+    # 2 threads x 50 files x (open, 2 writes, close)
+    assert summary.returncode == 0 and "400 I/O event(s)" in summary.stdout
