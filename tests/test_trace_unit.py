@@ -367,3 +367,26 @@ def test_addresses_and_names():
     with pytest.raises(ValueError, match="port"):
         parse_address("h:99999")
     assert safe_component("../x y") == "_x_y" and safe_component("") == "unnamed"
+
+
+def test_trace_commands_explain_what_is_missing(tmp_path):
+    out = gftpwb("trace", "summary", str(tmp_path / "nothing"))
+    assert out.returncode == 2 and "no such results directory" in out.stderr and "Traceback" not in out.stderr
+    out = gftpwb("trace", "export", str(tmp_path), "--format", "bp")
+    assert out.returncode == 2 and "no trace.jsonl: its runs were not traced" in out.stderr
+    out = gftpwb("trace", "collect", "--listen", "h:0x")
+    assert out.returncode == 2 and "the port is a number" in out.stderr
+
+
+def test_a_stored_trace_file_outside_the_directory_is_not_read(tmp_path):
+    (tmp_path / "trace.jsonl").write_text('{"type":"meta"}\n{"type":"iofile","path":"../../etc/passwd","run":"r"}\n')
+    out = gftpwb("trace", "summary", str(tmp_path))
+    assert out.returncode == 0 and "../../etc/passwd is outside the results directory" in out.stdout
+
+
+def test_an_unreachable_collector_stops_the_run_before_anything_is_written(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO)
+    out = gftpwb("run", str(path), "--trace-to", "127.0.0.1:1", "--results", str(tmp_path / "r"))
+    assert out.returncode == 3 and "cannot reach the trace collector" in out.stderr
+    assert not (tmp_path / "r").exists()
