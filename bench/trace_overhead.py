@@ -12,8 +12,12 @@ last thread finished, the worker's own clock; guc: MiB/s incl. set-up), the mean
 in % and Welch's t-test p value (scipy, unequal variances), and the trace's size: bytes per I/O
 event on disk, trace.jsonl bytes per record, trace bytes per GiB moved.
 
+A third part (``--worker``) runs the worker binary alone (built as the runner builds it, no gftpwb
+around it), off against io in alternating pairs, and compares the threads' own files/s (their ``d``
+lines): the tracer's cost where it is paid, with the least else in the way.
+
 Usage: .venv/bin/python bench/trace_overhead.py [--rounds 10] [--files 2000] [--guc-length 256M]
-                                                 [--skip-guc] [--skip-gfapi]
+                                                 [--skip-guc] [--skip-gfapi] [--worker]
 """
 
 from __future__ import annotations
@@ -167,6 +171,60 @@ def guc_bench(n: int, length: str, base: Path) -> None:
             "io = run for guc: no per-I/O hook)", "MiB/s", values, sizes, moved)
 
 
+def worker_bench(n: int, files: int) -> None:
+    import resource
+    import subprocess
+
+    from gftpwb.kinds.gfapi.run.worker_build import CFLAGS, source_bytes
+
+    work = Path(tempfile.mkdtemp(prefix="gftpwb-trace-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
+    try:
+        (work / "w.c").write_bytes(source_bytes())
+        subprocess.run(["cc", *CFLAGS, "-o", str(work / "w"), str(work / "w.c")], check=True)
+        values: dict[str, list[float]] = {"off": [], "io": []}
+        sizes: dict[str, list[tuple]] = {"off": [], "io": []}
+        moved: dict[str, list[int]] = {"off": [], "io": []}
+        cpu: dict[str, list[float]] = {"off": [], "io": []}  # CPU seconds (user + system) of the worker per run
+        for r, order in rounds(("off", "io"), n):
+            for level in order:
+                trace = work / "t.bin"
+                trace.unlink(missing_ok=True)
+                argv = [str(work / "w"), "--dir", str(work / "d"), "--threads", "4", "--files", str(files),
+                        "--file-size", "4096", "--record-size", "4096"]
+                if level == "io":
+                    argv += ["--io-trace", str(trace)]
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                proc.stdin.write("start 0\n")  # stdin stays open: its end would mean "stop"
+                proc.stdin.flush()
+                stdout = proc.stdout.read()
+                proc.stdin.close()
+                proc.wait()
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                done = [line.split() for line in stdout.splitlines() if line.startswith("d ")]
+                assert len(done) == 4 and all(d[2] == "ok" for d in done), stdout[-500:]
+                # threads' own rate: files over the slowest thread's elapsed time
+                rate = sum(int(d[4]) for d in done) / (max(int(d[3]) for d in done) / 1e9)
+                if r < 0:
+                    continue
+                values[level].append(rate)
+                cpu[level].append(used)
+                size = trace.stat().st_size if level == "io" else 0
+                sizes[level].append((0, 0, size, (size - 64) // 32 if size else 0))
+                moved[level].append(4 * files * 4096)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    compare(f"gfapi worker alone (no gftpwb), POSIX on /dev/shm, seq-wr, 4 threads x {files} files of 4 KiB "
+            "(files/s of the threads)", "files/s", values, sizes, moved)
+    events = 4 * files * 3  # open, write, close per file
+    off, on = statistics.median(cpu["off"]), statistics.median(cpu["io"])
+    p = stats.ttest_ind(cpu["io"], cpu["off"], equal_var=False).pvalue
+    print(f"\nworker CPU time (user + system), median: off {off:.3f} s, io {on:.3f} s "
+          f"({(on / off - 1) * 100:+.2f} %, Welch p {p:.3f}); {events} I/O events a run: "
+          f"{(on - off) / events * 1e9:+.0f} ns CPU per event, {off / events * 1e9:.0f} ns CPU per I/O untraced")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=10)
@@ -174,6 +232,7 @@ def main() -> None:
     parser.add_argument("--guc-length", default="256M")
     parser.add_argument("--skip-guc", action="store_true")
     parser.add_argument("--skip-gfapi", action="store_true")
+    parser.add_argument("--worker", action="store_true", help="also the worker alone, off against io")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="gftpwb-trace-bench-results-"))
     try:
@@ -181,6 +240,8 @@ def main() -> None:
             gfapi_bench(args.rounds, args.files, base)
         if not args.skip_guc:
             guc_bench(args.rounds, args.guc_length, base)
+        if args.worker:
+            worker_bench(args.rounds, args.files)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     print("\n" + json.dumps({"rounds": args.rounds, "files": args.files, "guc_length": args.guc_length}))
