@@ -390,3 +390,16 @@ def test_an_unreachable_collector_stops_the_run_before_anything_is_written(tmp_p
     out = gftpwb("run", str(path), "--trace-to", "127.0.0.1:1", "--results", str(tmp_path / "r"))
     assert out.returncode == 3 and "cannot reach the trace collector" in out.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_monitor_samples_go_alongside_traced_runs():
+    from gftpwb.core.events import MonitorSample
+
+    builder = TraceBuilder(0)
+    sample = MonitorSample(monitor="cpu", type="cpu", host="h1", sampled_t=2.0, utc="", span_s=1.0,
+                           values={"busy_pct": 50.0})
+    assert builder.feed(sample) == []  # nothing traced in flight
+    builder.feed(RunStarted(spec=spec(trace={"level": "run"}), argv=("x",), started_at="", t=1.0))
+    (record,) = builder.feed(sample)
+    assert (record["name"], record["host"], record["track"], record["ts"], record["values"]) == (
+        "monitor.cpu", "h1", "monitor cpu", 2_000_000_000, {"busy_pct": 50.0})

@@ -1,5 +1,6 @@
 """One scenario run, wired: results directory, journal, tag logs, executor, extra subscribers, and
-services that run alongside it (:class:`~gftpwb.shell.context.Service`: the seam for monitors).
+services that run alongside it (:class:`~gftpwb.shell.context.Service`: the scenario's monitors,
+:mod:`gftpwb.shell.monitors`, and any a front end adds).
 
 Every front end runs scenarios through here (by way of :mod:`gftpwb.shell.frontend`): the headless
 CLI adds the console sink, the TUI its live state, the tgftp drop-ins their screens. That shared path
@@ -31,8 +32,10 @@ from . import tracecontrol
 from .context import Service
 from .environment import collect_environment
 from .executor import Executor
+from .monitors import monitor_services
 from .sinks.aggregates import AggregatesSink
 from .sinks.journal import JOURNAL_NAME, JournalSink
+from .sinks.monitors import MonitorFiles
 from .sinks.samples import SamplesSink
 from .sinks.taglogs import TagLogSink
 from .sinks.trace import TraceSink
@@ -128,11 +131,14 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     aggregates = AggregatesSink(directory) if directory is not None else None
     stream = prepared.stream
     trace = TraceSink(directory, stream) if directory is not None else None
+    monitor_files = MonitorFiles(directory) if directory is not None and request.scenario.monitors else None
     if directory is not None:
         bus.subscribe(TagLogSink(directory, shlex.join(request.command)))
         bus.subscribe(SamplesSink(directory))
         bus.subscribe(aggregates)
         bus.subscribe(trace)
+        if monitor_files is not None:
+            bus.subscribe(monitor_files)
         for consumer in consumers(request.specs, directory):
             bus.subscribe(consumer)
     for subscriber in request.subscribers:
@@ -158,6 +164,11 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
         loop.add_signal_handler(sig, stop)
     uninstall = tracecontrol.install(loop) if install_signal_handlers else None
     started: list[Service] = []
+
+    async def stop_services() -> None:
+        while started:
+            await started.pop().stop()
+
     try:
         for note in prepared.notes:
             bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
@@ -171,18 +182,19 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
                 if not executor.stopping:
                     raise  # cancelled from outside, not by our own Ctrl-C handler
             probing = None
-        for service in request.services:
+        for service in [*request.services, *monitor_services(request.scenario, request.specs)]:
+            if executor.stopping:
+                break  # stopped while the environment was probed: nothing runs, nothing to watch
             await service.start(executor, directory)
             started.append(service)
         summary = await executor.run(request.specs, results_dir=directory or os.getcwd(),
                                      scenario=request.scenario.name, done=prepared.done, earlier=prepared.earlier,
-                                     schedule=Schedule.of(request.scenario))
+                                     schedule=Schedule.of(request.scenario), wind_down=stop_services)
         if stream is not None and stream.error:
             bus.publish(Notice(level="warning", text=stream.error))
         return Outcome(summary, journal)
     finally:
-        for service in reversed(started):
-            await service.stop()
+        await stop_services()
         for sig in signals:
             loop.remove_signal_handler(sig)
         if uninstall is not None:
@@ -193,3 +205,5 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
             aggregates.close()
         if trace is not None:
             trace.close()
+        if monitor_files is not None:
+            monitor_files.close()

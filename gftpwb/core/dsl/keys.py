@@ -261,6 +261,10 @@ SCENARIO_KEYS: tuple[Key, ...] = (
     Key("trace", TRACE_SCHEMA, "Performance tracing of every test that does not set its own trace: off "
         "(default), run or io (see a test's trace). --trace on the command line overrides it.",
         expected=TRACE_EXPECTED),
+    Key("monitors", {"type": "array", "minItems": 1, "items": ref("monitor")},
+        "Monitors polled on chosen hosts at an interval while the tests run (CPU and load, memory, network "
+        "interfaces, disks, the guc data connections' TCP state, a command's numbers); samples go to "
+        "monitors.jsonl, and each run gets their mean and max during it (monitor-summaries.jsonl)."),
     Key("tests", {"type": "array", "minItems": 1, "items": ref("test")},
         "The tests, run in this order (or, with needs, after the tests they need).", True),
 )

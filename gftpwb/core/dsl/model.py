@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.harness.delays import Delay
+from gftpwb.core.monitors.model import Monitor
 from gftpwb.core.trace.setting import NO_TRACE, TraceSetting
 
 LOCAL = "local"  # the implicit host: this machine, no SSH
@@ -93,6 +94,7 @@ class Scenario:
     loops: int = 1
     concurrent_tests: int = 1
     trace: TraceSetting = NO_TRACE  # the scenario's trace: (tests may set their own; --trace overrides both)
+    monitors: tuple[Monitor, ...] = ()  # polled while the tests run (gftpwb.shell.monitors)
     schedules: dict[str, TestSchedule] = field(default_factory=dict, metadata={"derived": True})
     path: str = field(default="", metadata={"derived": True})
     text: str = field(default="", metadata={"derived": True})

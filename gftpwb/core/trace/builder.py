@@ -16,6 +16,7 @@ from typing import Any
 
 from gftpwb.core.events import (
     Event,
+    MonitorSample,
     OutputLine,
     Progress,
     RunFinished,
@@ -68,6 +69,8 @@ class TraceBuilder:
             if setting.on:
                 self.runs[event.spec.run_id] = _Run(event.spec, setting, event.t, self.reader_for(event.spec))
             return []
+        if isinstance(event, MonitorSample):
+            return self._monitor(event) if self.runs else []
         run_id = getattr(event, "run_id", None)
         if isinstance(event, RunFinished):
             run_id = event.record.run_id
@@ -138,6 +141,16 @@ class TraceBuilder:
                                                      "ios": event.ios, "elapsed_s": round(event.elapsed_s, 6)},
                                     host=event.host))
         return out
+
+    def _monitor(self, event: MonitorSample) -> list[Record]:
+        """A monitor's reading while traced runs are in flight (the monitors' samples alongside the runs'),
+        at the instant it was read on its host, on the controller's clock."""
+        values = {k: v for k, v in event.values.items() if isinstance(v, int | float)}
+        if event.error or not values:
+            return []
+        return [{"type": "sample", "name": f"monitor.{event.type}", "run": ",".join(sorted(self.runs)),
+                 "host": event.host, "track": f"monitor {event.monitor}", "ts": self.ns(event.sampled_t),
+                 "values": values}]
 
     def _finish(self, run: _Run, event: RunFinished) -> list[Record]:
         del self.runs[run.spec.run_id]

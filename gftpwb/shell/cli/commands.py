@@ -30,7 +30,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for warning in scenario.warnings:
             _err(str(warning))
         runs = len(plan(scenario))
-        print(f"{path}: ok ({len(scenario.tests)} test(s), {runs} run(s))")
+        monitors = f", {len(scenario.monitors)} monitor(s)" if scenario.monitors else ""
+        print(f"{path}: ok ({len(scenario.tests)} test(s), {runs} run(s){monitors})")
     return worst
 
 
@@ -59,6 +60,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     only = [item for value in args.only for item in value.split(",") if item]
     specs = plan(scenario, only, args.where)
     if args.dry_run:
+        for monitor in scenario.monitors:
+            print(monitor.describe())
         for spec in specs:
             limit = f"  # timeout {spec.timeout_s:g}s" if spec.timeout_s else ""
             if spec.delay_s:
