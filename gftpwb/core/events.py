@@ -136,6 +136,7 @@ class WorkerProgress(Event):
     files_total: int | None = None
     bytes_total: int | None = None
     error: str = ""
+    started_unix_ns: int | None = None  # when the thread started measuring, Unix ns on the controller's clock
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,27 @@ class TuneUpdate(Event):
     stop_reason: str = ""  # why the strategy stopped before running all it could ("" : it ran its plan)
 
 
+@dataclass(frozen=True)
+class IoTrace(Event):
+    """A worker's binary I/O trace (``io`` level, :mod:`gftpwb.core.trace.iofmt`), fetched from its host
+    after the worker ended; the trace sink stores it. ``clock_offset_ns``: that host's clock minus the
+    controller's."""
+
+    run_id: str
+    host: str
+    process: int
+    data: bytes = field(repr=False)
+    clock_offset_ns: int = 0
+
+
+@dataclass(frozen=True)
+class TraceLevelChanged(Event):
+    """The trace level of a running worker was switched (the switch is itself part of the trace)."""
+
+    run_id: str
+    host: str
+    level: str
+    source: str = ""  # what switched it: "signal", "tui", ...
 # --- monitors (issue 13): samples polled on hosts while the tests run --------------------------------
 
 

@@ -15,6 +15,7 @@ from gftpwb.core.expect import ExpectError, all_metrics, metric_of, parse_expect
 from gftpwb.core.harness.delays import delay_problem, parse_delay
 from gftpwb.core.harness.needs import cycle_text, find_cycles
 from gftpwb.core.registry import TestInput, registry
+from gftpwb.core.trace.setting import TraceSetting
 
 from .model import Expectation, TestSchedule
 from .yamlpos import Path, Positions
@@ -63,6 +64,13 @@ def harness_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> 
         else:
             text = f"tests need each other in a circle: {cycle_text(cycle)}; none of them could ever start"
         out.append(Diagnostic(filename, line, col, text))
+    for path in [("trace",), *(("tests", i, "trace") for i in range(len(tests)))]:
+        block = data if len(path) == 1 else tests[path[1]]
+        value = block.get("trace")
+        if isinstance(value, dict) and "every" in value and value.get("level") != "io":
+            line, col = pos.of_value((*path, "every"))
+            out.append(Diagnostic(filename, line, col, f"every samples I/O events, which only the io level records "
+                                  f"(this trace's level is {value.get('level')})"))
     for path in [("defaults", "delay"), *(("tests", i, "delay") for i in range(len(tests)))]:
         block = data.get("defaults", {}) if path[0] == "defaults" else tests[path[1]]
         problem = delay_problem(block.get("delay")) if "delay" in block else None
@@ -111,12 +119,13 @@ def test_schedules(inputs: list[TestInput]) -> dict[str, TestSchedule]:
     for test in inputs:
         merged = test.merged
         expect = expectations_of(test) if "expect" in merged else ()
-        if not any(key in merged for key in ("needs", "concurrency", "delay")) and not expect:
+        if not any(key in merged for key in ("needs", "concurrency", "delay", "trace")) and not expect:
             continue
         out[test.id] = TestSchedule(
             needs=tuple(needs_of(test.raw)),
             concurrency=merged.get("concurrency", 1),
             delay=parse_delay(merged["delay"]) if "delay" in merged else None,
             expect=expect,
+            trace=TraceSetting.of(merged["trace"]) if "trace" in merged else None,
         )
     return out

@@ -16,6 +16,7 @@ from typing import Any
 from gftpwb.core.commands import COMMAND_ROLES
 from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.registry import TestInput, registry
+from gftpwb.core.trace.setting import NO_TRACE, TraceSetting
 from gftpwb.core.units import parse_duration
 
 from .diagnostics import label, schema_diagnostics
@@ -248,6 +249,7 @@ def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, te
         seed=data.get("seed"),
         loops=data.get("loops", 1),
         concurrent_tests=data.get("concurrent_tests", 1),
+        trace=TraceSetting.of(data["trace"]) if "trace" in data else NO_TRACE,
         monitors=build_monitors(data),
         schedules=test_schedules(inputs),
         path=filename,
