@@ -14,6 +14,7 @@ from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_duration
 from gftpwb.kinds.simulated.link import build_link
 
+from .baseline import Baseline, BaselineError, build_baseline
 from .driver import (
     EXTENDED,
     GUC,
@@ -25,7 +26,7 @@ from .driver import (
     server_endpoints,
     third_party,
 )
-from .keys import MATRIX_KEY, MODE_KEY, STRIPE_KEY, definitions, shared_keys
+from .keys import BASELINE_KEY, MATRIX_KEY, MODE_KEY, STRIPE_KEY, definitions, shared_keys
 from .model import GucOptions, Test
 from .plan import plan_transfers
 
@@ -80,9 +81,38 @@ def build_transfer_test(test: TestInput, default_timeout: float = 0.0) -> Test:
         on=on_tuple(merged.get("on", LOCAL)),
         engine=merged.get("engine", REAL_ENGINE),
         stripe=bool(merged.get("stripe", False)),
+        baseline=baseline_of(test),
         link=build_link(merged.get("link")),
         index=test.index,
     )
+
+
+def baseline_of(test: TestInput) -> Baseline | None:
+    """The test's iperf3 baseline, or None (checked first: :func:`check_baseline`)."""
+    value = test.merged.get("baseline")
+    if value is None:
+        return None
+    return build_baseline(value, source=str(test.merged.get("source", "")), target=str(test.merged.get("target", "")),
+                          on=on_tuple(test.merged.get("on", LOCAL)), inventory=test.inventory, tests=test.tests)
+
+
+def check_baseline(test: TestInput) -> None:
+    """A baseline must find its hosts; a simulated or striped test has no path iperf3 could measure alike."""
+    if test.merged.get("baseline") is None:
+        return
+    key = "baseline" if "baseline" in test.raw else None
+    if test.merged.get("engine", REAL_ENGINE) != REAL_ENGINE:
+        test.error(f"test '{test.id}': baseline: an iperf3 baseline measures a real path; this test uses another "
+                   "engine", key)
+        return
+    if test.merged.get("stripe"):
+        test.error(f"test '{test.id}': baseline: a striped transfer spreads over several host pairs; an iperf3 "
+                   "baseline measures one (pair the unstriped test instead)", key)
+        return
+    try:
+        baseline_of(test)
+    except (BaselineError, ValueError) as exc:
+        test.error(f"test '{test.id}': {exc}", key)
 
 
 def transfer_endpoints(spec: RunSpec) -> tuple[str, ...]:
@@ -143,10 +173,11 @@ class GucKind(Kind):
     figures = (RATE, GUC_AVG)
 
     def dsl_keys(self) -> tuple[Key, ...]:
-        return (*shared_keys(), MATRIX_KEY, STRIPE_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS, LOG_FILENAME_KEY)
+        return (*shared_keys(), MATRIX_KEY, STRIPE_KEY, BASELINE_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS,
+                LOG_FILENAME_KEY)
 
     def defaults_keys(self) -> tuple[Key, ...]:
-        return (*shared_keys(), *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS)
+        return (*shared_keys(), BASELINE_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS)
 
     def definitions(self) -> dict[str, dict[str, Any]]:
         return definitions()
@@ -161,6 +192,7 @@ class GucKind(Kind):
                          "options.length or timeout")
         check_repeats(test)
         check_mode(test)
+        check_baseline(test)
 
     def build(self, test: TestInput) -> Test:
         return build_transfer_test(test)

@@ -74,6 +74,48 @@ CAPTION = (f"{MIB_NOTE} Rate incl. set-up (gftpwb's clock, the one to trust): me
 
 
 def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
-    """One row per case: the statistics of the rate incl. set-up, and guc's own average."""
-    rows = tuple(case_row(case) for case in summarize_cases(records))
-    return [ReportTable(f"Results{engine_marks(records)} (rates in MiB/s)", CAPTION, COLUMNS, rows)]
+    """One row per case: the statistics of the rate incl. set-up, and guc's own average; then, for
+    tests with a baseline, guc against iperf3 (and the baseline runs' own table), and for striped
+    runs, each stripe's rate."""
+    from gftpwb.kinds.iperf3.report import tables as iperf3_tables
+
+    from .efficiency import IPERF3, baseline_records, efficiencies, efficiency_table, is_baseline
+
+    cases = summarize_cases(records)
+    baselines = baseline_records(records)
+    guc_records = [r for r in records if r.kind != IPERF3]
+    rows = tuple(case_row(case) for case in cases if not is_baseline(case))
+    out = [ReportTable(f"Results{engine_marks(guc_records)} (rates in MiB/s)", CAPTION, COLUMNS, rows)]
+    found = efficiencies(cases)
+    if found:
+        out.append(efficiency_table(found))
+        out.extend(iperf3_tables(baselines))
+    striped = stripe_table(cases)
+    if striped is not None:
+        out.append(striped)
+    return out
+
+
+def stripe_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
+    """Striped cases (``stripe: true``): how many stripes, and each one's mean rate from the servers'
+    performance markers over the passed runs."""
+    rows = []
+    for case in cases:
+        per_run = [(r.record.details.get("stripes") or {}).get("stripes") or [] for r in case.runs if r.counted]
+        per_run = [s for s in per_run if s]
+        if not per_run:
+            continue
+        count = max(len(s) for s in per_run)
+        means = []
+        for i in range(count):
+            rates = [s[i].get("mib_s") for s in per_run if i < len(s) and s[i].get("mib_s") is not None]
+            means.append(sum(rates) / len(rates) if rates else None)
+        total = _median(case, "rate_incl_setup_mib_s")
+        rows.append(((case.test_id, f"{case.case:03d}", case.params_text, str(count), total,
+                      ", ".join(rate_text(m) for m in means)), ""))
+    if not rows:
+        return None
+    return ReportTable("Striped transfers (MiB/s)", "Per stripe: mean rate from the servers' 112 performance markers "
+                       "(-dbg) over the passed runs; median: the whole transfer incl. set-up.",
+                       (("test", "left"), ("#", "right"), ("guc options", "left"), ("stripes", "right"),
+                        ("median", "right"), ("per stripe", "left")), tuple(rows))

@@ -1,0 +1,104 @@
+"""guc against its iperf3 baseline: each guc case paired with the iperf3 runs planned next to it
+(``baseline:``, same test and case), and the efficiency = guc rate / iperf3 rate. Pure.
+
+The efficiency is the ratio of the means of the counted runs (passed, not warm-ups) with a 95 %
+percentile-bootstrap interval (:func:`gftpwb.core.stats.ratio_of_means`, seeded by the case's name so
+a report reads the same every time). Two ratios are given: guc's own average (without connection
+set-up: the closer match to iperf3's rate, which leaves out the omitted seconds) and the rate
+incl. set-up on gftpwb's clock (what a user of guc gets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gftpwb.core.format import rate_text
+from gftpwb.core.records import ResultRecord
+from gftpwb.core.registry import ReportTable
+from gftpwb.core.stats import Ratio, ratio_of_means, seed_of
+from gftpwb.core.summary import CaseSummary
+
+IPERF3 = "iperf3"
+GUC_AVG, GUC_RATE, IPERF3_RATE = "rate_guc_avg_mib_s", "rate_incl_setup_mib_s", "rate_guc_avg_mib_s"
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    """One guc case against its baseline."""
+
+    guc: CaseSummary
+    baseline: CaseSummary
+    iperf3_mib_s: float | None  # mean receiver rate
+    guc_avg: Ratio | None
+    guc_rate: Ratio | None
+
+    @property
+    def streams(self) -> int:
+        return int(self.guc.params.get("parallel") or 1)
+
+
+def counted_values(case: CaseSummary, key: str) -> list[float]:
+    """The values of a figure that are statistics of the case (passed, not a warm-up, not excluded)."""
+    return [v for r in case.runs if r.counted and key not in r.excluded
+            for v in [r.values.get(key)] if v is not None]
+
+
+def is_baseline(case: CaseSummary) -> bool:
+    """An iperf3 case inside a guc test: the runs ``baseline:`` planned."""
+    return case.kind == IPERF3
+
+
+def efficiencies(cases: Sequence[CaseSummary]) -> list[Efficiency]:
+    """Every guc case that has baseline runs (same test and case), in order."""
+    baselines = {(c.test_id, c.case): c for c in cases if is_baseline(c)}
+    out = []
+    for case in cases:
+        base = baselines.get((case.test_id, case.case))
+        if is_baseline(case) or base is None:
+            continue
+        iperf3 = counted_values(base, IPERF3_RATE)
+        ratios = {key: ratio_of_means(counted_values(case, key), iperf3,
+                                      seed=seed_of(case.test_id, case.case, "efficiency", key))
+                  for key in (GUC_AVG, GUC_RATE)}
+        out.append(Efficiency(case, base, sum(iperf3) / len(iperf3) if iperf3 else None,
+                              ratios[GUC_AVG], ratios[GUC_RATE]))
+    return out
+
+
+def percent_text(ratio: Ratio | None) -> str:
+    return "-" if ratio is None else f"{ratio.value * 100:.1f} %"
+
+
+def interval_text(ratio: Ratio | None) -> str:
+    if ratio is None or ratio.ci is None:
+        return "-"
+    return f"{ratio.ci.low * 100:.1f} to {ratio.ci.high * 100:.1f} %"
+
+
+def _mean(case: CaseSummary, key: str) -> float | None:
+    values = counted_values(case, key)
+    return sum(values) / len(values) if values else None
+
+
+def efficiency_table(found: Sequence[Efficiency]) -> ReportTable:
+    rows = []
+    for e in found:
+        ok = e.guc.passed == e.guc.total and e.baseline.passed == e.baseline.total
+        rows.append(((e.guc.test_id, f"{e.guc.case:03d}", e.guc.params_text, str(e.streams),
+                      f"{e.baseline.passed}/{e.baseline.total}", rate_text(e.iperf3_mib_s),
+                      rate_text(_mean(e.guc, GUC_AVG)), percent_text(e.guc_avg), interval_text(e.guc_avg),
+                      rate_text(_mean(e.guc, GUC_RATE)), percent_text(e.guc_rate), interval_text(e.guc_rate)),
+                     "" if ok else "red"))
+    columns = (("test", "left"), ("#", "right"), ("guc options", "left"), ("streams", "right"),
+               ("iperf3 ok/runs", "right"), ("iperf3 MiB/s", "right"), ("guc avg", "right"), ("efficiency", "right"),
+               ("95 % CI", "right"), ("incl. set-up", "right"), ("efficiency", "right"), ("95 % CI", "right"))
+    caption = ("Efficiency = mean guc rate / mean iperf3 receiver rate of the runs paired by baseline: (same host "
+               "pair, streams and window, iperf3 run just before each guc run); 95 % CI by percentile bootstrap of the "
+               "ratio (2000 resamples of each side). guc avg leaves out connection set-up; incl. set-up is "
+               "gftpwb's clock. The TeraGrid study's GridFTP reached about 95 % of iperf.")
+    return ReportTable("guc vs iperf3 baseline (MiB/s)", caption, columns, tuple(rows))
+
+
+def baseline_records(records: Sequence[ResultRecord]) -> list[ResultRecord]:
+    return [r for r in records if r.kind == IPERF3]
