@@ -102,3 +102,57 @@ def efficiency_table(found: Sequence[Efficiency]) -> ReportTable:
 
 def baseline_records(records: Sequence[ResultRecord]) -> list[ResultRecord]:
     return [r for r in records if r.kind == IPERF3]
+
+
+# --- memory to memory against disk to disk ------------------------------------------------------------
+
+
+def files_of_case(case: CaseSummary) -> dict | None:
+    """The ``details.files`` of a disk-to-disk case (its first run's), None for a memory one."""
+    return next((r.record.details.get("files") for r in case.runs if r.record.details.get("files")), None)
+
+
+def _without_length(params: dict) -> dict:
+    return {k: v for k, v in params.items() if k != "length"}
+
+
+def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
+    """Each disk-to-disk case against the first memory-to-memory case with the same guc options (its
+    length aside): both medians and disk / memory with its bootstrap interval (ratio of means)."""
+    guc = [c for c in cases if not is_baseline(c)]
+    memory = [c for c in guc if files_of_case(c) is None]
+    rows = []
+    for case in guc:
+        files = files_of_case(case)
+        if files is None:
+            continue
+        match = next((m for m in memory if _without_length(m.params) == _without_length(case.params)), None)
+        disk_rates = counted_values(case, GUC_RATE)
+        mem_rates = counted_values(match, GUC_RATE) if match else []
+        ratio = ratio_of_means(disk_rates, mem_rates, seed=seed_of(case.test_id, case.case, "disk", GUC_RATE))
+        caches = files.get("caches")
+        dropped = ("caches dropped" if caches and all(v == "dropped" for v in caches.values()) else
+                   "caches NOT dropped" if caches else "cached")
+        what = (f"{files.get('count')} x {files.get('size', 0) // 2**20} MiB {files.get('content')}, "
+                f"{files.get('source_host')} -> {files.get('target_host')}, {dropped}")
+        rows.append(((case.test_id, f"{case.case:03d}", case.params_text, what,
+                      f"{match.test_id}[{match.case:03d}]" if match else "-",
+                      rate_text(_median_of(mem_rates)), rate_text(_median_of(disk_rates)), percent_text(ratio),
+                      interval_text(ratio)), "" if case.passed == case.total else "red"))
+    if not rows:
+        return None
+    columns = (("disk test", "left"), ("#", "right"), ("guc options", "left"), ("files", "left"),
+               ("memory case", "left"), ("memory", "right"), ("disk", "right"), ("disk / memory", "right"),
+               ("95 % CI", "right"))
+    caption = ("Rates incl. set-up, medians in MiB/s. Memory: /dev/zero to /dev/null with the same guc options (length "
+               "aside); disk: files made on the source and written on the target. disk / memory: ratio of means, "
+               "95 % CI by percentile bootstrap.")
+    return ReportTable("Memory to memory vs disk to disk", caption, columns, tuple(rows))
+
+
+def _median_of(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2

@@ -53,7 +53,9 @@ def matrix_object() -> dict[str, Any]:
 
 
 def definitions() -> dict[str, dict[str, Any]]:
-    return {"guc_options": options_object(), "guc_matrix": matrix_object()}
+    from .files import FILES_SCHEMA
+
+    return {"guc_options": options_object(), "guc_matrix": matrix_object(), "guc_files": FILES_SCHEMA}
 
 
 def engine_keys() -> tuple[Key, ...]:
@@ -125,3 +127,9 @@ BASELINE_KEY = Key(
     "guc runs on); a mapping: the same with client, server, server_address, port, duration, bytes, omit or "
     "timeout given; the id of an iperf3 test: that test's settings (it still runs where it stands too).",
     expected="iperf3, the id of an iperf3 test, or a mapping of iperf3 settings")
+
+
+def files_key() -> Key:
+    from .files import FILES_DESCRIPTION
+
+    return Key("files", ref("guc_files"), FILES_DESCRIPTION)

@@ -26,7 +26,8 @@ from .driver import (
     server_endpoints,
     third_party,
 )
-from .keys import BASELINE_KEY, MATRIX_KEY, MODE_KEY, STRIPE_KEY, definitions, shared_keys
+from .files import build_files
+from .keys import BASELINE_KEY, MATRIX_KEY, MODE_KEY, STRIPE_KEY, definitions, files_key, shared_keys
 from .model import GucOptions, Test
 from .plan import plan_transfers
 
@@ -41,6 +42,7 @@ NO_PROGRESS = ("no live progress, elapsed time only: between two servers -vb wou
 RATE = Figure("rate_incl_setup_mib_s", "rate incl. set-up", "MiB/s", ("rate_incl_setup_mib_s",))
 GUC_AVG = Figure("rate_guc_avg_mib_s", "guc avg", "MiB/s", ("rate_guc_avg_mib_s",))
 QUANTISED = "quantised"
+PER_FILE = "per file"  # guc's average of a multi-file transfer is its last file's
 
 
 def timeout_of(merged: dict[str, Any], default: float) -> float | None:
@@ -82,6 +84,7 @@ def build_transfer_test(test: TestInput, default_timeout: float = 0.0) -> Test:
         engine=merged.get("engine", REAL_ENGINE),
         stripe=bool(merged.get("stripe", False)),
         baseline=baseline_of(test),
+        files=files_of(test),
         link=build_link(merged.get("link")),
         index=test.index,
     )
@@ -94,6 +97,34 @@ def baseline_of(test: TestInput) -> Baseline | None:
         return None
     return build_baseline(value, source=str(test.merged.get("source", "")), target=str(test.merged.get("target", "")),
                           on=on_tuple(test.merged.get("on", LOCAL)), inventory=test.inventory, tests=test.tests)
+
+
+def files_of(test: TestInput) -> Any:
+    """The test's file set (``files:``), or None."""
+    value = test.merged.get("files")
+    if value is None:
+        return None
+    return build_files(value, source=str(test.merged.get("source", "")), target=str(test.merged.get("target", "")),
+                       on=on_tuple(test.merged.get("on", LOCAL)), inventory=test.inventory)
+
+
+def check_files(test: TestInput) -> None:
+    """A files test needs directories on known hosts, and no -len (the files' size is the length)."""
+    if test.merged.get("files") is None:
+        return
+    key = "files" if "files" in test.raw else None
+    if test.merged.get("engine", REAL_ENGINE) != REAL_ENGINE:
+        test.error(f"test '{test.id}': files: disk-to-disk runs are real; this test uses another engine", key)
+        return
+    if "length" in test.merged.get("options", {}) or "length" in test.raw.get("matrix", {}):
+        test.error(f"test '{test.id}': files: the files' size is what moves; leave options.length (-len) out", key)
+    if test.merged.get("baseline") is not None:
+        test.error(f"test '{test.id}': files: a baseline is memory to memory; pair the test without files instead",
+                   key)
+    try:
+        files_of(test)
+    except ValueError as exc:
+        test.error(f"test '{test.id}': {exc}", key)
 
 
 def check_baseline(test: TestInput) -> None:
@@ -173,8 +204,8 @@ class GucKind(Kind):
     figures = (RATE, GUC_AVG)
 
     def dsl_keys(self) -> tuple[Key, ...]:
-        return (*shared_keys(), MATRIX_KEY, STRIPE_KEY, BASELINE_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS,
-                LOG_FILENAME_KEY)
+        return (*shared_keys(), MATRIX_KEY, STRIPE_KEY, BASELINE_KEY, files_key(), *REPEAT_KEYS, MODE_KEY,
+                *COMMAND_KEYS, LOG_FILENAME_KEY)
 
     def defaults_keys(self) -> tuple[Key, ...]:
         return (*shared_keys(), BASELINE_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS)
@@ -193,6 +224,7 @@ class GucKind(Kind):
         check_repeats(test)
         check_mode(test)
         check_baseline(test)
+        check_files(test)
 
     def build(self, test: TestInput) -> Test:
         return build_transfer_test(test)
@@ -206,6 +238,15 @@ class GucKind(Kind):
 
     def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
         return transfer_endpoints(spec)
+
+    def describe(self, spec: RunSpec, limit: str) -> list[str]:
+        lines = super().describe(spec, limit)
+        files = spec.details.get("files")
+        if files:
+            from .files import FileSet
+
+            lines.append(f"{' ' * len(spec.run_id)}  {FileSet.from_dict(files).describe()}")
+        return lines
 
     def waiting(self, spec: RunSpec) -> str:
         return GUC_WAITING
@@ -224,6 +265,8 @@ class GucKind(Kind):
         avg = measured[GUC_AVG.key]
         if avg.value is not None and record.details.get("guc_avg_quantised"):
             measured[GUC_AVG.key] = Measured(avg.value, QUANTISED)
+        elif avg.value is not None and (record.details.get("files") or {}).get("count", 1) > 1:
+            measured[GUC_AVG.key] = Measured(avg.value, PER_FILE)
         return measured
 
     def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:

@@ -107,4 +107,5 @@ class Test:
     link: LinkModel | None = None
     stripe: bool = False  # -stripe -dbg, and per-stripe progress from the performance markers
     baseline: Baseline | None = None  # an iperf3 run before every guc run (efficiency = guc / iperf3)
+    files: Any = None  # a files.FileSet: disk-to-disk runs of test files gftpwb makes and removes
     index: int = field(default=0, metadata={"derived": True})

@@ -13,6 +13,7 @@ from gftpwb.kinds.simulated.link import LinkModel
 
 from .baseline import Baseline
 from .driver import build_argv, run_details
+from .files import LIST, FileSet, list_path
 from .model import GucOptions, Test
 
 BASELINE_SUFFIX = "/iperf3"  # the run id of a guc run's baseline: the guc run's id plus this
@@ -24,8 +25,20 @@ Shape = Callable[[Test, GucOptions], tuple[tuple[str, ...], dict[str, Any], int 
 def guc_shape(test: Test, options: GucOptions) -> tuple[tuple[str, ...], dict[str, Any], int | None]:
     if test.stripe:  # a striped study run: -stripe, and -dbg for the per-stripe performance markers
         options = options.with_values({"stripe": True})
+    if test.files is not None:
+        return files_argv(test, options), options.set_options(), test.files.total_bytes
     argv = build_argv(test.source, test.target, options, test.extra_args, mode=test.mode, debug=test.stripe)
     return argv, options.set_options(), options.length
+
+
+def files_argv(test: Test, options: GucOptions) -> tuple[str, ...]:
+    """A files run: ``... -cd -r SRC/ DST/``, or ``... -f LIST`` (no URLs: the list has them; build_argv
+    puts its last two arguments last, which is where ``-f LIST`` goes)."""
+    files: FileSet = test.files
+    if files.transfer == LIST:
+        return build_argv("-f", list_path(test.id), options, test.extra_args, mode=test.mode, debug=test.stripe)
+    return build_argv(files.source_url, files.target_url, options, (*test.extra_args, "-cd", "-r"), mode=test.mode,
+                      debug=test.stripe)
 
 
 def plan_transfers(scenario: Scenario, test: Test, first_case: int,
@@ -39,6 +52,8 @@ def plan_transfers(scenario: Scenario, test: Test, first_case: int,
     for variant, point in enumerate(points):
         argv, params, length = shape(test, test.options.with_values(point))
         details = run_details(argv)
+        if test.files is not None:
+            details["files"] = {**test.files.to_dict(), **({"list": argv[-1]} if test.files.transfer == LIST else {})}
         cases.append([])
         for repeat in range(test.repeat):
             base = f"{case_label(test, variant)}/{repeat}"

@@ -79,7 +79,7 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
     runs, each stripe's rate."""
     from gftpwb.kinds.iperf3.report import tables as iperf3_tables
 
-    from .efficiency import IPERF3, baseline_records, efficiencies, efficiency_table, is_baseline
+    from .efficiency import IPERF3, baseline_records, disk_table, efficiencies, efficiency_table, is_baseline
 
     cases = summarize_cases(records)
     baselines = baseline_records(records)
@@ -90,9 +90,7 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
     if found:
         out.append(efficiency_table(found))
         out.extend(iperf3_tables(baselines))
-    striped = stripe_table(cases)
-    if striped is not None:
-        out.append(striped)
+    out.extend(table for table in (disk_table(cases), stripe_table(cases)) if table is not None)
     return out
 
 
