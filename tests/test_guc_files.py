@@ -119,3 +119,37 @@ def test_the_steps_make_verify_and_remove_the_files(tmp_path: Path, content: str
     sh(files.cleanup_script("target"))
     assert not (tmp_path / "a b" / "src").exists()  # ours, and empty: removed
     assert [p.name for p in (tmp_path / "dst").iterdir()] == ["mine"]  # only our files go
+
+
+def test_a_probe_measures_both_disks_before_each_case_beside_the_directories():
+    scenario = load("""\
+      - id: p
+        kind: guc
+        source: ftp://h1/data/src/
+        target: ftp://h2/data/dst/
+        files: {size: 64M, count: 8, probe: true}
+        matrix: {parallel: [1, 4]}
+        repeat: 2
+    """)
+    specs = list(plan(scenario))
+    assert [s.run_id for s in specs[:7]] == [
+        "p[0]/probe/source-write", "p[0]/probe/source-read", "p[0]/probe/source-clean", "p[0]/probe/target-write",
+        "p[0]/probe/target-clean", "p[0]/0", "p[0]/1"]
+    read, write = specs[8], specs[10]  # case 1: four streams
+    assert (read.kind, read.host, read.case, read.details) == ("gfapi", "h1", 1,
+                                                               {"probe": "source-read", "probe_side": "source"})
+    assert (read.params["workload"], read.params["threads"], read.params["files"], read.params["direct"]) == (
+        "seq-rd", 4, 2, True)  # the 8 files' bytes over 4 threads, past the page cache
+    assert (read.params["directory"], write.params["directory"]) == ("/data/src.gftpwb-probe", "/data/dst.gftpwb-probe")
+    assert (write.host, write.params["workload"]) == ("h2", "seq-wr")
+
+
+def test_what_limits_a_disk_to_disk_transfer():
+    from gftpwb.kinds.guc.efficiency import limit_text
+
+    probe = {"source-read": 80.0, "target-write": 200.0}
+    assert limit_text(75.0, 110.0, probe) == "source disk (80.0)"
+    assert limit_text(40.0, 45.0, probe) == "network/guc (45.0)"
+    assert limit_text(40.0, None, probe) == "network/guc (the disks are faster)"
+    assert limit_text(75.0, None, probe) == "source disk (80.0)"
+    assert limit_text(75.0, 110.0, {}) == "-"

@@ -4,8 +4,9 @@ shapes to 400 Mbit/s, with a GridFTP server on each:
 * guc against its iperf3 baseline: a third-party transfer h1 -> h2 with ``baseline: iperf3`` (hosts
   inferred from the URLs); each guc run follows its iperf3 run over the same path with the same
   streams, both are held by the shaper, and the report's efficiency is the ratio of the records' means;
-* disk to disk (``files:``): files made on h1, moved to h2, checked (SHA-256), removed; a transfer
-  that delivers short files fails its verification."""
+* disk to disk (``files:``): files made on h1, moved to h2, checked (SHA-256), removed, after a disk
+  probe of both ends (the gfapi kind's POSIX worker); a transfer that delivers short files fails its
+  verification."""
 
 from __future__ import annotations
 
@@ -117,7 +118,7 @@ def test_disk_to_disk_files_are_made_moved_verified_and_removed(shaped_lab, tmp_
     source: ftp://{h1}:2811{base}/src/
     target: ftp://{h2}:2811{base}/dst/
     options: {{parallel: 2}}
-    files: {{size: 4M, count: 4, verify: checksum, drop_caches: true}}
+    files: {{size: 4M, count: 4, verify: checksum, drop_caches: true, probe: true}}
   - id: short
     kind: guc
     source: file://{base}/src2/
@@ -125,8 +126,16 @@ def test_disk_to_disk_files_are_made_moved_verified_and_removed(shaped_lab, tmp_
     extra_args: [-len, "1000"]
     files: {{size: 64K, count: 2, transfer: list, content: sparse}}
 """, expect=1)
-    mem, disk, short = records
+    mem, *probe, disk, short = records
     assert (mem.status, disk.status, short.status) == (PASSED, PASSED, "failed")
+    # the disk probe: the gfapi kind's POSIX worker, 2 O_DIRECT threads (the streams) on each end, first
+    assert [(r.run_id, r.kind, r.host, r.status) for r in probe] == [
+        (f"disk/probe/{step}", "gfapi", host, PASSED) for step, host in (
+            ("source-write", "h1"), ("source-read", "h1"), ("source-clean", "h1"), ("target-write", "h2"),
+            ("target-clean", "h2"))]
+    assert "--direct" in probe[1].argv and probe[1].params["threads"] == 2
+    assert probe[1].details["gfapi"]["cluster"]["last_done"]["mib_s"] > 0
+    assert not Path(f"{base}/src.gftpwb-probe").exists() and not Path(f"{base}/dst.gftpwb-probe").exists()
     info = disk.details["files"]
     assert (info["source_host"], info["target_host"], info["verified"], info["cleaned_up"]) == (
         "h1", "h2", "checksum", True)
@@ -141,3 +150,4 @@ def test_disk_to_disk_files_are_made_moved_verified_and_removed(shaped_lab, tmp_
     report = gftpwb("report", str(results))
     row = next(line for line in report.stdout.splitlines() if "4 x 4 MiB random, h1 -> h2, caches dropped" in line)
     assert row.startswith("│ disk ") and "mem[000]" in row
+    assert re.search(r"│ (source disk|target disk|network/guc) \(", row)  # what limits, from the probe

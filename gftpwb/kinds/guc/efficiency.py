@@ -20,6 +20,7 @@ from gftpwb.core.stats import Ratio, ratio_of_means, seed_of
 from gftpwb.core.summary import CaseSummary
 
 IPERF3 = "iperf3"
+GFAPI = "gfapi"
 GUC_AVG, GUC_RATE, IPERF3_RATE = "rate_guc_avg_mib_s", "rate_incl_setup_mib_s", "rate_guc_avg_mib_s"
 
 
@@ -47,6 +48,36 @@ def counted_values(case: CaseSummary, key: str) -> list[float]:
 def is_baseline(case: CaseSummary) -> bool:
     """An iperf3 case inside a guc test: the runs ``baseline:`` planned."""
     return case.kind == IPERF3
+
+
+def is_companion(case: CaseSummary) -> bool:
+    """Runs of another kind a guc test planned next to its own: iperf3 baselines, gfapi disk probes."""
+    return case.kind in (IPERF3, GFAPI)
+
+
+def probe_rates(cases: Sequence[CaseSummary], case: CaseSummary) -> dict[str, float]:
+    """The disk probe's rates of a case (``source-read``, ``target-write`` -> MiB/s), from its gfapi runs."""
+    probe = next((c for c in cases if c.kind == GFAPI and (c.test_id, c.case) == (case.test_id, case.case)), None)
+    if probe is None:
+        return {}
+    return {str(r.record.details.get("probe")): v for r in probe.runs if r.counted
+            for v in [r.values.get("mib_s")] if v is not None}
+
+
+def limit_text(disk: float | None, memory: float | None, probe: dict[str, float]) -> str:
+    """What limits a disk-to-disk case: the slowest of the source disk's reads, the target disk's
+    writes and the memory-to-memory transfer (network and guc). Without a memory case, a transfer well
+    below both disks (under 80 %) is held by the network or guc. "-" without a probe."""
+    disks = {name: value for name, value in (("source disk", probe.get("source-read")),
+                                             ("target disk", probe.get("target-write"))) if value is not None}
+    if disk is None or not disks:
+        return "-"
+    slowest = min(disks, key=lambda k: disks[k])
+    if memory is not None and memory < disks[slowest]:
+        return f"network/guc ({memory:.1f})"
+    if memory is None and disk < 0.8 * disks[slowest]:
+        return "network/guc (the disks are faster)"
+    return f"{slowest} ({disks[slowest]:.1f})"
 
 
 def efficiencies(cases: Sequence[CaseSummary]) -> list[Efficiency]:
@@ -119,7 +150,7 @@ def _without_length(params: dict) -> dict:
 def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
     """Each disk-to-disk case against the first memory-to-memory case with the same guc options (its
     length aside): both medians and disk / memory with its bootstrap interval (ratio of means)."""
-    guc = [c for c in cases if not is_baseline(c)]
+    guc = [c for c in cases if not is_companion(c)]
     memory = [c for c in guc if files_of_case(c) is None]
     rows = []
     for case in guc:
@@ -135,18 +166,23 @@ def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
                    "caches NOT dropped" if caches else "cached")
         what = (f"{files.get('count')} x {files.get('size', 0) // 2**20} MiB {files.get('content')}, "
                 f"{files.get('source_host')} -> {files.get('target_host')}, {dropped}")
+        probe = probe_rates(cases, case)
         rows.append(((case.test_id, f"{case.case:03d}", case.params_text, what,
                       f"{match.test_id}[{match.case:03d}]" if match else "-",
                       rate_text(_median_of(mem_rates)), rate_text(_median_of(disk_rates)), percent_text(ratio),
-                      interval_text(ratio)), "" if case.passed == case.total else "red"))
+                      interval_text(ratio), rate_text(probe.get("source-read")), rate_text(probe.get("target-write")),
+                      limit_text(_median_of(disk_rates), _median_of(mem_rates), probe)),
+                     "" if case.passed == case.total else "red"))
     if not rows:
         return None
     columns = (("disk test", "left"), ("#", "right"), ("guc options", "left"), ("files", "left"),
                ("memory case", "left"), ("memory", "right"), ("disk", "right"), ("disk / memory", "right"),
-               ("95 % CI", "right"))
+               ("95 % CI", "right"), ("source read", "right"), ("target write", "right"), ("limited by", "left"))
     caption = ("Rates incl. set-up, medians in MiB/s. Memory: /dev/zero to /dev/null with the same guc options (length "
                "aside); disk: files made on the source and written on the target. disk / memory: ratio of means, "
-               "95 % CI by percentile bootstrap.")
+               "95 % CI by percentile bootstrap. Source read, target write: the disk probe (files: {probe: true}), "
+               "one O_DIRECT thread per stream with the gfapi kind's POSIX worker; limited by: the slowest of the "
+               "two disks and the memory-to-memory rate.")
     return ReportTable("Memory to memory vs disk to disk", caption, columns, tuple(rows))
 
 

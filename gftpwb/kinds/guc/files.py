@@ -60,6 +60,10 @@ FILES_SCHEMA: dict[str, Any] = {
         "drop_caches": {"type": "boolean",
                         "description": "Drop the page cache on both ends before each run (root only). Default "
                                        "false."},
+        "probe": {"type": "boolean",
+                  "description": "Before each case, measure the source disk's read and the target disk's write "
+                                 "rate with the gfapi kind's POSIX worker (one thread per stream, O_DIRECT), so the "
+                                 "report can say which end limits. Default false."},
     },
 }
 FILES_DESCRIPTION = (
@@ -89,6 +93,7 @@ class FileSet:
     target_dir: str
     source_url: str  # the directory URLs, ending in /
     target_url: str
+    probe: bool = False
 
     @property
     def names(self) -> list[str]:
@@ -103,7 +108,7 @@ class FileSet:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FileSet:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
 
     def describe(self) -> str:
         """``files: 4 x 64M random, h1:/src/ -> h2:/dst/ (directory), verify size, drop caches``."""
@@ -111,7 +116,8 @@ class FileSet:
 
         return (f"files: {self.count} x {format_size_arg(self.size)} {self.content}, {self.source_host}:"
                 f"{self.source_dir} -> {self.target_host}:{self.target_dir} ({self.transfer}), verify {self.verify}"
-                f"{', drop caches' if self.drop_caches else ''}; made before and removed after each run")
+                f"{', drop caches' if self.drop_caches else ''}{', disk probe per case' if self.probe else ''}; made "
+                "before and removed after each run")
 
     # --- the shell code run on the hosts (POSIX sh) ---------------------------------------------
 
@@ -138,7 +144,9 @@ class FileSet:
 
     def cleanup_script(self, side: str) -> str:
         where = shlex.quote(self.source_dir if side == "source" else self.target_dir)
-        return f"cd {where} 2>/dev/null || exit 0; rm -f {PREFIX}*; cd /; rmdir {where} 2>/dev/null; exit 0"
+        probe = shlex.quote(f"{(self.source_dir if side == 'source' else self.target_dir).rstrip('/')}.gftpwb-probe")
+        return (f"rm -rf {probe}; cd {where} 2>/dev/null || exit 0; rm -f {PREFIX}*; cd /; rmdir {where} 2>/dev/null; "
+                "exit 0")
 
     def list_text(self) -> str:
         """The ``-f`` list: one ``SOURCE TARGET`` line per file."""
@@ -199,7 +207,7 @@ def build_files(value: dict[str, Any], *, source: str, target: str, on: tuple[st
                    drop_caches=bool(value.get("drop_caches", False)), source_host=source_host,
                    target_host=target_host, source_dir=directory_url(path_of(source)),
                    target_dir=directory_url(path_of(target)), source_url=directory_url(source),
-                   target_url=directory_url(target))
+                   target_url=directory_url(target), probe=bool(value.get("probe", False)))
 
 
 def list_path(run_id: str) -> str:

@@ -15,6 +15,7 @@ from .baseline import Baseline
 from .driver import build_argv, run_details
 from .files import LIST, FileSet, list_path
 from .model import GucOptions, Test
+from .probe import probe_specs
 
 BASELINE_SUFFIX = "/iperf3"  # the run id of a guc run's baseline: the guc run's id plus this
 
@@ -55,6 +56,10 @@ def plan_transfers(scenario: Scenario, test: Test, first_case: int,
         if test.files is not None:
             details["files"] = {**test.files.to_dict(), **({"list": argv[-1]} if test.files.transfer == LIST else {})}
         cases.append([])
+        if test.files is not None and test.files.probe:  # the disks of both ends, before the case's runs
+            cases[-1].append(probe_specs(scenario.name, test.id, test.files, case=first_case + variant,
+                                         label=case_label(test, variant), streams=params.get("parallel") or 1,
+                                         timeout_s=test.timeout_s))
         for repeat in range(test.repeat):
             base = f"{case_label(test, variant)}/{repeat}"
             group = [baseline_spec(scenario, test, test.baseline, first_case + variant, repeat, base,

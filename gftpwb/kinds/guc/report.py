@@ -79,12 +79,20 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
     runs, each stripe's rate."""
     from gftpwb.kinds.iperf3.report import tables as iperf3_tables
 
-    from .efficiency import IPERF3, baseline_records, disk_table, efficiencies, efficiency_table, is_baseline
+    from .efficiency import (
+        GFAPI,
+        IPERF3,
+        baseline_records,
+        disk_table,
+        efficiencies,
+        efficiency_table,
+        is_companion,
+    )
 
     cases = summarize_cases(records)
     baselines = baseline_records(records)
-    guc_records = [r for r in records if r.kind != IPERF3]
-    rows = tuple(case_row(case) for case in cases if not is_baseline(case))
+    guc_records = [r for r in records if r.kind not in (IPERF3, GFAPI)]
+    rows = tuple(case_row(case) for case in cases if not is_companion(case))
     out = [ReportTable(f"Results{engine_marks(guc_records)} (rates in MiB/s)", CAPTION, COLUMNS, rows)]
     found = efficiencies(cases)
     if found:
