@@ -4,6 +4,8 @@ shapes to 400 Mbit/s, with a GridFTP server on each:
 * guc against its iperf3 baseline: a third-party transfer h1 -> h2 with ``baseline: iperf3`` (hosts
   inferred from the URLs); each guc run follows its iperf3 run over the same path with the same
   streams, both are held by the shaper, and the report's efficiency is the ratio of the records' means;
+* the shipped scenarios/teragrid-study.yaml, shrunk with --set, runs on it and its report has the
+  study's tables (efficiency by streams, memory vs disk with the probe, stripes 1 and 2);
 * disk to disk (``files:``): files made on h1, moved to h2, checked (SHA-256), removed, after a disk
   probe of both ends (the gfapi kind's POSIX worker); a transfer that delivers short files fails its
   verification."""
@@ -26,6 +28,7 @@ from gftpwb.shell.lab.gridftp import free_port
 
 pytestmark = pytest.mark.real
 GFTPWB = [sys.executable, "-m", "gftpwb"]
+ROOT = Path(__file__).resolve().parent.parent
 SHAPED_MIB_S = 400e6 / 8 / 2**20  # 47.7 MiB/s: what tbf lets through
 
 
@@ -38,7 +41,7 @@ def gftpwb(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]
 def shaped_lab(tmp_path_factory):
     state = tmp_path_factory.mktemp("shaped")
     up = gftpwb("lab", "up", "--state-dir", str(state), "--port", str(free_port()), "--hosts", "2", "--rate",
-                "400mbit", "--gridftp-on-hosts")
+                "400mbit", "--gridftp-on-hosts", "--striped")
     assert up.returncode == 0, up.stderr
     yield state
     gftpwb("lab", "down", "--state-dir", str(state))
@@ -151,3 +154,33 @@ def test_disk_to_disk_files_are_made_moved_verified_and_removed(shaped_lab, tmp_
     row = next(line for line in report.stdout.splitlines() if "4 x 4 MiB random, h1 -> h2, caches dropped" in line)
     assert row.startswith("│ disk ") and "mem[000]" in row
     assert re.search(r"│ (source disk|target disk|network/guc) \(", row)  # what limits, from the probe
+
+
+def test_the_teragrid_study_scenario_runs_on_the_lab(shaped_lab, tmp_path, open_dir):
+    lab_vars = gftpwb("lab", "status", "--state-dir", str(shaped_lab), "--vars")
+    assert lab_vars.returncode == 0, lab_vars.stderr
+    ctrl = json.loads(gftpwb("lab", "status", "--state-dir", str(shaped_lab), "--json").stdout)["hosts"][
+        "controller_address"]
+    h1, h2 = addresses(shaped_lab)
+    assert lab_vars.stdout.split() == ["--set", f"lab={shaped_lab}", "--set", f"ctrl={ctrl}", "--set", f"src={h1}",
+                                       "--set", f"dst={h2}"]
+    small = {"repeat": 2, "streams": "[1, 2]", "length": "24M", "baseline_duration": "1s", "baseline_omit": "0s",
+             "disk_streams": "[2]", "memory_length": "16M", "file_size": "4M", "data": str(open_dir / "data"),
+             "striped_length": "96M", "striped2": f"ftp://{ctrl}:2812", "striped2_to": f"ftp://{ctrl}:2813"}
+    data = open_dir / "data"
+    results = tmp_path / "results"
+    run = gftpwb("run", str(ROOT / "scenarios" / "teragrid-study.yaml"), *lab_vars.stdout.split(),
+                 *(a for k, v in small.items() for a in ("--set", f"{k}={v}")), "--results", str(results),
+                 *(a for t in ("guc-vs-iperf3", "memory", "disk", "striped-1", "striped-2") for a in ("--only", t)))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr
+    records, _ = parse_journal((results / "results.jsonl").read_text())
+    assert {r.status for r in records} == {PASSED}
+    kinds = [r.kind for r in records]
+    assert kinds.count("iperf3") == 4 and kinds.count("gfapi") == 5 and kinds.count("guc") == 4 + 2 + 2 + 2 + 2
+    stripes = {r.test_id: r.details["stripes"]["count"] for r in records if r.test_id.startswith("striped")}
+    assert stripes == {"striped-1": 1, "striped-2": 2}
+    assert not list(data.rglob("gftpwb-file-*"))  # the disk runs' files are gone
+    report = gftpwb("report", str(results))
+    assert report.returncode == 0, report.stderr
+    for title in ("guc vs iperf3 baseline", "Memory to memory vs disk to disk", "Striped transfers"):
+        assert title in report.stdout
