@@ -148,8 +148,9 @@ def _without_length(params: dict) -> dict:
 
 
 def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
-    """Each disk-to-disk case against the first memory-to-memory case with the same guc options (its
-    length aside): both medians and disk / memory with its bootstrap interval (ratio of means)."""
+    """Each disk-to-disk case against the nearest memory-to-memory case before it with the same guc
+    options (its length aside; else the first after it): both medians and disk / memory with its
+    bootstrap interval (ratio of means)."""
     guc = [c for c in cases if not is_companion(c)]
     memory = [c for c in guc if files_of_case(c) is None]
     rows = []
@@ -157,7 +158,9 @@ def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
         files = files_of_case(case)
         if files is None:
             continue
-        match = next((m for m in memory if _without_length(m.params) == _without_length(case.params)), None)
+        same = [m for m in memory if _without_length(m.params) == _without_length(case.params)]
+        before = [m for m in same if cases.index(m) < cases.index(case)]
+        match = before[-1] if before else (same[0] if same else None)  # the nearest memory case before it
         disk_rates = counted_values(case, GUC_RATE)
         mem_rates = counted_values(match, GUC_RATE) if match else []
         ratio = ratio_of_means(disk_rates, mem_rates, seed=seed_of(case.test_id, case.case, "disk", GUC_RATE))

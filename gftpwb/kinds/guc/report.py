@@ -103,8 +103,9 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
 
 
 def stripe_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
-    """Striped cases (``stripe: true``): how many stripes, and each one's mean rate from the servers'
-    performance markers over the passed runs."""
+    """Striped cases (``stripe: true``): how many stripes, and each one's median rate from the servers'
+    performance markers over the passed runs (a median: a server may send a stripe's only marker
+    early, which makes that run's rate of the stripe meaningless)."""
     rows = []
     for case in cases:
         per_run = [(r.record.details.get("stripes") or {}).get("stripes") or [] for r in case.runs if r.counted]
@@ -112,16 +113,17 @@ def stripe_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
         if not per_run:
             continue
         count = max(len(s) for s in per_run)
-        means = []
+        medians = []
         for i in range(count):
-            rates = [s[i].get("mib_s") for s in per_run if i < len(s) and s[i].get("mib_s") is not None]
-            means.append(sum(rates) / len(rates) if rates else None)
+            rates = sorted(s[i]["mib_s"] for s in per_run if i < len(s) and s[i].get("mib_s") is not None)
+            mid = len(rates) // 2
+            medians.append(None if not rates else rates[mid] if len(rates) % 2 else (rates[mid - 1] + rates[mid]) / 2)
         total = _median(case, "rate_incl_setup_mib_s")
         rows.append(((case.test_id, f"{case.case:03d}", case.params_text, str(count), total,
-                      ", ".join(rate_text(m) for m in means)), ""))
+                      ", ".join(rate_text(m) for m in medians)), ""))
     if not rows:
         return None
-    return ReportTable("Striped transfers (MiB/s)", "Per stripe: mean rate from the servers' 112 performance markers "
+    return ReportTable("Striped transfers (MiB/s)", "Per stripe: median rate from the servers' 112 performance markers "
                        "(-dbg) over the passed runs; median: the whole transfer incl. set-up.",
                        (("test", "left"), ("#", "right"), ("guc options", "left"), ("stripes", "right"),
                         ("median", "right"), ("per stripe", "left")), tuple(rows))
