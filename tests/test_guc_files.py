@@ -150,6 +150,7 @@ def test_what_limits_a_disk_to_disk_transfer():
     probe = {"source-read": 80.0, "target-write": 200.0}
     assert limit_text(75.0, 110.0, probe) == "source disk (80.0)"
     assert limit_text(40.0, 45.0, probe) == "network/guc (45.0)"
-    assert limit_text(40.0, None, probe) == "network/guc (the disks are faster)"
+    assert limit_text(40.0, None, probe) == "network, guc or file I/O (the disks are faster)"
+    assert limit_text(20.0, 110.0, probe) == "the servers' file I/O (every probe is faster)"
     assert limit_text(75.0, None, probe) == "source disk (80.0)"
     assert limit_text(75.0, 110.0, {}) == "-"

@@ -66,18 +66,21 @@ def probe_rates(cases: Sequence[CaseSummary], case: CaseSummary) -> dict[str, fl
 
 def limit_text(disk: float | None, memory: float | None, probe: dict[str, float]) -> str:
     """What limits a disk-to-disk case: the slowest of the source disk's reads, the target disk's
-    writes and the memory-to-memory transfer (network and guc). Without a memory case, a transfer well
-    below both disks (under 80 %) is held by the network or guc. "-" without a probe."""
-    disks = {name: value for name, value in (("source disk", probe.get("source-read")),
-                                             ("target disk", probe.get("target-write"))) if value is not None}
-    if disk is None or not disks:
+    writes (the probe) and the memory-to-memory transfer (network and guc), when the disk-to-disk
+    rate comes near it (80 %); a rate well below all of them is the servers' file I/O (one file at a
+    time through the page cache), or, without a memory case, any of network, guc and file I/O.
+    "-" without a probe."""
+    known = {name: value for name, value in (("source disk", probe.get("source-read")),
+                                             ("target disk", probe.get("target-write")),
+                                             ("network/guc", memory)) if value is not None}
+    if disk is None or not probe or not known:
         return "-"
-    slowest = min(disks, key=lambda k: disks[k])
-    if memory is not None and memory < disks[slowest]:
-        return f"network/guc ({memory:.1f})"
-    if memory is None and disk < 0.8 * disks[slowest]:
-        return "network/guc (the disks are faster)"
-    return f"{slowest} ({disks[slowest]:.1f})"
+    slowest = min(known, key=lambda k: known[k])
+    if disk >= 0.8 * known[slowest]:
+        return f"{slowest} ({known[slowest]:.1f})"
+    if memory is None:
+        return "network, guc or file I/O (the disks are faster)"
+    return "the servers' file I/O (every probe is faster)"
 
 
 def efficiencies(cases: Sequence[CaseSummary]) -> list[Efficiency]:
@@ -185,7 +188,8 @@ def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
                "aside); disk: files made on the source and written on the target. disk / memory: ratio of means, "
                "95 % CI by percentile bootstrap. Source read, target write: the disk probe (files: {probe: true}), "
                "one O_DIRECT thread per stream with the gfapi kind's POSIX worker; limited by: the slowest of the "
-               "two disks and the memory-to-memory rate.")
+               "two disks and the memory-to-memory rate when the disk rate is within 80 % of it, else the servers' "
+               "file I/O.")
     return ReportTable("Memory to memory vs disk to disk", caption, columns, tuple(rows))
 
 
