@@ -74,6 +74,12 @@ def test_files_that_cannot_work_are_errors_at_their_key():
             source: file:///data/x/
             target: ftp://localhost:2811/data/x/
             files: {size: 1M}
+          - id: copies
+            kind: guc
+            source: file:///data/x/
+            target: ftp://localhost:2811/data/y/
+            concurrency: 2
+            files: {size: 1M}
         """)
     line = FIRST
     assert [str(d) for d in info.value.diagnostics] == [
@@ -84,6 +90,8 @@ def test_files_that_cannot_work_are_errors_at_their_key():
         "ftp://far.example/data/src/ is on (its host 'far.example' is neither this machine nor a host of the "
         "inventory, by name or address)",
         f"f.yaml:{line + 20}:10: test 'same': files: source and target are the same directory on the same host",
+        f"f.yaml:{line + 26}:10: test 'copies': files: copies of a run (concurrency) would make, move and remove the "
+        "same files; run one copy",
     ]
 
 

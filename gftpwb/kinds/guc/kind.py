@@ -121,6 +121,9 @@ def check_files(test: TestInput) -> None:
     if test.merged.get("baseline") is not None:
         test.error(f"test '{test.id}': files: a baseline is memory to memory; pair the test without files instead",
                    key)
+    if int(test.merged.get("concurrency", 1) or 1) > 1:
+        test.error(f"test '{test.id}': files: copies of a run (concurrency) would make, move and remove the same "
+                   "files; run one copy", key)
     try:
         files_of(test)
     except ValueError as exc:
