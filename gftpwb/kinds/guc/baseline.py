@@ -58,7 +58,7 @@ def host_of_address(address: str, inventory: dict[str, Any]) -> str | None:
     return None
 
 
-def _end_host(url: str, guc_host: str, inventory: dict[str, Any], which: str) -> str:
+def end_host(url: str, guc_host: str, inventory: dict[str, Any], which: str) -> str:
     if not is_server_url(url):
         return guc_host
     host = host_of_address(url_host(url), inventory)
@@ -73,11 +73,11 @@ def infer_ends(source: str, target: str, on: tuple[str, ...], inventory: dict[st
     """client, server, server_address and reverse of the iperf3 run on guc's data path."""
     guc_host = on[0] if len(on) == 1 else LOCAL
     if is_server_url(target):
-        return {"client": _end_host(source, guc_host, inventory, "source"),
-                "server": _end_host(target, guc_host, inventory, "target"),
+        return {"client": end_host(source, guc_host, inventory, "source"),
+                "server": end_host(target, guc_host, inventory, "target"),
                 "server_address": url_host(target), "reverse": False}
     if is_server_url(source):
-        return {"client": guc_host, "server": _end_host(source, guc_host, inventory, "source"),
+        return {"client": guc_host, "server": end_host(source, guc_host, inventory, "source"),
                 "server_address": url_host(source), "reverse": True}
     raise BaselineError("baseline: iperf3 needs a network path, but both ends of this test are files on the host "
                         "guc runs on")

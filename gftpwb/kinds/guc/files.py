@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 from gftpwb.core.dsl.keys import SIZE, ref
 from gftpwb.core.units import parse_size
 
-from .baseline import BaselineError, _end_host
+from .baseline import BaselineError, end_host
 
 PREFIX = "gftpwb-file-"
 RANDOM, SPARSE = "random", "sparse"
@@ -195,8 +195,8 @@ def build_files(value: dict[str, Any], *, source: str, target: str, on: tuple[st
         if not path_of(url).startswith("/") or path_of(url).rstrip("/") == "":
             raise ValueError(f"files: the {which} directory must be an absolute path below / (got {url})")
     try:
-        source_host = _end_host(source, guc_host, inventory, "source")
-        target_host = _end_host(target, guc_host, inventory, "target")
+        source_host = end_host(source, guc_host, inventory, "source")
+        target_host = end_host(target, guc_host, inventory, "target")
     except BaselineError as exc:
         raise ValueError(str(exc).replace("baseline: iperf3", "files:").split("; give")[0]) from None
     if source_host == target_host and path_of(source).rstrip("/") == path_of(target).rstrip("/"):
