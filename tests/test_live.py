@@ -207,10 +207,11 @@ def test_rate_history_counts_bytes_moved_per_second():
     live(Progress(run_id="a/0", bytes=1 << 30, rate_avg_mib_s=200.0, rate_inst_mib_s=200.0, elapsed_s=3.9,
                   t=104.1))
     # 1024 MiB over 102.6..104.1 s: 0.4 s in second 2, 1 s in second 3, 0.1 s in second 4; and from
-    # 104.1 s to now the last rate, 200 MiB/s, stands in (0.4 s in second 4).
+    # 104.1 s to now the last rate, 200 MiB/s, stands in (0.4 s in second 4). Second 4 is half gone:
+    # its rate is what moved in it over that half second.
     series = read.rate_series(live, now=104.5, points=10)
-    assert series == pytest.approx([0.0, 0.0, 1024 * 0.4 / 1.5, 1024 / 1.5, 1024 * 0.1 / 1.5 + 200 * 0.4])
-    assert read.rate_series(live, now=104.5, points=2) == series[-2:]
+    assert series == pytest.approx([0.0, 0.0, 1024 * 0.4 / 1.5, 1024 / 1.5, (1024 * 0.1 / 1.5 + 200 * 0.4) / 0.5])
+    assert read.rate_series(live, now=104.5, points=2) == pytest.approx(series[-2:])
     live(RunFinished(record=record(PLAN[0], nbytes=1 << 30), t=105.0))
     # Finished and nothing new: the estimate is gone, and the real bytes say nothing moved after 104.1 s.
     assert read.rate_series(live, now=108.0, points=10)[4:] == pytest.approx([1024 * 0.1 / 1.5, 0.0, 0.0, 0.0, 0.0])

@@ -156,3 +156,20 @@ def test_results_view_case_statistics(snap_compare, tmp_path, monkeypatch, size)
 def test_run_view_marks_a_simulated_run(snap_compare, scenario_path):
     events = mid_run_events(scenario_path, simulated=True)
     assert snap_compare(app_for(scenario_path, events), terminal_size=(80, 24), run_before=feeding("2"))
+
+
+def test_run_view_two_hosts(snap_compare, scenario_path):
+    """A batch on two hosts: the chart draws the aggregate and one line per host."""
+    base = plan(load_scenario(scenario_path))[2]
+    specs = tuple(replace(base, run_id=f"{base.run_id}@{host}", host=host, group=base.run_id)
+                  for host in ("dtn1", "dtn2"))
+    events: list = [ScenarioStarted(scenario="quickstart", results_dir=RESULTS, plan=specs, t=T0)]
+    events += [RunStarted(spec=s, argv=s.argv, started_at="", t=T0) for s in specs]
+    moved = {s.run_id: 0.0 for s in specs}
+    for n in range(1, 25):
+        t = 0.5 * n
+        for s, rate in zip(specs, (600.0 + 15 * (n % 7), 250.0 + 80 * (n > 12)), strict=True):
+            moved[s.run_id] += rate * 0.5
+            events.append(Progress(run_id=s.run_id, bytes=int(moved[s.run_id] * MIB), rate_avg_mib_s=rate,
+                                   rate_inst_mib_s=rate, elapsed_s=t, length_bytes=20 << 30, t=T0 + t))
+    assert snap_compare(app_for(scenario_path, events), terminal_size=(160, 50), run_before=feeding("2"))

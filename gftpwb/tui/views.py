@@ -166,6 +166,7 @@ class RunView(View):
 
     def on_mount(self) -> None:
         self._seq = 0
+        self._chart_moment: tuple | None = None
 
     def refresh_view(self) -> None:
         wb = self.wb
@@ -200,8 +201,9 @@ class RunView(View):
             again = "   r: resume or start anew" if panel.state == "interrupted" else ""
             head.update(Text.assemble((panel.state, f"bold {style}"), f": {counts or 'no runs'} of "
                                       f"{s.total if s else 0} planned", (again, "dim")))
-        self.query_one("#run-cmd", Static).update(Text(f"$ {shown.command}" if shown else "", style="dim",
-                                                       no_wrap=True, overflow="ellipsis"))
+        command = self.query_one("#run-cmd", Static)
+        command.display = shown is not None  # several runs in flight: their commands are in the log
+        command.update(Text(f"$ {shown.command}" if shown else "", style="dim", no_wrap=True, overflow="ellipsis"))
         bar = self.query_one("#run-bar", ProgressBar)
         eta = self.query_one("#run-eta", Static)
         if shown is not None and shown.length_bytes and (shown.status == "running" or shown.bytes):
@@ -214,15 +216,23 @@ class RunView(View):
             bar.display = False
             unknown = shown is not None and shown.status == "running"
             eta.update(Text("length unknown (no -len): bytes and rates only" if unknown else "", style="dim"))
+        self.query_one("#run-progress").display = bar.display or (shown is not None and shown.status == "running")
         pairs: list[tuple[str, str | Text]] = [
             ("now", f"{rate_text(panel.rate_inst_mib_s)} MiB/s"),
             ("average", f"{rate_text(panel.rate_avg_mib_s)} MiB/s"),
-            ("moved", human_bytes(panel.bytes_moved)), ("runs", f"{panel.runs_done}/{panel.runs_total}")]
+            ("moved in all", human_bytes(panel.bytes_moved)), ("runs", f"{panel.runs_done}/{panel.runs_total}")]
         if not panel.running and panel.last is not None and panel.last.rate_avg_mib_s is not None:
             pairs.append(("last run", f"{rate_text(panel.last.rate_avg_mib_s)} MiB/s"))
         self.query_one("#run-rates", Static).update(fields(*pairs))
         chart = self.query_one("#spark", RateChart)
-        chart.show(read.rate_chart(wb.live, now, max(chart.size.width - 10, 10)))
+        # The chart has one point per history step: rebuild it (plotext: 10-50 ms) when a step passes,
+        # new data lands in another step, the size changes or the run starts or ends; not every frame.
+        history = wb.live.history
+        step = history.step_s
+        moment = (int(now / step), int((history.last_t or 0.0) / step), history.t0, wb.live.active, chart.size)
+        if moment != self._chart_moment:
+            self._chart_moment = moment
+            chart.show(read.rate_chart(wb.live, now, max(chart.size.width - 10, 10)))
         self._seq, lines, dropped = read.log_since(wb.live, self._seq)
         log = self.query_one("#log", Log)
         if dropped:

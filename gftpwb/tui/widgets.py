@@ -322,9 +322,9 @@ class RateChart(PlotextPlot):
     """The aggregate rate over time (textual-plotext): MiB/s against seconds since the scenario
     started, one line per host when the runs span several, sized to the widget.
 
-    plotext builds the whole figure as text on every render (tens of milliseconds at 160x50), so the
-    chart is rebuilt only when its data changed; the history has one point per second, so under load
-    that is once a second, not once a frame.
+    plotext builds the whole figure as text on every render (10-50 ms from 80x24 to 160x50), so the
+    chart is rebuilt only when its data changed, and the run view asks for new data only when a
+    history step (a second) has passed: under load that is about once a second, not once a frame.
     """
 
     def __init__(self, **kwargs) -> None:

@@ -16,6 +16,7 @@ from .models import MIB, RunState
 
 class RateHistory:
     """MiB moved per bucket of ``step_s`` seconds since the run started; the newest ``length`` kept.
+    A series gives MiB/s per bucket (the newest bucket over the part of it gone by).
 
     ``by_host`` keeps the same buckets per host of the runs (``RunSpec.host``), so the run view can
     draw one line per host when a run or a batch spans several.
@@ -81,7 +82,18 @@ class RateHistory:
         for run in in_flight:
             if run.inst and run.accounted_t is not None and now > run.accounted_t:
                 self.spread(run.inst * (now - run.accounted_t), run.accounted_t, now, estimate)
-        return [(self.moved.get(b, 0.0) + estimate.get(b, 0.0)) / step for b in range(first, end_bucket + 1)]
+        spans = self._spans(first, end_bucket, until)
+        return [(self.moved.get(b, 0.0) + estimate.get(b, 0.0)) / span for b, span in zip(range(first, end_bucket + 1),
+                                                                                           spans, strict=True)]
+
+    def _spans(self, first: int, last: int, until: float) -> list[float]:
+        """Seconds each bucket covers up to ``until``: ``step_s`` for past ones; the newest, still filling,
+        only the part gone by (at least a quarter step), so it reads as the rate so far in it instead
+        of a drop at the right edge of the chart."""
+        assert self.t0 is not None
+        step = self.step_s
+        gone = until - (self.t0 + last * step)
+        return [step] * (last - first) + [min(step, max(gone, step / 4))]
 
     def window(self, points: int, until: float) -> tuple[int, int]:
         """The first and last bucket of the newest ``points`` buckets up to ``until``."""
@@ -100,10 +112,10 @@ class RateHistory:
             if run.inst and run.accounted_t is not None and now > run.accounted_t:
                 self.spread(run.inst * (now - run.accounted_t), run.accounted_t, now,
                             estimates.setdefault(run.spec.host, {}))
-        step = self.step_s
+        spans = self._spans(first, last, until)
         hosts = [*self.by_host, *(h for h in estimates if h not in self.by_host)]
-        return {host: [(self.by_host.get(host, {}).get(b, 0.0) + estimates.get(host, {}).get(b, 0.0)) / step
-                       for b in range(first, last + 1)] for host in hosts}
+        return {host: [(self.by_host.get(host, {}).get(b, 0.0) + estimates.get(host, {}).get(b, 0.0)) / span
+                       for b, span in zip(range(first, last + 1), spans, strict=True)] for host in hosts}
 
 
 class LogBuffer:
