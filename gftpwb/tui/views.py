@@ -431,7 +431,8 @@ def case_cells(case: CaseSummary) -> tuple[str, ...]:
     """One case of a results directory: its headline figure's statistics (median, mean ± CI, CV, n)."""
     head = case.headline
     stats = head.stats if head is not None else None
-    figure = f"{head.figure.label} ({head.figure.unit})" if head is not None else "-"
+    figure = "-" if head is None else head.figure.label if head.figure.unit in head.figure.label else \
+        f"{head.figure.label} ({head.figure.unit})"
     engine = registry().engine_label(case.engine)
     params = case.params_text + (f" [{engine}]" if engine else "")
     runs = f"{case.passed}/{case.total} passed" + (f", {case.warmups} warm-up" if case.warmups else "")
