@@ -89,10 +89,20 @@ class View(Vertical):
         """Focus the view's table, or the view itself: never leave focus on a hidden view's table, or
         TabbedContent switches back to the pane holding the focused widget."""
         for table in self.query("DataTable, FastTable"):
-            if table.display:
+            if self._shown(table):
                 table.focus()
                 return
         self.focus()
+
+    def _shown(self, widget) -> bool:
+        """Whether ``widget`` and every container between it and this view are displayed (the auto-tune
+        view hides the box around its ranking, not the ranking itself)."""
+        node = widget
+        while node is not None and node is not self:
+            if not node.display:
+                return False
+            node = node.parent
+        return True
 
 
 # --- Scenario -------------------------------------------------------------------------------------
