@@ -4,23 +4,20 @@ A batchfile is one test per line, ten ``;``-separated fields (see ../shared/rese
 
     source;target;gsiftp-params;connection-test;timeout;log-filename;log-comment;pre-command;post-command;execs
 
-:func:`import_batchfile` reads it the way tgftp did -- ``read -r -a`` with ``IFS=";"`` (no trimming,
-no escaping, a trailing empty field dropped, fewer than 9 fields skipped), then each field read by
-the second bash that ran the generated command line (:mod:`.shellwords`) -- and writes a DSL v1
-scenario with ruamel.yaml, ``#`` lines kept as YAML comments before the test they precede.
+:func:`import_batchfile` reads it exactly as tgftp 0.7.0 did (:mod:`gftpwb.tgftp_model`: its line
+and test numbering, the lines it skipped, and the two passes through bash that turned each line
+into a child tgftp command line, whose guc call is the third) and writes a DSL v1 scenario: each
+test gets guc's parameters as ``args``, exactly as tgftp passed them (``-len 1024M`` stays
+``-len 1024M``; nothing is reordered and no ``-vb`` is added), ``transfer_list`` (tgftp's listing
+after each transfer), and a pre command that does not stop the transfer when it fails. ``#`` lines
+become YAML comments before the test they precede; every line tgftp skipped or failed stays in the
+scenario as a comment, with the reason also given as a ``file:line:col`` warning.
 
-tgftp's batch-mode bugs are not reproduced. Where one of them changed what tgftp actually ran, the
-importer says so with the line number (and the same text as a YAML comment on the test), so users
-learn why old numbers may differ:
-
-* B1 sticky flags: after a ``connection-test=yes`` line every later line ran as a connection test;
-  after a line with a log-comment, an empty log-comment swallowed the next token (``--pre-command``,
-  ``--post-command`` or the ``--`` before the guc parameters) and the test failed with a usage error;
-* B2: an empty timeout before any line had set one failed the test with a usage error;
-* an unquoted ``#`` in a field started a shell comment that dropped the rest of the command line;
-* multi-word fields without quotes became unknown tgftp options (usage error);
-* 0.5.0-0.7.0 connection tests lacked ``-len 1`` and ran until their 30 s timeout;
-* a last line without a newline was never read by tgftp's ``while read`` loop.
+Where tgftp's behaviour was a bug, the scenario departs and says so: the sticky connection-test and
+log-comment flags (bug B1) and an empty first timeout (bug B2) are not reproduced; a CRLF file and a
+last line without a newline are read; a log name with a directory keeps its file name (logs go to the
+results directory); a log name without ``.log`` gets ``_<exec>`` when there are several executions;
+connection tests move one byte (``-len 1``, which tgftp 0.5.0-0.7.0 left out).
 
 Pure: text in, text and diagnostics out. :func:`export_batchfile` writes a scenario back as a
 batchfile (one line per test case), which makes the round trip testable.
@@ -30,11 +27,13 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from gftpwb import __version__
 from gftpwb.commands import Command, from_shell_text, to_dsl
@@ -42,22 +41,31 @@ from gftpwb.dsl.model import Scenario, Test
 from gftpwb.dsl.schema import NAME_PATTERN
 from gftpwb.errors import Diagnostic, ScenarioError
 from gftpwb.plan import matrix_points
-from gftpwb.tgftp_args import coreutils_seconds
+from gftpwb.tgftp_args import TgftpUsage
+from gftpwb.tgftp_model import (
+    FIELD_NAMES,
+    BatchLine,
+    Execution,
+    eval_code,
+    is_text_comment,
+    parse_child,
+    read_batch,
+    single_test,
+    split_fields,
+)
 
-from .gucargs import split_guc_args
-from .shellwords import Words, quote_word, split_words
+from .shellwords import quote_word
 
 HEADER_PREFIX = "#%tgftp%v"
 AUTOTUNE_MAGIC = "#%tgftp_autotuning_batchfile"
-FIELD_NAMES = ("source", "target", "gsiftp-params", "connection-test", "timeout", "log-filename", "log-comment",
-               "pre-command", "post-command", "execs")
 FIELDS_LINE = "#  " + ";".join(FIELD_NAMES)
 EXPORT_VERSION = "0.7.0"
+PROGRAM = "tgftp"  # tgftp's $0 on the command lines it generated
 _VERSION_RE = re.compile(r"^0\.([4-7])(?:\.(\d+))?$")
 _NAME_RE = re.compile(NAME_PATTERN)
-# The order in which tgftp put the fields on its generated command line: an unquoted '#' in one field
-# dropped every field after it.
-COMMAND_LINE_ORDER = (0, 1, 3, 4, 5, 6, 7, 8, 2)
+
+__all__ = ["ExportError", "ImportResult", "export_batchfile", "import_batchfile", "scenario_name_for",
+           "split_fields"]
 
 
 @dataclass
@@ -82,40 +90,20 @@ class ImportResult:
 
 
 class _Reader:
-    """State while reading one batchfile: diagnostics, and tgftp's sticky (never reset) flags."""
+    """Diagnostics while reading one batchfile, and what earlier lines set (for tgftp's sticky flags)."""
 
     def __init__(self, filename: str):
         self.filename = filename
-        self.errors: list[Diagnostic] = []
         self.warnings: list[Diagnostic] = []
         self.sticky_connection_test: int | None = None  # line that set --connection-test (B1)
         self.sticky_timeout = False  # some line set --timeout (B2 then no longer bites)
         self.sticky_comment: int | None = None  # line that set --log-comment (B1)
         self.log_names: dict[str, int] = {}
 
-    def error(self, line: int, column: int, message: str) -> None:
-        self.errors.append(Diagnostic(self.filename, line, column, message))
-
     def warn(self, line: int, column: int, message: str, draft: TestDraft | None = None) -> None:
         self.warnings.append(Diagnostic(self.filename, line, column, message, severity="warning"))
         if draft is not None:
             draft.notes.append(message)
-
-
-def split_fields(line: str) -> tuple[list[str], list[int]]:
-    """bash ``read -r -a`` with ``IFS=";"``: every ``;`` separates, one trailing empty field is dropped.
-
-    Returns the fields and the 1-based column where each starts.
-    """
-    fields = line.split(";")
-    columns, col = [], 1
-    for text in fields:
-        columns.append(col)
-        col += len(text) + 1
-    if len(fields) > 1 and fields[-1] == "":
-        fields.pop()
-        columns.pop()
-    return fields, columns
 
 
 def scenario_name_for(filename: str) -> str:
@@ -128,52 +116,48 @@ def scenario_name_for(filename: str) -> str:
     return cleaned or "batchfile"
 
 
-def import_batchfile(text: str, filename: str) -> ImportResult:
-    """Convert a tgftp batchfile to a scenario. Raises ScenarioError (file:line:col) on bad input."""
+def import_batchfile(text: str, filename: str, env: Mapping[str, str] | None = None) -> ImportResult:
+    """Convert a tgftp batchfile to a scenario. ``env`` is the environment tgftp's shell would have had
+    (``$HOME``, ...). Raises ScenarioError (file:line:col) when there is nothing to import."""
+    env = dict(env or {})
     reader = _Reader(filename)
-    lines = text.split("\n")
-    missing_newline = lines[-1] != ""
-    if not missing_newline:
-        lines.pop()
+    batch = read_batch(text, filename, PROGRAM, env)
+    lines = text.replace("\r\n", "\n").split("\n") if batch.crlf else text.split("\n")
     version, header_line = _header(lines, reader)
+    if batch.crlf:
+        reader.warn(1, 1, "CRLF line endings: tgftp kept the \\r in every line, so its version check failed and it "
+                          "ran nothing; gftpwb reads the lines")
     name = scenario_name_for(filename)
     base = filename.replace("\\", "/").rsplit("/", 1)[-1]
     if name != base:
         reader.warn(0, 0, f"scenario named {name!r}: {base!r} is not a valid name, so tag logs are named "
                           f"{name}_#NNN_MMM.log instead of tgftp's {base}_#NNN_MMM.log")
+    if batch.autotune:
+        reader.warn(header_line, 1, "this is tgftp's generated auto-tuning batchfile: tgftp ran it silently and "
+                                    "printed only the best parameters; gftpwb imports its lines as plain tests")
     drafts: list[TestDraft] = []
-    pending_comments: list[str] = []
-    for index, raw in enumerate(lines, start=1):
-        line = raw[:-1] if raw.endswith("\r") else raw
-        if index == header_line or line.startswith(AUTOTUNE_MAGIC):
+    pending: list[str] = []
+    for entry in batch.lines:
+        if entry.line == header_line or AUTOTUNE_MAGIC in entry.text:
             continue
-        fields, columns = split_fields(line)
+        fields = entry.fields
         if not fields or fields[0] == "":
-            continue  # tgftp skips empty lines and lines whose first field is empty
+            continue
         if fields[0].startswith("#"):
-            pending_comments.append(line[1:].strip())
+            pending.append(entry.text[1:].strip())
             continue
-        if len(fields) < 9:
-            reader.warn(index, 1, f"line has {len(fields)} field(s), fewer than the 9 tgftp needs (source;target;"
-                                  "gsiftp-params;connection-test;timeout;log-filename;log-comment;pre-command;"
-                                  "post-command[;execs]); skipped, as tgftp did")
-            pending_comments.append(f"gftpwb: skipped line {index} (fewer than 9 fields): {line}")
-            continue
-        if index == len(lines) and missing_newline:
-            reader.warn(index, len(line) + 1, "the last line has no newline at its end, so tgftp's `while read` "
-                                              "loop never ran it; gftpwb imports it")
-        draft = _line_to_test(reader, index, fields, columns, version, number=len(drafts))
+        for column, note in entry.notes:
+            reader.warn(entry.line, column, note)
+        draft = _draft(reader, entry, version, env, position=len(drafts)) if entry.test is not None else None
         if draft is None:
-            pending_comments.append(f"gftpwb: skipped line {index}: {line}")
+            pending.append(f"gftpwb: skipped line {entry.line}: {entry.text}")
             continue
-        draft.comments_before, pending_comments = pending_comments, []
+        draft.comments_before, pending = pending, []
         drafts.append(draft)
-    if reader.errors:
-        raise ScenarioError(reader.errors)
     if not drafts:
         raise ScenarioError([Diagnostic(filename, header_line, 1, "no test lines to import (every line is a "
                                                                   "comment, empty or skipped)")])
-    yaml_text = _render(name, base, version, drafts, pending_comments)
+    yaml_text = _render(name, base, version, drafts, pending)
     warnings = sorted(reader.warnings, key=lambda d: (d.line, d.column))
     return ImportResult(yaml_text, name, version, len(drafts), warnings,
                         {draft.data["id"]: draft.line for draft in drafts})
@@ -190,9 +174,6 @@ def _header(lines: list[str], reader: _Reader) -> tuple[str, int]:
             if index != 1:
                 reader.warn(index, 1, "the #%tgftp header should be the first line (tgftp 0.7.0 also found it "
                                       "further down)")
-            if any(line.startswith(AUTOTUNE_MAGIC) for line in lines):
-                reader.warn(index, 1, "this is tgftp's generated auto-tuning batchfile: tgftp ran it silently and "
-                                      "printed only the best parameters; gftpwb imports its lines as plain tests")
             return version, index
     raise ScenarioError([Diagnostic(reader.filename, 1, 1, "not a tgftp batchfile: no '#%tgftp%v<version>' header "
                                                            "line (e.g. #%tgftp%v0.7.0 on line 1)")])
@@ -204,248 +185,187 @@ def _version_tuple(version: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2) or 0)
 
 
-def _words(reader: _Reader, line: int, column: int, label: str, text: str, draft: TestDraft) -> Words:
-    words = split_words(text)
-    if words.unterminated:
-        reader.error(line, column + words.unterminated_column, f"{label}: unterminated {words.unterminated} quote")
-    shell_code = label in ("log-comment", "pre-command", "post-command")
-    if not shell_code:
-        if words.expansions:
-            reader.warn(line, column, f"{label}: tgftp's shell would have expanded {', '.join(words.expansions)}; "
-                                      "gftpwb passes the text as it is", draft)
-        if words.operators:
-            reader.warn(line, column, f"{label}: tgftp's shell would have read {' '.join(words.operators)} as "
-                                      "shell syntax; gftpwb passes the text as it is", draft)
-    return words
+def _column(entry: BatchLine, index: int) -> int:
+    return entry.columns[index] if index < len(entry.columns) else entry.columns[-1]
 
 
-def _line_to_test(reader: _Reader, line: int, fields: list[str], columns: list[int], version: str,
-                  number: int) -> TestDraft | None:
-    fields = fields + [""] * (10 - len(fields))
-    columns = columns + [columns[-1]] * (10 - len(columns))
-    if len(fields) > 10 and any(f.strip() for f in fields[10:]):
-        reader.warn(line, columns[10], "fields after the tenth (execs) are ignored, as tgftp did")
-    draft = TestDraft(line=line, number=number, data={})
-    raw = dict(zip(FIELD_NAMES, fields[:10], strict=True))
-    col = dict(zip(FIELD_NAMES, columns[:10], strict=True))
-    if raw["target"] == "":
-        reader.warn(line, col["target"], "the target field is empty; line skipped, as tgftp did")
+def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, str],
+           position: int) -> TestDraft | None:
+    """The scenario test for one line tgftp ran (None when tgftp ran nothing useful for it)."""
+    number = entry.test
+    assert number is not None
+    fields = entry.fields + [""] * (10 - len(entry.fields))
+    draft = TestDraft(line=entry.line, number=number, data={})
+    col = {name: _column(entry, i) for i, name in enumerate(FIELD_NAMES)}
+    _sticky_notes(reader, entry, fields, col, draft)
+    if not entry.executions:
+        reader.warn(entry.line, col["execs"], f"execs {entry.execs_text!r}: tgftp ran this line zero times; "
+                                              "skipped")
         return None
-    parsed = {name: _words(reader, line, col[name], name, raw[name], draft) for name in FIELD_NAMES}
-
-    # An unquoted '#' made bash ignore the rest of tgftp's generated command line.
-    _unquoted_hash(reader, line, col, raw, parsed, draft)
-
-    source = _single(reader, line, col["source"], "source", parsed["source"], draft)
-    target = _single(reader, line, col["target"], "target", parsed["target"], draft)
-    if not source or not target:
-        which = "source" if not source else "target"
-        reader.warn(line, col[which], f"the {which} field holds no word for tgftp's shell; line skipped", draft)
+    first = entry.executions[0]
+    if first.eval_failed:
+        reader.warn(entry.line, 1, f"{'; '.join(first.problems)}: tgftp's eval failed, so it ran nothing for this "
+                                   "line (and called it successful); line skipped")
         return None
-
-    connection = raw["connection-test"]
-    if connection not in ("yes", "no"):
-        shown = repr(connection) if connection else "empty"
-        reader.error(line, col["connection-test"], f"connection-test must be 'yes' or 'no', got {shown} (tgftp "
-                                                   "skipped such a line)")
+    if first.argv is None:
+        for problem in first.problems:
+            reader.warn(entry.line, 1, f"{problem}: gftpwb runs no shell code there; line skipped")
         return None
-    is_connection_test = connection == "yes"
-    if not is_connection_test and reader.sticky_connection_test is not None:
-        reader.warn(line, col["connection-test"], f"tgftp ran this line as a connection test too (bug B1: the "
-                                                  f"connection-test flag of line {reader.sticky_connection_test} "
-                                                  "stuck); gftpwb runs the transfer", draft)
-
+    _expansion_notes(reader, entry.line, first, draft)
+    if first.hidden:
+        reader.warn(entry.line, 1, f"an unquoted '#' made {first.hidden!r} a shell comment in tgftp's command line, "
+                                   "so tgftp ran this test without it; so does gftpwb (put fields that start with '#' "
+                                   "in double quotes)", draft)
+    child = parse_child(first.argv)
+    if isinstance(child, TgftpUsage):
+        why = child.message or "an argument it does not know (usage)"
+        reader.warn(entry.line, 1, f"tgftp failed this test with a usage error ({why}): its generated command "
+                                   f"line was {first.line!r}; line skipped (put fields with spaces in double "
+                                   "quotes)")
+        return None
+    if child.mode in ("batch", "auto-tune"):
+        reader.warn(entry.line, 1, f"the generated command line asks tgftp for {child.mode} mode; line skipped")
+        return None
+    test = single_test(child, env)
+    if test.problems:
+        for problem in test.problems:
+            reader.warn(entry.line, col["gsiftp-params"], f"{problem} (in the guc command line tgftp wrote): gftpwb "
+                                                          "runs no shell code there; line skipped")
+        return None
+    if len(test.argv) < 3:
+        reader.warn(entry.line, 1, "guc would have been called without a source and a target; line skipped")
+        return None
+    for word in dict.fromkeys(test.globs):
+        reader.warn(entry.line, col["gsiftp-params"], f"{word!r} is a file name pattern for bash; gftpwb passes it "
+                                                      "as it is (bash too, when no file matches)", draft)
+    for variable in dict.fromkeys(test.unset):
+        reader.warn(entry.line, 1, f"${variable} is not set: it expands to nothing, as in tgftp's shell", draft)
     data: dict[str, Any] = {"id": f"test-{number:03d}",
-                            "kind": "connection-test" if is_connection_test else "guc",
-                            "source": source, "target": target}
-
-    params = parsed["gsiftp-params"].words
-    if is_connection_test:
-        if params:
-            reader.warn(line, col["gsiftp-params"], "tgftp ignores gsiftp-params in a connection test (it runs "
-                                                    "guc -dbg -vb); not imported", draft)
+                            "kind": "connection-test" if test.connection_test else "guc",
+                            "source": test.argv[-2], "target": test.argv[-1]}
+    if test.connection_test:
+        if fields[2].strip():
+            reader.warn(entry.line, col["gsiftp-params"], "tgftp ignores gsiftp-params in a connection test (it "
+                                                          "runs guc -dbg -vb); not imported", draft)
         if (5, 0) <= _version_tuple(version) <= (7, 0):
-            reader.warn(line, col["connection-test"], f"tgftp {version} left out -len 1 in connection tests, so one "
-                                                      "from /dev/zero ran until its 30 s timeout and was logged as "
-                                                      "failed; gftpwb moves one byte", draft)
+            reader.warn(entry.line, col["connection-test"], f"tgftp {version} left out -len 1 in connection tests, "
+                                                            "so one from /dev/zero ran until its 30 s timeout and "
+                                                            "was logged as failed; gftpwb moves one byte", draft)
+        if fields[4] not in ("", "30"):
+            reader.warn(entry.line, col["timeout"], "tgftp ignores the timeout of a connection test (always 30 s); "
+                                                    "gftpwb uses its 30 s default too", draft)
     else:
-        guc = split_guc_args(params)
-        for note in guc.notes:
-            reader.warn(line, col["gsiftp-params"], f"gsiftp-params: {note}", draft)
-        if guc.options:
-            data["options"] = guc.options
-        if guc.extra_args:
-            data["extra_args"] = guc.extra_args
-        for word in params:
-            if any(c in word for c in " \t"):
-                reader.warn(line, col["gsiftp-params"], f"gsiftp-params: tgftp lost the quoting of {word!r} (its "
-                                                        "shell read the field twice) and passed separate words; "
-                                                        "gftpwb passes it as one argument", draft)
-
-    _timeout(reader, line, col["timeout"], raw["timeout"], parsed["timeout"], data, draft, is_connection_test)
-    _log_filename(reader, line, col["log-filename"], raw, parsed["log-filename"], data, draft)
-    _comment(reader, line, col["log-comment"], raw, parsed, data, draft)
-    for key, name in (("pre", "pre-command"), ("post", "post-command")):
-        value = _shell_field(reader, line, col[name], name, raw[name], parsed[name], draft)
-        if value:
-            data[key] = to_dsl(from_shell_text(value))
-
-    execs = _execs(reader, line, col["execs"], raw["execs"], parsed["execs"])
-    if execs is None:
-        return None
-    if execs != 1:
-        data["repeat"] = execs
-    if "log_filename" in data and not data["log_filename"].endswith(".log") and execs > 1:
-        reader.warn(line, col["log-filename"], f"tgftp used log-filename {data['log_filename']!r} (no .log suffix) "
-                                               "for every execution, so executions after the first failed (log "
-                                               f"exists); gftpwb names them {data['log_filename']}_000, _001, ...",
-                    draft)
-
-    if is_connection_test:
-        reader.sticky_connection_test = reader.sticky_connection_test or line
+        data["args"] = list(test.argv[1:-2])
+        data["transfer_list"] = True
+        timeout = test.timeout
+        if timeout.refused:
+            reader.warn(entry.line, col["timeout"], f"timeout: {timeout.note}; line skipped")
+            return None
+        if timeout.note:
+            reader.warn(entry.line, col["timeout"], f"timeout: {timeout.note}", draft)
+        if timeout.seconds:
+            data["timeout"] = int(timeout.seconds) if timeout.seconds == int(timeout.seconds) else timeout.seconds
+    if len(entry.executions) != 1:
+        data["repeat"] = len(entry.executions)
+    _log_filename(reader, entry, fields, child.value("--log-filename"), col["log-filename"], data, draft, position)
+    _comment_and_commands(reader, entry.line, col, child.value("--log-comment"), child.value("--pre-command"),
+                          child.value("--post-command"), data, draft)
+    if entry.connection_test:
+        reader.sticky_connection_test = reader.sticky_connection_test or entry.line
     draft.data = data
     return draft
 
 
-def _unquoted_hash(reader: _Reader, line: int, col: dict[str, int], raw: dict[str, str],
-                   parsed: dict[str, Words], draft: TestDraft) -> None:
-    order = [FIELD_NAMES[i] for i in COMMAND_LINE_ORDER]
-    for position, name in enumerate(order):
-        words = parsed[name]
-        if words.comment is None:
-            continue
-        later = [n for n in order[position + 1:] if raw[n].strip()]
-        column = col[name] + words.comment_column
-        if name == "log-comment" and not words.words:
-            lost = f" and without its {', '.join(later)}" if later else ""
-            reader.warn(line, column, "the log-comment starts with an unquoted '#': tgftp's shell read it as a shell "
-                                      f"comment, so that test ran with an empty comment{lost}; gftpwb keeps the "
-                                      "comment (put it in double quotes for tgftp)", draft)
-        elif later:
-            reader.warn(line, column, f"{name}: the unquoted '#' started a shell comment in tgftp, which dropped "
-                                      f"{words.comment!r} and this test's {', '.join(later)}; gftpwb keeps the "
-                                      "other fields", draft)
-        else:
-            draft.notes.append(f"{name}: {words.comment!r} is a shell comment, ignored (as by tgftp)")
+def _sticky_notes(reader: _Reader, entry: BatchLine, fields: list[str], col: dict[str, int],
+                  draft: TestDraft) -> None:
+    """tgftp's bugs B1 and B2, which gftpwb does not reproduce: say where they changed what tgftp ran."""
+    if not entry.connection_test and reader.sticky_connection_test is not None:
+        reader.warn(entry.line, col["connection-test"], f"tgftp ran this line as a connection test too (bug B1: the "
+                                                        f"connection-test flag of line "
+                                                        f"{reader.sticky_connection_test} stuck); gftpwb runs the "
+                                                        "transfer", draft)
+    if fields[4] == "" and not reader.sticky_timeout:
+        reader.warn(entry.line, col["timeout"], "tgftp failed this test with a usage error (bug B2: an empty timeout "
+                                                "before any line had set one left a stray '0' on its command line); "
+                                                "gftpwb runs it without a time limit", draft)
+    reader.sticky_timeout = reader.sticky_timeout or fields[4] != ""
+    if fields[6] == "" and reader.sticky_comment is not None:
+        swallowed = ("--pre-command" if fields[7] else "--post-command" if fields[8]
+                     else "--" if fields[2].strip() else "")
+        if swallowed:
+            reader.warn(entry.line, col["log-comment"], f"tgftp failed this test with a usage error (bug B1: the "
+                                                        f"--log-comment flag of line {reader.sticky_comment} stuck, "
+                                                        f"took {swallowed!r} as the comment and left the next word as "
+                                                        "an unknown option); gftpwb runs it", draft)
+    if fields[6]:
+        reader.sticky_comment = reader.sticky_comment or entry.line
+
+
+def _expansion_notes(reader: _Reader, line: int, execution: Execution, draft: TestDraft) -> None:
+    for shown, value in dict.fromkeys(execution.expanded):
+        reader.warn(line, 1, f"{shown} expanded to {value!r}, as tgftp's shell did; the scenario holds the value",
+                    draft)
+    for variable in dict.fromkeys(execution.unset):
+        reader.warn(line, 1, f"${variable} is not set: it expands to nothing, as in tgftp's shell", draft)
+
+
+def _log_filename(reader: _Reader, entry: BatchLine, fields: list[str], first_name: str, column: int,
+                  data: dict[str, Any], draft: TestDraft, position: int) -> None:
+    """The test's log_filename from the name tgftp gave its first execution; none when gftpwb's default
+    name (``<scenario>_#<position>_<exec>.log``) is the same."""
+    line = entry.line
+    name = first_name[: -len("_000.log")] + ".log" if first_name.endswith("_000.log") else first_name
+    if fields[5] == "":
+        if first_name != f"{scenario_name_for(reader.filename)}_#{position:03d}_000.log" and "/" not in name:
+            data["log_filename"] = name  # tgftp's number, or its name for the batchfile, differs from ours
         return
-
-
-def _single(reader: _Reader, line: int, column: int, label: str, words: Words, draft: TestDraft) -> str:
-    if len(words.words) > 1:
-        joined = " ".join(words.words)
-        reader.warn(line, column, f"{label}: {joined!r} is several words; tgftp failed this test with a usage "
-                                  "error (unknown option); gftpwb uses it as one URL", draft)
-        return joined
-    return words.words[0] if words.words else ""
-
-
-def _shell_field(reader: _Reader, line: int, column: int, label: str, raw: str, words: Words,
-                 draft: TestDraft) -> str:
-    """The value tgftp got for a log-comment, pre- or post-command field (shell code for its eval)."""
-    if not raw:
-        return ""
-    if len(words.words) > 1:
-        joined = " ".join(words.words)
-        reader.warn(line, column, f"{label} {joined!r} is not in double quotes: tgftp saw the words after the first "
-                                  "as unknown options and failed this test (usage error); gftpwb runs it as "
-                                  "written", draft)
-        return joined
-    return words.words[0] if words.words else ""
-
-
-def _timeout(reader: _Reader, line: int, column: int, raw: str, words: Words, data: dict[str, Any],
-             draft: TestDraft, is_connection_test: bool) -> None:
-    if raw == "":
-        if not reader.sticky_timeout:
-            reader.warn(line, column, "tgftp failed this test with a usage error (bug B2: an empty timeout before any "
-                                      "line had set one left a stray '0' on its command line); gftpwb runs it "
-                                      "without a time limit", draft)
-        return
-    reader.sticky_timeout = True
-    value = words.words[0] if len(words.words) == 1 else ""
-    seconds = coreutils_seconds(value)
-    if seconds is None:
-        reader.error(line, column, f"timeout must be a number of seconds (coreutils timeout syntax such as 30, 2.5 "
-                                   f"or 5m), got {raw!r}")
-        return
-    if is_connection_test:
-        if seconds != 30:
-            reader.warn(line, column, "tgftp ignores the timeout of a connection test (always 30 s); gftpwb uses its "
-                                      "30 s default too", draft)
-        return
-    if seconds:
-        data["timeout"] = int(seconds) if seconds == int(seconds) else seconds
-
-
-def _log_filename(reader: _Reader, line: int, column: int, raw: dict[str, str], words: Words,
-                  data: dict[str, Any], draft: TestDraft) -> None:
-    if raw["log-filename"] == "":
-        return
-    value = _single(reader, line, column, "log-filename", words, draft)
-    if not value:
-        return
-    if "/" in value:
-        base = value.rsplit("/", 1)[-1]
-        reader.warn(line, column, f"log-filename {value!r} is a path; gftpwb writes tag logs into the results "
+    if not fields[5].endswith(".log"):
+        name = first_name
+    if "/" in name:
+        base = name.rsplit("/", 1)[-1]
+        reader.warn(line, column, f"log-filename {name!r} is a path; gftpwb writes tag logs into the results "
                                   f"directory and keeps only {base!r}", draft)
-        value = base
-    if value in (".", "..", ".log", ""):
-        reader.warn(line, column, f"log-filename {value!r} cannot name a file; default names used", draft)
+        name = base
+    if name in (".", "..", ".log", ""):
+        reader.warn(line, column, f"log-filename {name!r} cannot name a file; default names used", draft)
         return
-    stem = value[:-4] if value.endswith(".log") else value
+    stem = name[:-4] if name.endswith(".log") else name
     if stem in reader.log_names:
-        reader.warn(line, column, f"log-filename {value!r} is also used by line {reader.log_names[stem]}; tgftp "
-                                  "refused to overwrite it and failed this test; gftpwb uses default names for "
-                                  "this one", draft)
+        reader.warn(line, column, f"log-filename {name!r} is also used by line {reader.log_names[stem]}; tgftp "
+                                  "refused to overwrite it and failed this test; gftpwb uses default names for this "
+                                  "one", draft)
+        if position != entry.test:
+            data["log_filename"] = f"{scenario_name_for(reader.filename)}_#{entry.test:03d}.log"
         return
     reader.log_names[stem] = line
-    data["log_filename"] = value
+    if not name.endswith(".log") and len(entry.executions) > 1:
+        reader.warn(line, column, f"tgftp used log-filename {name!r} (no .log suffix) for every execution, so "
+                                  f"executions after the first failed (log exists); gftpwb names them {name}_000, "
+                                  "_001, ...", draft)
+    data["log_filename"] = name
 
 
-def _comment(reader: _Reader, line: int, column: int, raw: dict[str, str], parsed: dict[str, Words],
-             data: dict[str, Any], draft: TestDraft) -> None:
-    text = raw["log-comment"]
-    words = parsed["log-comment"]
-    if text == "":
-        if reader.sticky_comment is not None:
-            swallowed = ("--pre-command" if raw["pre-command"] else "--post-command" if raw["post-command"]
-                         else "--" if parsed["gsiftp-params"].words else "")
-            if swallowed:
-                reader.warn(line, column, f"tgftp failed this test with a usage error (bug B1: the --log-comment flag "
-                                          f"of line {reader.sticky_comment} stuck, took {swallowed!r} as the comment "
-                                          "and left the next word as an unknown option); gftpwb runs it", draft)
-        return
-    reader.sticky_comment = reader.sticky_comment or line
-    if not words.words and words.comment is not None:
-        value = words.comment.strip()  # an unquoted "#text": what the author meant (see _unquoted_hash)
-    else:
-        value = _shell_field(reader, line, column, "log-comment", text, words, draft)
-    if not value:
-        return
-    if value.startswith("#"):
-        if "\\" in value:
-            reader.warn(line, column, "tgftp 0.7.0 wrote the comment with echo -e, which interprets backslash "
-                                      "escapes; gftpwb keeps it as written", draft)
-        data["comment"] = value
-    else:
-        data["comment_command"] = to_dsl(from_shell_text(value))
-
-
-def _execs(reader: _Reader, line: int, column: int, raw: str, words: Words) -> int | None:
-    if raw == "":
-        return 1
-    value = words.words[0] if len(words.words) == 1 else ""
-    if not value.isdigit():
-        reader.error(line, column, f"execs must be a whole number of executions, got {raw!r}")
-        return None
-    if int(value) == 0:
-        reader.error(line, column, "execs 0 runs nothing (tgftp silently ran this line zero times); remove the "
-                                   "line or set execs to 1 or more")
-        return None
-    return int(value)
+def _comment_and_commands(reader: _Reader, line: int, col: dict[str, int], comment: str, pre: str, post: str,
+                          data: dict[str, Any], draft: TestDraft) -> None:
+    """The child tgftp's --log-comment, --pre-command and --post-command, as gftpwb commands."""
+    if comment:
+        if is_text_comment(comment):
+            if "\\" in comment:
+                reader.warn(line, col["log-comment"], "tgftp 0.7.0 wrote the comment with echo -e, which interprets "
+                                                      "backslash escapes; gftpwb keeps it as written", draft)
+            data["comment"] = comment
+        elif eval_code(comment):
+            data["comment_command"] = to_dsl(from_shell_text(eval_code(comment)))
+    if eval_code(pre):
+        data["pre"] = to_dsl(from_shell_text(eval_code(pre), on_failure="continue"))
+    if eval_code(post):
+        data["post"] = to_dsl(from_shell_text(eval_code(post)))
 
 
 # --- rendering ------------------------------------------------------------------------------------
+
+
+_PLAIN_ITEM = re.compile(r"[A-Za-z0-9_./=+-][A-Za-z0-9_./:=+-]*")
 
 
 def _flow(value: Any) -> Any:
@@ -454,14 +374,17 @@ def _flow(value: Any) -> Any:
         out.fa.set_flow_style()
         return out
     if isinstance(value, list):
-        seq = CommentedSeq(value)
+        # In a flow sequence ruamel leaves some items bare that YAML then reads as something else (?0 is
+        # a key): quote every item that is not plainly a word.
+        seq = CommentedSeq(item if not isinstance(item, str) or _PLAIN_ITEM.fullmatch(item)
+                           else DoubleQuotedScalarString(item) for item in value)
         seq.fa.set_flow_style()
         return seq
     return value
 
 
-KEY_ORDER = ("id", "kind", "source", "target", "options", "extra_args", "timeout", "repeat", "log_filename",
-             "comment", "comment_command", "pre", "post")
+KEY_ORDER = ("id", "kind", "source", "target", "options", "extra_args", "args", "transfer_list", "timeout",
+             "repeat", "log_filename", "comment", "comment_command", "pre", "post")
 
 
 def _render(name: str, base: str, version: str, drafts: list[TestDraft], trailing: list[str]) -> str:
@@ -478,7 +401,7 @@ def _render(name: str, base: str, version: str, drafts: list[TestDraft], trailin
         for key in KEY_ORDER:
             if key in draft.data:
                 value = draft.data[key]
-                test[key] = _flow(value) if key in ("options", "extra_args") or (
+                test[key] = _flow(value) if key in ("options", "extra_args", "args") or (
                     key in ("pre", "post", "comment_command") and isinstance(value, list)) else value
         tests.append(test)
         before = [*draft.comments_before, *(f"gftpwb: line {draft.line}: {note}" for note in draft.notes)]
@@ -510,16 +433,26 @@ def _field(value: str, label: str, test: Test) -> str:
     return value
 
 
+def _quoted(word: str, passes: int) -> str:
+    """``word`` quoted so it survives ``passes`` readings by bash: a tgftp field's URLs and guc
+    parameters are read three times (tgftp's eval, its generated command line, the guc command file),
+    its log name twice, its comment and commands once (see gftpwb.tgftp_model)."""
+    for _ in range(passes):
+        word = quote_word(word)
+    return word
+
+
 def _command_field(command: Command | None, label: str, test: Test) -> str:
     if command is None:
         return ""
-    return _field(quote_word(command.text()), label, test)
+    return _field(_quoted(command.text(), 1), label, test)
 
 
 def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
     """A tgftp 0.7.0 batchfile for ``scenario`` (one line per test case), and notes on what changed.
 
-    guc parameters start with ``-vb`` (gftpwb always passes it), every line carries an explicit
+    guc parameters are the test's ``args``, or ``-vb`` (unless ``add_vb`` is false) and its options; every
+    line carries an explicit
     timeout (``0`` = none, which also steers clear of tgftp's bug B2), and a comment gets a leading
     ``#`` when it has none (tgftp runs any other comment as a command).
     """
@@ -540,8 +473,13 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
                 if test.extra_args:
                     notes.append(f"test {test.id}: tgftp's connection test takes no guc parameters; extra_args "
                                  f"{' '.join(test.extra_args)} dropped")
+            elif test.args is not None:
+                params = " ".join(_quoted(w, 3) for w in (*(["-vb"] if test.add_vb and "-vb" not in test.args
+                                                              else []), *test.args))
+                connection = "no"
             else:
-                params = " ".join(quote_word(w) for w in ("-vb", *option_args(options), *test.extra_args))
+                verbose = ["-vb"] if test.add_vb and "-vb" not in test.extra_args else []
+                params = " ".join(_quoted(w, 3) for w in (*verbose, *option_args(options), *test.extra_args))
                 connection = "no"
             timeout = test.timeout_s or 0
             timeout_text = f"{timeout:g}"
@@ -561,13 +499,13 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
                     notes.append(f"test {test.id}: comment got a leading '#' (tgftp runs any other comment as a "
                                  "command)")
                     comment = "#" + comment
-                comment_field = _field(quote_word(comment), "comment", test)
+                comment_field = _field(_quoted(comment, 1), "comment", test)
             else:
                 comment_field = ""
             fields = [
-                _field(quote_word(test.source), "source", test), _field(quote_word(test.target), "target", test),
+                _field(_quoted(test.source, 3), "source", test), _field(_quoted(test.target, 3), "target", test),
                 _field(params, "options", test),
-                connection, timeout_text, _field(quote_word(log_name) if log_name else "", "log_filename", test),
+                connection, timeout_text, _field(_quoted(log_name, 2) if log_name else "", "log_filename", test),
                 comment_field, _command_field(test.pre, "pre", test), _command_field(test.post, "post", test),
                 str(test.repeat),
             ]

@@ -222,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["tgftp"]:  # tgftp's own parser: its options and "--" cannot go through argparse
         from .tgftp_cli import tgftp_main
 
-        return tgftp_main(argv[1:], prog="tgftp")
+        return tgftp_main(argv[1:], program="tgftp")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -56,6 +56,17 @@ def _read_text(path: str) -> str:
         raise ScenarioError([Diagnostic(path, 0, 0, f"cannot read scenario: {exc.strerror or exc}")]) from None
 
 
+def shell_env() -> dict[str, str]:
+    """The variables tgftp's bash had, for expanding ``$HOME`` and the like as it did: the environment,
+    and what bash sets itself."""
+    env = dict(os.environ)
+    env.setdefault("PWD", os.getcwd())
+    env.setdefault("HOSTNAME", os.uname().nodename)
+    env.setdefault("UID", str(os.getuid()))
+    env.setdefault("EUID", str(os.geteuid()))
+    return env
+
+
 # --- batchfiles as scenarios ----------------------------------------------------------------------
 
 
@@ -74,7 +85,7 @@ def load_scenario_or_batchfile(path: str) -> Scenario:
     text = _read_text(path)
     if not is_batchfile(path, text):
         return load_scenario(path)
-    result = import_batchfile(text, path)
+    result = import_batchfile(text, path, shell_env())
     try:
         scenario = load_scenario_text(result.text, f"{path} (as imported)")
     except ScenarioError as exc:
@@ -106,7 +117,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     if len(items) != 1:
         raise UsageError("import takes one batchfile (or: gftpwb import taglogs FILE...)")
     path = items[0]
-    result = import_batchfile(_read_text(path), path)
+    result = import_batchfile(_read_text(path), path, shell_env())
     _print_diagnostics(result.warnings)
     load_scenario_text(result.text, f"{path} (as imported)")  # the converter's own promise, checked
     if args.output:

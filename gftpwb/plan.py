@@ -13,10 +13,11 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import asdict
 
+from .converters.gucargs import length_from_args, split_guc_args
 from .drivers.connection import CONNECTION_TEST_LENGTH, build_connection_argv
 from .drivers.gfapi import GfapiJob, display_argv
-from .drivers.guc import build_argv
-from .dsl.model import LOCAL, AnyTest, GfapiTest, Scenario, Test
+from .drivers.guc import build_argv, exact_argv, vb_added
+from .dsl.model import LOCAL, AnyTest, GfapiTest, GucOptions, Scenario, Test
 from .errors import UsageError
 from .simlink import LinkModel
 from .specs import RunSpec
@@ -71,12 +72,19 @@ def plan_guc(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[R
     link = (test.link or LinkModel()) if test.engine == "simulated" else None
     for variant, point in enumerate(points):
         options = test.options.with_values(point)
+        given = test.extra_args
         if test.kind == "connection-test":
             argv = build_connection_argv(test.source, test.target, test.extra_args)
+            params: dict[str, object] = {}
+            length = CONNECTION_TEST_LENGTH
+        elif test.args is not None:
+            given = test.args
+            argv = exact_argv(test.source, test.target, test.args, add_vb=test.add_vb)
+            params, length = _params_of(test.args)
         else:
-            argv = build_argv(test.source, test.target, options, test.extra_args)
-        params = {} if test.kind == "connection-test" else options.set_options()
-        length = CONNECTION_TEST_LENGTH if test.kind == "connection-test" else options.length
+            argv = build_argv(test.source, test.target, options, test.extra_args, add_vb=test.add_vb)
+            params, length = options.set_options(), options.length
+        details = {} if test.kind == "connection-test" else {"vb_added": vb_added(argv, given)}
         for repeat in range(test.repeat):
             base = f"{case_label(test, variant)}/{repeat}"
             specs.extend(RunSpec(
@@ -101,8 +109,19 @@ def plan_guc(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[R
                 post=test.post,
                 comment_command=test.comment_command,
                 log_name=log_name_for(test, variant, repeat),
+                transfer_list=test.transfer_list,
+                details=dict(details),
             ) for host in test.on)
     return specs, len(points)
+
+
+def _params_of(args: tuple[str, ...]) -> tuple[dict[str, object], int | None]:
+    """The typed options an exact guc argument list amounts to (for reports), and its -len in bytes."""
+    try:
+        params: dict[str, object] = dict(GucOptions.from_mapping(split_guc_args(list(args)).options).set_options())
+    except (TypeError, ValueError):
+        params = {}
+    return params, length_from_args(list(args))
 
 
 def _plan_autotune(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[RunSpec], int]:
@@ -158,7 +177,8 @@ def log_name_for(test: Test, variant: int, repeat: int) -> str:
 def plan_fingerprint(specs: list[RunSpec]) -> str:
     """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan."""
     payload = [[s.run_id, list(s.argv), s.host, s.timeout_s, s.params, s.engine,
-                asdict(s.link) if s.link else None] + ([s.group] if s.group else []) + _extras(s) for s in specs]
+                asdict(s.link) if s.link else None] + ([s.group] if s.group else []) + _extras(s)
+               + (["transfer_list"] if s.transfer_list else []) for s in specs]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

@@ -91,17 +91,11 @@ class TgftpArgs:
             return "connection-test"
         return "single"
 
-    def timeout_s(self) -> float | None:
-        seconds = coreutils_seconds(self.value("--timeout|-k") or "0")
-        return seconds or None
-
     def url_list_file(self) -> str | None:
-        """guc's ``-f <file>`` among the guc parameters (then source and target may be left out)."""
-        if "-f" in self.guc_params:
-            index = self.guc_params.index("-f")
-            if index + 1 < len(self.guc_params):
-                return self.guc_params[index + 1]
-        return None
+        """guc's ``-f <file>`` in the guc parameters (tgftp's ``grep -o '\\-f [^\\ ]*'``): then source and
+        target may be left out."""
+        match = re.search(r"-f [^ ]*", " ".join(self.guc_params))
+        return match.group(0)[3:] if match else None
 
 
 def parse_tgftp_args(argv: list[str]) -> TgftpArgs:
@@ -127,9 +121,6 @@ def parse_tgftp_args(argv: list[str]) -> TgftpArgs:
         else:
             args.flags.add(name)
             i += 1
-    timeout = args.value("--timeout|-k")
-    if timeout and coreutils_seconds(timeout) is None:
-        raise TgftpUsage(f'tgftp: the timeout "{timeout}" is not a number of seconds!')
     if args.batchfile is None and (not args.source or not args.target) and args.url_list_file() is None:
         raise TgftpUsage()
     return args

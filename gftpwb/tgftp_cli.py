@@ -1,10 +1,14 @@
-"""The drop-in ``tgftp`` and ``tgftp_log`` commands (also ``gftpwb tgftp ...``).
+"""The drop-in ``tgftp`` command (also ``gftpwb tgftp ...``) and, for now, ``tgftp_log``.
 
-Scripts that call tgftp 0.7.0 keep working: same options, same screen output (guc's output, then
-``N MB/s`` and ``Please see "LOG" for details.``), same tag log in the current directory, same exit
-codes (0, 1, 64 usage, 79 timeout, 130 interrupted). Underneath it is gftpwb's executor: guc runs as
-an argv list in its own process group, is timed with a monotonic clock, and a timeout kills the whole
-group. Deliberate differences are listed in docs/tgftp-compat.md.
+Scripts that call tgftp 0.7.0 keep working, checked against the real script by tests/compat: the same
+guc argv (gftpwb.tgftp_model reproduces the three passes through bash that tgftp's values took),
+screen output (guc's output as it comes, the text comment, ``N MB/s``, ``tgftp: please see "LOG" for
+details.``), tag log in the current directory, and exit codes (0; 1 when guc failed or timed out;
+64 usage; 130 interrupted; and gftpwb's own 69 for shell code in a URL or guc parameter that only a
+shell could evaluate). A batchfile runs each execution the way tgftp's child did, in this process.
+Underneath it is gftpwb's executor: guc runs as an argv list in its own process group, timed with a
+monotonic clock, and a timeout kills the whole group. Deliberate differences (tgftp's bugs B1, B2
+and B5, CRLF batchfiles, ...) are listed in docs/tgftp-compat.md and in tests/compat/allowlist.py.
 """
 
 from __future__ import annotations
@@ -12,34 +16,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shlex
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from datetime import datetime
 
 from .bus import EventBus
-from .commands import Command, from_shell_text
-from .converters.batchfile import import_batchfile
+from .commands import Command
 from .converters.gucargs import length_from_args, split_guc_args
-from .converters.taglog import STANDARD_TAGS, format_taglog
-from .drivers.connection import CONNECTION_TEST_LENGTH, build_connection_argv
-from .drivers.guc import GUC
-from .dsl import load_scenario_text
-from .dsl.loader import CONNECTION_TEST_TIMEOUT_S
+from .converters.taglog import STANDARD_TAGS, format_taglog, size_and_rate
 from .dsl.model import GucOptions
-from .errors import ScenarioError
-from .events import Event, Notice, OutputLine, Progress, RunFinished, RunStarted
+from .events import Event, Notice, RunFinished
 from .exec.executor import Executor
-from .migrate_cli import log_get
-from .plan import plan
-from .records import INTERRUPTED, PASSED, TIMEOUT, ResultRecord
+from .migrate_cli import log_get, shell_env
+from .records import FAILED, INTERRUPTED, PASSED, ResultRecord
 from .specs import RunSpec
 from .tgftp_args import (
     EX_FAILED,
     EX_INTERRUPTED,
     EX_OK,
-    EX_TIMEOUT,
     EX_USAGE,
     TgftpArgs,
     TgftpLogUsage,
@@ -53,6 +49,53 @@ from .tgftp_args import (
     usage_text,
     version_text,
 )
+from .tgftp_model import (
+    EX_SHELL,
+    SingleTest,
+    comment_echo,
+    eval_code,
+    is_text_comment,
+    read_batch,
+    single_test,
+    tgftp_command_text,
+)
+
+
+class Screen:
+    """Where the drop-in writes. A command line writes to the terminal; a batch execution writes
+    nowhere (tgftp ran its children with ``&>/dev/null``). The post command's output is held back
+    until the rate line is out, because tgftp ran the post command after printing the rate."""
+
+    def __init__(self, quiet: bool = False):
+        self.quiet = quiet
+        self._held: list[tuple[str, bytes]] = []
+
+    def out(self, text: str = "", end: str = "\n") -> None:
+        if not self.quiet:
+            sys.stdout.write(text + end)
+            sys.stdout.flush()
+
+    def err(self, text: str) -> None:
+        if not self.quiet:
+            print(text, file=sys.stderr, flush=True)
+
+    def raw(self, role: str, stream: str, data: bytes) -> None:
+        """A chunk of a program's output: guc's (both streams went through tgftp's FIFO and tee to
+        stdout), the pre and post commands' (on stdout and stderr as they wrote them)."""
+        if self.quiet or role == "comment_command":
+            return
+        if role == "post":
+            self._held.append((stream, data))
+            return
+        target = sys.stderr if stream == "stderr" and role != "transfer" else sys.stdout
+        target.flush()
+        target.buffer.write(data)
+        target.buffer.flush()
+
+    def release(self) -> None:
+        for stream, data in self._held:
+            self.raw("release", stream, data)
+        self._held.clear()
 
 
 def _out(text: str = "", end: str = "\n") -> None:
@@ -97,10 +140,11 @@ def run_tgftp_autotune(source: str, target: str, guc_params: list[str]) -> int:
     return EX_OK
 
 
-# --- running specs --------------------------------------------------------------------------------
+# --- running one test ------------------------------------------------------------------------------
 
 
-def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]]) -> tuple[list[ResultRecord], bool]:
+def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]], screen: Screen,
+               runners: dict | None = None) -> tuple[list[ResultRecord], bool]:
     """Run specs with the executor; Ctrl-C / SIGTERM stop after recording the run in flight."""
 
     async def go() -> tuple[list[ResultRecord], bool]:
@@ -109,7 +153,7 @@ def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]])
         bus.subscribe(lambda e: records.append(e.record) if isinstance(e, RunFinished) else None)
         for subscriber in subscribers:
             bus.subscribe(subscriber)
-        executor = Executor(bus)
+        executor = Executor(bus, tee=screen.raw, runners=runners)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, executor.stop)
@@ -123,240 +167,292 @@ def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]])
     return asyncio.run(go())
 
 
-class LogWriter:
-    """Writes each finished run's tag log where tgftp would: the log name, relative to the cwd."""
-
-    def __init__(self, tgftp_command: Callable[[ResultRecord], str]):
-        self.tgftp_command = tgftp_command
-        self.problems: list[str] = []
-
-    def __call__(self, event: Event) -> None:
-        if not isinstance(event, RunFinished):
-            return
-        path = event.record.taglog
-        tmp = f"{path}.tmp-{os.getpid()}"
-        try:
-            with open(tmp, "w", encoding="utf-8") as handle:
-                handle.write(format_taglog(event.record, self.tgftp_command(event.record)))
-            os.replace(tmp, path)
-        except OSError as exc:
-            self.problems.append(f'tgftp: cannot write the logfile "{path}": {exc.strerror or exc}')
+def _default_log_name(record: ResultRecord) -> str:
+    """tgftp's ``yyyymmdd_H:Mh_<PID>_testgftp.sh.log``, from the transfer's start (local time)."""
+    started = datetime.fromisoformat(record.started_at).astimezone() if record.started_at else datetime.now()
+    return f"{started.strftime('%Y%m%d_%H:%Mh')}_{os.getpid()}_testgftp.sh.log"
 
 
-class GucEcho:
-    """Shows guc's output as tgftp did (stdout and stderr on the screen), progress lines in place."""
-
-    def __init__(self) -> None:
-        self._in_progress = False
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, OutputLine):
-            self._end_progress()
-            _out(event.text)
-        elif isinstance(event, Progress):
-            avg = event.rate_avg_mib_s or 0.0
-            inst = event.rate_inst_mib_s or 0.0
-            _out(f" {event.bytes:12d} bytes {avg:12.2f} MB/sec avg {inst:12.2f} MB/sec inst", end="\r")
-            self._in_progress = True
-        elif isinstance(event, RunFinished):
-            self._end_progress()
-        elif isinstance(event, Notice):
-            _err(f"gftpwb: {event.text}")
-
-    def _end_progress(self) -> None:
-        if self._in_progress:
-            _out()
-            self._in_progress = False
+def _command(text: str, role: str) -> Command | None:
+    """tgftp's ``eval $VALUE``: the value split into words and read as bash code (never for an empty one)."""
+    code = eval_code(text)
+    if not code:
+        return None
+    return Command(script=code, shell="bash", on_failure="continue" if role == "pre" else "fail")
 
 
-# --- single test and connection test --------------------------------------------------------------
-
-
-def _comment_parts(text: str) -> tuple[str, Command | None]:
-    """tgftp's --log-comment: ``#text`` is text, anything else a command whose output is the comment."""
-    if not text:
-        return "", None
-    if text.startswith("#"):
-        return text, None
-    return "", from_shell_text(text)
-
-
-def _default_log_name() -> str:
-    return f"{datetime.now().strftime('%Y%m%d_%H:%Mh')}_{os.getpid()}_testgftp.sh.log"
-
-
-def single_spec(args: TgftpArgs, log_name: str) -> RunSpec:
-    comment, comment_command = _comment_parts(args.value("--log-comment"))
-    pre = from_shell_text(args.value("--pre-command")) if args.value("--pre-command") else None
-    post = from_shell_text(args.value("--post-command")) if args.value("--post-command") else None
-    if args.mode == "connection-test":
-        # As tgftp: guc parameters and --timeout are ignored, the timeout is 30 s.
-        argv = build_connection_argv(args.source, args.target)
-        kind, timeout, length, params = "connection-test", CONNECTION_TEST_TIMEOUT_S, CONNECTION_TEST_LENGTH, {}
-    else:
-        params_list = args.guc_params
-        verbose = [] if ("-vb" in params_list or "-verbose-perf" in params_list) else ["-vb"]
-        urls = [u for u in (args.source, args.target) if u]
-        argv = (GUC, *verbose, *params_list, *urls)
-        kind, timeout, length = "guc", args.timeout_s(), length_from_args(params_list)
-        try:
-            params = GucOptions.from_mapping(split_guc_args(params_list).options).set_options()
-        except (TypeError, ValueError):
-            params = {}
+def single_spec(test: SingleTest) -> RunSpec:
+    """The run the child tgftp makes for ``test``, as gftpwb's executor runs it."""
+    args = test.args
+    comment_text = args.value("--log-comment")
+    text_comment = is_text_comment(comment_text)
+    params = test.argv[1:-2]
+    kind = "connection-test" if test.connection_test else "guc"
+    try:
+        typed = {} if test.connection_test else GucOptions.from_mapping(split_guc_args(list(params)).options)
+        options = typed.set_options() if typed else {}
+    except (TypeError, ValueError):
+        options = {}
+    length = 1 if test.connection_test else length_from_args(list(params))
     return RunSpec(run_id="tgftp/0", scenario="tgftp", test_id="tgftp", case=0, repeat=0, kind=kind, host="local",
-                   argv=tuple(argv), params=params, timeout_s=timeout, length_bytes=length, comment=comment,
-                   source=args.source, target=args.target, pre=pre, post=post, comment_command=comment_command,
-                   log_name=log_name)
+                   argv=test.argv, params=options, timeout_s=test.timeout.seconds, length_bytes=length,
+                   comment=comment_text if text_comment else "", source=args.source, target=args.target,
+                   pre=_command(args.value("--pre-command"), "pre"),
+                   post=_command(args.value("--post-command"), "post"),
+                   comment_command=None if text_comment else _command(comment_text, "comment"),
+                   log_name=args.value("--log-filename"), transfer_list=test.listing,
+                   details={"vb_added": False,
+                            "tgftp": {"params": test.params, "command": test.command_text, "echo_e": True}})
 
 
-def run_single(args: TgftpArgs, command_text: str) -> int:
-    log_name = args.value("--log-filename") or _default_log_name()
-    if os.path.exists(log_name) and "--force-log-overwrite" not in args.flags:
-        _err(f'tgftp: the logfile named "{log_name}" already exists! Refusing to overwrite!')
+async def _not_run(executor: Executor, spec: RunSpec) -> ResultRecord:
+    """coreutils timeout refused tgftp's timeout value: guc never ran, the test failed."""
+    from .drivers.guc import Outcome
+    from .exec.executor import utc_now_iso
+    from .exec.runners import make_record
+
+    now = utc_now_iso()
+    reason = "coreutils timeout refused the timeout value, so tgftp never ran globus-url-copy"
+    return make_record(spec, Outcome(FAILED, None, None, None, reason, ""), started_at=now, ended_at=now,
+                       seconds=0.0, exit_code=125)
+
+
+def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, env: dict[str, str]) -> int:
+    """One test, as tgftp 0.7.0's single-test mode (also each execution of a batchfile)."""
+    name = os.path.basename(program)
+    log_name = args.value("--log-filename")
+    if log_name and os.path.exists(log_name) and "--force-log-overwrite" not in args.flags:
+        screen.err(f'{name}: the logfile named "{log_name}" already exists! Refusing to overwrite!')
         return EX_USAGE
-    spec = single_spec(args, log_name)
-    writer = LogWriter(lambda record: command_text)
-    records, interrupted = _run_specs([spec], [GucEcho(), writer])
-    for problem in writer.problems:
-        _err(problem)
+    test = single_test(args, env)
+    if test.problems:
+        for problem in test.problems:
+            screen.err(f"gftpwb: {problem} -- tgftp's shell would have evaluated this in the guc command line; "
+                       "gftpwb runs no shell code there (see docs/tgftp-compat.md)")
+        return EX_SHELL
+    for variable in dict.fromkeys(test.unset):
+        screen.err(f"gftpwb: warning: ${variable} is not set: it expands to nothing, as in tgftp's shell")
+    if test.timeout.note:
+        screen.err(f"gftpwb: warning: timeout {test.timeout.note}")
+    spec = single_spec(test)
+    notices: list[str] = []
+    runners = None
+    if test.timeout.refused:
+        from .exec.commands import with_commands
+
+        runners = {spec.kind: with_commands(_not_run)}
+    records, interrupted = _run_specs([spec], [lambda e: notices.append(e.text) if isinstance(e, Notice) else None],
+                                      screen, runners)
+    for text in notices:
+        screen.err(f"gftpwb: {text}")
     record = records[-1] if records else None
-    if record is None or interrupted or record.status == INTERRUPTED:
-        _err('\ntgftp: "globus-url-copy" was interrupted.')
+    if record is None:
+        screen.err(f'\n{name}: "globus-url-copy" was interrupted.')
         return EX_INTERRUPTED
-    if record.status == TIMEOUT:
-        _err(f'\ntgftp: "globus-url-copy" timed out. Please see "{log_name}" for details.')
-        return EX_TIMEOUT
+    path = log_name or _default_log_name(record)
+    if not log_name and os.path.exists(path) and "--force-log-overwrite" not in args.flags:
+        screen.err(f'{name}: the logfile named "{path}" already exists! Refusing to overwrite!')
+        return EX_USAGE
+    if is_text_comment(args.value("--log-comment")):
+        for line in comment_echo(args.value("--log-comment")):
+            screen.out(line)
+    problem = write_log(path, format_taglog(record, tgftp_command_text(program, argv)))
+    if problem:
+        screen.err(f"gftpwb: cannot write the logfile \"{path}\": {problem}")
+    if interrupted or record.status == INTERRUPTED:
+        screen.err(f'\n{name}: "globus-url-copy" was interrupted.')
+        return EX_INTERRUPTED
     if record.status != PASSED:
-        _err(f"gftpwb: {record.error.splitlines()[0] if record.error else 'failed'}")
-        _err(f'\ntgftp: "globus-url-copy" failed. Please see "{log_name}" for details.')
+        if record.error:
+            screen.err(f"gftpwb: {record.error.splitlines()[0]}")
+        screen.err(f'\n{name}: "globus-url-copy" failed. Please see "{path}" for details.')
         return EX_FAILED
-    if spec.kind == "connection-test":
-        _out("\ntgftp: connection test => no performance calculation done!")
-    elif record.rate_incl_setup_mib_s is not None:
-        _out(f"\n{int(record.rate_incl_setup_mib_s)} MB/s")
-    _out(f'\nPlease see "{log_name}" for details.')
+    sized = size_and_rate(record)
+    if sized is not None:
+        screen.out(f"\n{sized[1]} MB/s")
+    elif spec.kind == "connection-test":
+        screen.out(f"\n{name}: connection test => no performance calculation done!")
+    screen.release()
+    screen.out(f'\n{name}: please see "{path}" for details.')
     return EX_OK
+
+
+def write_log(path: str, text: str) -> str:
+    """Write a tag log where tgftp would (the name, relative to the current directory); "" when done."""
+    try:
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write(text)
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    return ""
 
 
 # --- batch mode -----------------------------------------------------------------------------------
 
 
-def child_command_line(prog: str, spec: RunSpec) -> str:
-    """The tgftp command line tgftp's batch mode would have generated for this run."""
-    words = [prog, "--source", spec.source, "--target", spec.target]
-    if spec.kind == "connection-test":
-        words.append("--connection-test")
-    if spec.timeout_s and spec.kind != "connection-test":
-        words += ["--timeout", f"{spec.timeout_s:g}"]
-    words += ["--log-filename", spec.taglog_name]
-    comment = spec.comment or (spec.comment_command.text() if spec.comment_command else "")
-    for option, value in (("--log-comment", comment), ("--pre-command", spec.pre.text() if spec.pre else ""),
-                          ("--post-command", spec.post.text() if spec.post else "")):
-        if value:
-            words += [option, value]
-    params = [] if spec.kind == "connection-test" else list(spec.argv[1:-2])
-    return f"{shlex.join(words)} -- {shlex.join(params)}".rstrip()
+class Dots:
+    """tgftp's progress while a batch execution runs: a dot at once, then one every half second."""
 
+    def __init__(self, screen: Screen):
+        self.screen = screen
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
 
-class BatchScreen:
-    """tgftp's batch-mode screen: the generated command line, a dot every 0.5 s, then the verdicts."""
-
-    def __init__(self, prog: str, specs: list[RunSpec]):
-        self.prog = prog
-        self.last_repeat = {}
-        for spec in specs:
-            self.last_repeat[spec.case] = max(self.last_repeat.get(spec.case, 0), spec.repeat)
-        self.case_ok: dict[int, bool] = {}
-        self._dots: asyncio.Task[None] | None = None
-
-    async def _tick(self) -> None:
+    def _run(self) -> None:
         while True:
-            await asyncio.sleep(0.5)
-            _out(".", end="")
+            self.screen.out(".", end="")
+            if self._stop.wait(0.5):
+                return
 
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, RunStarted):
-            _out(child_command_line(self.prog, event.spec))
-            self._dots = asyncio.get_running_loop().create_task(self._tick())
-        elif isinstance(event, RunFinished):
-            if self._dots is not None:
-                self._dots.cancel()
-                self._dots = None
-            r = event.record
-            ok = r.status == PASSED
-            self.case_ok[r.case] = self.case_ok.get(r.case, True) and ok
-            _out(f" Test #{r.case}_{r.repeat} {'was successful!' if ok else 'failed!'}")
-            if not ok and r.error:
-                _err(f"gftpwb: test #{r.case}_{r.repeat}: {r.error.splitlines()[0]}")
-            if r.repeat == self.last_repeat.get(r.case):
-                verdict = "was successful!" if self.case_ok[r.case] else "failed (for at least one run)!"
-                _out(f"{self.prog}: test #{r.case} {verdict}")
-        elif isinstance(event, Notice):
-            _err(f"gftpwb: {event.text}")
+    def __enter__(self) -> Dots:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
-def run_batch(path: str, prog: str) -> int:
+def run_batch(path: str, program: str, screen: Screen, env: dict[str, str]) -> int:
+    """tgftp -f BATCHFILE: every execution of every line, as tgftp's generated child command ran it."""
+    name = os.path.basename(program)
+    if not os.path.exists(path):
+        screen.err(f'{name}: batchfile "{path}" not existing!')
+        return EX_USAGE
     try:
         with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
             text = handle.read()
-    except OSError:
-        _err(f'{prog}: batchfile "{path}" not existing!')
+    except OSError as exc:
+        screen.err(f'gftpwb: cannot read the batchfile "{path}": {exc.strerror or exc}')
         return EX_USAGE
+    batch = read_batch(text, path, program, env)
+    if batch.crlf:
+        screen.err(f"{path}:1:1: warning: CRLF line endings: tgftp kept the \\r, failed its version check and "
+                   "ran nothing; gftpwb reads the lines")
+    if not batch.version_ok:
+        screen.err(f'{name}: tgftp batch file version "v{batch.version_shown}" not supported!')
+        return EX_USAGE
+    if batch.autotune:
+        return run_autotune_batch(batch, path, program, screen, env)
+    for entry in batch.lines:
+        for line in entry.stdout:
+            screen.out(line)
+        for line in entry.stderr:
+            screen.err(line)
+        for column, note in entry.notes:
+            screen.err(f"{path}:{entry.line}:{column}: warning: {note}")
+        if entry.test is None:
+            continue
+        all_ok = True
+        for execution in entry.executions:
+            if not execution.eval_failed:  # tgftp's eval printed nothing when it failed
+                screen.out(execution.line)
+            with Dots(screen):
+                code = _run_execution(execution, program, env, screen, path, entry.line)
+            all_ok = all_ok and code == EX_OK
+            verdict = "was successful!" if code == EX_OK else "failed!"
+            screen.out(f" Test #{entry.test}_{execution.number} {verdict}")
+            if code == EX_INTERRUPTED:
+                return EX_INTERRUPTED
+        verdict = "was successful!" if all_ok else "failed (for at least one run)!"
+        screen.out(f"{name}: test #{entry.test} {verdict}")
+    return EX_OK
+
+
+def _run_execution(execution, program: str, env: dict[str, str], screen: Screen, path: str, line: int) -> int:
+    """One child tgftp of a batchfile, run in this process with its output discarded, as tgftp did."""
+    if execution.eval_failed:
+        screen.err(f"{path}:{line}:1: warning: {'; '.join(execution.problems)}: tgftp's eval failed, so it ran "
+                   "nothing for this execution and counted it as successful; so does gftpwb")
+        return EX_OK
+    if execution.argv is None:
+        for problem in execution.problems:
+            screen.err(f"{path}:{line}:1: warning: {problem} -- gftpwb runs no shell code there; this execution "
+                       "counts as failed")
+        return EX_SHELL
+    return tgftp_main(execution.argv, program=program, screen=Screen(quiet=True), env=env)
+
+
+def run_autotune_batch(batch, path: str, program: str, screen: Screen, env: dict[str, str]) -> int:
+    """tgftp's auto-tuning batchfile (``#%tgftp_autotuning_batchfile``): the executions run silently,
+    each configuration (line) scores the mean of its successful runs' integer rates, and the first
+    one that beats the best so far by at least 10 MB/s (tgftp 0.7.0's code) becomes the best. Prints
+    its guc parameters without `` -len 4G``."""
+    best_mean, best_params = 0.0, ""
+    for entry in batch.lines:
+        for line in entry.stdout:
+            screen.out(line)
+        for line in entry.stderr:
+            screen.err(line)
+        if entry.test is None:
+            continue
+        rates: list[int] = []
+        for execution in entry.executions:
+            code = _run_execution(execution, program, env, screen, path, entry.line)
+            if code == EX_INTERRUPTED:
+                return EX_INTERRUPTED
+            if code == EX_OK and execution.argv is not None:
+                rate = _logged_rate(execution.argv)
+                if rate is not None:
+                    rates.append(rate)
+        mean = int(sum(rates) * 100 / len(rates)) / 100 if rates else 0.0
+        if mean >= best_mean + 10:
+            best_mean, best_params = mean, entry.fields[2]
+    screen.out(best_params.replace(" -len 4G", "", 1))
+    return EX_OK
+
+
+def _logged_rate(child_argv: list[str]) -> int | None:
+    """``tgftp_log -a GSIFTP_TRANSFER_RATE -f LOG | cut -d ' ' -f 1`` for a child's log."""
+    from .converters.taglog import RATE, get_attribute
+
+    args = parse_tgftp_args(child_argv)
     try:
-        result = import_batchfile(text, path)
-        scenario = load_scenario_text(result.text, f"{path} (as imported)")
-    except ScenarioError as exc:
-        for diagnostic in exc.diagnostics:
-            _err(str(diagnostic))
-        return EX_USAGE
-    for warning in result.warnings:
-        _err(str(warning))
-    specs = plan(scenario)
-    for spec in specs:
-        if os.path.exists(spec.taglog_name):
-            _err(f'{prog}: the logfile named "{spec.taglog_name}" already exists! Refusing to overwrite!')
-            return EX_USAGE
-    writer = LogWriter(lambda record: child_command_line(prog, next(s for s in specs if s.run_id == record.run_id)))
-    _, interrupted = _run_specs(specs, [BatchScreen(prog, specs), writer])
-    for problem in writer.problems:
-        _err(problem)
-    return EX_INTERRUPTED if interrupted else EX_OK
+        with open(args.value("--log-filename"), encoding="utf-8", errors="replace") as handle:
+            lines = get_attribute(handle.read(), RATE)
+    except OSError:
+        return None
+    first = lines[0].split(" ")[0] if lines else ""
+    return int(first) if first.isdigit() else None
 
 
 # --- entry points ---------------------------------------------------------------------------------
 
 
-def tgftp_main(argv: list[str], prog: str = "tgftp", command_text: str | None = None) -> int:
-    """tgftp 0.7.0's command line; returns its exit status."""
+def tgftp_main(argv: list[str], program: str = "tgftp", screen: Screen | None = None,
+               env: dict[str, str] | None = None) -> int:
+    """tgftp 0.7.0's command line; returns its exit status. ``program`` is tgftp's ``$0``."""
+    screen = screen or Screen()
+    env = env if env is not None else shell_env()
+    name = os.path.basename(program)
     try:
         args = parse_tgftp_args(argv)
     except TgftpUsage as exc:
         if exc.message:
-            _err(exc.message)
+            screen.err(exc.message.replace("tgftp:", f"{name}:", 1))
         else:
-            _out(usage_text(prog))
+            screen.out(usage_text("tgftp"))
         return EX_USAGE
     if args.action == "help":
-        _out(help_text(prog))
+        screen.out(help_text(name))
         return EX_OK
     if args.action == "help-batchfile":
-        _out(help_batchfile_text())
+        screen.out(help_batchfile_text())
         return EX_OK
     if args.action == "version":
-        _out(version_text(prog))
+        screen.out(version_text(name))
         return EX_OK
     if args.mode == "batch":
-        return run_batch(args.batchfile or "", prog)
+        return run_batch(args.batchfile or "", program, screen, env)
     if args.mode == "auto-tune":
         return run_tgftp_autotune(args.source, args.target, args.guc_params)
-    return run_single(args, command_text or " ".join([prog, *argv]))
+    return run_single(args, program, argv, screen, env)
 
 
 def main() -> None:
     """The ``tgftp`` console script."""
-    prog = os.path.basename(sys.argv[0]) or "tgftp"
     with contextlib.suppress(BrokenPipeError):
-        sys.exit(tgftp_main(sys.argv[1:], prog=prog, command_text=" ".join(sys.argv)))
+        sys.exit(tgftp_main(sys.argv[1:], program=sys.argv[0] or "tgftp"))
 
 
 def tgftp_log_main(argv: list[str]) -> int:

@@ -14,7 +14,8 @@ CORE_MODULES = ["gftpwb/__init__.py", "gftpwb/units.py", "gftpwb/rates.py", "gft
                 "gftpwb/specs.py", "gftpwb/events.py", "gftpwb/plan.py", "gftpwb/report.py", "gftpwb/errors.py",
                 "gftpwb/bus.py", "gftpwb/commands.py", "gftpwb/tgftp_args.py", "gftpwb/clockoffset.py",
                 "gftpwb/hostcheck.py", "gftpwb/simlink.py", "gftpwb/latency.py", "gftpwb/gfapi_stats.py",
-                "gftpwb/gfapi_report.py", "gftpwb/live.py", "gftpwb/compare.py"]
+                "gftpwb/gfapi_report.py", "gftpwb/live.py", "gftpwb/compare.py", "gftpwb/tgftp_shell.py",
+                "gftpwb/tgftp_model.py"]
 SHELL_PACKAGES = ["gftpwb/exec", "gftpwb/sinks", "tui", "schemas"]
 SHELL_MODULES = ["gftpwb/cli.py", "gftpwb/__main__.py", "gftpwb/session.py", "gftpwb/results_dir.py",
                  "gftpwb/migrate_cli.py", "gftpwb/tgftp_cli.py", "gftpwb/lab_cmd.py", "gftpwb/hosts_cmd.py",

@@ -233,11 +233,11 @@ def test_tgftp_dash_a_prints_only_the_tuners_line(monkeypatch, capsys, tmp_path)
 
     monkeypatch.setattr(tuner_module, "run_tgftp_autotune", fake)
     monkeypatch.chdir(tmp_path)
-    assert tgftp_main(["-s", "gsiftp://a/x", "-t", "gsiftp://b/y", "-a", "--", "-p", "4"], prog="tgftp") == 0
+    assert tgftp_main(["-s", "gsiftp://a/x", "-t", "gsiftp://b/y", "-a", "--", "-p", "4"], program="tgftp") == 0
     out = capsys.readouterr()
     assert out.out == "-vb -p 16 -tcp-bs 8M\n"
     assert "guc parameters are not used with --auto-tune (as in tgftp): -p 4" in out.err
     assert "results in results/" in out.err and "-tgftp-autotune" in calls[0][2]["results_dir"]
     assert calls[0][:2] == ("gsiftp://a/x", "gsiftp://b/y")
-    assert tgftp_main(["-s", "gsiftp://a/stop", "-t", "gsiftp://b/y", "-a"], prog="tgftp") == 130
+    assert tgftp_main(["-s", "gsiftp://a/stop", "-t", "gsiftp://b/y", "-a"], program="tgftp") == 130
     assert capsys.readouterr().out == ""

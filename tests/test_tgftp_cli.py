@@ -22,14 +22,15 @@ def test_tgftp_options_and_precedence():
     args = parse_tgftp_args(["-s", "ftp://a/x", "--target", "ftp://b/y", "-k", "30", "--log-filename", "l.log",
                              "--log-comment", "#c", "--pre-command", "p", "--post-command", "q",
                              "--force-log-overwrite", "--", "-p", "4", "--", "-len", "1G"])
-    assert (args.source, args.target, args.timeout_s(), args.mode) == ("ftp://a/x", "ftp://b/y", 30.0, "single")
+    assert (args.source, args.target, args.value("--timeout|-k"), args.mode) == ("ftp://a/x", "ftp://b/y", "30",
+                                                                                  "single")
     assert args.guc_params == ["-p", "4", "--", "-len", "1G"] and "--force-log-overwrite" in args.flags
     assert parse_tgftp_args(["-s", "a", "-t", "b", "-c"]).mode == "connection-test"
     assert parse_tgftp_args(["-s", "a", "-t", "b", "-c", "-a"]).mode == "auto-tune"
     assert parse_tgftp_args(["-s", "a", "-t", "b", "-a", "-f", "x"]).mode == "batch"
     assert parse_tgftp_args(["--", "-f", "pairs.txt", "-len", "1M"]).url_list_file() == "pairs.txt"
-    assert parse_tgftp_args(["-s", "a", "-t", "b", "-k", "5m"]).timeout_s() == 300
-    assert parse_tgftp_args(["-s", "a", "-t", "b", "-k", "0"]).timeout_s() is None
+    assert parse_tgftp_args(["--", "-fast", "-f", "pairs.txt"]).url_list_file() == "pairs.txt"
+    assert parse_tgftp_args(["-s", "a", "-t", "b", "-k", "soon"]).value("--timeout|-k") == "soon"  # tgftp took it
     assert parse_tgftp_args(["-s", "x", "--help", "--bogus"]).action == "help"
     assert parse_tgftp_args(["-V"]).action == "version"
 
@@ -41,7 +42,6 @@ def test_tgftp_options_and_precedence():
     ([], ""),
     (["-s", "a", "-t", "b", "--source", "c"], 'tgftp: the parameter "--source|-s" cannot be used multiple times!'),
     (["-c", "-s", "a", "-t", "b", "-c"], 'tgftp: the parameter "--connection-test|-c" cannot be used multiple times!'),
-    (["-s", "a", "-t", "b", "-k", "soon"], 'tgftp: the timeout "soon" is not a number of seconds!'),
 ])
 def test_tgftp_usage_errors(argv, message):
     with pytest.raises(TgftpUsage) as info:
@@ -91,11 +91,14 @@ def test_single_test_with_the_fake_guc_prints_what_tgftp_prints(tmp_path, fake_g
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     (log,) = [n for n in os.listdir(tmp_path) if n.endswith("_testgftp.sh.log")]
-    assert lines[0] == "Source: ftp://fake/dev/" and lines[-1] == f'Please see "{log}" for details.'
+    assert lines[0] == "Source: ftp://fake/dev/" and lines[-1] == f'tgftp: please see "{log}" for details.'
     assert lines[-3].endswith(" MB/s") and lines[-3].split()[0].isdigit() and lines[-4] == ""
-    assert "3145728 bytes" in out.stdout  # guc's progress is shown, as tgftp's tee did
-    assert ast.literal_eval((tmp_path / "argv.log").read_text().splitlines()[0]) == [
-        "-vb", "-p", "2", "-len", "3M", "ftp://a/dev/zero", "ftp://b/dev/null"]
+    assert "3145728 bytes" in out.stdout  # guc's output is shown as it comes, as tgftp's tee did
+    calls = [ast.literal_eval(line) for line in (tmp_path / "argv.log").read_text().splitlines()]
+    # exactly tgftp's argv (no -vb added), then tgftp's listing of the transfer
+    assert calls[0] == ["-p", "2", "-len", "3M", "ftp://a/dev/zero", "ftp://b/dev/null"]
+    assert calls[1][0] == "-do" and calls[1][1].endswith("_transferList") and calls[1][2:] == calls[0][-2:]
+    assert not any(n.endswith("_transferList") for n in os.listdir(tmp_path))
 
 
 def test_failure_is_exit_1_with_tgftps_message(tmp_path, fake_guc):
@@ -118,6 +121,7 @@ def write_log(tmp_path, name="a.log", **kw) -> Path:
                 argv=["globus-url-copy", "-len", "1G", "ftp://h/dev/zero", "ftp://h/dev/null"], status="passed",
                 started_at="2026-11-21T23:59:26.000000+00:00", ended_at="2026-11-21T23:59:28.500000+00:00",
                 bytes=1 << 30, rate_incl_setup_mib_s=409.6, seconds=2.5, comment="#lab", output="out\n")
+    # the rate tag is tgftp's: 1024 MiB over the two whole seconds 23:59:26 -> 23:59:28, 512 MB/s
     base.update(kw)
     path = tmp_path / name
     path.write_text(format_taglog(ResultRecord(**base), "gftpwb run s.yaml"))
@@ -133,7 +137,7 @@ def run_tool(name: str, *args, cwd=None):
 def test_tgftp_log_drop_in(tmp_path):
     log = write_log(tmp_path)
     out = run_tool("tgftp_log", "-a", "GSIFTP_TRANSFER_RATE", "-f", str(log))
-    assert (out.returncode, out.stdout, out.stderr) == (0, "409 MB/s\n", "")
+    assert (out.returncode, out.stdout, out.stderr) == (0, "512 MB/s\n", "")
     out = run_tool("tgftp_log", "--file", str(log), "--get-attribute", "GSIFTP_TRANSFER_ERROR")
     assert (out.returncode, out.stdout) == (0, "")
     assert out.stderr == f'tgftp_log: attribute "GSIFTP_TRANSFER_ERROR" not found in "{log}" or empty.\n'
@@ -155,19 +159,19 @@ def test_gftpwb_log_get_several_files_and_json(tmp_path):
     two = write_log(tmp_path, "two.log", status="timeout", rate_incl_setup_mib_s=None)
     out = gftpwb("log", "get", "GSIFTP_TRANSFER_RATE", str(one), str(two))
     assert out.returncode == 0
-    assert out.stdout == f"{one}:409 MB/s\n"
+    assert out.stdout == f"{one}:512 MB/s\n"
     assert out.stderr == f'gftpwb: attribute "GSIFTP_TRANSFER_RATE" not found in "{two}" or empty.\n'
     out = gftpwb("log", "get", "GSIFTP_TRANSFER_ERROR", str(one), str(two), "--json")
     data = json.loads(out.stdout)
     assert data == {"attribute": "GSIFTP_TRANSFER_ERROR", "files": [
         {"file": str(one), "found": False, "value": None, "error": None},
-        {"file": str(two), "found": True, "value": 'ERROR: "globus-url-copy" timed out.', "error": None}]}
+        {"file": str(two), "found": True, "value": 'ERROR: "globus-url-copy" failed.', "error": None}]}
     out = gftpwb("log", "get", "GSIFTP_TRANSFER_COMMAND_OUTPUT", str(one))
     assert out.stdout == "out\n\n"  # guc's output and the empty line tgftp leaves, as tgftp_log prints it
     out = gftpwb("log", "get", "transfer_rate", str(one))
     assert out.returncode == 1 and "exact names" in out.stderr and "Traceback" not in out.stderr
     out = gftpwb("log", "get", "GSIFTP_TRANSFER_RATE", str(one), str(tmp_path / "gone.log"))
-    assert out.returncode == 1 and out.stdout == f"{one}:409 MB/s\n" and "cannot read" in out.stderr
+    assert out.returncode == 1 and out.stdout == f"{one}:512 MB/s\n" and "cannot read" in out.stderr
 
 
 def test_gftpwb_log_list_attributes():

@@ -35,10 +35,26 @@ def option_args(options: GucOptions) -> list[str]:
     return args
 
 
-def build_argv(source: str, target: str, options: GucOptions, extra_args: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """``globus-url-copy -vb <options> <extra args> SOURCE TARGET``; ``-vb`` gives live progress."""
-    verbose = [] if ("-vb" in extra_args or "-verbose-perf" in extra_args) else ["-vb"]
+VERBOSE_FLAGS = ("-vb", "-verbose-perf")
+
+
+def build_argv(source: str, target: str, options: GucOptions, extra_args: tuple[str, ...] = (), *,
+               add_vb: bool = True) -> tuple[str, ...]:
+    """``globus-url-copy [-vb] <options> <extra args> SOURCE TARGET``; ``-vb`` gives live progress."""
+    verbose = ["-vb"] if add_vb and not any(flag in extra_args for flag in VERBOSE_FLAGS) else []
     return (GUC, *verbose, *option_args(options), *extra_args, source, target)
+
+
+def exact_argv(source: str, target: str, args: tuple[str, ...], *, add_vb: bool = False) -> tuple[str, ...]:
+    """``globus-url-copy <args> SOURCE TARGET`` with the parameters exactly as given (``-vb`` first only
+    when asked for and not already there)."""
+    verbose = ["-vb"] if add_vb and not any(flag in args for flag in VERBOSE_FLAGS) else []
+    return (GUC, *verbose, *args, source, target)
+
+
+def vb_added(argv: tuple[str, ...], given: tuple[str, ...]) -> bool:
+    """Did gftpwb put ``-vb`` into ``argv`` (the user's own arguments being ``given``)?"""
+    return "-vb" in argv[1:2] and not any(flag in given for flag in VERBOSE_FLAGS)
 
 
 def unbuffered(argv: tuple[str, ...]) -> tuple[str, ...]:

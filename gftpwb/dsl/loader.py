@@ -238,7 +238,8 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
 
 
 def command_diagnostics(block: dict[str, Any], where: Path, pos: Positions, filename: str) -> list[Diagnostic]:
-    """``run`` as one string is shell code and needs ``shell``; a ``shell`` needs ``run`` as one string."""
+    """``run`` as one string is shell code and needs ``shell``; a ``shell`` needs ``run`` as one string;
+    ``on_failure`` belongs to ``pre`` (a post or comment command never fails the run)."""
     out = []
     for key in (k.name for k in COMMAND_KEYS):
         value = block.get(key)
@@ -246,6 +247,10 @@ def command_diagnostics(block: dict[str, Any], where: Path, pos: Positions, file
             continue
         line, col = pos.of_value((*where, key, "run"))
         label = _label((*where, key))
+        if "on_failure" in value and key != "pre":
+            fline, fcol = pos.of_key((*where, key, "on_failure"))
+            out.append(Diagnostic(filename, fline, fcol, f"{label}: on_failure is for pre only (a {key} command "
+                                                         "never fails the run)"))
         if value.get("shell", False) and not isinstance(value["run"], str):
             out.append(Diagnostic(filename, line, col, f"{label}: with shell, run must be one string of shell code, "
                                                        "not a list"))
@@ -357,8 +362,17 @@ def build_hosts(data: dict[str, Any], filename: str) -> tuple[Host, ...]:
 def _check_guc(test: dict[str, Any], merged: dict[str, Any], at: Path, pos: Positions, filename: str,
                errors: list[Diagnostic], warnings: list[Diagnostic]) -> None:
     tline, tcol = pos.of_value(at)
+    if "args" in test:
+        clash = [key for key in ("options", "extra_args", "matrix") if merged.get(key)]
+        if clash:
+            line, col = pos.of_key((*at, "args"))
+            where = " (from defaults)" if not any(key in test for key in clash) else ""
+            errors.append(Diagnostic(filename, line, col, f"test '{test['id']}': args gives guc's parameters "
+                                                          f"exactly, so it cannot be combined with "
+                                                          f"{' or '.join(clash)}{where}"))
     timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0
-    has_length = "length" in merged.get("options", {}) or "length" in test.get("matrix", {})
+    has_length = "length" in merged.get("options", {}) or "length" in test.get("matrix", {}) or any(
+        arg in ("-len", "-partial-length") for arg in test.get("args", ()))
     if "/dev/zero" in str(merged.get("source", "")) and not has_length and not timeout:
         warnings.append(Diagnostic(filename, tline, tcol,
                                    f"test '{test['id']}' reads /dev/zero with no length and no timeout: guc never "
@@ -458,6 +472,9 @@ def _build_guc(raw: dict[str, Any], merged: dict[str, Any], index: int) -> Test:
         target=merged["target"],
         options=GucOptions.from_mapping(merged.get("options", {})),
         extra_args=tuple(merged.get("extra_args", ())),
+        args=tuple(raw["args"]) if "args" in raw else None,
+        add_vb=raw.get("add_vb", "args" not in raw),
+        transfer_list=raw.get("transfer_list", False),
         repeat=merged.get("repeat", 1),
         timeout_s=_timeout(merged, default_timeout),
         comment=merged.get("comment", ""),

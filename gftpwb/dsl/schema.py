@@ -103,6 +103,9 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
             },
             "timeout": {**DURATION, "description": "Stop the command after this long (it then counts as "
                         "failed). Default: no limit."},
+            "on_failure": {"enum": ["fail", "continue"], "description": "pre only: fail (default) records the "
+                           "run as failed without starting the transfer; continue warns and runs the transfer "
+                           "anyway, as tgftp did (imported batchfiles use it)."},
         },
     },
     "on": {
@@ -359,9 +362,28 @@ LOG_FILENAME_KEY = Key(
     "as it is for a single run and gets _<repeat> appended otherwise. With a matrix, _#<case> comes "
     "first. A file name, not a path: logs go to the results directory.")
 
+# guc's parameters as one exact list, and what gftpwb may add: tgftp batchfiles import to these.
+GUC_ARGS_KEYS: tuple[Key, ...] = (
+    Key("args", {"type": "array", "items": {"type": "string"}},
+        "guc's parameters exactly as given, in this order, between globus-url-copy and the URLs (one list "
+        "item per argument, never through a shell). gftpwb adds nothing (no -vb, see add_vb), so the transfer "
+        "measured is the one described. Cannot be combined with options, extra_args or matrix. Imported tgftp "
+        "batchfiles use it, so their guc calls stay tgftp's."),
+    Key("add_vb", {"type": "boolean"},
+        "May gftpwb add -vb for live progress and guc's own average? Default true with options/extra_args "
+        "and false with args. Between two servers -vb makes guc switch to MODE E (extended block), so false "
+        "keeps the mode the parameters ask for; the run then shows no live rate. Recorded per run "
+        "(details.vb_added)."),
+    Key("transfer_list", {"type": "boolean"},
+        "After a successful transfer, list it as tgftp 0.7.0 did (globus-url-copy -do, outside the timing): "
+        "the tag log gets tgftp's GSIFTP_TRANSFER_LIST, and a transfer without -len is sized from the list. "
+        "Local runs only. Default false; imported batchfiles set it."),
+)
+
 KINDS: tuple[Kind, ...] = (
     Kind("guc", "globus-url-copy transfers.", (
         *SHARED_KEYS,
+        *GUC_ARGS_KEYS,
         Key("matrix", _ref("guc_matrix"), "Option lists to sweep (see guc_matrix)."),
         *COMMAND_KEYS,
         LOG_FILENAME_KEY,

@@ -1,7 +1,8 @@
 """Pre, post and comment commands around a run, on the run's own host.
 
 Order, as in tgftp: the **pre** command runs before timing starts (a failing one fails the run and the
-transfer is not started, unlike tgftp, which ignored its exit status); the transfer; the **comment
+transfer is not started, unless it says ``on_failure: continue``: then, as in tgftp, which ignored its
+exit status, the transfer runs and a warning is published); the transfer; the **comment
 command**, whose standard output becomes the run's comment (after any plain ``comment``); the **post**
 command, only after a successful transfer. Each command's argv, exit code, output and duration are
 kept in the record under ``details["commands"]``.
@@ -23,7 +24,7 @@ from ..events import Notice, RunStarted
 from ..records import FAILED, INTERRUPTED, PASSED, ResultRecord, bound_output
 from ..specs import RunSpec
 from ..units import format_duration
-from .executor import Executor, Interrupted, Runner, utc_now_iso
+from .executor import Executor, Interrupted, Runner, Tee, utc_now_iso
 from .transport import StartError, Transport
 
 COMMAND_OUTPUT_LIMIT = 16 * 1024  # characters of each stream kept per command
@@ -55,8 +56,10 @@ class CommandResult:
         return asdict(self)
 
 
-async def run_command(transport: Transport, command: Command, role: str, *, kill_grace_s: float = 2.0) -> CommandResult:
-    """Run ``command`` to its end (or its timeout). Cancelling stops it, then re-raises."""
+async def run_command(transport: Transport, command: Command, role: str, *, kill_grace_s: float = 2.0,
+                      tee: Tee | None = None) -> CommandResult:
+    """Run ``command`` to its end (or its timeout). Cancelling stops it, then re-raises. ``tee`` gets a
+    copy of its output as it comes."""
     argv = list(command.program_argv())
     t0 = time.monotonic()
     try:
@@ -70,6 +73,8 @@ async def run_command(transport: Transport, command: Command, role: str, *, kill
         async with asyncio.timeout(command.timeout_s):
             async for stream, data in proc.output():
                 chunks.setdefault(stream, []).append(data)
+                if tee is not None:
+                    tee(role, stream, data)
             exit_code: int | None = await proc.wait()
     except TimeoutError:
         timed_out = True
@@ -93,7 +98,7 @@ def _record_without_transfer(spec: RunSpec, status: str, error: str, started_at:
         scenario=spec.scenario, test_id=spec.test_id, run_id=spec.run_id, case=spec.case, repeat=spec.repeat,
         kind=spec.kind, host=spec.host, argv=list(spec.argv), status=status, params=dict(spec.params),
         started_at=started_at, ended_at=utc_now_iso(), seconds=None, bytes=None, error=error,
-        comment=spec.comment, engine=spec.engine, taglog=spec.taglog_name,
+        comment=spec.comment, engine=spec.engine, taglog=spec.taglog_name, details=dict(spec.details),
     )
 
 
@@ -108,7 +113,8 @@ def with_commands(runner: Runner) -> Runner:
 
         async def step(command: Command, role: str, record: ResultRecord | None) -> CommandResult:
             try:
-                result = await run_command(transport, command, role, kill_grace_s=executor.kill_grace_s)
+                result = await run_command(transport, command, role, kill_grace_s=executor.kill_grace_s,
+                                           tee=executor.tee)
             except asyncio.CancelledError:
                 done[role] = {"role": role, "command": command.text(), "error": "interrupted by the user"}
                 if record is None:
@@ -122,7 +128,10 @@ def with_commands(runner: Runner) -> Runner:
         if spec.pre is not None:
             started_at = utc_now_iso()
             pre = await step(spec.pre, "pre", None)
-            if not pre.ok:
+            if not pre.ok and spec.pre.on_failure == "continue":
+                executor.publish(Notice(level="warning", text=f"{spec.run_id}: pre command failed ({pre.summary()}); "
+                                                              "the transfer runs anyway (on_failure: continue)"))
+            elif not pre.ok:
                 record = _record_without_transfer(spec, FAILED, f"pre command failed ({pre.summary()}); the "
                                                                 f"transfer was not started", started_at)
                 record.details["commands"] = done

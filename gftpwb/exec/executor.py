@@ -28,6 +28,7 @@ from ..specs import RunSpec
 from .transport import LocalTransport, Transport
 
 Runner = Callable[["Executor", RunSpec], Awaitable[ResultRecord]]
+Tee = Callable[[str, str, bytes], None]
 
 
 def utc_now_iso() -> str:
@@ -59,7 +60,7 @@ class Executor:
 
     def __init__(self, bus: EventBus, transport_for: Callable[[str], Transport] | None = None,
                  *, kill_grace_s: float = 2.0, unbuffer: bool | None = None,
-                 runners: dict[str, Runner] | None = None):
+                 runners: dict[str, Runner] | None = None, tee: Tee | None = None):
         from .runners import DEFAULT_RUNNERS  # runners import this module's helpers
 
         local = LocalTransport()
@@ -69,6 +70,9 @@ class Executor:
         # Without stdbuf guc's progress arrives only at its exit; results stay the same.
         self.unbuffer = shutil.which("stdbuf") is not None if unbuffer is None else unbuffer
         self.runners = {**DEFAULT_RUNNERS, **(runners or {})}
+        # A copy of every chunk the runs' programs write, as it comes: (role, stream, bytes), role being
+        # "transfer" or a command's role. The tgftp drop-in shows it on the screen, as tgftp's tee did.
+        self.tee = tee
         self._stopping = False
         self._current: set[asyncio.Task[ResultRecord]] = set()
         # Final records of earlier attempts (--resume), including runs a runner started itself (an

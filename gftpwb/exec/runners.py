@@ -10,6 +10,8 @@ session's items into events, and applies the timeout and stop rules. A kind with
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import time
 from collections.abc import Sequence
 from typing import Protocol
@@ -17,9 +19,11 @@ from typing import Protocol
 from ..drivers.connection import ConnectionTestRun
 from ..drivers.guc import GucRun, Outcome, unbuffered
 from ..drivers.guc_output import ProgressSample, TextLine
+from ..dsl.model import LOCAL
 from ..events import OutputLine, Progress, RunStarted
-from ..records import INTERRUPTED, ResultRecord
+from ..records import INTERRUPTED, PASSED, ResultRecord
 from ..specs import RunSpec
+from ..tgftp_model import listing_argv, listing_text, listing_wanted
 from .commands import with_commands
 from .executor import Executor, Interrupted, Runner, utc_now_iso
 from .gfapi_runner import GfapiRunner
@@ -43,7 +47,7 @@ def make_record(spec: RunSpec, outcome: Outcome, *, started_at: str, ended_at: s
         started_at=started_at, ended_at=ended_at, seconds=seconds, bytes=outcome.bytes,
         rate_incl_setup_mib_s=outcome.rate_incl_setup_mib_s, rate_guc_avg_mib_s=outcome.rate_guc_avg_mib_s,
         exit_code=exit_code, error=outcome.error, output=outcome.output, comment=spec.comment, engine=spec.engine,
-        taglog=spec.taglog_name,
+        taglog=spec.taglog_name, details=dict(spec.details),
     )
 
 
@@ -82,6 +86,8 @@ async def run_process(executor: Executor, spec: RunSpec, session: Session,
             try:
                 async with asyncio.timeout(spec.timeout_s):
                     async for stream, data in proc.output():
+                        if executor.tee is not None:
+                            executor.tee("transfer", stream, data)
                         emit_items(executor, spec, session.feed(stream, data), t0)
                     exit_code = await proc.wait()
             except TimeoutError:
@@ -113,7 +119,39 @@ async def run_guc(executor: Executor, spec: RunSpec) -> ResultRecord:
 
         return await run_simulated_guc(executor, spec)
     argv = unbuffered(spec.argv) if executor.unbuffer else spec.argv
-    return await run_process(executor, spec, GucRun(length_bytes=spec.length_bytes), argv)
+    record = await run_process(executor, spec, GucRun(length_bytes=spec.length_bytes), argv)
+    if spec.transfer_list and record.status == PASSED:
+        await list_transfer(executor, spec, record)
+    return record
+
+
+async def list_transfer(executor: Executor, spec: RunSpec, record: ResultRecord) -> None:
+    """tgftp 0.7.0's listing after a successful transfer: ``globus-url-copy -do <PID>_transferList ...``
+    (outside the timing). Its text goes to ``details["transfer_list"]`` for the tag log's LIST tag (and
+    the size of a transfer without -len); the file is removed again (tgftp left it behind)."""
+    params = spec.details.get("tgftp", {}).get("params", " ".join(spec.argv[1:-2]))
+    if not listing_wanted(params, spec.source, spec.target):
+        return
+    list_file = f"{os.getpid()}_transferList"
+    argv = listing_argv(spec.source, spec.target, params, list_file)
+    text = ""
+    if argv is not None and spec.host == LOCAL:
+        transport = executor.transport_for(spec.host)
+        try:
+            proc = await transport.start(list(argv))
+            async for _stream, _data in proc.output():
+                pass
+            code = await proc.wait()
+        except StartError as exc:
+            code, record.details["transfer_list_error"] = None, str(exc)
+        try:
+            with open(list_file, encoding="utf-8", errors="surrogateescape") as handle:
+                text = listing_text(handle.read()) if code == 0 else ""
+        except OSError:
+            text = ""
+        with contextlib.suppress(OSError):
+            os.remove(list_file)
+    record.details["transfer_list"] = text.rstrip("\n")
 
 
 async def run_connection_test(executor: Executor, spec: RunSpec) -> ResultRecord:

@@ -26,6 +26,9 @@ def lab(gridftp, tmp_path_factory):
     (data / "one.bin").write_bytes(os.urandom(1024 * 1024))
     for path in data.iterdir():
         path.chmod(0o644)
+        os.utime(path, (1_700_000_000, 1_700_000_000))  # the transfer lists show it
+    (data / "sink").mkdir()
+    (data / "sink").chmod(0o777)
     yield Lab(url=gridftp.url, dead=f"ftp://127.0.0.1:{free_port()}", data=data,
               wrapper_dir=make_wrapper(tmp_path_factory.mktemp("wrapper")))
     shutil.rmtree(data, ignore_errors=True)
@@ -37,37 +40,37 @@ def tgftp_program() -> str:
 
 def batch_job(path: str, case, base: Path, lab: Lab) -> ToolRun:
     workdir = base / path
-    inputs = {case.filename: lab.fill(case.text).encode()}
+    inputs = {case.filename: lab.fill(case.text, path).encode()}
     name = case.filename
+    kw = {"inputs": inputs, "dirs": case.dirs}
     if path == "tgftp":
-        return run_tool(path, [tgftp_program(), "-f", name], workdir, lab, inputs=inputs)
+        return run_tool(path, [tgftp_program(), "-f", name], workdir, lab, **kw)
     if path == "dropin":
-        return run_tool(path, [str(VENV_BIN / "tgftp"), "-f", name], workdir, lab, inputs=inputs)
+        return run_tool(path, [str(VENV_BIN / "tgftp"), "-f", name], workdir, lab, **kw)
     if path == "gftpwb-tgftp":
-        return run_tool(path, [PY, "-m", "gftpwb", "tgftp", "-f", name], workdir, lab, inputs=inputs,
-                        program="tgftp")
+        return run_tool(path, [PY, "-m", "gftpwb", "tgftp", "-f", name], workdir, lab, program="tgftp", **kw)
     if path == "run":
         return run_tool(path, [PY, "-m", "gftpwb", "run", name, "--results", "results"], workdir, lab,
-                        inputs=inputs, logs_in="results", program="")
+                        logs_in="results", program="", **kw)
     if path == "import":
         script = (f"{PY} -m gftpwb import {name} -o scenario.yaml && "
                   f"exec {PY} -m gftpwb run scenario.yaml --results results")
-        return run_tool(path, ["bash", "-c", script], workdir, lab, inputs=inputs, logs_in="results", program="")
+        return run_tool(path, ["bash", "-c", script], workdir, lab, logs_in="results", program="", **kw)
     raise ValueError(path)
 
 
 def single_job(path: str, case, base: Path, lab: Lab) -> ToolRun:
     import shlex
 
-    args = shlex.split(lab.fill(case.args))
+    args = shlex.split(lab.fill(case.args, path))
     workdir = base / path
-    inputs = {name: lab.fill(text).encode() for name, text in case.files}
+    kw = {"inputs": {name: lab.fill(text, path).encode() for name, text in case.files}, "dirs": case.dirs}
     if path == "tgftp":
-        return run_tool(path, [tgftp_program(), *args], workdir, lab, inputs=inputs)
+        return run_tool(path, [tgftp_program(), *args], workdir, lab, **kw)
     if path == "dropin":
-        return run_tool(path, [str(VENV_BIN / "tgftp"), *args], workdir, lab, inputs=inputs)
+        return run_tool(path, [str(VENV_BIN / "tgftp"), *args], workdir, lab, **kw)
     if path == "gftpwb-tgftp":
-        return run_tool(path, [PY, "-m", "gftpwb", "tgftp", *args], workdir, lab, inputs=inputs, program="tgftp")
+        return run_tool(path, [PY, "-m", "gftpwb", "tgftp", *args], workdir, lab, program="tgftp", **kw)
     raise ValueError(path)
 
 
