@@ -8,10 +8,11 @@ A batchfile is one test per line, ten ``;``-separated fields (see ../shared/rese
 and test numbering, the lines it skipped, and the two passes through bash that turned each line
 into a child tgftp command line, whose guc call is the third) and writes a DSL v1 scenario: each
 test gets guc's parameters as ``args``, exactly as tgftp passed them (``-len 1024M`` stays
-``-len 1024M``; nothing is reordered and no ``-vb`` is added), ``transfer_list`` (tgftp's listing
-after each transfer), and a pre command that does not stop the transfer when it fails. ``#`` lines
-become YAML comments before the test they precede; every line tgftp skipped or failed stays in the
-scenario as a comment, with the reason also given as a ``file:line:col`` warning.
+``-len 1024M``; nothing is reordered and no ``-vb`` is added), ``tgftp_style`` (tgftp's listing
+after each transfer, its buffered output and its tag-log rules), and a pre command that does not
+stop the transfer when it fails. ``#`` lines become YAML comments before the test they precede;
+every line tgftp skipped or failed stays in the scenario as a comment, with the reason also given
+as a ``file:line:col`` warning.
 
 Where tgftp's behaviour was a bug, the scenario departs and says so: the sticky connection-test and
 log-comment flags (bug B1) and an empty first timeout (bug B2) are not reproduced; a CRLF file and a
@@ -256,7 +257,7 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
                                                     "gftpwb uses its 30 s default too", draft)
     else:
         data["args"] = list(test.argv[1:-2])
-        data["transfer_list"] = True
+        data["tgftp_style"] = True
         timeout = test.timeout
         if timeout.refused:
             reader.warn(entry.line, col["timeout"], f"timeout: {timeout.note}; line skipped")
@@ -352,7 +353,8 @@ def _comment_and_commands(reader: _Reader, line: int, col: dict[str, int], comme
         if is_text_comment(comment):
             if "\\" in comment:
                 reader.warn(line, col["log-comment"], "tgftp 0.7.0 wrote the comment with echo -e, which interprets "
-                                                      "backslash escapes; gftpwb keeps it as written", draft)
+                                                      "backslash escapes; so does the tag log of this test (the "
+                                                      "record keeps it as written)", draft)
             data["comment"] = comment
         elif eval_code(comment):
             data["comment_command"] = to_dsl(from_shell_text(eval_code(comment)))
@@ -383,7 +385,7 @@ def _flow(value: Any) -> Any:
     return value
 
 
-KEY_ORDER = ("id", "kind", "source", "target", "options", "extra_args", "args", "transfer_list", "timeout",
+KEY_ORDER = ("id", "kind", "source", "target", "options", "extra_args", "args", "tgftp_style", "timeout",
              "repeat", "log_filename", "comment", "comment_command", "pre", "post")
 
 

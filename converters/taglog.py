@@ -101,7 +101,7 @@ def size_and_rate(record: ResultRecord) -> tuple[str, str] | None:
 def format_taglog(record: ResultRecord, tgftp_command: str = "") -> str:
     """The tag log tgftp would have written for this run, after gftpwb's own tags."""
     texts = tgftp_texts(record)
-    echo = echo_e if texts.get("echo_e") else (lambda text: text)
+    echo = echo_e if texts.get("echo_e") or record.details.get("tgftp_style") else (lambda text: text)
     command = texts.get("command", shlex.join(record.argv))
     parts = [
         echo(_block(COMMENT, record.comment)),

@@ -84,7 +84,9 @@ def plan_guc(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[R
         else:
             argv = build_argv(test.source, test.target, options, test.extra_args, add_vb=test.add_vb)
             params, length = options.set_options(), options.length
-        details = {} if test.kind == "connection-test" else {"vb_added": vb_added(argv, given)}
+        details: dict[str, object] = {} if test.kind == "connection-test" else {"vb_added": vb_added(argv, given)}
+        if test.tgftp_style:
+            details["tgftp_style"] = True  # its tag log as tgftp wrote it (see converters.taglog)
         for repeat in range(test.repeat):
             base = f"{case_label(test, variant)}/{repeat}"
             specs.extend(RunSpec(
@@ -109,7 +111,7 @@ def plan_guc(scenario: Scenario, test: AnyTest, first_case: int) -> tuple[list[R
                 post=test.post,
                 comment_command=test.comment_command,
                 log_name=log_name_for(test, variant, repeat),
-                transfer_list=test.transfer_list,
+                tgftp_style=test.tgftp_style,
                 details=dict(details),
             ) for host in test.on)
     return specs, len(points)
@@ -178,7 +180,7 @@ def plan_fingerprint(specs: list[RunSpec]) -> str:
     """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan."""
     payload = [[s.run_id, list(s.argv), s.host, s.timeout_s, s.params, s.engine,
                 asdict(s.link) if s.link else None] + ([s.group] if s.group else []) + _extras(s)
-               + (["transfer_list"] if s.transfer_list else []) for s in specs]
+               + (["tgftp_style"] if s.tgftp_style else []) for s in specs]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

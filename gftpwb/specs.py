@@ -43,7 +43,9 @@ class RunSpec:
     log_name: str = ""  # the test's own tag log name (its log_filename resolved for this run), if it has one
     group: str = ""  # runs sharing a group start together (one test on several hosts)
     link: LinkModel | None = None
-    transfer_list: bool = False  # after success, list the transfer as tgftp did (guc -do)
+    # Run as tgftp did: guc's output left buffered, the transfer listed after success (guc -do), and
+    # the tag log written with tgftp's rules (see converters.taglog).
+    tgftp_style: bool = False
     # What the record's details start with: "vb_added" (gftpwb put -vb into argv), and for the tgftp
     # drop-in "tgftp" (the texts tgftp itself would write to the tag log, see converters.taglog).
     details: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)

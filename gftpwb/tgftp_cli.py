@@ -200,9 +200,11 @@ def single_spec(test: SingleTest) -> RunSpec:
                    pre=_command(args.value("--pre-command"), "pre"),
                    post=_command(args.value("--post-command"), "post"),
                    comment_command=None if text_comment else _command(comment_text, "comment"),
-                   log_name=args.value("--log-filename"), transfer_list=test.listing,
+                   log_name=args.value("--log-filename"), tgftp_style=True,
                    details={"vb_added": False,
-                            "tgftp": {"params": test.params, "command": test.command_text, "echo_e": True}})
+                            "tgftp": {"params": test.params, "command": test.command_text, "echo_e": True,
+                                      **({"url_list": args.url_list_file()}
+                                         if args.url_list_file() and not (args.source and args.target) else {})}})
 
 
 async def _not_run(executor: Executor, spec: RunSpec) -> ResultRecord:

@@ -120,7 +120,9 @@ def single_test(args: TgftpArgs, env: Mapping[str, str], *, connection_len: bool
         timeout = tgftp_timeout(args.value("--timeout|-k") or "0", env)
     line = f"{defaults} {params} {args.source} {args.target}"
     words = expand(line, env)
-    command_text = " ".join([GUC, *ifs_split(line)])
+    # $(cat FILE | sed ...) unquoted between two quoted strings: split into words, and trailing blanks
+    # (empty source and target) cut the closing tag off as a word of its own, so echo adds a space.
+    command_text = " ".join([GUC, *ifs_split(line)]) + (" " if line[-1:] in " \t\n" else "")
     length_text = length_texts(params) if args.mode != "connection-test" else ""
     listing = args.mode != "connection-test" and listing_wanted(params, args.source, args.target)
     return SingleTest(args=args, argv=(GUC, *words.words), command_text=command_text, timeout=timeout,
@@ -473,13 +475,14 @@ def _execution(fields: list[str], number: int, test: int, base: str, program: st
     unset = list(first.unset)
     hidden = first.comment or ""
     if problems:
-        return Execution(number, line, None, problems, hidden, expanded, unset)
+        return Execution(number, line, None, problems, hidden=hidden, expanded=expanded, unset=unset)
     second = expand(line, env)
     problems = [f"{p} (in the command line tgftp generated)" for p in second.problems]
     if not second.words or second.words[0] != program:
         problems.append("the command line tgftp generated does not start with tgftp itself")
-    return Execution(number, line, None if problems else second.words[1:], problems, hidden or second.comment or "",
-                     expanded + second.expanded, unset + second.unset)
+    return Execution(number, line, None if problems else second.words[1:], problems,
+                     hidden=hidden or second.comment or "", expanded=expanded + second.expanded,
+                     unset=unset + second.unset)
 
 
 def parse_child(argv: list[str]) -> TgftpArgs | TgftpUsage:

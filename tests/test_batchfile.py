@@ -53,7 +53,7 @@ def test_the_example_from_tgftps_help():
     assert (one.id, one.kind, one.source, one.target) == ("test-000", "guc", "gsiftp://gridftp.domain1/dev/zero",
                                                           "gsiftp://gridftp.domain2/dev/null")
     # guc's parameters exactly as tgftp passed them: nothing reordered, nothing added
-    assert one.args == ("-vb", "-p", "16", "-tcp-bs", "4M", "-len", "4G") and one.transfer_list is True
+    assert one.args == ("-vb", "-p", "16", "-tcp-bs", "4M", "-len", "4G") and one.tgftp_style is True
     assert one.add_vb is False and one.options.parallel is None and one.extra_args == ()
     assert one.timeout_s == 30 and one.repeat == 1 and one.comment == "#Domain1 to Domain2"
     assert two.comment == "#Domain1 to Domain3"
@@ -63,7 +63,8 @@ def test_the_example_from_tgftps_help():
     assert first.argv == ("globus-url-copy", "-vb", "-p", "16", "-tcp-bs", "4M", "-len", "4G",
                           "gsiftp://gridftp.domain1/dev/zero", "gsiftp://gridftp.domain2/dev/null")
     assert first.params == {"parallel": 16, "tcp_buffer": 4 * MIB, "length": 4 * GIB}  # for reports
-    assert first.length_bytes == 4 * GIB and first.details == {"vb_added": False} and first.transfer_list
+    assert first.length_bytes == 4 * GIB and first.tgftp_style
+    assert first.details == {"vb_added": False, "tgftp_style": True}
     # '#' lines are YAML comments right before the test they precede
     lines = result.text.splitlines()
     assert lines.index("  # GridFTP from Domain1 to Domain2") == lines.index("  - id: test-000") - 1

@@ -474,7 +474,7 @@ def _build_guc(raw: dict[str, Any], merged: dict[str, Any], index: int) -> Test:
         extra_args=tuple(merged.get("extra_args", ())),
         args=tuple(raw["args"]) if "args" in raw else None,
         add_vb=raw.get("add_vb", "args" not in raw),
-        transfer_list=raw.get("transfer_list", False),
+        tgftp_style=raw.get("tgftp_style", False),
         repeat=merged.get("repeat", 1),
         timeout_s=_timeout(merged, default_timeout),
         comment=merged.get("comment", ""),

@@ -102,7 +102,7 @@ class Test:
     extra_args: tuple[str, ...] = ()
     args: tuple[str, ...] | None = None  # guc's parameters exactly as given (instead of options/extra_args)
     add_vb: bool = True
-    transfer_list: bool = False
+    tgftp_style: bool = False
     repeat: int = 1
     timeout_s: float | None = field(default=None, metadata={"key": "timeout"})
     comment: str = ""

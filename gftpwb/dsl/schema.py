@@ -374,10 +374,12 @@ GUC_ARGS_KEYS: tuple[Key, ...] = (
         "and false with args. Between two servers -vb makes guc switch to MODE E (extended block), so false "
         "keeps the mode the parameters ask for; the run then shows no live rate. Recorded per run "
         "(details.vb_added)."),
-    Key("transfer_list", {"type": "boolean"},
-        "After a successful transfer, list it as tgftp 0.7.0 did (globus-url-copy -do, outside the timing): "
-        "the tag log gets tgftp's GSIFTP_TRANSFER_LIST, and a transfer without -len is sized from the list. "
-        "Local runs only. Default false; imported batchfiles set it."),
+    Key("tgftp_style", {"type": "boolean"},
+        "Run and log the test as tgftp 0.7.0 did: after a successful transfer list it (globus-url-copy -do, "
+        "outside the timing; local runs only) for the tag log's GSIFTP_TRANSFER_LIST and the size of a "
+        "transfer without -len, as tgftp did unless it copied /dev/zero or to /dev/null without -len; leave "
+        "guc's output buffered as tgftp's FIFO did (so no live progress); write the comment, command and list "
+        "tags with echo -e. Default false; imported batchfiles set it."),
 )
 
 KINDS: tuple[Kind, ...] = (

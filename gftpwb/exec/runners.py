@@ -23,7 +23,7 @@ from ..dsl.model import LOCAL
 from ..events import OutputLine, Progress, RunStarted
 from ..records import INTERRUPTED, PASSED, ResultRecord
 from ..specs import RunSpec
-from ..tgftp_model import listing_argv, listing_text, listing_wanted
+from ..tgftp_model import length_texts, listing_argv, listing_text, listing_wanted
 from .commands import with_commands
 from .executor import Executor, Interrupted, Runner, utc_now_iso
 from .gfapi_runner import GfapiRunner
@@ -118,9 +118,11 @@ async def run_guc(executor: Executor, spec: RunSpec) -> ResultRecord:
         from .simulated import run_simulated_guc
 
         return await run_simulated_guc(executor, spec)
-    argv = unbuffered(spec.argv) if executor.unbuffer else spec.argv
+    # A tgftp-style run leaves guc's stdout buffered, as tgftp's FIFO did: its output then reads as
+    # tgftp logged it (stderr first, stdout at exit), at the price of no live progress.
+    argv = unbuffered(spec.argv) if executor.unbuffer and not spec.tgftp_style else spec.argv
     record = await run_process(executor, spec, GucRun(length_bytes=spec.length_bytes), argv)
-    if spec.transfer_list and record.status == PASSED:
+    if spec.tgftp_style and record.kind == "guc" and record.status == PASSED:
         await list_transfer(executor, spec, record)
     return record
 
@@ -129,8 +131,16 @@ async def list_transfer(executor: Executor, spec: RunSpec, record: ResultRecord)
     """tgftp 0.7.0's listing after a successful transfer: ``globus-url-copy -do <PID>_transferList ...``
     (outside the timing). Its text goes to ``details["transfer_list"]`` for the tag log's LIST tag (and
     the size of a transfer without -len); the file is removed again (tgftp left it behind)."""
-    params = spec.details.get("tgftp", {}).get("params", " ".join(spec.argv[1:-2]))
+    texts = spec.details.get("tgftp", {})
+    params = texts.get("params", " ".join(spec.argv[1:-2]))
     if not listing_wanted(params, spec.source, spec.target):
+        return
+    if texts.get("url_list") and not length_texts(params):  # guc -f LIST without source and target
+        try:
+            with open(texts["url_list"], encoding="utf-8", errors="surrogateescape") as handle:
+                record.details["transfer_list"] = handle.read().rstrip("\n")
+        except OSError:
+            record.details["transfer_list"] = ""
         return
     list_file = f"{os.getpid()}_transferList"
     argv = listing_argv(spec.source, spec.target, params, list_file)
