@@ -99,7 +99,16 @@ def size_and_rate(record: ResultRecord) -> tuple[str, str] | None:
 
 
 def format_taglog(record: ResultRecord, tgftp_command: str = "") -> str:
-    """The tag log tgftp would have written for this run, after gftpwb's own tags."""
+    """The tag log tgftp would have written for this run, after gftpwb's own tags. ``tgftp_command`` is
+    the TGFTP_COMMAND value, unless the record keeps its own (``details.tgftp_command``: a log it was
+    imported from, or the drop-in's command line)."""
+    kept = record.details.get("tgftp_command")
+    tgftp_command = kept if isinstance(kept, str) else tgftp_command
+    original = record.details.get("tgftp_log")
+    if isinstance(original, list):
+        standard = "".join(_block(tag, record.comment if tag == COMMENT else record.output if tag == OUTPUT
+                                  else str(value)) for tag, value in original)
+        return _own_tags(record, standard) + standard
     texts = tgftp_texts(record)
     echo = echo_e if texts.get("echo_e") or record.details.get("tgftp_style") else (lambda text: text)
     command = texts.get("command", shlex.join(record.argv))
@@ -122,6 +131,11 @@ def format_taglog(record: ResultRecord, tgftp_command: str = "") -> str:
             parts.append(_block(SIZE, sized[0]))
             parts.append(_block(RATE, f"{sized[1]} MB/s"))
     standard = "".join(parts)
+    return _own_tags(record, standard) + standard
+
+
+def _own_tags(record: ResultRecord, standard: str) -> str:
+    """gftpwb's tags, written before the standard ones (``standard``), ending with the record."""
     own = [_block("GFTPWB_RUN_ID", record.run_id)]
     if record.host and record.host != "local":
         own.append(_block("GFTPWB_HOST", record.host))
@@ -136,7 +150,7 @@ def format_taglog(record: ResultRecord, tgftp_command: str = "") -> str:
         own.append(_block("GFTPWB_ERROR_DETAIL", record.error))
     with_output = not _output_reads_back(standard, record.output)
     own.append(_block(RECORD, record_json(record, with_output=with_output)))
-    return "".join(own) + standard
+    return "".join(own)
 
 
 RECORD = "GFTPWB_RECORD"
@@ -307,6 +321,7 @@ class ImportedLog:
     record: ResultRecord
     notes: list[str] = field(default_factory=list)
     written_by: str = "tgftp"  # or "gftpwb"
+    tgftp_command: str | None = None  # a gftpwb log's TGFTP_COMMAND (its record does not hold it)
 
 
 def record_from_taglog(text: str, name: str, *, scenario: str = "imported", case: int = 0) -> ImportedLog:
@@ -319,19 +334,34 @@ def record_from_taglog(text: str, name: str, *, scenario: str = "imported", case
     ``details.tgftp_rate_mb_s``), and guc's own last ``-vb`` average, when the output has one, the
     precise "guc avg" rate. ``name`` (the file name) gives test, case and repeat when it follows
     tgftp's ``<batchfile>_#NNN_MMM.log``; otherwise ``scenario`` and ``case`` are used.
+
+    A tgftp log's standard tags are also kept as they were (``details.tgftp_log``: the tags in their
+    order, the values but the comment and guc's output, which the record holds), so exporting the
+    record writes them back and tgftp_log reads from it what it read from the original. A log with
+    CRLF line ends is read as if it had LF ones (and noted).
     """
+    crlf = text.split("\n", 1)[0].endswith(">\r")  # a converted file (guc's own lines may end in \r)
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    blocks = parse_tags(text)
     tags: dict[str, str] = {}
-    for tag, value in parse_tags(text):
+    for tag, value in blocks:
         tags.setdefault(tag, value)
     record_line = _record_line(text)
     if record_line is not None:
         imported = _from_record_tag(record_line, tags)
         if imported is not None:
+            imported.tgftp_command = tags.get(TGFTP_COMMAND)
             return imported
     if not any(tag in tags for tag in (COMMAND, START, COMMENT, OUTPUT)):
         raise TagLogError("not a tgftp tag log: none of <GSIFTP_TRANSFER_COMMAND>, <GSIFTP_TRANSFER_START>, "
                           "<GSIFTP_TRANSFER_LOG_COMMENT> found")
-    return _from_tgftp_tags(tags, name, scenario, case)
+    imported = _from_tgftp_tags(tags, name, scenario, case)
+    imported.record.details["tgftp_log"] = [[tag, None if tag in (COMMENT, OUTPUT) else value]
+                                            for tag, value in blocks if tag in STANDARD_TAGS]
+    if crlf:
+        imported.notes.append("CRLF line ends read as LF")
+    return imported
 
 
 def _from_record_tag(line: str, tags: dict[str, str]) -> ImportedLog | None:

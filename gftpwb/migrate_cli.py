@@ -27,17 +27,16 @@ from . import __version__
 from . import results_dir as rd
 from .converters.batchfile import ExportError, ImportResult, export_batchfile, import_batchfile
 from .converters.taglog import (
+    GFTPWB_TAGS,
     STANDARD_TAGS,
     TagLogError,
-    attribute_is_empty,
     format_taglog,
-    get_attribute,
     record_from_taglog,
 )
 from .dsl import load_scenario, load_scenario_text
 from .dsl.model import Scenario
 from .errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
-from .records import ResultRecord, latest_by_run
+from .records import ResultRecord
 from .sinks.journal import JOURNAL_NAME, JournalSink, read_journal
 
 EXIT_LOG_ERROR = 1  # tgftp_log's exit status for a bad attribute or a missing file
@@ -166,6 +165,8 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
             failed += 1
             continue
         imported.record.details.setdefault("imported_from", os.path.abspath(path))
+        if imported.tgftp_command is not None:  # so that export taglogs writes it back as it was
+            imported.record.details.setdefault("tgftp_command", imported.tgftp_command)
         for note in imported.notes:
             _err(f"{path}: note: {note}")
         records.append(imported.record)
@@ -181,12 +182,13 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
         os.makedirs(directory, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create {directory}: {exc.strerror or exc}") from None
-    seen: dict[str, str] = {}
+    seen: dict[tuple[str, str], str] = {}
     for record in records:
-        if record.run_id in seen:
-            _err(f"warning: run id {record.run_id} comes from both {seen[record.run_id]} and "
+        key = (record.scenario, record.run_id)
+        if key in seen:
+            _err(f"warning: run {record.scenario} {record.run_id} comes from both {seen[key]} and "
                  f"{record.details.get('imported_from')}; readers take the later one")
-        seen[record.run_id] = str(record.details.get("imported_from"))
+        seen[key] = str(record.details.get("imported_from"))
     journal = JournalSink(os.path.join(directory, JOURNAL_NAME))
     try:
         for record in records:
@@ -247,7 +249,9 @@ def export_taglogs(directory: str, output: str | None) -> int:
     target = output or directory
     os.makedirs(target, exist_ok=True)
     written = 0
-    for record in latest_by_run(records).values():
+    # one log per run of each scenario (tag logs of several batchfiles imported together share run ids)
+    latest = {(record.scenario, record.run_id): record for record in records}
+    for record in latest.values():
         if record.kind == "gfapi":  # small-file runs have no tgftp tag log (their CSVs are in the results)
             continue
         name = record.taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
@@ -262,45 +266,49 @@ def export_taglogs(directory: str, output: str | None) -> int:
 
 def cmd_log(args: argparse.Namespace) -> int:
     if args.log_command == "list-attributes":
-        if args.json:
-            print(json.dumps(list(STANDARD_TAGS)))
-        else:
-            print("\n".join(STANDARD_TAGS))
+        names = [*STANDARD_TAGS, *GFTPWB_TAGS]
+        print(json.dumps(names) if args.json else "\n".join(names))
         return EXIT_OK
     return log_get(args.attribute, args.files, as_json=args.json)
 
 
-def log_get(attribute: str, files: list[str], *, as_json: bool = False, prog: str = "gftpwb") -> int:
-    """tgftp_log for one or more files: exit 1 for an unknown attribute or an unreadable file, else 0."""
-    if attribute not in STANDARD_TAGS:
-        listed = "" if prog == "tgftp_log" else f" Supported (exact names): {', '.join(STANDARD_TAGS)}"
-        _err(f'{prog}: the attribute "{attribute}" is not supported!{listed}')
+def log_get(attribute: str, files: list[str], *, as_json: bool = False) -> int:
+    """tgftp_log for one or more files: for tgftp's attributes exactly what the real tgftp_log prints
+    (gftpwb.tgftp_log), and gftpwb's own ``GFTPWB_*`` tags. With several files each line starts with
+    ``FILE:``. Exit 1 for an unknown attribute or a missing file, else 0."""
+    from .tgftp_log import get, own_tag, read_file
+
+    own = attribute.startswith("GFTPWB_")
+    if own and attribute not in GFTPWB_TAGS:
+        _err(f'gftpwb: the attribute "{attribute}" is not supported! (gftpwb\'s own: {", ".join(GFTPWB_TAGS)})')
         return EXIT_LOG_ERROR
     status = EXIT_OK
     results = []
     for path in files:
-        try:
-            with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
-                text = handle.read()
-        except OSError as exc:
-            _err(f'{prog}: cannot read "{path}": {exc.strerror or exc}')
-            results.append({"file": path, "found": False, "value": None, "error": str(exc.strerror or exc)})
-            status = EXIT_LOG_ERROR
-            continue
-        lines = get_attribute(text, attribute)
-        empty = attribute_is_empty(lines)
-        if empty:
-            _err(f'{prog}: attribute "{attribute}" not found in "{path}" or empty.')
-        results.append({"file": path, "found": not empty, "value": None if empty else "\n".join(lines),
-                        "error": None})
-        if as_json or empty:
+        if own:
+            data = read_file(path)
+            value = None if data is None else own_tag(data, attribute)
+            code, out, err = ((1, b"", f'gftpwb: the logfile "{path}" does not exist!\n') if value is None else
+                              (0, value + b"\n", "") if value.strip(b"\n") else
+                              (0, b"", f'gftpwb: attribute "{attribute}" not found in "{path}" or empty.\n'))
+        else:
+            code, out, err = get(attribute, path, prog="gftpwb")
+        if code == 1 and not out and "is not supported" in err:
+            _err(err.rstrip("\n"))
+            return EXIT_LOG_ERROR
+        sys.stderr.write(err)
+        status = max(status, code)
+        text = out.decode("utf-8", "surrogateescape")
+        results.append({"file": path, "found": bool(out), "value": text[:-1] if out else None,
+                        "error": err.strip() if code else None})
+        if as_json or not out:
             continue
         prefix = f"{path}:" if len(files) > 1 else ""
-        out = "".join(f"{prefix}{line}\n" for line in lines)
-        sys.stdout.buffer.write(out.encode("utf-8", errors="surrogateescape"))
+        sys.stdout.flush()
+        sys.stdout.buffer.write("".join(f"{prefix}{line}\n" for line in text[:-1].split("\n"))
+                                .encode("utf-8", "surrogateescape"))
     if as_json:
-        print(json.dumps({"attribute": attribute, "files": results}, ensure_ascii=False,
-                         default=lambda v: str(v)))
+        print(json.dumps({"attribute": attribute, "files": results}, ensure_ascii=False))
     sys.stdout.flush()
     return status
 

@@ -1,4 +1,4 @@
-"""The drop-in ``tgftp`` command (also ``gftpwb tgftp ...``) and, for now, ``tgftp_log``.
+"""The drop-in ``tgftp`` command (also ``gftpwb tgftp ...``); ``tgftp_log`` is gftpwb.tgftp_log.
 
 Scripts that call tgftp 0.7.0 keep working, checked against the real script by tests/compat: the same
 guc argv (gftpwb.tgftp_model reproduces the three passes through bash that tgftp's values took),
@@ -25,11 +25,11 @@ from datetime import datetime
 from .bus import EventBus
 from .commands import Command
 from .converters.gucargs import length_from_args, split_guc_args
-from .converters.taglog import STANDARD_TAGS, format_taglog, size_and_rate
+from .converters.taglog import format_taglog, size_and_rate
 from .dsl.model import GucOptions
 from .events import Event, Notice, RunFinished
 from .exec.executor import Executor
-from .migrate_cli import log_get, shell_env
+from .migrate_cli import shell_env
 from .records import FAILED, INTERRUPTED, PASSED, ResultRecord
 from .specs import RunSpec
 from .tgftp_args import (
@@ -38,14 +38,10 @@ from .tgftp_args import (
     EX_OK,
     EX_USAGE,
     TgftpArgs,
-    TgftpLogUsage,
     TgftpUsage,
     help_batchfile_text,
     help_text,
     parse_tgftp_args,
-    parse_tgftp_log_args,
-    tgftp_log_help_text,
-    tgftp_log_usage_text,
     usage_text,
     version_text,
 )
@@ -181,7 +177,7 @@ def _command(text: str, role: str) -> Command | None:
     return Command(script=code, shell="bash", on_failure="continue" if role == "pre" else "fail")
 
 
-def single_spec(test: SingleTest) -> RunSpec:
+def single_spec(test: SingleTest, program: str = "tgftp", argv: tuple[str, ...] = ()) -> RunSpec:
     """The run the child tgftp makes for ``test``, as gftpwb's executor runs it."""
     args = test.args
     comment_text = args.value("--log-comment")
@@ -201,7 +197,7 @@ def single_spec(test: SingleTest) -> RunSpec:
                    post=_command(args.value("--post-command"), "post"),
                    comment_command=None if text_comment else _command(comment_text, "comment"),
                    log_name=args.value("--log-filename"), tgftp_style=True,
-                   details={"vb_added": False,
+                   details={"vb_added": False, "tgftp_command": tgftp_command_text(program, argv),
                             "tgftp": {"params": test.params, "command": test.command_text, "echo_e": True,
                                       **({"url_list": args.url_list_file()}
                                          if args.url_list_file() and not (args.source and args.target) else {})}})
@@ -236,7 +232,7 @@ def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, e
         screen.err(f"gftpwb: warning: ${variable} is not set: it expands to nothing, as in tgftp's shell")
     if test.timeout.note:
         screen.err(f"gftpwb: warning: timeout {test.timeout.note}")
-    spec = single_spec(test)
+    spec = single_spec(test, program, tuple(argv))
     notices: list[str] = []
     runners = None
     if test.timeout.refused:
@@ -258,7 +254,7 @@ def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, e
     if is_text_comment(args.value("--log-comment")):
         for line in comment_echo(args.value("--log-comment")):
             screen.out(line)
-    problem = write_log(path, format_taglog(record, tgftp_command_text(program, argv)))
+    problem = write_log(path, format_taglog(record))
     if problem:
         screen.err(f"gftpwb: cannot write the logfile \"{path}\": {problem}")
     if interrupted or record.status == INTERRUPTED:
@@ -455,34 +451,3 @@ def main() -> None:
     """The ``tgftp`` console script."""
     with contextlib.suppress(BrokenPipeError):
         sys.exit(tgftp_main(sys.argv[1:], program=sys.argv[0] or "tgftp"))
-
-
-def tgftp_log_main(argv: list[str]) -> int:
-    """tgftp_log 0.2.0's command line: ``-a ATTRIBUTE -f FILE``; exit 1 on a bad call."""
-    try:
-        args = parse_tgftp_log_args(argv)
-    except TgftpLogUsage as exc:
-        if exc.message:
-            _err(exc.message)
-        else:
-            _out(tgftp_log_usage_text())
-        return 1
-    if args.action == "help":
-        _out(tgftp_log_help_text(STANDARD_TAGS))
-        return 0
-    if args.action == "version":
-        _out("tgftp_log - v0.2.0")
-        return 0
-    if not os.path.isfile(args.file):
-        if args.attribute not in STANDARD_TAGS:
-            _err(f'tgftp_log: the attribute "{args.attribute}" is not supported!')
-            return 1
-        _err(f'tgftp_log: the file "{args.file}" does not exist!')
-        return 1
-    return log_get(args.attribute, [args.file], prog="tgftp_log")
-
-
-def log_main() -> None:
-    """The ``tgftp_log`` console script."""
-    with contextlib.suppress(BrokenPipeError):
-        sys.exit(tgftp_log_main(sys.argv[1:]))

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from .tgftp_args import TgftpArgs, TgftpUsage, parse_tgftp_args
-from .tgftp_shell import ArithError, Problem, arith, coreutils_duration, echo_e, expand
+from .tgftp_shell import ArithError, Problem, arith, coreutils_duration, expand
 
 GUC = "globus-url-copy"
 IFS = " \t\n"
@@ -212,9 +212,9 @@ def rate_text(size: str, start_epoch: int, end_epoch: int, env: Mapping[str, str
         return ""
 
 
-def tgftp_command_text(program: str, argv: list[str]) -> str:
-    """TGFTP_COMMAND: ``"$0 $@"``, written with ``echo -e``."""
-    return echo_e(f"{program} {' '.join(argv)}")
+def tgftp_command_text(program: str, argv: list[str] | tuple[str, ...]) -> str:
+    """TGFTP_COMMAND's value: ``"$0 $@"`` (tgftp wrote it with ``echo -e``, as the tag-log writer does)."""
+    return f"{program} {' '.join(argv)}"
 
 
 def is_text_comment(comment: str) -> bool:

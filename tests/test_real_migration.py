@@ -87,6 +87,7 @@ def test_a_converted_batchfile_runs_end_to_end(tmp_path, gridftp):
     assert out.returncode == 0, out.stderr
     back = sorted(records(tmp_path / "imp"), key=lambda r: r["run_id"])
     assert all(r["details"].pop("imported_from").startswith(str(results)) for r in back)
+    assert all(r["details"].pop("tgftp_command").startswith(("gftpwb run", "tgftp")) for r in back)
     assert back == sorted(recs, key=lambda r: r["run_id"])
 
 
