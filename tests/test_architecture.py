@@ -19,12 +19,12 @@ CORE_MODULES = ["gftpwb/__init__.py", "gftpwb/units.py", "gftpwb/rates.py", "gft
 SHELL_PACKAGES = ["gftpwb/exec", "gftpwb/sinks", "tui", "schemas"]
 SHELL_MODULES = ["gftpwb/cli.py", "gftpwb/__main__.py", "gftpwb/session.py", "gftpwb/results_dir.py",
                  "gftpwb/migrate_cli.py", "gftpwb/tgftp_cli.py", "gftpwb/lab_cmd.py", "gftpwb/hosts_cmd.py",
-                 "gftpwb/tgftp_autotune.py", "gftpwb/results_index.py"]
+                 "gftpwb/tgftp_autotune.py", "gftpwb/results_index.py", "gftpwb/tgftp_log.py"]
 
 FORBIDDEN_EXTERNAL = {"asyncio", "subprocess", "socket", "selectors", "threading", "multiprocessing", "asyncssh",
                       "textual", "rich", "pty", "signal"}
 SHELL_INTERNAL = ("gftpwb.exec", "gftpwb.sinks", "gftpwb.cli", "gftpwb.session", "gftpwb.results_dir", "gftpwb.tui",
-                  "gftpwb.migrate_cli", "gftpwb.tgftp_cli", "gftpwb.results_index")
+                  "gftpwb.migrate_cli", "gftpwb.tgftp_cli", "gftpwb.results_index", "gftpwb.tgftp_log")
 
 
 def core_files() -> list[Path]:

@@ -258,3 +258,17 @@ def test_export_batchfile_round_trips_through_import(tmp_path):
         "ftp://a/dev/zero;ftp://b/dev/null;;yes;30;;;;;1"]
     dry = gftpwb("run", str(tmp_path / "s.csv"), "--dry-run")
     assert dry.returncode == 0 and dry.stdout.splitlines()[1].startswith("test-001/0: globus-url-copy -vb -p 4")
+
+
+def test_the_tgftp_log_drop_in_loads_nothing_but_itself(tmp_path):
+    """Scripts call tgftp_log thousands of times: reading a log must not import the rest of gftpwb (the
+    executor, asyncssh, Textual, Rich, YAML, the schema). Its speed is measured in bench/startup.py."""
+    import subprocess
+
+    log = write_log(tmp_path)
+    script = ("import sys; before = set(sys.modules); from gftpwb.tgftp_log import main; "
+              f"code = main(['-a', 'GSIFTP_TRANSFER_RATE', '-f', {str(log)!r}]); "
+              "print(sorted(set(sys.modules) - before), file=sys.stderr); sys.exit(code)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (out.returncode, out.stdout) == (0, "512 MB/s\n")
+    assert ast.literal_eval(out.stderr.strip().splitlines()[-1]) == ["gftpwb", "gftpwb.tgftp_log"]

@@ -56,6 +56,8 @@ OK = f"{Z};{N};-len 2M;no;30"  # the first five fields of a line that just works
 BATCH: list[BatchCase] = [
     # The batchfile of issue 10: quoted params, a quoted text comment, two executions.
     batch("issue-10", f'{Z};{N};"-vb -p 4 -tcp-bs 4M -len 1G";no;30;;"# loopback p4";;;2', paths=ALL_BATCH_PATHS),
+    # gtransfer's tgftp call, -- "$gsiftpParams" "$addGsiftpParams", as a batchfile field
+    batch("gtransfer-style", f'{Z};{N};"-vb -p 4 -len 64M" "";no;30;;;;;', paths=ALL_BATCH_PATHS),
     batch("help-example", "#  GridFTP tests on the lab server", f'{Z};{N};-vb -p 2 -tcp-bs 4M -len 64M;no;30;;'
           '"#Domain1 to Domain2";;;', "", "#  and again", f'{Z};{N};-vb -p 2 -tcp-bs 4M -len 32M;no;30;;'
           '"#Domain1 to Domain3";;;', paths=ALL_BATCH_PATHS),
