@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import gftpwb
-from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog
+from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog, get_attribute
 
 from gftpwb.records import ResultRecord
 from gftpwb.tgftp_args import TgftpUsage, parse_tgftp_args
@@ -272,3 +272,19 @@ def test_the_tgftp_log_drop_in_loads_nothing_but_itself(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert (out.returncode, out.stdout) == (0, "512 MB/s\n")
     assert ast.literal_eval(out.stderr.strip().splitlines()[-1]) == ["gftpwb", "gftpwb.tgftp_log"]
+
+
+def test_a_timeout_coreutils_refuses_fails_the_test_without_running_guc(tmp_path, fake_guc):
+    """tgftp handed the value to coreutils timeout, which refused it (exit 125) before guc ran."""
+    out = gftpwb("tgftp", "-s", "ftp://a/dev/zero", "-t", "ftp://b/dev/null", "-k", "3S", "--log-filename", "k.log",
+                 "--", "-len", "1M", cwd=tmp_path)
+    assert out.returncode == 1 and 'tgftp: "globus-url-copy" failed. Please see "k.log" for details.' in out.stderr
+    assert not (tmp_path / "argv.log").exists()  # the fake guc never ran
+    log = (tmp_path / "k.log").read_text()
+    assert get_attribute(log, "GSIFTP_TRANSFER_ERROR") == ['ERROR: "globus-url-copy" failed.']
+    assert "refused the timeout value" in log
+
+
+def test_shell_code_in_guc_parameters_is_refused_with_exit_69(tmp_path, fake_guc):
+    out = gftpwb("tgftp", "-s", "ftp://a/dev/zero", "-t", "ftp://b/dev/null", "--", "-len $(echo 1M)", cwd=tmp_path)
+    assert out.returncode == 69 and "command substitution" in out.stderr and not (tmp_path / "argv.log").exists()
