@@ -22,9 +22,9 @@ test: deps-test $(VENV)/.installed-test
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 
-# Regenerate the committed schema from the key tables in gftpwb/dsl/schema.py.
+# Regenerate the committed schema from the key tables in gftpwb/core/dsl/schema.py.
 schema: $(VENV)/.installed
-	$(BIN)/python -c 'from gftpwb.dsl.schema import render_schema; open("schemas/scenario.schema.json", "w").write(render_schema())'
+	$(BIN)/python -c 'from gftpwb.core.dsl.schema import render_schema; open("schemas/scenario.schema.json", "w").write(render_schema())'
 
 deps:
 	scripts/install-deps.sh demo

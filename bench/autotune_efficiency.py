@@ -2,8 +2,8 @@
 
 For every setting (link speed x run-to-run noise) it draws ``--campaigns`` links from a seeded
 generator (RTT, set-up cost, per-stream cost, contention vary; the speed and noise are the setting's),
-runs both strategies of ``gftpwb.autotune`` on each link through the simulated engine's link model
-(``gftpwb.simlink``, the same code ``engine: simulated`` runs), and reports the transfers used and
+runs both strategies of ``gftpwb.kinds.autotune`` on each link through the simulated engine's link model
+(``gftpwb.kinds.simulated.link``, the same code ``engine: simulated`` runs), and reports the transfers used and
 how often the pick is within the margin of the true best (the best expected rate of the link model).
 
 Everything is seeded: the same command prints the same table. The campaigns are simulated, so the
@@ -25,10 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gftpwb.autotune.candidates import make_candidates, tgftp_37
-from gftpwb.autotune.strategies import Adaptive, Exhaustive, Tuner
-from gftpwb.simlink import LinkModel, Transfer, expected_rate, simulate
-from gftpwb.units import GIB
+from gftpwb.core.units import GIB
+from gftpwb.kinds.autotune.candidates import make_candidates, tgftp_37
+from gftpwb.kinds.autotune.strategies import Adaptive, Exhaustive, Tuner
+from gftpwb.kinds.simulated.link import LinkModel, Transfer, expected_rate, simulate
 
 CANDIDATES = make_candidates(tgftp_37())
 TIMEOUT_S = 30.0

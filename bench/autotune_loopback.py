@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from gftpwb.exec.lab import GridftpLab, free_port
+from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 from gftpwb.tgftp_autotune import run_tgftp_autotune
 
 

@@ -20,11 +20,10 @@ import statistics
 import tempfile
 import time
 
-from gftpwb.clockoffset import to_controller_time
-from gftpwb.dsl.model import Host
-from gftpwb.exec.hostprobe import sample_clock
-from gftpwb.exec.netlab import NetLab
-from gftpwb.exec.ssh import SshPool
+from gftpwb.core.clockoffset import to_controller_time
+from gftpwb.core.dsl.model import Host
+from gftpwb.shell.lab.netlab import NetLab
+from gftpwb.shell.transports.ssh import SshPool, sample_clock
 
 PROBE = ["date", "+%s.%N"]
 

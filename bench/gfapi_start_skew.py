@@ -26,17 +26,17 @@ import statistics
 import tempfile
 import textwrap
 
-from gftpwb.bus import EventBus
-from gftpwb.drivers.gfapi import GfapiJob
-from gftpwb.dsl import load_scenario_text
-from gftpwb.dsl.model import Host
-from gftpwb.events import RunFinished
-from gftpwb.exec.executor import Executor
-from gftpwb.exec.gfapi_runner import GfapiRunner
-from gftpwb.exec.gluster_lab import GlusterLab
-from gftpwb.exec.hosts import HostTransports
-from gftpwb.exec.netlab import NetLab
-from gftpwb.plan import plan
+from gftpwb.core.bus import EventBus
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.dsl.model import Host
+from gftpwb.core.events import RunFinished
+from gftpwb.core.plan import plan
+from gftpwb.kinds.gfapi.job import GfapiJob
+from gftpwb.kinds.gfapi.run.runner import GfapiRunner
+from gftpwb.shell.executor import Executor
+from gftpwb.shell.lab.gluster import GlusterLab
+from gftpwb.shell.lab.netlab import NetLab
+from gftpwb.shell.transports.hosts import HostTransports
 
 LAYOUTS = ((1, 1, 4), (1, 1, 16), (1, 4, 1), (1, 4, 4), (2, 1, 4), (2, 2, 4), (4, 1, 4), (4, 2, 4))
 

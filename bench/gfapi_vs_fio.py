@@ -25,14 +25,14 @@ import subprocess
 import tempfile
 import textwrap
 
-from gftpwb.bus import EventBus
-from gftpwb.dsl import load_scenario_text
-from gftpwb.events import RunFinished
-from gftpwb.exec.executor import Executor
-from gftpwb.exec.gfapi_runner import GfapiRunner
-from gftpwb.exec.gluster_lab import GlusterLab
-from gftpwb.plan import plan
-from gftpwb.units import parse_size
+from gftpwb.core.bus import EventBus
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.events import RunFinished
+from gftpwb.core.plan import plan
+from gftpwb.core.units import parse_size
+from gftpwb.kinds.gfapi.run.runner import GfapiRunner
+from gftpwb.shell.executor import Executor
+from gftpwb.shell.lab.gluster import GlusterLab
 
 MIB = 1024 * 1024
 

@@ -16,13 +16,13 @@ import statistics
 import tempfile
 from datetime import datetime
 
-from gftpwb.bus import EventBus
-from gftpwb.dsl import load_scenario_text
-from gftpwb.events import RunFinished
-from gftpwb.exec.executor import Executor
-from gftpwb.exec.lab import GridftpLab, free_port
-from gftpwb.plan import plan
-from gftpwb.rates import tgftp_rate
+from gftpwb.core.bus import EventBus
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.events import RunFinished
+from gftpwb.core.plan import plan
+from gftpwb.core.rates import tgftp_rate
+from gftpwb.shell.executor import Executor
+from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 
 SIZES = ("256M", "1G", "4G")
 

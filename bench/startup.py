@@ -1,15 +1,24 @@
-"""Start-up cost of the commands scripts call often: the tgftp_log drop-in against the real
-tgftp_log 0.2.0 on the same logs, and ``gftpwb --help``, ``gftpwb validate`` and ``gftpwb log get``.
+"""How long gftpwb's quick commands take from exec to exit (start-up plus the work), side by side;
+and the ``tgftp_log`` drop-in against the real tgftp_log 0.2.0 on the same logs.
 
-Each command runs ``--rounds`` times; the commands take turns within a round (so a busy machine
-slows all of them alike), and the table gives the median wall time per call and the drop-in's
-ratio to the real script. The logs are a tgftp-format log and a gftpwb log (made here), read for
-the RATE and the COMMAND_OUTPUT attribute. With ``--wheel`` the drop-in is also measured from a
-wheel installed into a fresh virtualenv (what users get; the editable install of a checkout puts
-setuptools' import finder into every interpreter start).
+Each round runs every command once, in turn, so load on a shared machine hits them alike; the table
+gives the median (min-max) wall time of the rounds, with bare ``python -c pass`` as the floor.
 
-Usage: .venv/bin/python bench/startup.py [--rounds 40] [--wheel] [--reference DIR]
-(reference: $GFTPWB_TGFTP_REFERENCE, else ../shared/reference/tgftp-0.7.0 next to the checkout)
+    .venv/bin/python bench/startup.py [--rounds 21] [--pythonpath CHECKOUT] [--tgftp-log [--wheel]]
+
+``--tgftp-log`` adds the real tgftp_log (from ``--reference``, ``$GFTPWB_TGFTP_REFERENCE`` or
+../shared/reference/tgftp-0.7.0) and the drop-in, reading RATE and COMMAND_OUTPUT from a tgftp log and
+from a gftpwb log, with the drop-in's ratio to the real script (issue 10's target: within 3x).
+``--wheel`` also measures the drop-in installed from a wheel into a fresh virtualenv, as users get
+it: the checkout's editable install puts setuptools' import finder into every interpreter start.
+
+``--pythonpath`` also measures another checkout's gftpwb (e.g. a ``git archive`` of an older commit,
+with ``gftpwb/tui``, ``gftpwb/converters`` and ``gftpwb/schemas`` linked to its top-level folders), in
+the same rounds, so both sides see the same load: the installed editable gftpwb is hidden for it and
+the checkout run as ``python -m gftpwb``.
+
+Targets: ``gftpwb --help``, ``gftpwb validate`` and ``gftpwb log get`` under 150 ms median (issue 11);
+the ``tgftp_log`` drop-in within 3x of the real one (issue 10).
 """
 
 from __future__ import annotations
@@ -23,12 +32,35 @@ import tempfile
 import time
 from pathlib import Path
 
-from gftpwb.converters.taglog import format_taglog
-
-from gftpwb.records import ResultRecord
-
 ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
+TAG_LOG = ROOT / "tests" / "golden" / "golden" / "golden_#000_000.log"
+GFTPWB = [sys.executable, "-m", "gftpwb"]
+
+COMMANDS: list[tuple[str, list[str]]] = [
+    ("python -c pass (floor)", [sys.executable, "-c", "pass"]),
+    ("gftpwb --help", [*GFTPWB, "--help"]),
+    ("gftpwb validate --help", [*GFTPWB, "validate", "--help"]),
+    ("gftpwb validate scenarios/quickstart.yaml", [*GFTPWB, "validate", "scenarios/quickstart.yaml"]),
+    ("gftpwb validate scenarios/autotune.yaml", [*GFTPWB, "validate", "scenarios/autotune.yaml"]),
+    ("gftpwb log get GSIFTP_TRANSFER_RATE LOG", [*GFTPWB, "log", "get", "GSIFTP_TRANSFER_RATE", str(TAG_LOG)]),
+    ("gftpwb tgftp --version", [*GFTPWB, "tgftp", "--version"]),
+]
+ENV = {**os.environ, "NO_COLOR": "1"}
+# Run another checkout's gftpwb: hide the editable install's finder, put the checkout first.
+REFERENCE = ("import runpy, sys; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]; "
+             "sys.path_hooks[:] = [h for h in sys.path_hooks if 'editable' not in repr(h).lower()]; "
+             "sys.path_importer_cache.clear(); sys.path.insert(0, {path!r}); sys.argv = ['gftpwb', *sys.argv[1:]]; "
+             "runpy.run_module('gftpwb', run_name='__main__', alter_sys=True)")
+
+
+def once(argv: list[str]) -> float:
+    started = time.perf_counter()
+    proc = subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}")
+    return elapsed
+
 
 TGFTP_LOG = """\
 <GSIFTP_TRANSFER_LOG_COMMENT>
@@ -65,15 +97,7 @@ Dest:   ftp://127.0.0.1:2811/dev/
 1024 MB/s
 </GSIFTP_TRANSFER_RATE>
 """
-
-SCENARIO = """\
-version: 1
-name: bench
-defaults: {source: ftp://127.0.0.1:2811/dev/zero, target: ftp://127.0.0.1:2811/dev/null}
-tests:
-  - {id: a, kind: guc, options: {length: 1G, parallel: 4}, repeat: 3}
-  - {id: b, kind: guc, matrix: {parallel: [1, 2, 4, 8]}, options: {length: 64M}}
-"""
+DROP_IN_ROWS = "drop-in"
 
 
 def reference_dir(given: str | None) -> Path:
@@ -81,26 +105,11 @@ def reference_dir(given: str | None) -> Path:
                       str(ROOT.parent / "shared" / "reference" / "tgftp-0.7.0")):
         if candidate and (Path(candidate) / "bin" / "tgftp_log").exists():
             return Path(candidate)
-    sys.exit("no tgftp 0.7.0 reference found: pass --reference DIR or set GFTPWB_TGFTP_REFERENCE")
-
-
-def write_inputs(directory: Path) -> dict[str, Path]:
-    tgftp_log = directory / "tests.csv_#000_000.log"
-    tgftp_log.write_text(TGFTP_LOG)
-    record = ResultRecord(scenario="bench", test_id="a", run_id="a/0", case=0, repeat=0, kind="guc", host="local",
-                          argv=["globus-url-copy", "-p", "4", "-len", "1G", "ftp://h/dev/zero", "ftp://h/dev/null"],
-                          status="passed", started_at="2026-11-22T14:27:18.100000+00:00",
-                          ended_at="2026-11-22T14:27:18.600000+00:00", seconds=0.5, bytes=1 << 30,
-                          rate_incl_setup_mib_s=2048.0, output="Source: x\nDest: y\n", comment="# bench")
-    gftpwb_log = directory / "bench_#000_000.log"
-    gftpwb_log.write_text(format_taglog(record, "gftpwb run bench.yaml"))
-    scenario = directory / "bench.yaml"
-    scenario.write_text(SCENARIO)
-    return {"tgftp log": tgftp_log, "gftpwb log": gftpwb_log, "scenario": scenario}
+    raise SystemExit("no tgftp 0.7.0 reference: pass --reference DIR or set GFTPWB_TGFTP_REFERENCE")
 
 
 def install_wheel(directory: Path) -> Path:
-    """Build gftpwb's wheel and install it (without its dependencies: the drop-in needs none) into a
+    """Build gftpwb's wheel and install it without its dependencies (the drop-in needs none) into a
     fresh virtualenv; returns that virtualenv's tgftp_log."""
     quiet = {"check": True, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
@@ -112,61 +121,72 @@ def install_wheel(directory: Path) -> Path:
     return directory / "venv" / "bin" / "tgftp_log"
 
 
-def timed(argv: list[str], cwd: Path) -> float:
-    start = time.perf_counter()
-    proc = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    elapsed = time.perf_counter() - start
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"{argv} exited {proc.returncode}")
-    return elapsed
+def tgftp_log_commands(work: Path, reference: Path, wheel: bool) -> None:
+    """Add the real tgftp_log and the drop-in(s) on a tgftp log and a gftpwb log to COMMANDS."""
+    from gftpwb.converters.taglog import format_taglog
+
+    from gftpwb.core.records import ResultRecord
+
+    logs = {"tgftp log": work / "tests.csv_#000_000.log", "gftpwb log": work / "bench_#000_000.log"}
+    logs["tgftp log"].write_text(TGFTP_LOG)
+    record = ResultRecord(scenario="bench", test_id="a", run_id="a/0", case=0, repeat=0, kind="guc", host="local",
+                          argv=["globus-url-copy", "-p", "4", "-len", "1G", "ftp://h/dev/zero", "ftp://h/dev/null"],
+                          status="passed", started_at="2026-11-22T14:27:18.100000+00:00",
+                          ended_at="2026-11-22T14:27:18.600000+00:00", seconds=0.5, bytes=1 << 30,
+                          rate_incl_setup_mib_s=2048.0, output="Source: x\nDest: y\n", comment="# bench")
+    logs["gftpwb log"].write_text(format_taglog(record, "gftpwb run bench.yaml"))
+    programs = {"tgftp_log (real)": str(reference / "bin" / "tgftp_log"),
+                f"tgftp_log {DROP_IN_ROWS} (this checkout)": str(Path(sys.executable).parent / "tgftp_log")}
+    if wheel:
+        programs[f"tgftp_log {DROP_IN_ROWS} (wheel)"] = str(install_wheel(work))
+    for log, path in logs.items():
+        for attribute in ("GSIFTP_TRANSFER_RATE", "GSIFTP_TRANSFER_COMMAND_OUTPUT"):
+            for label, program in programs.items():
+                COMMANDS.append((f"{label} | {log} | {attribute}", [program, "-a", attribute, "-f", str(path)]))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=40)
-    parser.add_argument("--wheel", action="store_true", help="also measure the drop-in installed from a wheel")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--pythonpath", help="measure this checkout's gftpwb instead of the installed one")
+    parser.add_argument("--tgftp-log", action="store_true", help="also the tgftp_log drop-in against the real one")
+    parser.add_argument("--wheel", action="store_true", help="with --tgftp-log: also the drop-in from a wheel")
     parser.add_argument("--reference", help="directory of the real tgftp 0.7.0 (with bin/tgftp_log)")
     args = parser.parse_args()
-    real = reference_dir(args.reference) / "bin" / "tgftp_log"
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        inputs = write_inputs(work)
-        commands: dict[str, list[str]] = {}
-        drop_ins = {"drop-in (this checkout)": str(BIN / "tgftp_log")}
-        if args.wheel:
-            drop_ins["drop-in (wheel)"] = str(install_wheel(work))
-        for log in ("tgftp log", "gftpwb log"):
-            for attribute in ("GSIFTP_TRANSFER_RATE", "GSIFTP_TRANSFER_COMMAND_OUTPUT"):
-                call = ["-a", attribute, "-f", str(inputs[log])]
-                commands[f"real tgftp_log | {log} | {attribute}"] = [str(real), *call]
-                for label, program in drop_ins.items():
-                    commands[f"{label} | {log} | {attribute}"] = [program, *call]
-        gftpwb = [str(BIN / "gftpwb")]
-        commands["gftpwb --help"] = [*gftpwb, "--help"]
-        commands["gftpwb validate"] = [*gftpwb, "validate", str(inputs["scenario"])]
-        commands["gftpwb log get"] = [*gftpwb, "log", "get", "GSIFTP_TRANSFER_RATE", str(inputs["tgftp log"])]
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        for argv in commands.values():  # warm the caches (page cache, .pyc) once
-            timed(argv, work)
-        for _ in range(args.rounds):
-            for name, argv in commands.items():
-                times[name].append(timed(argv, work))
-    median = {name: statistics.median(values) * 1000 for name, values in times.items()}
-    print(f"rounds: {args.rounds}; load average before: {os.getloadavg()[0]:.2f}; python {sys.version.split()[0]}")
-    print()
-    print("| command | log | attribute | median ms | vs real tgftp_log |")
-    print("|---|---|---|---|---|")
-    for name, value in median.items():
-        parts = name.split(" | ")
-        if len(parts) == 3:
-            real_ms = median[f"real tgftp_log | {parts[1]} | {parts[2]}"]
-            ratio = "1.00" if parts[0] == "real tgftp_log" else f"{value / real_ms:.2f}"
-            print(f"| {parts[0]} | {parts[1]} | {parts[2]} | {value:.1f} | {ratio}x |")
-    print()
-    print("| command | median ms |")
-    print("|---|---|")
-    for name in ("gftpwb --help", "gftpwb validate", "gftpwb log get"):
-        print(f"| {name} | {median[name]:.1f} |")
+    with tempfile.TemporaryDirectory() as work:
+        if args.tgftp_log:
+            tgftp_log_commands(Path(work), reference_dir(args.reference), args.wheel)
+        measure(args)
+
+
+def measure(args: argparse.Namespace) -> None:
+    if args.pythonpath:
+        reference = REFERENCE.format(path=args.pythonpath)
+        COMMANDS.extend((f"{name} [reference]", [sys.executable, "-c", reference, *argv[3:]])
+                        for name, argv in list(COMMANDS) if argv[:3] == GFTPWB)
+    for _, argv in COMMANDS:  # warm the page cache and __pycache__ first
+        once(argv)
+    times: dict[str, list[float]] = {name: [] for name, _ in COMMANDS}
+    for _ in range(args.rounds):
+        for name, argv in COMMANDS:
+            times[name].append(once(argv) * 1000)
+    print(f"| command | median ms | min-max ms |  ({args.rounds} rounds, load average "
+          f"{os.getloadavg()[0]:.1f})")
+    print("|---|---|---|")
+    for name, values in times.items():
+        if " | " not in name:
+            print(f"| `{name}` | {statistics.median(values):.0f} | {min(values):.0f}-{max(values):.0f} |")
+    rows = [name for name in times if " | " in name]
+    if rows:
+        print()
+        print("| tgftp_log | log | attribute | median ms | min-max ms | vs the real one |")
+        print("|---|---|---|---|---|---|")
+        for name in rows:
+            program, log, attribute = name.split(" | ")
+            real = statistics.median(times[f"tgftp_log (real) | {log} | {attribute}"])
+            median = statistics.median(times[name])
+            print(f"| {program} | {log} | {attribute} | {median:.1f} | {min(times[name]):.1f}-"
+                  f"{max(times[name]):.1f} | {median / real:.2f}x |")
 
 
 if __name__ == "__main__":

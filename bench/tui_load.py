@@ -22,18 +22,18 @@ import statistics
 import time
 from typing import ClassVar
 
-from gftpwb.tui.app import WorkbenchApp
-from gftpwb.tui.views import ThreadsView
-from gftpwb.tui.widgets import FastTable
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Log
 
-from gftpwb.bus import EventBus
-from gftpwb.events import OutputLine, Progress, RunStarted, ScenarioStarted, WorkerProgress
-from gftpwb.live import LiveState
-from gftpwb.specs import RunSpec
+from gftpwb.core.bus import EventBus
+from gftpwb.core.events import OutputLine, Progress, RunStarted, ScenarioStarted, WorkerProgress
+from gftpwb.core.live.state import LiveState
+from gftpwb.core.specs import RunSpec
+from gftpwb.tui.app import WorkbenchApp
+from gftpwb.tui.views import ThreadsView
+from gftpwb.tui.widgets import FastTable
 
 MIB = 1048576
 

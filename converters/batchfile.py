@@ -37,11 +37,12 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from gftpwb import __version__
-from gftpwb.commands import Command, from_shell_text, to_dsl
-from gftpwb.dsl.model import Scenario, Test
-from gftpwb.dsl.schema import NAME_PATTERN
-from gftpwb.errors import Diagnostic, ScenarioError
-from gftpwb.plan import matrix_points
+from gftpwb.core.commands import Command, from_shell_text, to_dsl
+from gftpwb.core.dsl.keys import NAME_PATTERN
+from gftpwb.core.dsl.model import Scenario
+from gftpwb.core.errors import Diagnostic, ScenarioError
+from gftpwb.core.plan import matrix_points
+from gftpwb.kinds.guc.model import Test
 from gftpwb.tgftp_args import TgftpUsage
 from gftpwb.tgftp_model import (
     FIELD_NAMES,
@@ -458,7 +459,7 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
     timeout (``0`` = none, which also steers clear of tgftp's bug B2), and a comment gets a leading
     ``#`` when it has none (tgftp runs any other comment as a command).
     """
-    from gftpwb.drivers.guc import option_args  # the same flags gftpwb's own runs use
+    from gftpwb.kinds.guc.driver import option_args  # the same flags gftpwb's own runs use
 
     notes: list[str] = []
     lines = [f"{HEADER_PREFIX}{EXPORT_VERSION}", FIELDS_LINE, f"#  exported by gftpwb {__version__} from scenario "

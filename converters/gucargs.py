@@ -2,7 +2,7 @@
 
 Both the batchfile importer (``-vb -p 16 -tcp-bs 4M -len 4G``) and the tag-log importer (the guc
 command of an old run) need to turn guc flags back into ``parallel: 16, tcp_buffer: 4M, length: 4G``.
-Known flags (short or long spelling, from :data:`gftpwb.dsl.guc_options.OPTIONS_BY_FLAG`) become typed
+Known flags (short or long spelling, from :data:`gftpwb.kinds.guc.options.OPTIONS_BY_FLAG`) become typed
 options; everything else stays in ``extra_args`` in its order, so guc still gets it. A flag given
 twice, or with a value the schema would refuse, is left in ``extra_args`` untouched: guc then sees
 exactly what it saw before.
@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gftpwb.dsl.guc_options import OPTIONS_BY_FLAG
-from gftpwb.units import SIZE_PATTERN, parse_size
+from gftpwb.core.units import SIZE_PATTERN, parse_size
+from gftpwb.kinds.guc.options import OPTIONS_BY_FLAG
 
 VERBOSE_FLAGS = ("-vb", "-verbose-perf")  # gftpwb always passes -vb itself
 _SIZE_RE = re.compile(SIZE_PATTERN)

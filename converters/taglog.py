@@ -21,12 +21,12 @@ import shlex
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-from gftpwb.drivers.guc import summarize_error
-from gftpwb.drivers.guc_output import GucOutputParser, ProgressSample
-from gftpwb.records import FAILED, INTERRUPTED, PASSED, STATUSES, TIMEOUT, ResultRecord
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, STATUSES, TIMEOUT, ResultRecord
+from gftpwb.core.units import GIB, KIB, MIB
+from gftpwb.kinds.guc.driver import summarize_error
+from gftpwb.kinds.guc.output import GucOutputParser, ProgressSample
 from gftpwb.tgftp_model import length_texts, listing_size, rate_text, size_text
 from gftpwb.tgftp_shell import echo_e
-from gftpwb.units import GIB, KIB, MIB
 
 from .gucargs import length_from_args, split_guc_args
 
@@ -79,7 +79,9 @@ def tgftp_texts(record: ResultRecord) -> dict:
 
 def size_and_rate(record: ResultRecord) -> tuple[str, str] | None:
     """The SIZE and RATE values tgftp would have written for a passed run, or None (no rate)."""
-    if record.status != PASSED or record.kind != "guc" or not record.started_at or not record.ended_at:
+    if record.status != PASSED or not record.started_at or not record.ended_at:
+        return None
+    if "connection_test" in record.details:  # a connection test's record carries its steps: tgftp had no rate
         return None
     texts = tgftp_texts(record)
     params = texts.get("params", " ".join(record.argv[1:-2]))
@@ -95,6 +97,9 @@ def size_and_rate(record: ResultRecord) -> tuple[str, str] | None:
     else:
         amount = str(record.bytes)
         size = f"{amount} B"
+    if record.engine != "real" and record.seconds is not None:
+        # a simulated transfer took its model's time, not the clock's: its whole seconds
+        return size, rate_text(amount, 0, int(record.seconds))
     return size, rate_text(amount, epoch_seconds(record.started_at), epoch_seconds(record.ended_at))
 
 
@@ -454,7 +459,7 @@ def _from_tgftp_tags(tags: dict[str, str], name: str, scenario: str, case: int) 
 
 def _typed_params(options: dict[str, object]) -> dict[str, object]:
     """Option values as records keep them (sizes in bytes), in guc table order."""
-    from gftpwb.dsl.model import GucOptions
+    from gftpwb.kinds.guc.model import GucOptions
 
     try:
         return dict(GucOptions.from_mapping(dict(options)).set_options())

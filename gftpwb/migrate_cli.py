@@ -23,8 +23,13 @@ import socket
 import sys
 from datetime import UTC, datetime
 
+from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
+from gftpwb.core.dsl.model import Scenario
+from gftpwb.core.errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
+from gftpwb.core.records import ResultRecord
+from gftpwb.shell.sinks.journal import JOURNAL_NAME, JournalSink, read_journal
+
 from . import __version__
-from . import results_dir as rd
 from .converters.batchfile import ExportError, ImportResult, export_batchfile, import_batchfile
 from .converters.taglog import (
     GFTPWB_TAGS,
@@ -33,11 +38,7 @@ from .converters.taglog import (
     format_taglog,
     record_from_taglog,
 )
-from .dsl import load_scenario, load_scenario_text
-from .dsl.model import Scenario
-from .errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
-from .records import ResultRecord
-from .sinks.journal import JOURNAL_NAME, JournalSink, read_journal
+from .shell import results_dir as rd
 
 EXIT_LOG_ERROR = 1  # tgftp_log's exit status for a bad attribute or a missing file
 _TEST_REF = re.compile(r"test '(test-\d{3,})'")
@@ -199,7 +200,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
             "command": ["gftpwb", *sys.argv[1:]], "controller": socket.gethostname(), "scenario": label,
             "imported": True, "sources": [os.path.abspath(p) for p in paths], "runs": len(records)}
     _write(os.path.join(directory, "meta.json"), json.dumps(meta, indent=1) + "\n")
-    from .sinks.console import ConsoleSink, plain_or_terminal_console
+    from gftpwb.shell.sinks.console import ConsoleSink, plain_or_terminal_console
 
     ConsoleSink(plain_or_terminal_console(), live=False).print_table(records)
     print(f"{len(records)} record(s) imported -> {os.path.join(directory, JOURNAL_NAME)}")
@@ -317,7 +318,7 @@ def log_get(attribute: str, files: list[str], *, as_json: bool = False) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    """Register import, export and log on the main parser (called from ``gftpwb.cli``)."""
+    """Register import, export and log on the main parser (called from ``gftpwb.shell.cli.main``)."""
     p = sub.add_parser("import", help="tgftp batchfile -> scenario, or: import taglogs LOG... -> records",
                        description="gftpwb import BATCHFILE [-o SCENARIO.yaml]: a tgftp batchfile as a scenario "
                        "(to stdout without -o). gftpwb import taglogs LOG...: old tgftp (or gftpwb) tag logs as "

@@ -18,14 +18,16 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from . import results_dir as rd
-from .bus import Handler
-from .dsl import load_scenario_text
-from .dsl.model import GucOptions
-from .plan import plan
-from .records import ResultRecord, Summary
-from .session import RunRequest, execute, prepare_run
-from .units import format_size_arg
+from gftpwb.core.bus import Handler
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.plan import plan
+from gftpwb.core.records import ResultRecord, Summary
+from gftpwb.core.units import format_size_arg
+from gftpwb.kinds.autotune.plan import AUTOTUNE
+from gftpwb.kinds.guc.model import GucOptions
+from gftpwb.shell.session import RunRequest, execute, prepare_run
+
+from .shell import results_dir as rd
 
 SCENARIO_NAME = "tgftp-autotune"
 
@@ -81,7 +83,7 @@ def run_tgftp_autotune(source: str, target: str, *, results_dir: str | None = No
     ``results_dir`` defaults to ``results/<UTC timestamp>-tgftp-autotune``; ``resume=True`` continues
     the interrupted auto-tune in ``results_dir``. ``subscribers`` receive every event (pass a
     ConsoleSink for progress; tgftp itself ran its auto-tune silently). Raises the usual
-    :class:`~gftpwb.errors.GftpwbError` subclasses for bad arguments (exit code in ``.exit_code``).
+    :class:`~gftpwb.core.errors.GftpwbError` subclasses for bad arguments (exit code in ``.exit_code``).
     """
     return asyncio.run(tgftp_autotune(source, target, results_dir=results_dir, resume=resume,
                                       subscribers=subscribers, command=command,
@@ -99,22 +101,12 @@ async def tgftp_autotune(source: str, target: str, *, results_dir: str | None = 
         if resume:
             raise ValueError("resume needs the results directory of the interrupted auto-tune")
         results_dir = rd.new_results_dir(rd.DEFAULT_BASE, SCENARIO_NAME)
-    records: list[ResultRecord] = []
     request = RunRequest(scenario=model, specs=specs, results_dir=results_dir,
                          command=list(command) if command is not None else ["gftpwb", *sys.argv[1:]],
-                         resume=resume, subscribers=[*subscribers, _collector(records)])
-    summary = await execute(prepare_run(request), install_signal_handlers=install_signal_handlers)
-    tune = next((r for r in reversed(records) if r.kind == "autotune"), None)
+                         resume=resume, subscribers=list(subscribers))
+    outcome = await execute(prepare_run(request), install_signal_handlers=install_signal_handlers)
+    records = outcome.journal.records
+    tune = outcome.journal.last(kind=AUTOTUNE)
     line = tune.details.get("tgftp_line", "") if tune is not None and tune.status == "passed" else ""
-    return TgftpAutotuneResult(line=line, results_dir=results_dir, summary=summary, record=tune,
-                               transfers=[r for r in records if r.kind != "autotune"])
-
-
-def _collector(records: list[ResultRecord]) -> Handler:
-    from .events import RunFinished
-
-    def collect(event: object) -> None:
-        if isinstance(event, RunFinished):
-            records.append(event.record)
-
-    return collect
+    return TgftpAutotuneResult(line=line, results_dir=results_dir, summary=outcome.summary, record=tune,
+                               transfers=[r for r in records if r.kind != AUTOTUNE])

@@ -22,16 +22,18 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 
-from .bus import EventBus
-from .commands import Command
+from gftpwb.core.bus import EventBus
+from gftpwb.core.commands import Command
+from gftpwb.core.events import Event, Notice, RunFinished
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, ResultRecord
+from gftpwb.core.specs import RunSpec
+from gftpwb.kinds.guc.model import GucOptions
+from gftpwb.shell.context import RunContext
+from gftpwb.shell.executor import Executor
+
 from .converters.gucargs import length_from_args, split_guc_args
 from .converters.taglog import format_taglog, size_and_rate
-from .dsl.model import GucOptions
-from .events import Event, Notice, RunFinished
-from .exec.executor import Executor
 from .migrate_cli import shell_env
-from .records import FAILED, INTERRUPTED, PASSED, ResultRecord
-from .specs import RunSpec
 from .tgftp_args import (
     EX_FAILED,
     EX_INTERRUPTED,
@@ -115,8 +117,9 @@ def run_tgftp_autotune(source: str, target: str, guc_params: list[str]) -> int:
     when no configuration reached the margin) and exits 0; the transfers are journaled in a results
     directory instead of 370 hidden logs in the current directory (named on stderr).
     """
-    from . import results_dir as rd
-    from .errors import GftpwbError
+    from gftpwb.core.errors import GftpwbError
+
+    from .shell import results_dir as rd
     from .tgftp_autotune import SCENARIO_NAME
     from .tgftp_autotune import run_tgftp_autotune as autotune
 
@@ -203,16 +206,16 @@ def single_spec(test: SingleTest, program: str = "tgftp", argv: tuple[str, ...] 
                                          if args.url_list_file() and not (args.source and args.target) else {})}})
 
 
-async def _not_run(executor: Executor, spec: RunSpec) -> ResultRecord:
+async def _not_run(ctx: RunContext, spec: RunSpec) -> ResultRecord:
     """coreutils timeout refused tgftp's timeout value: guc never ran, the test failed."""
-    from .drivers.guc import Outcome
-    from .exec.executor import utc_now_iso
-    from .exec.runners import make_record
+    from gftpwb.core.output import Outcome
+    from gftpwb.shell.context import utc_now_iso
+    from gftpwb.shell.runners import record_of
 
     now = utc_now_iso()
     reason = "coreutils timeout refused the timeout value, so tgftp never ran globus-url-copy"
-    return make_record(spec, Outcome(FAILED, None, None, None, reason, ""), started_at=now, ended_at=now,
-                       seconds=0.0, exit_code=125)
+    return record_of(spec, Outcome(FAILED, None, None, None, reason, ""), started_at=now, ended_at=now,
+                     seconds=0.0, exit_code=125)
 
 
 def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, env: dict[str, str]) -> int:
@@ -236,7 +239,7 @@ def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, e
     notices: list[str] = []
     runners = None
     if test.timeout.refused:
-        from .exec.commands import with_commands
+        from gftpwb.shell.commands import with_commands
 
         runners = {spec.kind: with_commands(_not_run)}
     records, interrupted = _run_specs([spec], [lambda e: notices.append(e.text) if isinstance(e, Notice) else None],

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gftpwb.exec.lab import GridftpLab, free_port
+from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -118,7 +118,7 @@ async def fake_sshd(tmp_path: Path, ssh_keys):
 def netlab(tmp_path_factory: pytest.TempPathFactory):
     """Three real test hosts (network namespaces with their own sshd) and a GridFTP server on the
     controller's bridge address, made by the project's lab code; removed again at the end."""
-    from gftpwb.exec.netlab import NetLab
+    from gftpwb.shell.lab.netlab import NetLab
 
     lab = NetLab(str(tmp_path_factory.mktemp("netlab")))
     lab.up(3)
@@ -145,7 +145,7 @@ def worker_cache(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="session")
 def gluster(tmp_path_factory: pytest.TempPathFactory):
     """A real started single-brick GlusterFS volume, made and removed by the project's lab code."""
-    from gftpwb.exec.gluster_lab import GlusterLab
+    from gftpwb.shell.lab.gluster import GlusterLab
 
     lab = GlusterLab(str(tmp_path_factory.mktemp("glusterlab")))
     status = lab.up()

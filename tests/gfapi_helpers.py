@@ -9,10 +9,10 @@ import subprocess
 import threading
 from pathlib import Path
 
-from gftpwb.drivers.gfapi import WORKER_NAME
-from gftpwb.drivers.gfapi_protocol import Message, WorkerStream
-from gftpwb.exec.transport import LocalTransport
-from gftpwb.exec.worker_build import WorkerBuilder
+from gftpwb.kinds.gfapi.job import WORKER_NAME
+from gftpwb.kinds.gfapi.protocol import Message, WorkerStream
+from gftpwb.kinds.gfapi.run.worker_build import WorkerBuilder
+from gftpwb.shell.transports.local import LocalTransport
 
 _built: dict[str, str] = {}
 

@@ -8,8 +8,8 @@ import signal
 import subprocess
 import time
 
-from gftpwb.dsl.model import Host
-from gftpwb.exec.netlab import NetLab
+from gftpwb.core.dsl.model import Host
+from gftpwb.shell.lab.netlab import NetLab
 
 
 def inventory(lab: NetLab, **overrides: dict) -> dict[str, Host]:

@@ -3,7 +3,8 @@ memory-to-memory end points, against the research notes (../shared/research/tgft
 
 import pytest
 
-from gftpwb.autotune.candidates import (
+from gftpwb.core.units import MIB
+from gftpwb.kinds.autotune.candidates import (
     grid,
     make_candidates,
     memory_endpoints,
@@ -12,8 +13,7 @@ from gftpwb.autotune.candidates import (
     repeated,
     tgftp_37,
 )
-from gftpwb.dsl.model import GucOptions
-from gftpwb.units import MIB
+from gftpwb.kinds.guc.model import GucOptions
 
 # Transcribed from the research notes' table (tgftp's gsiftpParamConfigs, v0.4.1 to 0.7.1-dev):
 # 1: -vb; 2-7: -vb -p P for P = 1..32; 8-37: -vb -p P -tcp-bs B, P outer, B = 1M..16M inner.

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from gftpwb.autotune.candidates import make_candidates, tgftp_37
-from gftpwb.autotune.caps import EndCaps, duplicates, notices, parse_caps, path_cap
-from gftpwb.bus import EventBus
-from gftpwb.exec.caps import read_end, read_path_caps
-from gftpwb.exec.executor import Executor
-from gftpwb.specs import RunSpec
-from gftpwb.units import MIB
+from gftpwb.core.bus import EventBus
+from gftpwb.core.specs import RunSpec
+from gftpwb.core.units import MIB
+from gftpwb.kinds.autotune.candidates import make_candidates, tgftp_37
+from gftpwb.kinds.autotune.caps import EndCaps, duplicates, notices, parse_caps, path_cap
+from gftpwb.kinds.autotune.run.caps import read_end, read_path_caps
+from gftpwb.shell.executor import Executor
 
 CANDIDATES = make_candidates(tgftp_37())
 
@@ -78,7 +78,7 @@ def test_an_end_whose_host_maps_elsewhere_is_read_through_that_transport():
 
         async def start(self, argv, **kwargs):
             seen.append(argv)
-            raise __import__("gftpwb.exec.transport", fromlist=["StartError"]).StartError("ssh: no route")
+            raise __import__("gftpwb.shell.transports.local", fromlist=["StartError"]).StartError("ssh: no route")
 
     executor = Executor(EventBus(), transport_for=lambda host: Recording())
     end = asyncio.run(read_end(executor, "source", "gsiftp://far.example.org/x", "local",
@@ -88,7 +88,7 @@ def test_an_end_whose_host_maps_elsewhere_is_read_through_that_transport():
 
 
 def test_which_host_reads_an_end():
-    from gftpwb.exec.caps import host_resolver
+    from gftpwb.kinds.autotune.run.caps import host_resolver
 
     host_of = host_resolver("dtn1", {"10.9.0.2": "dtn1", "dtn2.example.org": "dtn2"})
     assert host_of("127.0.0.1") == "dtn1" and host_of("localhost") == "dtn1"  # loopback of the guc host

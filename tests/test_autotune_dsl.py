@@ -5,12 +5,13 @@ import textwrap
 
 import pytest
 
-from gftpwb.dsl import load_scenario_text
-from gftpwb.dsl.model import AutotuneTest, GucOptions
-from gftpwb.errors import ScenarioError
-from gftpwb.plan import plan, plan_fingerprint
-from gftpwb.simlink import LinkModel
-from gftpwb.units import GIB, MIB
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.errors import ScenarioError
+from gftpwb.core.plan import plan, plan_fingerprint
+from gftpwb.core.units import GIB, MIB
+from gftpwb.kinds.autotune.model import AutotuneTest
+from gftpwb.kinds.guc.model import GucOptions
+from gftpwb.kinds.simulated.link import LinkModel
 
 
 def load(body: str, defaults: str = ""):
@@ -200,7 +201,7 @@ def test_an_autotune_on_a_host_runs_its_transfers_from_there():
     assert spec.host == "dtn1" and spec.run_id == "tune@dtn1"
     assert spec.params["url_hosts"] == {"10.9.0.2": "dtn1", "dtn1": "dtn1", "dtn2.example.org": "dtn2",
                                         "dtn2": "dtn2"}
-    from gftpwb.autotune.plan import TuneSettings, transfer_spec
+    from gftpwb.kinds.autotune.plan import TuneSettings, transfer_spec
 
     transfer = transfer_spec(spec, TuneSettings.of(spec).candidates[1], 3, MIB)
     assert transfer.run_id == "tune#2/3@dtn1" and transfer.host == "dtn1"

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from gftpwb.autotune.candidates import make_candidates, tgftp_37
-from gftpwb.autotune.ranking import Arm, p_within_margin, ranking_rows, tgftp_pick
+from gftpwb.kinds.autotune.candidates import make_candidates, tgftp_37
+from gftpwb.kinds.autotune.ranking import Arm, p_within_margin, ranking_rows, tgftp_pick
 
 means_lists = st.lists(st.one_of(st.none(), st.floats(min_value=0, max_value=5000, allow_nan=False)),
                        min_size=1, max_size=37)

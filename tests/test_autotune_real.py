@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from clihelp import gftpwb
 
-from gftpwb.autotune.ranking import tgftp_pick
-from gftpwb.dsl.model import GucOptions
-from gftpwb.exec.lab import free_port
+from gftpwb.core.units import format_size_arg
+from gftpwb.kinds.autotune.ranking import tgftp_pick
+from gftpwb.kinds.guc.model import GucOptions
+from gftpwb.shell.lab.gridftp import free_port
 from gftpwb.tgftp_autotune import run_tgftp_autotune
-from gftpwb.units import format_size_arg
 
 pytestmark = pytest.mark.real
 

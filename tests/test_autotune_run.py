@@ -13,12 +13,12 @@ import pytest
 from clihelp import gftpwb, popen
 from gftpwb.converters.taglog import parse_tags
 
-from gftpwb.autotune.ranking import tgftp_pick
-from gftpwb.bus import EventBus
-from gftpwb.dsl import load_scenario_text
-from gftpwb.events import RunFinished, TuneUpdate
-from gftpwb.exec.executor import Executor
-from gftpwb.plan import plan
+from gftpwb.core.bus import EventBus
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.events import RunFinished, TuneUpdate
+from gftpwb.core.plan import plan
+from gftpwb.kinds.autotune.ranking import tgftp_pick
+from gftpwb.shell.executor import Executor
 
 LINK = "{bandwidth: 1GB/s, rtt: 20ms, noise: 4%, buffer_cap: 4M, seed: 7EXTRA}"
 
@@ -219,7 +219,7 @@ def test_tgftp_dash_a_prints_only_the_tuners_line(monkeypatch, capsys, tmp_path)
     """The drop-in's -a calls gftpwb.tgftp_autotune.run_tgftp_autotune (checked against the real
     server in test_autotune_real.py); here: what it prints and returns around that call."""
     import gftpwb.tgftp_autotune as tuner_module
-    from gftpwb.records import Summary
+    from gftpwb.core.records import Summary
     from gftpwb.tgftp_cli import tgftp_main
 
     calls = []

@@ -1,5 +1,5 @@
-"""The auto-tune's own t distribution and Welch test, checked against scipy (a test-only dependency:
-the core cannot import scipy, which loads subprocess and socket)."""
+"""The auto-tune's statistics: the t distribution (scipy's), the cached quantile grid, confidence
+intervals and Welch's test, checked against scipy's own functions and known values."""
 
 import math
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from gftpwb.autotune.stats import estimate, t_cdf, t_quantile, welch_df, welch_greater
+from gftpwb.kinds.autotune.stats import critical_t, df_floor, estimate, t_cdf, t_quantile, welch_df, welch_greater
 
 dfs = st.floats(min_value=0.5, max_value=1e5, allow_nan=False)
 
@@ -58,3 +58,14 @@ def test_estimate_ci_matches_scipy():
     assert one.mean == 5.0 and one.ci_low is None and one.sd is None
     assert estimate([]).mean is None
     assert math.isclose(estimate([1.0, 3.0]).sd, math.sqrt(2))
+
+
+def test_textbook_quantiles_and_the_conservative_grid():
+    # Student's t table: t(0.975; 1) = 12.706, t(0.975; 10) = 2.228, t(0.95; 30) = 1.697.
+    assert t_quantile(0.975, 1) == pytest.approx(12.7062, abs=1e-4)
+    assert t_quantile(0.975, 10) == pytest.approx(2.2281, abs=1e-4)
+    assert t_quantile(0.95, 30) == pytest.approx(1.6973, abs=1e-4)
+    # critical_t rounds the degrees of freedom down, so it is never smaller than the exact quantile.
+    for df in (0.3, 1.7, 9.99, 37.5, 412.0):
+        assert critical_t(0.95, df) >= t_quantile(0.95, df)
+    assert df_floor(9.99) == 9.75 and df_floor(37.5) == 37 and df_floor(412.0) == 410

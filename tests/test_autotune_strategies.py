@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gftpwb.autotune.candidates import make_candidates, tgftp_37
-from gftpwb.autotune.caps import duplicates
-from gftpwb.autotune.strategies import Adaptive, Exhaustive, make_tuner
-from gftpwb.simlink import LinkModel, Transfer, expected_rate, simulate
-from gftpwb.units import GIB, MIB
+from gftpwb.core.units import GIB, MIB
+from gftpwb.kinds.autotune.candidates import make_candidates, tgftp_37
+from gftpwb.kinds.autotune.caps import duplicates
+from gftpwb.kinds.autotune.strategies import Adaptive, Exhaustive, make_tuner
+from gftpwb.kinds.simulated.link import LinkModel, Transfer, expected_rate, simulate
 
 CANDIDATES = make_candidates(tgftp_37())
 

@@ -13,11 +13,11 @@ from gftpwb.converters.batchfile import export_batchfile, import_batchfile, scen
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gftpwb.dsl import load_scenario_text
-from gftpwb.dsl.guc_options import OPTIONS_BY_FLAG
-from gftpwb.errors import ScenarioError
-from gftpwb.plan import plan
-from gftpwb.units import GIB, MIB
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.errors import ScenarioError
+from gftpwb.core.plan import plan
+from gftpwb.core.units import GIB, MIB
+from gftpwb.kinds.guc.options import OPTIONS_BY_FLAG
 
 HEADER = "#%tgftp%v0.7.0\n#  source;target;gsiftp-params;connection-test;timeout;log-filename;log-comment;" \
          "pre-command;post-command;execs\n"

@@ -10,13 +10,13 @@ import textwrap
 
 import pytest
 
-from gftpwb.bus import EventBus
-from gftpwb.commands import Command, from_dsl, from_shell_text, is_plain, to_dsl
-from gftpwb.dsl import load_scenario_text
-from gftpwb.errors import ScenarioError
-from gftpwb.events import Notice, RunFinished, RunStarted
-from gftpwb.exec.executor import Executor
-from gftpwb.plan import plan
+from gftpwb.core.bus import EventBus
+from gftpwb.core.commands import Command, from_dsl, from_shell_text, is_plain, to_dsl
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.errors import ScenarioError
+from gftpwb.core.events import Notice, RunFinished, RunStarted
+from gftpwb.core.plan import plan
+from gftpwb.shell.executor import Executor
 
 
 def scenario(tests: str, defaults: str = ""):

@@ -1,14 +1,14 @@
-"""Comparing two runs' rates (gftpwb.compare) and listing past results directories (gftpwb.results_index)."""
+"""Comparing two runs' rates (gftpwb.core.compare) and listing past results directories (gftpwb.shell.results_index)."""
 
 import json
 import os
 
 import pytest
 
-from gftpwb.compare import diff_cells, diff_rates
-from gftpwb.records import ResultRecord
-from gftpwb.results_index import list_results, load_records
-from gftpwb.sinks.journal import JournalSink
+from gftpwb.core.compare import diff_cells, diff_rates
+from gftpwb.core.records import ResultRecord
+from gftpwb.shell.results_index import list_results, load_records
+from gftpwb.shell.sinks.journal import JournalSink
 
 
 def rec(run_id, rate, params, status="passed", test_id="a"):

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gftpwb.drivers.connection import ConnectionTestRun, DebugConversation, build_connection_argv, redact
+from gftpwb.kinds.connection_test.driver import ConnectionTestRun, DebugConversation, build_connection_argv, redact
 
 DATA = Path(__file__).parent / "data" / "guc_dbg"
 

@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from gftpwb.dsl import load_scenario, load_scenario_text
-from gftpwb.dsl.schema import KIND_NAMES
-from gftpwb.errors import ScenarioError
-from gftpwb.units import GIB, MIB
+from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
+from gftpwb.core.errors import ScenarioError
+from gftpwb.core.registry import registry
+from gftpwb.core.units import GIB, MIB
 
 GOOD = textwrap.dedent("""\
     version: 1
@@ -184,7 +184,7 @@ def test_missing_required_and_bad_kind_and_version():
     assert errs == [
         "s.yaml:1:10: unsupported scenario version 2; this gftpwb reads version 1",
         "s.yaml:2:7: name: bad name 'bad name' (letters, digits, '.', '_' and '-', starting with a letter or digit)",
-        f"s.yaml:5:11: tests[0].kind: 'scp' is not one of: {', '.join(KIND_NAMES)}",
+        f"s.yaml:5:11: tests[0].kind: 'scp' is not one of: {', '.join(registry().kind_names())}",
         "s.yaml:6:5: tests[1]: missing required key 'id'",
     ]
 

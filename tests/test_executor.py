@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from gftpwb.bus import EventBus
-from gftpwb.events import OutputLine, Progress, RunFinished, RunStarted, ScenarioFinished, ScenarioStarted
-from gftpwb.exec.executor import Executor
-from gftpwb.specs import RunSpec
+from gftpwb.core.bus import EventBus
+from gftpwb.core.events import OutputLine, Progress, RunFinished, RunStarted, ScenarioFinished, ScenarioStarted
+from gftpwb.core.specs import RunSpec
+from gftpwb.shell.executor import Executor
 
 
 def spec(run_id="a/0", timeout=None, length=None, argv=("globus-url-copy", "-vb", "ftp://x/a", "ftp://y/b")):
@@ -111,7 +111,7 @@ async def test_done_runs_are_skipped(fake_guc):
 
 
 async def test_local_transport_stdin_and_upload(tmp_path):
-    from gftpwb.exec.transport import LocalTransport
+    from gftpwb.shell.transports.local import LocalTransport
 
     transport = LocalTransport()
     proc = await transport.start(["sh", "-c", "read line; echo got:$line"], stdin=True)

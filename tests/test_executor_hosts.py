@@ -7,13 +7,13 @@ import io
 
 from rich.console import Console
 
-from gftpwb.bus import EventBus
-from gftpwb.events import RunFinished, RunStarted
-from gftpwb.exec.executor import Executor, batches
-from gftpwb.exec.hosts import HostTransports
-from gftpwb.exec.lab import free_port
-from gftpwb.sinks.console import ConsoleSink
-from gftpwb.specs import RunSpec
+from gftpwb.core.bus import EventBus
+from gftpwb.core.events import RunFinished, RunStarted
+from gftpwb.core.specs import RunSpec
+from gftpwb.shell.executor import Executor, batches
+from gftpwb.shell.lab.gridftp import free_port
+from gftpwb.shell.sinks.console import ConsoleSink
+from gftpwb.shell.transports.hosts import HostTransports
 
 ARGV = ("globus-url-copy", "-vb", "ftp://x/a", "ftp://y/b")
 

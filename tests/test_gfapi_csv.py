@@ -3,10 +3,9 @@
 import csv
 import io
 
-from gftpwb.converters.gfapi_csv import RESULT_HEADER, hosts_csv, result_csv, run_files, threads_csv
-
-from gftpwb.gfapi_stats import NS, ThreadResult, summarize
-from gftpwb.latency import Histogram
+from gftpwb.kinds.gfapi.csvfiles import RESULT_HEADER, hosts_csv, result_csv, run_files, threads_csv
+from gftpwb.kinds.gfapi.latency import Histogram
+from gftpwb.kinds.gfapi.stats import NS, ThreadResult, summarize
 
 MIB = 1024 * 1024
 
@@ -53,8 +52,8 @@ def test_hosts_csv_ends_with_the_cluster():
 
 
 def test_console_headline_and_case_table():
-    from gftpwb.gfapi_report import gfapi_headline, summarize_gfapi_cases
-    from gftpwb.records import ResultRecord
+    from gftpwb.core.records import ResultRecord
+    from gftpwb.kinds.gfapi.report import gfapi_headline, summarize_gfapi_cases
 
     record = ResultRecord(scenario="s", test_id="w", run_id="w/0", case=0, repeat=0, kind="gfapi", host="c1,c2",
                           argv=[], status="passed", details={"gfapi": {**details(), "start_skew_ms": 1.25}},
@@ -68,8 +67,8 @@ def test_console_headline_and_case_table():
 
 
 def test_unlink_headline_shows_files_per_second_only():
-    from gftpwb.gfapi_report import gfapi_headline
-    from gftpwb.records import ResultRecord
+    from gftpwb.core.records import ResultRecord
+    from gftpwb.kinds.gfapi.report import gfapi_headline
 
     t = ThreadResult("h", 0, 0, "ok", start_ns=0, elapsed_ns=NS // 2, files=500, requested_files=500)
     record = ResultRecord(scenario="s", test_id="d", run_id="d/0", case=0, repeat=0, kind="gfapi", host="h", argv=[],

@@ -4,11 +4,11 @@ import textwrap
 
 import pytest
 
-from gftpwb.drivers.gfapi import GfapiJob, worker_args
-from gftpwb.dsl import load_scenario_text
-from gftpwb.dsl.model import GfapiTest
-from gftpwb.errors import ScenarioError
-from gftpwb.plan import plan, plan_fingerprint
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.errors import ScenarioError
+from gftpwb.core.plan import plan, plan_fingerprint
+from gftpwb.kinds.gfapi.job import GfapiJob, worker_args
+from gftpwb.kinds.gfapi.model import GfapiTest
 
 HEAD = "version: 1\nname: g\ndefaults: {timeout: 1m, repeat: 2, source: ftp://h/x}\ntests:\n"
 

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from labhosts import hosts_yaml, inventory, kill, netns_of, processes_in, sshd_pids, wait_until
 
-from gftpwb.bus import EventBus
-from gftpwb.dsl import load_scenario_text
-from gftpwb.events import RunFinished, WorkerProgress
-from gftpwb.exec.executor import Executor
-from gftpwb.exec.gfapi_runner import GfapiRunner
-from gftpwb.exec.hosts import HostTransports
-from gftpwb.plan import plan
+from gftpwb.core.bus import EventBus
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.events import RunFinished, WorkerProgress
+from gftpwb.core.plan import plan
+from gftpwb.kinds.gfapi.run.runner import GfapiRunner
+from gftpwb.shell.executor import Executor
+from gftpwb.shell.transports.hosts import HostTransports
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 GFTPWB = [sys.executable, "-m", "gftpwb"]
@@ -73,7 +73,9 @@ def test_two_namespace_hosts_x_4_threads_seq_wr_seq_rd_unlink(netlab, gluster, t
     after_write: dict[str, int] = {}
 
     def watch(executor, event):
-        if isinstance(event, WorkerProgress) and event.state == "running" and event.host not in seen_in:
+        # Sampled on every worker event of a host until its worker is seen: under load a short
+        # workload can end before the first "running" event reaches us.
+        if isinstance(event, WorkerProgress) and not seen_in.get(event.host):
             seen_in[event.host] = [cmd for _, cmd in workers_in(netns_of(netlab, event.host))]
         if isinstance(event, RunFinished) and event.record.test_id == "write":
             after_write.update(brick_files(gluster, directory))

@@ -5,7 +5,7 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gftpwb.drivers.gfapi_protocol import (
+from gftpwb.kinds.gfapi.protocol import (
     End,
     Fatal,
     Hello,

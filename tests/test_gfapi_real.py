@@ -20,15 +20,15 @@ from pathlib import Path
 import pytest
 from clihelp import gftpwb
 from gfapi_helpers import worker_pids
-from gftpwb.converters.gfapi_csv import result_csv
 
-from gftpwb.bus import EventBus
-from gftpwb.drivers.gfapi import GfapiJob
-from gftpwb.dsl import load_scenario_text
-from gftpwb.events import RunFinished, WorkerProgress
-from gftpwb.exec.executor import Executor
-from gftpwb.exec.gfapi_runner import GfapiRunner
-from gftpwb.plan import plan
+from gftpwb.core.bus import EventBus
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.events import RunFinished, WorkerProgress
+from gftpwb.core.plan import plan
+from gftpwb.kinds.gfapi.csvfiles import result_csv
+from gftpwb.kinds.gfapi.job import GfapiJob
+from gftpwb.kinds.gfapi.run.runner import GfapiRunner
+from gftpwb.shell.executor import Executor
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
@@ -115,7 +115,7 @@ def specs_for(body: str, hosts=None, timeout=None):
     specs = plan(scenario)
     if hosts:
         specs = [dataclasses.replace(s, params=GfapiJob.from_params({**s.params, "hosts": hosts}).to_params(),
-                                     host=hosts[0]) for s in specs]
+                                     host=",".join(hosts)) for s in specs]  # as the planner does
     if timeout:
         specs = [dataclasses.replace(s, timeout_s=timeout) for s in specs]
     return specs

@@ -1,9 +1,9 @@
 """The controller's run tracker: states, failures that stay local, first done, offsets, events."""
 
-from gftpwb.drivers.gfapi import GfapiJob
-from gftpwb.drivers.gfapi_protocol import WorkerStream
-from gftpwb.drivers.gfapi_run import GfapiRun, describe_exit
-from gftpwb.events import OutputLine, WorkerProgress
+from gftpwb.core.events import OutputLine, WorkerProgress
+from gftpwb.kinds.gfapi.job import GfapiJob
+from gftpwb.kinds.gfapi.protocol import WorkerStream
+from gftpwb.kinds.gfapi.tracker import GfapiRun, describe_exit
 
 
 def job(**changes) -> GfapiJob:

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gftpwb.gfapi_stats import NS, ThreadResult, summarize
-from gftpwb.latency import Histogram
+from gftpwb.kinds.gfapi.latency import Histogram
+from gftpwb.kinds.gfapi.stats import NS, ThreadResult, summarize
 
 MIB = 1024 * 1024
 

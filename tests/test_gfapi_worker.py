@@ -7,8 +7,8 @@ import time
 import pytest
 from gfapi_helpers import files_under, run_worker, worker_binary
 
-from gftpwb.drivers.gfapi_protocol import End, Fatal, Hello, HistogramDelta, Sample, Text, ThreadDone, ThreadStarted
-from gftpwb.latency import bucket_of
+from gftpwb.kinds.gfapi.latency import bucket_of
+from gftpwb.kinds.gfapi.protocol import End, Fatal, Hello, HistogramDelta, Sample, Text, ThreadDone, ThreadStarted
 
 pytestmark = pytest.mark.real
 
@@ -132,7 +132,7 @@ def test_stop_mid_run_reports_partial_work(tmp_path):
     proc.stdin.flush()
     rest = proc.stdout.read()
     assert proc.wait(timeout=60) == 5
-    from gftpwb.drivers.gfapi_protocol import WorkerStream
+    from gftpwb.kinds.gfapi.protocol import WorkerStream
 
     messages = WorkerStream().feed("stdout", rest)
     finals = done(messages)

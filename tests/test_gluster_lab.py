@@ -6,8 +6,8 @@ import subprocess
 import pytest
 from clihelp import gftpwb
 
-from gftpwb.exec.gluster_lab import lab_address, volume_name
-from gftpwb.exec.lab import free_port
+from gftpwb.shell.lab.gluster import lab_address, volume_name
+from gftpwb.shell.lab.gridftp import free_port
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 

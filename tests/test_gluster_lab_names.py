@@ -3,9 +3,9 @@ state directory gets names of its own, so parallel labs and tests never share a 
 
 from pathlib import Path
 
-from gftpwb.dsl import load_scenario
-from gftpwb.exec.gluster_lab import DEMO_ADDRESS, DEMO_VOLUME, lab_address, volume_name
-from gftpwb.exec.lab import default_state_dir
+from gftpwb.core.dsl.loader import load_scenario
+from gftpwb.shell.lab.gluster import DEMO_ADDRESS, DEMO_VOLUME, lab_address, volume_name
+from gftpwb.shell.lab.gridftp import default_state_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gftpwb.drivers.guc_output import GucOutputParser, ProgressSample, TextLine
+from gftpwb.kinds.guc.output import GucOutputParser, ProgressSample, TextLine
 
 # Captured from globus-url-copy 10.12 (client-side get to file:///dev/null), stdout.
 REAL = (b"Source: ftp://127.0.0.1:2811/dev/\nDest:   file:///dev/\n  zero  ->  null\n\n"

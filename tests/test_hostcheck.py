@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gftpwb.clockoffset import ClockOffset, ClockSample, estimate_offset, parse_remote_time, to_controller_time
-from gftpwb.hostcheck import (
+from gftpwb.core.clockoffset import ClockOffset, ClockSample, estimate_offset, parse_remote_time, to_controller_time
+from gftpwb.core.hostcheck import (
     BufferCaps,
     HostReport,
     ProbeFacts,

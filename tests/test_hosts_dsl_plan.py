@@ -8,9 +8,9 @@ import textwrap
 
 import pytest
 
-from gftpwb.dsl import load_scenario_text
-from gftpwb.errors import ScenarioError
-from gftpwb.plan import plan, plan_fingerprint
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.errors import ScenarioError
+from gftpwb.core.plan import plan, plan_fingerprint
 
 BASE = """\
 version: 1

@@ -31,13 +31,13 @@ from labhosts import (
     wait_until,
 )
 
-from gftpwb.bus import EventBus
-from gftpwb.events import RunFinished
-from gftpwb.exec.executor import Executor
-from gftpwb.exec.hosts import HostTransports
-from gftpwb.exec.ssh import SshError, SshPool
-from gftpwb.records import parse_journal
-from gftpwb.specs import RunSpec
+from gftpwb.core.bus import EventBus
+from gftpwb.core.events import RunFinished
+from gftpwb.core.records import parse_journal
+from gftpwb.core.specs import RunSpec
+from gftpwb.shell.executor import Executor
+from gftpwb.shell.transports.hosts import HostTransports
+from gftpwb.shell.transports.ssh import SshError, SshPool
 
 pytestmark = pytest.mark.real
 GFTPWB = [sys.executable, "-m", "gftpwb"]
@@ -428,7 +428,7 @@ def test_unknown_identity_is_refused_login(netlab, tmp_path):
 
 def test_lab_up_status_and_down_make_and_remove_exactly_their_own_things(tmp_path):
     state = tmp_path / "lab"
-    from gftpwb.exec.lab import free_port
+    from gftpwb.shell.lab.gridftp import free_port
 
     env = {**os.environ, "GFTPWB_LAB_DIR": str(state)}
     up = subprocess.run([*GFTPWB, "lab", "up", "--port", str(free_port()), "--hosts", "2", "--rate", "100mbit",
@@ -473,8 +473,8 @@ def test_bad_lab_requests_are_usage_errors_and_make_nothing(tmp_path):
         assert out.returncode == 2 and out.stderr.startswith(f"gftpwb: {message}"), out.stderr
         assert "Traceback" not in out.stderr
     assert not (tmp_path / "lab" / "gridftp.pid").exists()  # refused before the loopback server started
-    from gftpwb.errors import UsageError
-    from gftpwb.exec.netlab import NetLab
+    from gftpwb.core.errors import UsageError
+    from gftpwb.shell.lab.netlab import NetLab
 
     lab = NetLab(str(tmp_path / "lab2"))
     for kwargs, message in (({"count": 0}, "--hosts must be between"), ({"count": 1, "rate": "fast"}, "bad --rate")):

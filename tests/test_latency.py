@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gftpwb.latency import NBUCKETS, Histogram, bucket_bounds, bucket_of, nearest_rank
+from gftpwb.kinds.gfapi.latency import NBUCKETS, Histogram, bucket_bounds, bucket_of, nearest_rank
 
 latencies = st.integers(min_value=0, max_value=1 << 42)
 

@@ -1,4 +1,4 @@
-"""The live aggregator behind the TUI (gftpwb.live): statuses, rates, per-thread rows, rankings, history.
+"""The live aggregator behind the TUI (gftpwb.core.live): statuses, rates, per-thread rows, rankings, history.
 
 Pure and clock-free, so every figure here is exact: events carry their own monotonic ``t``.
 """
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gftpwb.events import (
+from gftpwb.core.events import (
     OutputLine,
     Progress,
     RankingRow,
@@ -18,9 +18,12 @@ from gftpwb.events import (
     TuneUpdate,
     WorkerProgress,
 )
-from gftpwb.live import MIB, LiveState, ThreadRow, sort_thread_rows, tune_mark
-from gftpwb.records import ResultRecord, Summary
-from gftpwb.specs import RunSpec
+from gftpwb.core.live import read
+from gftpwb.core.live.cells import sort_thread_rows, tune_mark
+from gftpwb.core.live.models import MIB, ThreadRow
+from gftpwb.core.live.state import LiveState
+from gftpwb.core.records import ResultRecord, Summary
+from gftpwb.core.specs import RunSpec
 
 
 def spec(test_id="a", case=0, repeat=0, kind="guc", host="local", length=None, index=None):
@@ -44,13 +47,13 @@ def started(plan=PLAN, skipped=frozenset(), t=100.0):
 
 
 def by_id(live):
-    return {row.test_id: row for row in live.tests()}
+    return {row.test_id: row for row in read.test_rows(live)}
 
 
 def test_statuses_follow_the_runs():
     live = LiveState()
     live.show_plan("s", PLAN)
-    assert {r.test_id: r.status for r in live.tests()} == {"a": "queued", "b": "queued", "c": "queued"}
+    assert {r.test_id: r.status for r in read.test_rows(live)} == {"a": "queued", "b": "queued", "c": "queued"}
     assert not live.active
     live(started())
     assert live.active
@@ -74,7 +77,7 @@ def test_statuses_follow_the_runs():
     assert by_id(live)["c"].status == "interrupted"
     assert by_id(live)["a"].status == "passed"
     assert not live.active
-    panel = live.run_panel(now=200.0)
+    panel = read.run_panel(live, now=200.0)
     assert (panel.state, panel.runs_done, panel.runs_total) == ("interrupted", 4, 4)
 
 
@@ -87,7 +90,7 @@ def test_runs_a_stop_left_unstarted_become_skipped():
     rows = by_id(live)
     assert (rows["a"].status, rows["a"].note) == ("interrupted", "1 interrupted, 1 not run (stopped)")
     assert (rows["c"].status, rows["c"].note, rows["c"].done) == ("skipped", "1 not run (stopped)", 0)
-    panel = live.run_panel(now=103.0)
+    panel = read.run_panel(live, now=103.0)
     assert (panel.state, panel.runs_done, panel.runs_total) == ("interrupted", 1, 4)
 
 
@@ -109,8 +112,8 @@ def test_filtered_out_tests_and_resumed_runs_show_as_skipped():
     rows = by_id(live)
     assert (rows["c"].status, rows["c"].note) == ("skipped", "not selected")
     assert (rows["a"].status, rows["a"].done, rows["a"].note) == ("queued", 1, "1 done earlier")
-    assert live.run_panel(now=100.0).runs_total == 2  # a/1 and b/0
-    assert [r.test_id for r in live.tests()] == ["a", "b", "c"]
+    assert read.run_panel(live, now=100.0).runs_total == 2  # a/1 and b/0
+    assert [r.test_id for r in read.test_rows(live)] == ["a", "b", "c"]
 
 
 def test_run_panel_rates_progress_and_eta():
@@ -119,7 +122,7 @@ def test_run_panel_rates_progress_and_eta():
     live(RunStarted(spec=PLAN[0], argv=PLAN[0].argv, started_at="", t=101.0))
     live(Progress(run_id="a/0", bytes=256 * MIB, rate_avg_mib_s=128.0, rate_inst_mib_s=150.0, elapsed_s=2.0,
                   length_bytes=1 << 30, t=103.0))
-    panel = live.run_panel(now=104.0)
+    panel = read.run_panel(live, now=104.0)
     (line,) = panel.running
     assert line.elapsed_s == pytest.approx(3.0)
     assert line.fraction == pytest.approx(0.25)
@@ -128,7 +131,7 @@ def test_run_panel_rates_progress_and_eta():
     assert panel.bytes_moved == 256 * MIB
     assert by_id(live)["a"].last_rate_mib_s == 128.0  # live while running
     live(RunFinished(record=record(PLAN[0]), t=105.0))
-    panel = live.run_panel(now=106.0)
+    panel = read.run_panel(live, now=106.0)
     assert panel.running == () and panel.rate_inst_mib_s is None
     assert panel.bytes_moved == 1 << 30 and panel.last.status == "passed" and panel.last.eta_s is None
 
@@ -140,12 +143,12 @@ def test_channels_add_up_unless_a_run_wide_sample_exists():
     for channel, nbytes, rate in (("s0", 100 * MIB, 50.0), ("s1", 60 * MIB, 30.0), ("s0", 120 * MIB, 60.0)):
         live(Progress(run_id="a/0", bytes=nbytes, rate_avg_mib_s=rate, rate_inst_mib_s=rate, elapsed_s=2.0,
                       channel=channel, t=102.0))
-    panel = live.run_panel(now=102.0)
+    panel = read.run_panel(live, now=102.0)
     assert panel.bytes_moved == 180 * MIB and panel.rate_inst_mib_s == pytest.approx(90.0)
-    rows = live.threads()
+    rows = read.thread_rows(live)
     assert [(r.thread, r.mib) for r in rows] == [("s0", 120.0), ("s1", 60.0)]
     live(Progress(run_id="a/0", bytes=500 * MIB, rate_avg_mib_s=200.0, rate_inst_mib_s=210.0, elapsed_s=3.0, t=103.0))
-    panel = live.run_panel(now=103.0)
+    panel = read.run_panel(live, now=103.0)
     assert panel.bytes_moved == 500 * MIB and panel.rate_inst_mib_s == pytest.approx(210.0)
 
 
@@ -159,22 +162,22 @@ def test_worker_threads_give_elbencho_rows_and_an_aggregate():
     live = LiveState()
     live(started(plan=(g,)))
     live(RunStarted(spec=g, argv=g.argv, started_at="", t=100.0))
-    assert live.threads() == []  # a gfapi run has no row until its workers report
+    assert read.thread_rows(live) == []  # a gfapi run has no row until its workers report
     live(worker("g/0", "c1", 0, "running", 10, 20 * MIB, 40, 2.0, 102.0, files_total=100))
     live(worker("g/0", "c2", 1, "running", 5, 10 * MIB, 20, 2.0, 102.0, bytes_total=40 * MIB))
     live(worker("g/0", "c1", 0, "running", 30, 60 * MIB, 120, 4.0, 104.0, files_total=100))
-    rows = {(r.host, r.thread): r for r in live.threads()}
+    rows = {(r.host, r.thread): r for r in read.thread_rows(live)}
     r0 = rows[("c1", "0")]
     assert r0.percent == pytest.approx(30.0) and r0.mib == 60.0 and r0.mib_s == pytest.approx(15.0)
     assert r0.iops == pytest.approx(30.0) and r0.files_s == pytest.approx(7.5) and r0.state == "running"
     assert rows[("c2", "1")].percent == pytest.approx(25.0)
-    panel = live.run_panel(now=104.0)
+    panel = read.run_panel(live, now=104.0)
     # Aggregate instantaneous rate: c1/0 moved 40 MiB in the last 2 s (20 MiB/s), c2/1 5 MiB/s.
     assert panel.rate_inst_mib_s == pytest.approx(25.0)
     assert panel.bytes_moved == 70 * MIB
     live(worker("g/0", "c2", 1, "failed", 5, 10 * MIB, 20, 2.5, 104.5, error="EIO on /vol/f5"))
     live(RunFinished(record=record(g, status="failed", nbytes=70 * MIB, error="1 worker failed"), t=105.0))
-    rows = {(r.host, r.thread): r for r in live.threads()}
+    rows = {(r.host, r.thread): r for r in read.thread_rows(live)}
     assert rows[("c2", "1")].state == "failed" and rows[("c2", "1")].error == "EIO on /vol/f5"
     assert rows[("c1", "0")].state == "failed"  # a thread still running when its run ended takes the run's status
 
@@ -203,12 +206,12 @@ def test_rate_history_counts_bytes_moved_per_second():
                   t=104.1))
     # 1024 MiB over 102.6..104.1 s: 0.4 s in second 2, 1 s in second 3, 0.1 s in second 4; and from
     # 104.1 s to now the last rate, 200 MiB/s, stands in (0.4 s in second 4).
-    series = live.rate_series(now=104.5, points=10)
+    series = read.rate_series(live, now=104.5, points=10)
     assert series == pytest.approx([0.0, 0.0, 1024 * 0.4 / 1.5, 1024 / 1.5, 1024 * 0.1 / 1.5 + 200 * 0.4])
-    assert live.rate_series(now=104.5, points=2) == series[-2:]
+    assert read.rate_series(live, now=104.5, points=2) == series[-2:]
     live(RunFinished(record=record(PLAN[0], nbytes=1 << 30), t=105.0))
     # Finished and nothing new: the estimate is gone, and the real bytes say nothing moved after 104.1 s.
-    assert live.rate_series(now=108.0, points=10)[4:] == pytest.approx([1024 * 0.1 / 1.5, 0.0, 0.0, 0.0, 0.0])
+    assert read.rate_series(live, now=108.0, points=10)[4:] == pytest.approx([1024 * 0.1 / 1.5, 0.0, 0.0, 0.0, 0.0])
 
 
 def test_a_transfer_that_reports_only_at_its_end_is_spread_over_its_run():
@@ -222,19 +225,19 @@ def test_a_transfer_that_reports_only_at_its_end_is_spread_over_its_run():
     live(RunFinished(record=record(PLAN[0], nbytes=2 << 30, seconds=1.0), t=101.5))
     live(RunStarted(spec=PLAN[1], argv=PLAN[1].argv, started_at="", t=102.0))
     live(RunFinished(record=record(PLAN[1], nbytes=1 << 30, seconds=0.5), t=102.5))  # no -vb line at all
-    assert live.rate_series(now=103.5, points=10) == pytest.approx([1024.0, 1024.0, 1024.0, 0.0])
+    assert read.rate_series(live, now=103.5, points=10) == pytest.approx([1024.0, 1024.0, 1024.0, 0.0])
 
 
 def test_log_keeps_the_tail_and_says_what_it_dropped():
     live = LiveState(log_lines=3)
     live(started())
-    seq, lines, dropped = live.log_since(0)
+    seq, lines, dropped = read.log_since(live, 0)
     assert lines == ["# s: 4 run(s) -> results/x"] and dropped == 0
     for n in range(5):
         live(OutputLine(run_id="a/0", stream="stdout", text=f"line {n}"))
-    seq, lines, dropped = live.log_since(seq)
+    seq, lines, dropped = read.log_since(live, seq)
     assert lines == ["line 2", "line 3", "line 4"] and dropped == 2
-    assert live.log_since(seq) == (seq, [], 0)
+    assert read.log_since(live, seq) == (seq, [], 0)
 
 
 RANKING = (
@@ -253,10 +256,10 @@ def test_tune_panel_marks_leader_ties_and_eliminations():
     tune_spec = spec("tune", 0, 0, kind="autotune")
     live = LiveState()
     live(started(plan=(tune_spec,)))
-    assert live.tune() is None
+    assert read.tune(live) is None
     live(TuneUpdate(test_id="tune", strategy="adaptive", engine="simulated", transfers_used=12, budget=40,
                     margin_mib_s=20.0, rows=RANKING, leader="-vb -p 16 -tcp-bs 8M", t=101.0))
-    panel = live.tune()
+    panel = read.tune(live)
     assert [(r.rank, r.style) for r in panel.rows] == [(1, "leader"), (2, "tied"), (3, "eliminated"), (4, "failed")]
     assert panel.rows[1].mark == "tied with #1 (within 20 MB/s)"
     assert (panel.rows[2].mark, panel.rows[2].note) == ("eliminated after 9", "hopeless: < 50 % of the best")
@@ -277,8 +280,8 @@ def test_several_tune_tests_default_to_the_latest_update():
     for test_id, t in (("t1", 1.0), ("t2", 2.0)):
         live(TuneUpdate(test_id=test_id, strategy="exhaustive", engine="real", transfers_used=1, budget=9,
                         margin_mib_s=20.0, rows=RANKING[:1], leader=RANKING[0].candidate, t=t))
-    assert live.tune().test_id == "t2" and live.tune("t1").test_id == "t1"
-    assert live.tune_test_ids() == ("t1", "t2")
+    assert read.tune(live).test_id == "t2" and read.tune(live, "t1").test_id == "t1"
+    assert read.tune_test_ids(live) == ("t1", "t2")
 
 
 def test_version_moves_only_on_events_it_knows():
@@ -300,7 +303,7 @@ def test_channel_sums_never_drift_from_the_last_samples(samples):
         live(Progress(run_id="a/0", bytes=int(nbytes), rate_avg_mib_s=rate, rate_inst_mib_s=rate, elapsed_s=1.0,
                       channel=channel, t=100.0 + n))
         last[channel] = (int(nbytes), rate)
-    panel = live.run_panel(now=200.0)
+    panel = read.run_panel(live, now=200.0)
     assert panel.bytes_moved == sum(b for b, _ in last.values())
     if last:
         assert panel.rate_inst_mib_s == pytest.approx(sum(r for _, r in last.values()), abs=1e-6)
@@ -316,10 +319,10 @@ def test_runs_of_one_group_on_several_hosts_add_up_while_in_flight():
         live(RunStarted(spec=s, argv=s.argv, started_at="", t=100.0))
     live(Progress(run_id=a.run_id, bytes=100 * MIB, rate_avg_mib_s=50.0, rate_inst_mib_s=60.0, elapsed_s=2, t=102.0))
     live(Progress(run_id=b.run_id, bytes=300 * MIB, rate_avg_mib_s=150.0, rate_inst_mib_s=140.0, elapsed_s=2, t=102.0))
-    panel = live.run_panel(now=103.0)
+    panel = read.run_panel(live, now=103.0)
     assert [line.host for line in panel.running] == ["c1", "c2"]
     assert (panel.rate_inst_mib_s, panel.rate_avg_mib_s, panel.bytes_moved) == (200.0, 200.0, 400 * MIB)
     assert by_id(live)["g"].hosts == "c1, c2" and by_id(live)["g"].status == "running"
-    assert [(r.host, r.thread, r.mib) for r in live.threads()] == [("c1", "all", 100.0), ("c2", "all", 300.0)]
+    assert [(r.host, r.thread, r.mib) for r in read.thread_rows(live)] == [("c1", "all", 100.0), ("c2", "all", 300.0)]
     live(RunFinished(record=record(a), t=104.0))
-    assert live.run_panel(now=104.0).rate_inst_mib_s == 140.0  # what is still in flight
+    assert read.run_panel(live, now=104.0).rate_inst_mib_s == 140.0  # what is still in flight

@@ -1,26 +1,36 @@
-"""tui/ and converters/ install as gftpwb.tui and gftpwb.converters, from a wheel and editable."""
+"""converters/ installs as gftpwb.converters, from a wheel and editable; the TUI and the kinds come along."""
 
+import shutil
 import subprocess
 import sys
+import tomllib
 import venv
 from pathlib import Path
 
 import gftpwb.converters
-import gftpwb.tui
 import pytest
+
+import gftpwb.tui
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_editable_install_maps_top_level_folders():
     # The test environment is the editable install made by `make test`.
-    assert Path(gftpwb.tui.__file__).resolve() == ROOT / "tui" / "__init__.py"
+    assert Path(gftpwb.tui.__file__).resolve() == ROOT / "gftpwb" / "tui" / "__init__.py"
     assert Path(gftpwb.converters.__file__).resolve() == ROOT / "converters" / "__init__.py"
+
+
+def test_every_package_is_in_the_wheel_list():
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "gftpwb").rglob("__init__.py")}
+    assert found - listed == set(), "add these packages to [tool.setuptools] packages in pyproject.toml"
 
 
 @pytest.mark.slow
 def test_wheel_installs_and_imports(tmp_path):
     dist = tmp_path / "dist"
+    shutil.rmtree(ROOT / "build", ignore_errors=True)  # setuptools' build/lib keeps files of older layouts
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(ROOT)],
                    check=True, capture_output=True)
     (wheel,) = dist.glob("gftpwb-*.whl")
@@ -29,10 +39,12 @@ def test_wheel_installs_and_imports(tmp_path):
     py = env_dir / "bin" / "python"
     # A clean environment, as a user's: the wheel and its declared dependencies only.
     subprocess.run([py, "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
-    code = ("import gftpwb.tui, gftpwb.converters.taglog, gftpwb.dsl.schema as s, pathlib;"
+    code = ("import gftpwb.tui, gftpwb.converters.taglog, gftpwb.core.dsl.schema as s, pathlib;"
+            "from gftpwb.core.registry import registry;"
+            "names = registry().kind_names(); assert names == ('guc', 'connection-test', 'autotune', 'gfapi'), names;"
             "assert 'site-packages' in gftpwb.tui.__file__, gftpwb.tui.__file__;"
-            "assert s.packaged_schema()['title'] == 'gftpwb scenario';"
-            "from gftpwb.exec.worker_build import source_bytes; assert b'glfs_init' in source_bytes();"
+            "assert s.scenario_schema()['title'] == 'gftpwb scenario';"
+            "from gftpwb.kinds.gfapi.run.worker_build import source_bytes; assert b'glfs_init' in source_bytes();"
             "import gftpwb.tui.app as a; assert pathlib.Path(a.WorkbenchApp.CSS_PATH).is_file(), 'no stylesheet';"
             "print('ok')")
     out = subprocess.run([py, "-c", code], capture_output=True, text=True, cwd=tmp_path)

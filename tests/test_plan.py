@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gftpwb.dsl import load_scenario_text
-from gftpwb.errors import ScenarioError, UsageError
-from gftpwb.plan import plan, plan_fingerprint
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.errors import ScenarioError, UsageError
+from gftpwb.core.plan import plan, plan_fingerprint
 
 BASE = """\
 version: 1

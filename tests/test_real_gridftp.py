@@ -13,7 +13,7 @@ import pytest
 from clihelp import gftpwb, popen
 from gftpwb.converters.taglog import epoch_seconds, parse_tags
 
-from gftpwb.exec.lab import free_port
+from gftpwb.shell.lab.gridftp import free_port
 from gftpwb.tgftp_model import rate_text
 
 pytestmark = pytest.mark.real

@@ -18,7 +18,7 @@ import pytest
 from clihelp import gftpwb
 from gftpwb.converters.taglog import STANDARD_TAGS, epoch_seconds, get_attribute, parse_tags
 
-from gftpwb.exec.lab import GridftpLab, free_port
+from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 from gftpwb.tgftp_model import rate_text
 
 pytestmark = pytest.mark.real

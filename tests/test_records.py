@@ -5,8 +5,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gftpwb.records import ResultRecord, bound_output, latest_by_run, parse_journal
-from gftpwb.sinks.journal import JournalSink, read_journal
+from gftpwb.core.records import ResultRecord, bound_output, latest_by_run, parse_journal
+from gftpwb.shell.sinks.journal import JournalSink, read_journal
 
 
 def record(run_id: str = "a/0", status: str = "passed", **kw) -> ResultRecord:

@@ -9,12 +9,16 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft7Validator
 
-from gftpwb.dsl import load_scenario
-from gftpwb.dsl.gfapi_settings import GFAPI_SETTINGS, SWEEPABLE
-from gftpwb.dsl.guc_options import GUC_OPTIONS
-from gftpwb.dsl.loader import build_link
-from gftpwb.dsl.model import AutotuneTest, GfapiTest, GucOptions, Scenario, Test
-from gftpwb.dsl.schema import LINK_KEYS, build_schema, render_schema
+from gftpwb.core.dsl.loader import load_scenario
+from gftpwb.core.dsl.model import Scenario
+from gftpwb.core.dsl.schema import build_schema, render_schema
+from gftpwb.kinds.autotune.model import AutotuneTest
+from gftpwb.kinds.gfapi.model import GfapiTest
+from gftpwb.kinds.gfapi.settings import GFAPI_SETTINGS, SWEEPABLE
+from gftpwb.kinds.guc.model import GucOptions, Test
+from gftpwb.kinds.guc.options import GUC_OPTIONS
+from gftpwb.kinds.simulated.keys import LINK_KEYS
+from gftpwb.kinds.simulated.link import build_link
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_FILE = ROOT / "schemas" / "scenario.schema.json"

@@ -4,8 +4,16 @@ docstring says (windows, caps, set-up, noise around the expected rate, timeouts,
 import numpy as np
 import pytest
 
-from gftpwb.simlink import LinkModel, Transfer, data_rate, effective_window, expected_rate, run_rng, simulate
-from gftpwb.units import GIB, MIB
+from gftpwb.core.units import GIB, MIB
+from gftpwb.kinds.simulated.link import (
+    LinkModel,
+    Transfer,
+    data_rate,
+    effective_window,
+    expected_rate,
+    run_rng,
+    simulate,
+)
 
 
 def test_same_seed_and_run_id_give_the_same_run_and_others_differ():

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gftpwb.exec.ssh import SshError, SshLimits, SshPool
-from gftpwb.exec.transport import ProcessLost, StartError
+from gftpwb.core.transport import ProcessLost, StartError
+from gftpwb.shell.transports.ssh import SshError, SshLimits, SshPool
 
 PRINT_ARGV = [sys.executable, "-c", "import json, os, sys; print(json.dumps([sys.argv[1:], os.getcwd()]))"]
 
@@ -178,7 +178,7 @@ async def test_refused_login_and_unreachable_host(pool, fake_sshd, tmp_path):
     with pytest.raises(SshError, match="login refused for bench") as info:
         await pool(hosts=[fake_sshd.host(identity=str(stranger))]).transport("h1").start(["true"])
     assert info.value.status == "auth-failed"
-    from gftpwb.exec.lab import free_port
+    from gftpwb.shell.lab.gridftp import free_port
 
     closed = free_port()
     with pytest.raises(SshError, match=f"host h1 \\(bench@127.0.0.1:{closed}\\): connection refused") as info:
@@ -244,7 +244,7 @@ async def test_a_start_cancelled_midway_leaves_nothing_running(pool, fake_sshd):
 
 
 async def test_a_jump_host_is_used_and_its_failure_is_named(pool, fake_sshd):
-    from gftpwb.exec.lab import free_port
+    from gftpwb.shell.lab.gridftp import free_port
 
     hosts = [fake_sshd.host("j"), fake_sshd.host("x", jump="j")]
     transport = pool(hosts=hosts).transport("x")

@@ -12,7 +12,7 @@ import pytest
 from clihelp import gftpwb
 from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog, get_attribute
 
-from gftpwb.records import ResultRecord
+from gftpwb.core.records import ResultRecord
 from gftpwb.tgftp_args import TgftpUsage, parse_tgftp_args
 from gftpwb.tgftp_log import Usage, parse_args
 

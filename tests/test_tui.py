@@ -13,13 +13,15 @@ import time
 from pathlib import Path
 
 import pytest
-from gftpwb.tui.app import WorkbenchApp, exit_code
-from gftpwb.tui.views import ResultsView, ThreadsView
-from gftpwb.tui.widgets import ConfirmScreen, LiveTable, RateChart
 from tui_standins import BUDGET, CANDIDATES, GfapiStandIn, TuneStandIn, thread_speed
 
-from gftpwb.bus import EventBus
-from gftpwb.exec.executor import Executor
+from gftpwb.core.bus import EventBus
+from gftpwb.core.live import read
+from gftpwb.shell.executor import Executor
+from gftpwb.shell.frontend import exit_code
+from gftpwb.tui.app import WorkbenchApp
+from gftpwb.tui.views import ResultsView, ThreadsView
+from gftpwb.tui.widgets import ConfirmScreen, LiveTable, RateChart
 
 SIZE = (80, 24)
 
@@ -121,7 +123,7 @@ async def test_stop_records_the_run_in_flight_as_interrupted(tmp_path, gridftp):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
         # guc reports every 2 s for a client-side transfer: wait until the run view has a live rate.
-        await wait_for(pilot, lambda: app.live.run_panel(time.monotonic()).bytes_moved > 0, "live progress")
+        await wait_for(pilot, lambda: read.run_panel(app.live, time.monotonic()).bytes_moved > 0, "live progress")
         await pilot.press("s")
         await wait_for(pilot, lambda: app.summary is not None, "the stop to be recorded")
         assert app.summary.interrupted and exit_code(app.summary) == 130
@@ -159,7 +161,7 @@ async def test_quit_while_running_asks_then_stops_and_keeps_the_record(tmp_path,
                        executor_factory=lambda: Executor(EventBus(), kill_grace_s=1.0))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
-        await wait_for(pilot, lambda: app.live.run_panel(time.monotonic()).bytes_moved > 0, "the run to report")
+        await wait_for(pilot, lambda: read.run_panel(app.live, time.monotonic()).bytes_moved > 0, "the run to report")
         await pilot.press("q")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
         await pilot.press("n")  # keep running
@@ -237,7 +239,7 @@ async def test_threads_view_shows_worker_rows_and_sorts(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
         all_moved = sum(4 * thread_speed(h, t) for h in range(2) for t in range(3)) << 20
-        await wait_for(pilot, lambda: app.live.run_panel(time.monotonic()).bytes_moved == all_moved, "workers")
+        await wait_for(pilot, lambda: read.run_panel(app.live, time.monotonic()).bytes_moved == all_moved, "workers")
         await pilot.press("3")
         await wait_for(pilot, lambda: len(cells(app, "thread-table")) == 6, "six thread rows")
         rows = cells(app, "thread-table")
@@ -411,9 +413,9 @@ async def test_live_table_updates_in_place_and_the_cursor_follows_its_row():
 async def test_resume_in_the_tui_runs_only_what_is_left(tmp_path, fake_guc):
     from clihelp import gftpwb
 
-    from gftpwb.dsl import load_scenario
-    from gftpwb.plan import plan
-    from gftpwb.session import RunRequest, prepare_run
+    from gftpwb.core.dsl.loader import load_scenario
+    from gftpwb.core.plan import plan
+    from gftpwb.shell.session import RunRequest, prepare_run
 
     path = write_scenario(tmp_path, "- {id: a, kind: guc, source: ftp://x/a, target: ftp://y/b, repeat: 3}\n")
     results = tmp_path / "r"
@@ -435,8 +437,9 @@ async def test_resume_in_the_tui_runs_only_what_is_left(tmp_path, fake_guc):
 
 
 async def test_fast_table_draws_rows_follows_the_cursor_scrolls_and_sorts_on_header_clicks():
-    from gftpwb.tui.widgets import FastTable
     from textual.app import App
+
+    from gftpwb.tui.widgets import FastTable
 
     clicked: list[str] = []
 
@@ -487,7 +490,8 @@ async def test_a_group_on_two_ssh_hosts_runs_there_shows_both_and_stops(netlab, 
         await pilot.press("r")
         await wait_for(pilot, lambda: all(started_by_gftpwb(netns_of(netlab, h)) for h in ("h1", "h2")),
                        "guc in both namespaces")
-        await wait_for(pilot, lambda: len(app.live.run_panel(time.monotonic()).running) == 2, "two runs in flight")
+        await wait_for(pilot, lambda: len(read.run_panel(app.live, time.monotonic()).running) == 2,
+                       "two runs in flight")
         app.draw(force=True)
         await pilot.pause()
         assert "2 runs in flight: fan/0@h1, fan/0@h2" in str(app.query_one("#run-head").render())
@@ -505,10 +509,10 @@ async def test_a_group_on_two_ssh_hosts_runs_there_shows_both_and_stops(netlab, 
 async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
     """Issue 6's auto-tune runner and simulated engine, through the real session: the view shows the
     engine's final ranking row for row, with the leader, tie and elimination marks it implies."""
-    from gftpwb.dsl import load_scenario
-    from gftpwb.events import TuneUpdate
-    from gftpwb.plan import plan
-    from gftpwb.session import RunRequest, prepare_run
+    from gftpwb.core.dsl.loader import load_scenario
+    from gftpwb.core.events import TuneUpdate
+    from gftpwb.core.plan import plan
+    from gftpwb.shell.session import RunRequest, prepare_run
 
     path = write_scenario(tmp_path, """\
         - id: tune

@@ -8,12 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gftpwb.tui.app import WorkbenchApp
 from test_live import RANKING, record
 from tui_standins import GfapiStandIn, thread_speed
 
-from gftpwb.dsl import load_scenario
-from gftpwb.events import (
+from gftpwb.core.dsl.loader import load_scenario
+from gftpwb.core.events import (
     OutputLine,
     Progress,
     RunFinished,
@@ -22,8 +21,9 @@ from gftpwb.events import (
     TuneUpdate,
     WorkerProgress,
 )
-from gftpwb.live import MIB
-from gftpwb.plan import plan
+from gftpwb.core.live.models import MIB
+from gftpwb.core.plan import plan
+from gftpwb.tui.app import WorkbenchApp
 
 SCENARIO = """\
 version: 1

@@ -2,8 +2,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gftpwb.rates import mib_per_s, tgftp_rate_text, tgftp_size_text
-from gftpwb.units import GIB, MIB, format_duration, format_size_arg, parse_duration, parse_size
+from gftpwb.core.rates import mib_per_s, tgftp_rate_text, tgftp_size_text
+from gftpwb.core.units import GIB, MIB, format_duration, format_size_arg, parse_duration, parse_size
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -62,7 +62,7 @@ def test_tgftp_tag_texts():
 
 
 def test_tgftp_rate_is_whole_seconds_and_integer_division():
-    from gftpwb.rates import tgftp_rate
+    from gftpwb.core.rates import tgftp_rate
     # 4 GiB from 10.9 s to 12.1 s: `date +%s` says 2 s apart -> 2048, though the transfer took 1.2 s.
     assert tgftp_rate(4 * GIB, 10.9, 12.1) == 2048
     assert tgftp_rate(4 * GIB, 10.1, 10.9) == 4096  # same second: elapsed 0 becomes 1

@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from gftpwb.exec.transport import LocalTransport
-from gftpwb.exec.worker_build import WorkerBuilder, WorkerBuildError, build_id, source_bytes
+from gftpwb.kinds.gfapi.run.worker_build import WorkerBuilder, WorkerBuildError, build_id, source_bytes
+from gftpwb.shell.transports.local import LocalTransport
 
 pytestmark = pytest.mark.real
 
@@ -90,7 +90,7 @@ async def _compile(argv: list[str]) -> tuple[int, str]:
 
 
 def test_where_the_cache_is(monkeypatch, tmp_path):
-    from gftpwb.exec.worker_build import default_cache_dir
+    from gftpwb.kinds.gfapi.run.worker_build import default_cache_dir
 
     monkeypatch.setenv("GFTPWB_WORKER_DIR", str(tmp_path))
     assert default_cache_dir("local") == default_cache_dir("h1") == str(tmp_path)

@@ -14,10 +14,11 @@ import math
 import time
 from statistics import fmean, stdev
 
-from gftpwb.events import RankingRow, RunStarted, TuneUpdate, WorkerProgress
-from gftpwb.exec.executor import Executor, Interrupted, utc_now_iso
-from gftpwb.records import INTERRUPTED, PASSED, ResultRecord
-from gftpwb.specs import RunSpec
+from gftpwb.core.events import RankingRow, RunStarted, TuneUpdate, WorkerProgress
+from gftpwb.core.records import INTERRUPTED, PASSED, ResultRecord
+from gftpwb.core.specs import RunSpec
+from gftpwb.shell.context import Interrupted, utc_now_iso
+from gftpwb.shell.executor import Executor
 
 MIB = 1048576
 

@@ -12,7 +12,7 @@ import pytest
 from compat.corpus import BATCH, SINGLE
 from compat.harness import VENV_BIN, Lab, ToolRun, make_wrapper, reference_dir, run_many, run_tool
 
-from gftpwb.exec.lab import free_port
+from gftpwb.shell.lab.gridftp import free_port
 
 PY = sys.executable
 
@@ -55,7 +55,7 @@ def batch_job(path: str, case, base: Path, lab: Lab) -> ToolRun:
     if path == "import":
         # gftpwb import BATCHFILE -o scenario.yaml, then gftpwb run scenario.yaml: both through gftpwb's CLI
         # entry point, in one process (a start-up less per case keeps the suite fast)
-        script = ("import sys; from gftpwb.cli import main; "
+        script = ("import sys; from gftpwb.shell.cli.main import main; "
                   f"sys.exit(main(['import', {name!r}, '-o', 'scenario.yaml']) or "
                   "main(['run', 'scenario.yaml', '--results', 'results']))")
         return run_tool(path, [PY, "-c", script], workdir, lab, logs_in="results", program="", **kw)

@@ -1,0 +1,200 @@
+"""Schema errors as people read them: each jsonschema error becomes a Diagnostic at the line and
+column of the offending key or value, worded in the DSL's terms (sizes, durations, host names)
+rather than JSON Schema's. One small function per kind of schema rule, chosen from a table."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from typing import Any
+
+from jsonschema import Draft7Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from gftpwb.core.errors import Diagnostic
+from gftpwb.core.units import DURATION_PATTERN, FRACTION_PATTERN, RATE_PATTERN, SIZE_PATTERN
+
+from .keys import NAME_PATTERN
+from .schema import expected_forms, scenario_schema
+from .yamlpos import Path, Positions
+
+
+def schema_diagnostics(data: Any, pos: Positions, filename: str) -> list[Diagnostic]:
+    validator = Draft7Validator(scenario_schema())
+    out: list[Diagnostic] = []
+    for error in validator.iter_errors(data):
+        out.extend(describe(error, pos, filename))
+    return sorted(set(out))
+
+
+def label(path: Path) -> str:
+    """``tests[0].options.length``: a path as the DSL reads."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "scenario"
+
+
+def show(value: Any) -> str:
+    """A value as an error message names it: ``text 'x'``, ``number 3``, ``a list``."""
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"number {value}"
+    if isinstance(value, str):
+        return f"text {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "null" if value is None else repr(value)
+
+
+TYPE_WORDS = {
+    "integer": "a whole number", "number": "a number", "string": "text", "boolean": "true or false",
+    "array": "a list", "object": "a mapping", "null": "null",
+}
+PATTERN_WORDS = {
+    SIZE_PATTERN: "bad size {!r} (use a whole number with an optional K, M, G or B suffix, e.g. 4M)",
+    DURATION_PATTERN: "bad duration {!r} (use seconds or e.g. 30s, 5m, 1m30s, 250ms)",
+    RATE_PATTERN: "bad rate {!r} (use MiB/s, or e.g. 20MB/s, 1GB/s, 10Gbit/s)",
+    FRACTION_PATTERN: "bad fraction {!r} (use e.g. 0.03 or 3%)",
+    NAME_PATTERN: "bad name {!r} (letters, digits, '.', '_' and '-', starting with a letter or digit)",
+}
+JSON_TYPES: dict[str, tuple[type, ...]] = {"object": (dict,), "array": (list,), "string": (str,)}
+
+
+class Where:
+    """The error being described and the position it points at."""
+
+    def __init__(self, error: ValidationError, pos: Positions, filename: str):
+        self.error = error
+        self.pos = pos
+        self.filename = filename
+        self.path: Path = tuple(error.absolute_path)
+        self.label = label(self.path)
+        self.line, self.col = pos.of_value(self.path)
+
+    def at(self, message: str, line: int | None = None, col: int | None = None) -> list[Diagnostic]:
+        return [Diagnostic(self.filename, self.line if line is None else line, self.col if col is None else col,
+                           message)]
+
+    def said(self, message: str) -> list[Diagnostic]:
+        """``<label>: <message>`` at the value."""
+        return self.at(f"{self.label}: {message}")
+
+
+def _property_name(w: Where) -> list[Diagnostic] | None:
+    # A bad mapping key (a host name, an environment variable name): point at the key itself.
+    if "propertyNames" not in w.error.relative_schema_path or not isinstance(w.error.instance, str):
+        return None
+    kline, kcol = w.pos.of_key((*w.path, w.error.instance))
+    rule = ("letters, digits, '.', '_' and '-', starting with a letter or digit" if w.path == ("hosts",)
+            else "letters, digits and '_', not starting with a digit")
+    return w.at(f"{w.label}: bad name {w.error.instance!r} ({rule})", kline, kcol)
+
+
+def _additional_properties(w: Where) -> list[Diagnostic]:
+    if not isinstance(w.error.instance, dict):
+        return w.said(w.error.message)
+    allowed = sorted(w.error.schema.get("properties", {}))
+    out = []
+    for key in w.error.instance:
+        if key in allowed:
+            continue
+        kline, kcol = w.pos.of_key((*w.path, key))
+        close = difflib.get_close_matches(key, allowed, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; allowed: {', '.join(allowed)}"
+        out.extend(w.at(f"unknown key '{key}' in {w.label}{hint}", kline, kcol))
+    return out
+
+
+def _required(w: Where) -> list[Diagnostic]:
+    message = str(w.error.message)
+    missing = message.split("'")[1] if "'" in message else message
+    return w.said(f"missing required key '{missing}'")
+
+
+def _type(w: Where) -> list[Diagnostic]:
+    value = w.error.validator_value
+    expected = value if isinstance(value, list) else [value]
+    words = " or ".join(TYPE_WORDS.get(t, t) for t in expected)
+    if "integer" in expected and "string" in expected:
+        words = "a size such as 4M or a whole number of bytes"
+    elif "number" in expected and "string" in expected:
+        words = "a duration such as 30s or a number of seconds"
+    return w.said(f"expected {words}, got {show(w.error.instance)}")
+
+
+def _pattern(w: Where) -> list[Diagnostic]:
+    words = PATTERN_WORDS.get(w.error.validator_value)
+    return w.said(words.format(w.error.instance) if words else w.error.message)
+
+
+def _const(w: Where) -> list[Diagnostic]:
+    if w.path == ("version",):
+        return w.at(f"unsupported scenario version {w.error.instance!r}; this gftpwb reads version 1")
+    return w.said(f"expected {w.error.validator_value!r}, got {show(w.error.instance)}")
+
+
+def _branch_of_same_type(w: Where) -> list[ValidationError] | None:
+    """For an anyOf whose branches differ by JSON type: the errors of the branch the value's type
+    selects, or [] when no branch has that type; None when the branches are not told apart by type."""
+    branches = w.error.validator_value
+    typed = [JSON_TYPES.get(b.get("type", "")) if isinstance(b, dict) else None for b in branches]
+    if not any(typed):
+        return None
+    for index, types in enumerate(typed):
+        if types and isinstance(w.error.instance, types):
+            return [e for e in w.error.context or () if e.relative_schema_path and e.relative_schema_path[0] == index]
+    return []
+
+
+def _any_of(w: Where) -> list[Diagnostic]:
+    forms = expected_forms().get(str(w.path[-1])) if w.path else None
+    if forms:  # a key with several forms (a name, a mapping, a list): explain the one the value has
+        inner = _branch_of_same_type(w)
+        if inner:
+            return [d for e in inner for d in describe(e, w.pos, w.filename)]
+        return w.said(f"expected {forms}, got {show(w.error.instance)}")
+    return _one_of(w)
+
+
+def _one_of(w: Where) -> list[Diagnostic]:
+    if w.path and w.path[-1] == "on" and w.error.validator == "oneOf":
+        return w.said(f"expected a host name or a list of different host names, got {show(w.error.instance)}")
+    if w.error.context:
+        return describe(best_match(w.error.context), w.pos, w.filename)
+    return w.said(w.error.message)
+
+
+def _enum(w: Where) -> list[Diagnostic]:
+    choices = ", ".join(str(v) for v in w.error.validator_value)
+    return w.said(f"{w.error.instance!r} is not one of: {choices}")
+
+
+def _bound(w: Where) -> list[Diagnostic]:
+    word = "at least" if w.error.validator == "minimum" else "at most"
+    return w.said(f"must be {word} {w.error.validator_value}, got {w.error.instance}")
+
+
+def _not_empty(w: Where) -> list[Diagnostic]:
+    return w.said("must not be empty")
+
+
+RULES: dict[str, Callable[[Where], list[Diagnostic]]] = {
+    "additionalProperties": _additional_properties, "required": _required, "type": _type,
+    "pattern": _pattern, "const": _const, "anyOf": _any_of, "oneOf": _one_of, "enum": _enum,
+    "minimum": _bound, "maximum": _bound, "minItems": _not_empty, "minProperties": _not_empty,
+    "minLength": _not_empty,
+}
+
+
+def describe(error: ValidationError, pos: Positions, filename: str) -> list[Diagnostic]:
+    """The diagnostics one schema error becomes."""
+    w = Where(error, pos, filename)
+    named = _property_name(w)
+    if named is not None:
+        return named
+    rule = RULES.get(str(error.validator))
+    return rule(w) if rule is not None else w.said(error.message)

@@ -1,0 +1,233 @@
+"""Load a scenario file: YAML with positions -> JSON-Schema check -> semantic checks -> typed model.
+
+Every problem is reported as a :class:`~gftpwb.core.errors.Diagnostic` at the line and column of the
+offending key or value; all problems of a file are reported together, not only the first. What is
+particular to a kind (its checks, its model) is asked of the kind (:mod:`gftpwb.core.registry`);
+this module checks what every scenario has: test ids, hosts, ``on:``, commands and tag log names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from typing import Any
+
+from gftpwb.core.commands import COMMAND_ROLES
+from gftpwb.core.errors import Diagnostic, ScenarioError
+from gftpwb.core.registry import TestInput, registry
+from gftpwb.core.units import parse_duration
+
+from .diagnostics import label, schema_diagnostics
+from .model import LOCAL, Host, Scenario, TestModel
+from .schema import kind_key_names, merged_key_names
+from .yamlpos import Path, Positions, load_yaml_with_positions
+
+
+def load_scenario(path: str) -> Scenario:
+    """Read and validate the scenario at ``path``; raise ScenarioError with every problem found."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as exc:
+        raise ScenarioError([Diagnostic(path, 0, 0, f"cannot read scenario: {exc.strerror or exc}")]) from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError([Diagnostic(path, 0, 0, f"not UTF-8 text: {exc.reason}")]) from None
+    return load_scenario_text(text, path)
+
+
+def load_scenario_text(text: str, filename: str = "<scenario>") -> Scenario:
+    data, pos, _tree = load_yaml_with_positions(text, filename)
+    if not isinstance(data, dict):
+        raise ScenarioError([Diagnostic(filename, 1, 1, "a scenario must be a YAML mapping (version, name, tests)")])
+    errors = schema_diagnostics(data, pos, filename)
+    if errors:
+        raise ScenarioError(errors)
+    inputs, errors, warnings = semantic_diagnostics(data, pos, filename)
+    if errors:
+        raise ScenarioError(errors)
+    return build_model(data, inputs, filename, text, warnings)
+
+
+# --- checks the schema cannot express -------------------------------------------------------------
+
+
+def merged_test(defaults: dict[str, Any], test: dict[str, Any]) -> dict[str, Any]:
+    """A test's keys over the defaults its kind has; mapping keys marked ``merge`` (guc ``options``,
+    the simulated ``link``) merge key by key, everything else is replaced. (An auto-tune takes source
+    and target from the defaults, but not their ``options`` or ``repeat``, which it has its own keys for.)"""
+    kind = test.get("kind", "")
+    allowed = kind_key_names().get(kind, frozenset(defaults))
+    merged = {**{k: v for k, v in defaults.items() if k in allowed}, **test}
+    for key in merged_key_names().get(kind, frozenset()):
+        if key in defaults or key in test:
+            merged[key] = {**defaults.get(key, {}), **test.get(key, {})}
+    return merged
+
+
+def semantic_diagnostics(data: dict[str, Any], pos: Positions,
+                         filename: str) -> tuple[list[TestInput], list[Diagnostic], list[Diagnostic]]:
+    """Check every test (what all tests have here, the rest by its kind and the engines); returns the
+    tests ready to build, and the errors and warnings found."""
+    errors: list[Diagnostic] = []
+    warnings: list[Diagnostic] = []
+    defaults = data.get("defaults", {})
+    errors.extend(host_diagnostics(data, pos, filename))
+    known_hosts = list(dict.fromkeys([LOCAL, *data.get("hosts", {})]))
+    if "on" in defaults:
+        errors.extend(_on_diagnostics(defaults["on"], ("defaults", "on"), known_hosts, pos, filename))
+    first_seen: dict[str, int] = {}
+    inputs = []
+    for index, raw in enumerate(data["tests"]):
+        tid = raw["id"]
+        line, col = pos.of_value(("tests", index, "id"))
+        if tid in first_seen:
+            errors.append(Diagnostic(filename, line, col,
+                                     f"duplicate test id '{tid}' (first used at line {first_seen[tid]})"))
+        else:
+            first_seen[tid] = line
+        if "on" in raw:
+            errors.extend(_on_diagnostics(raw["on"], ("tests", index, "on"), known_hosts, pos, filename))
+        test = TestInput(raw=raw, merged=merged_test(defaults, raw), index=index, pos=pos, filename=filename)
+        for engine in registry().engines():
+            engine.check(test)
+        registry().kind(raw["kind"]).check(test)
+        errors.extend(test.errors)
+        warnings.extend(test.warnings)
+        errors.extend(command_diagnostics(raw, ("tests", index), pos, filename))
+        inputs.append(test)
+    errors.extend(command_diagnostics(defaults, ("defaults",), pos, filename))
+    errors.extend(log_filename_diagnostics(data, pos, filename))
+    return inputs, errors, warnings
+
+
+def command_diagnostics(block: dict[str, Any], where: Path, pos: Positions, filename: str) -> list[Diagnostic]:
+    """``run`` as one string is shell code and needs ``shell``; a ``shell`` needs ``run`` as one string;
+    ``on_failure`` belongs to ``pre`` (a post or comment command never fails the run)."""
+    out = []
+    for key in COMMAND_ROLES:
+        value = block.get(key)
+        if not isinstance(value, dict):
+            continue
+        line, col = pos.of_value((*where, key, "run"))
+        name = label((*where, key))
+        if "on_failure" in value and key != "pre":
+            fline, fcol = pos.of_key((*where, key, "on_failure"))
+            out.append(Diagnostic(filename, fline, fcol, f"{name}: on_failure is for pre only (a {key} command "
+                                                         "never fails the run)"))
+        if value.get("shell", False) and not isinstance(value["run"], str):
+            out.append(Diagnostic(filename, line, col, f"{name}: with shell, run must be one string of shell code, "
+                                                       "not a list"))
+        elif not value.get("shell", False) and isinstance(value["run"], str):
+            out.append(Diagnostic(filename, line, col, f"{name}: run is one string, which only a shell can read; "
+                                                       "write it as a list of arguments, or add shell: true to "
+                                                       "run it as shell code"))
+    return out
+
+
+def log_filename_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> list[Diagnostic]:
+    """Two tests may not write their tag logs under the same name."""
+    out = []
+    seen: dict[str, int] = {}
+    for index, test in enumerate(data["tests"]):
+        name = test.get("log_filename")
+        if not name:
+            continue
+        line, col = pos.of_value(("tests", index, "log_filename"))
+        stem = name[:-4] if name.endswith(".log") else name
+        if stem in seen:
+            out.append(Diagnostic(filename, line, col, f"log_filename {name!r} is also used by the test at line "
+                                                       f"{seen[stem]}; each test needs its own"))
+        else:
+            seen[stem] = line
+    return out
+
+
+def host_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> list[Diagnostic]:
+    """The inventory: ``local`` is reserved, and a jump host must be another host, without loops."""
+    hosts: dict[str, Any] = data.get("hosts", {})
+    out: list[Diagnostic] = []
+    for name, entry in hosts.items():
+        if name == LOCAL:
+            line, col = pos.of_key(("hosts", name))
+            out.append(Diagnostic(filename, line, col, "host name 'local' is reserved for this machine (no SSH); "
+                                                       "give the host another name"))
+        jump = entry.get("jump")
+        if jump is None:
+            continue
+        line, col = pos.of_value(("hosts", name, "jump"))
+        if jump == name:
+            out.append(Diagnostic(filename, line, col, f"host '{name}' cannot be its own jump host"))
+        elif jump not in hosts or jump == LOCAL:
+            out.append(Diagnostic(filename, line, col, f"jump host '{jump}' of '{name}' is not in hosts"
+                                  + _did_you_mean(jump, [h for h in hosts if h != LOCAL])))
+        else:
+            seen = [name]
+            while jump is not None and jump in hosts and jump not in seen:
+                seen.append(jump)
+                jump = hosts[jump].get("jump")
+            if jump in seen and jump == name:
+                out.append(Diagnostic(filename, line, col, f"jump hosts loop: {' -> '.join([*seen, name])}"))
+    return out
+
+
+def _did_you_mean(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1)
+    if close:
+        return f"; did you mean '{close[0]}'?"
+    return f"; known: {', '.join(choices)}" if choices else ""
+
+
+def _on_diagnostics(value: Any, path: Path, known: list[str], pos: Positions, filename: str) -> list[Diagnostic]:
+    names = [value] if isinstance(value, str) else list(value)
+    out = []
+    for index, name in enumerate(names):
+        if name in known:
+            continue
+        line, col = pos.of_value(path if isinstance(value, str) else (*path, index))
+        out.append(Diagnostic(filename, line, col, f"unknown host '{name}' (not in hosts, and not 'local')"
+                              + _did_you_mean(name, known)))
+    return out
+
+
+# --- the typed model ------------------------------------------------------------------------------
+
+
+def resolve_path(path: str, filename: str) -> str:
+    """A path from the scenario, relative to the scenario's directory; ``~`` is kept for the transport."""
+    if not path or os.path.isabs(path) or path.startswith("~") or filename.startswith("<"):
+        return path
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(filename)), path))
+
+
+def build_hosts(data: dict[str, Any], filename: str) -> tuple[Host, ...]:
+    hosts = []
+    for name, entry in data.get("hosts", {}).items():
+        hosts.append(Host(
+            name=name,
+            address=entry["address"],
+            port=entry.get("port", 22),
+            user=entry.get("user", ""),
+            identity=resolve_path(entry.get("identity", ""), filename),
+            known_hosts=resolve_path(entry.get("known_hosts", ""), filename),
+            jump=entry.get("jump", ""),
+            workdir=entry.get("workdir", ""),
+            env=tuple((str(k), str(v)) for k, v in entry.get("env", {}).items()),
+            connect_timeout_s=parse_duration(entry["connect_timeout"]) if "connect_timeout" in entry else 10.0,
+        ))
+    return tuple(hosts)
+
+
+def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, text: str,
+                warnings: list[Diagnostic]) -> Scenario:
+    tests: list[TestModel] = [registry().kind(test.raw["kind"]).build(test) for test in inputs]
+    return Scenario(
+        version=data["version"],
+        name=data["name"],
+        description=data.get("description", ""),
+        defaults=data.get("defaults", {}),
+        tests=tuple(tests),
+        hosts=build_hosts(data, filename),
+        path=filename,
+        text=text,
+        warnings=tuple(warnings),
+    )

@@ -1,0 +1,80 @@
+"""The typed scenario model: the scenario, its host inventory, and what every test model has.
+
+Each kind has its own test model (``gftpwb.kinds.<kind>.model``), a frozen dataclass with at least
+the fields of :class:`TestModel`. Field metadata ``key`` names the DSL key a field comes from;
+``derived`` marks fields computed by the loader rather than written by the user.
+``tests/test_schema.py`` checks these against the schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from gftpwb.core.errors import Diagnostic
+
+LOCAL = "local"  # the implicit host: this machine, no SSH
+
+
+@dataclass(frozen=True)
+class Host:
+    """One host of the inventory, reached over SSH. Paths are resolved against the scenario's
+    directory by the loader (``~`` is left for the transport to expand)."""
+
+    name: str = field(metadata={"derived": True})
+    address: str
+    port: int = 22
+    user: str = ""  # "" = the user running gftpwb
+    identity: str = ""  # "" = the SSH agent and ~/.ssh/id_* keys
+    known_hosts: str = ""  # "" = ~/.ssh/known_hosts
+    jump: str = ""  # name of another inventory host to connect through
+    workdir: str = ""
+    env: tuple[tuple[str, str], ...] = ()
+    connect_timeout_s: float = field(default=10.0, metadata={"key": "connect_timeout"})
+
+    @property
+    def label(self) -> str:
+        """``host NAME (user@address:port)``: how messages name the host."""
+        user = f"{self.user}@" if self.user else ""
+        return f"host {self.name} ({user}{self.address}:{self.port})"
+
+
+class TestModel(Protocol):
+    """What the loader, the planner and the front ends use of any kind's test model."""
+
+    __test__ = False  # not a pytest test class
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def on(self) -> tuple[str, ...]: ...
+    @property
+    def index(self) -> int: ...
+
+
+def on_tuple(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """``on:`` as a tuple of host names."""
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    version: int
+    name: str
+    tests: tuple[TestModel, ...]
+    description: str = ""
+    defaults: dict[str, Any] = field(default_factory=dict)
+    hosts: tuple[Host, ...] = ()
+    path: str = field(default="", metadata={"derived": True})
+    text: str = field(default="", metadata={"derived": True})
+    warnings: tuple[Diagnostic, ...] = field(default=(), metadata={"derived": True})
+
+    def test(self, test_id: str) -> TestModel | None:
+        return next((t for t in self.tests if t.id == test_id), None)
+
+    def host(self, name: str) -> Host | None:
+        return next((h for h in self.hosts if h.name == name), None)

@@ -1,0 +1,114 @@
+"""The scenario JSON Schema (draft-07), put together from the shared keys (:mod:`.keys`) and the
+keys and definitions of every registered kind and engine (:mod:`gftpwb.core.registry`).
+
+Validation uses the schema of the kinds installed, so a plug-in's keys are checked like the built-in
+ones. ``schemas/scenario.schema.json`` is that schema for gftpwb's own kinds (``make schema``),
+committed so editors can use it; ``tests/test_schema.py`` fails when the file, the kinds' key tables
+and their typed models drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gftpwb.core.registry import Kind, registry
+
+from .keys import (
+    COMMON_TEST_KEYS,
+    DEFAULT_ONLY_KEYS,
+    DEFINITIONS,
+    HOST_KEYS,
+    SCENARIO_KEYS,
+    SCHEMA_ID,
+    Key,
+    object_schema,
+    ref,
+)
+
+
+def kind_keys(kind: Kind) -> tuple[Key, ...]:
+    """All keys a test of ``kind`` accepts, with the kind fixed to its name."""
+    common = tuple(
+        Key(k.name, {"const": kind.name}, f"{kind.name}: {kind.description}", True) if k.name == "kind" else k
+        for k in COMMON_TEST_KEYS
+    )
+    return (*common, *kind.dsl_keys())
+
+
+def defaults_keys() -> tuple[Key, ...]:
+    """The keys of the ``defaults:`` block: every key a kind offers (first one of a name wins), then ``on``."""
+    seen: dict[str, Key] = {}
+    for kind in registry().kinds():
+        for key in kind.defaults_keys():
+            seen.setdefault(key.name, key)
+    return (*seen.values(), *DEFAULT_ONLY_KEYS)
+
+
+def build_schema() -> dict[str, Any]:
+    """Assemble the whole scenario schema from the shared keys and the registered plug-ins."""
+    kinds = registry().kinds()
+    definitions = dict(DEFINITIONS)
+    for plugin in registry().plugins():
+        definitions.update(plugin.definitions())
+    definitions["defaults"] = object_schema(defaults_keys(), "Values every test inherits unless it sets its own "
+                                            "(a test takes the ones its kind has).")
+    definitions["host"] = object_schema(HOST_KEYS, "One host of the inventory, reached over SSH.")
+    for kind in kinds:
+        definitions[f"{kind.name}_test"] = object_schema(kind_keys(kind), f"A test of kind {kind.name}: "
+                                                                          f"{kind.description}")
+    definitions["test"] = {
+        "description": "One test. Its kind decides which keys it may have.",
+        "type": "object",
+        "required": ["id", "kind"],
+        "properties": {"kind": {"enum": [kind.name for kind in kinds], "description": "What the test runs."}},
+        "allOf": [
+            {"if": {"properties": {"kind": {"const": kind.name, "description": f"Selects the {kind.name} keys."}}},
+             "then": ref(f"{kind.name}_test")} for kind in kinds
+        ],
+    }
+    root = object_schema(SCENARIO_KEYS, "A gftpwb scenario: tests to run and how.")
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": SCHEMA_ID,
+        "title": "gftpwb scenario",
+        **root,
+        "definitions": definitions,
+    }
+
+
+def render_schema(schema: dict[str, Any] | None = None) -> str:
+    """The schema as committed: 2-space indented JSON with a final newline."""
+    return json.dumps(build_schema() if schema is None else schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def scenario_schema() -> dict[str, Any]:
+    """The schema scenarios are validated against: that of the kinds installed (built once)."""
+    return registry().memo("schema", build_schema)
+
+
+def expected_forms() -> dict[str, str]:
+    """Key name -> how its accepted forms are named in errors, for keys whose value has several
+    forms (see ``Key.expected``)."""
+
+    def make() -> dict[str, str]:
+        out: dict[str, str] = {}
+        for plugin in registry().plugins():
+            for key in plugin.dsl_keys():
+                if key.expected:
+                    out.setdefault(key.name, key.expected)
+        return out
+
+    return registry().memo("expected forms", make)
+
+
+def kind_key_names() -> dict[str, frozenset[str]]:
+    """Kind -> the names of the keys its tests take (what they inherit from ``defaults:``)."""
+    return registry().memo("kind keys", lambda: {
+        kind.name: frozenset(k.name for k in (*kind.dsl_keys(), *DEFAULT_ONLY_KEYS)) for kind in registry().kinds()})
+
+
+def merged_key_names() -> dict[str, frozenset[str]]:
+    """Kind -> the names of its mapping keys that merge key by key with the defaults' (``Key.merge``)."""
+    return registry().memo("merged keys", lambda: {
+        kind.name: frozenset(k.name for k in kind.dsl_keys() if k.merge) for kind in registry().kinds()})

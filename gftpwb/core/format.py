@@ -1,0 +1,61 @@
+"""Numbers, sizes, durations and statuses as people read them: the one place every front end (the
+console, the TUI, CSV exports, reports) takes its formatting and its status colours from, so a rate
+reads the same everywhere. Styles are rich style names; nothing here draws."""
+
+from __future__ import annotations
+
+KIB = 1024
+MIB = 1024 * 1024
+
+
+def rate_text(value: float | None, digits: int = 1) -> str:
+    """A rate (or any figure) with ``digits`` decimals, ``-`` when unknown."""
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def human_bytes(nbytes: int | None) -> str:
+    """``512 B``, ``3.00 MiB``, ``1.50 GiB``; ``-`` when unknown."""
+    if nbytes is None:
+        return "-"
+    value = float(nbytes)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.2f} {unit}"
+        value /= 1024
+    return f"{nbytes} B"  # pragma: no cover
+
+
+def duration_text(seconds: float | None) -> str:
+    """``59.9s``, ``1m05s``, ``2h03m``: short enough for a status line."""
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+def short_error(error: str, limit: int = 160) -> str:
+    """The first and last line of a multi-line error, on one line, for tables and progress output."""
+    lines = [line for line in error.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    text = lines[0] if len(lines) == 1 else f"{lines[0]} — {lines[-1]}"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def counts_text(counts: dict[str, int]) -> str:
+    """``2 failed, 7 passed`` (statuses in alphabetical order), ``no runs`` when empty."""
+    return ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "no runs"
+
+
+# Status colours. The TUI's tables and the console's result lines share them; the console's lines
+# are not bold (a bold line of red in a scrolling log reads as an alarm, in a table cell as a mark).
+STATUS_STYLE = {"passed": "green", "failed": "bold red", "timeout": "yellow", "interrupted": "magenta",
+                "running": "bold cyan", "queued": "dim", "skipped": "dim", "done": "green", "preparing": "dim",
+                "ready": "dim"}
+CONSOLE_STATUS_STYLE = {"passed": "green", "failed": "red", "timeout": "yellow", "interrupted": "magenta"}
+TUNE_STYLE = {"leader": "bold black on green", "tied": "green", "eliminated": "dim", "failed": "red"}

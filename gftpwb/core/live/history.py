@@ -1,0 +1,94 @@
+"""The aggregate rate history of the run view, and the bounded log of the log pane.
+
+The history counts bytes moved per second rather than sampling reported rates: guc reports every
+2 s (every 5 s in third-party mode) and often only once, at its exit, so a sampled rate would read
+zero, or one instant, while gigabytes move. A report's new bytes are spread back over the time since
+the previous report (or the start), which is where they moved.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+from .models import MIB, RunState
+
+
+class RateHistory:
+    """MiB moved per bucket of ``step_s`` seconds since the run started; the newest ``length`` kept."""
+
+    def __init__(self, step_s: float = 1.0, length: int = 900):
+        self.step_s = step_s
+        self.length = length
+        self.t0: float | None = None
+        self.moved: dict[int, float] = {}
+        self.last_t: float | None = None  # the newest event time
+
+    def restart(self, t: float) -> None:
+        self.moved.clear()
+        self.t0 = self.last_t = t
+
+    def account(self, run: RunState, total_bytes: int, t: float) -> None:
+        """Place the bytes ``run`` moved since its last report into the history, evenly over that time."""
+        self.last_t = t if self.last_t is None else max(self.last_t, t)
+        if run.accounted_t is None or self.t0 is None:
+            return
+        delta = total_bytes - run.accounted_bytes
+        if delta > 0:
+            self.spread(delta / MIB, run.accounted_t, t, self.moved)
+        run.accounted_bytes, run.accounted_t = total_bytes, max(run.accounted_t, t)
+
+    def spread(self, mib: float, start: float, end: float, into: dict[int, float]) -> None:
+        """Add ``mib`` to the buckets of [start, end] in proportion to their overlap."""
+        t0 = self.t0
+        assert t0 is not None
+        step = self.step_s
+        last = int((end - t0) / step) if end > t0 else 0
+        first = int((start - t0) / step) if start > t0 else 0
+        if first == last or end <= start:  # the common case: telemetry every ~250 ms, buckets of 1 s
+            into[last] = into.get(last, 0.0) + mib
+        else:
+            for bucket in range(first, last + 1):
+                low = max(start, t0 + bucket * step)
+                high = min(end, t0 + (bucket + 1) * step)
+                if high > low:
+                    into[bucket] = into.get(bucket, 0.0) + mib * (high - low) / (end - start)
+        if into is self.moved and len(into) > self.length:
+            oldest = last - self.length
+            for bucket in [b for b in into if b < oldest]:
+                del into[bucket]
+
+    def series(self, now: float, points: int, until: float, in_flight: Iterable[RunState]) -> list[float]:
+        """MiB/s per bucket, the last ``points`` up to ``until``; for the time since a run in flight
+        last reported, its last known rate stands in until its next report gives the real bytes."""
+        if self.t0 is None or points <= 0:
+            return []
+        step = self.step_s
+        end_bucket = max(0, int((until - self.t0) / step))
+        first = max(0, end_bucket - points + 1)
+        estimate: dict[int, float] = {}
+        for run in in_flight:
+            if run.inst and run.accounted_t is not None and now > run.accounted_t:
+                self.spread(run.inst * (now - run.accounted_t), run.accounted_t, now, estimate)
+        return [(self.moved.get(b, 0.0) + estimate.get(b, 0.0)) / step for b in range(first, end_bucket + 1)]
+
+
+class LogBuffer:
+    """The newest ``size`` lines of output and notes, numbered so a reader asks for what is new."""
+
+    def __init__(self, size: int = 2000):
+        self.lines: deque[str] = deque(maxlen=size)
+        self.seq = 0
+
+    def add(self, text: str) -> None:
+        self.lines.append(text)
+        self.seq += 1
+
+    def since(self, seq: int) -> tuple[int, list[str], int]:
+        """Lines after sequence number ``seq``: (new seq, lines, lines dropped because the buffer wrapped)."""
+        new = self.seq - seq
+        if new <= 0:
+            return self.seq, [], 0
+        kept = min(new, len(self.lines))
+        lines = list(self.lines)[-kept:] if kept else []
+        return self.seq, lines, new - kept

@@ -1,0 +1,172 @@
+"""What the live views show (frozen rows, made on demand) and what the live state keeps per run
+(mutable, updated per event). See :mod:`gftpwb.core.live.state`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, SKIPPED, TIMEOUT, ResultRecord, Summary
+from gftpwb.core.specs import RunSpec
+
+MIB = 1048576
+QUEUED = "queued"
+RUNNING = "running"
+
+# Scenario-view status of a test, most urgent first: one running run makes the test "running", one failed
+# run "failed"; a test is "passed" only when every run it has in this attempt passed.
+TEST_STATUS_ORDER = (RUNNING, FAILED, TIMEOUT, INTERRUPTED, QUEUED, PASSED, SKIPPED)
+
+
+# --- rows the front ends draw ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TestRow:
+    """One test of the scenario view."""
+
+    __test__ = False  # not a pytest test class
+
+    test_id: str
+    kind: str
+    hosts: str
+    status: str  # queued, running, passed, failed, timeout, interrupted, skipped
+    done: int  # runs finished in this attempt or an earlier (resumed) one
+    total: int
+    passed: int
+    note: str  # "1 failed, 1 timeout", "2 done earlier", "not selected"
+    last_rate_mib_s: float | None  # the live average while running, else the last finished run's rate
+
+
+@dataclass(frozen=True)
+class RunLine:
+    """A run in flight (or the last one finished), for the run view."""
+
+    run_id: str
+    host: str
+    command: str
+    status: str
+    elapsed_s: float
+    bytes: int
+    length_bytes: int | None
+    rate_avg_mib_s: float | None
+    rate_inst_mib_s: float | None
+
+    @property
+    def fraction(self) -> float | None:
+        if not self.length_bytes:
+            return None
+        return min(self.bytes / self.length_bytes, 1.0)
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at the average rate so far, when the length is known."""
+        if not self.length_bytes or not self.rate_avg_mib_s or self.status != RUNNING:
+            return None
+        return max(self.length_bytes - self.bytes, 0) / (self.rate_avg_mib_s * MIB)
+
+
+@dataclass(frozen=True)
+class RunPanel:
+    """The run view: where the scenario is, what moves now, and how fast."""
+
+    scenario: str
+    results_dir: str
+    state: str  # "idle", "running", "finished", "interrupted"
+    runs_done: int
+    runs_total: int
+    running: tuple[RunLine, ...]
+    last: RunLine | None
+    bytes_moved: int  # this attempt: finished runs plus the runs in flight
+    rate_inst_mib_s: float | None  # aggregate over the runs (and threads, streams) in flight
+    rate_avg_mib_s: float | None
+    summary: Summary | None
+
+
+@dataclass(frozen=True)
+class ThreadRow:
+    """One worker thread (gfapi), guc stream or guc host in the per-thread view, like elbencho's table."""
+
+    key: str
+    run_id: str
+    host: str
+    thread: str
+    percent: float | None
+    mib: float
+    mib_s: float | None
+    iops: float | None
+    files_s: float | None
+    state: str
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class TuneRowView:
+    rank: int
+    candidate: str
+    mean_mib_s: float | None
+    ci: str  # half width of the 95 % interval, "±15"
+    runs: int
+    failures: int
+    mark: str  # "leader", "tied with #1 (within 20 MB/s)", "eliminated after 12", "failed" or ""
+    note: str  # "1 failed; guc failed: 500 Command failed", "same kernel-capped buffer as ..."
+    style: str  # "leader", "tied", "eliminated", "failed" or ""
+
+
+@dataclass(frozen=True)
+class TunePanel:
+    test_id: str
+    strategy: str
+    engine: str
+    transfers_used: int
+    budget: int
+    margin_mib_s: float
+    rows: tuple[TuneRowView, ...]
+    leader: str | None
+    finished: bool
+    guc_line: str  # the command line to use, once finished (or the current leader's, marked as such)
+    test_ids: tuple[str, ...]  # every auto-tune test seen, in first-seen order
+
+
+# --- mutable per-run state ----------------------------------------------------------------------
+
+
+@dataclass
+class PartState:
+    """A partial stream of a run: a guc channel or a worker thread."""
+
+    host: str
+    label: str
+    bytes: int = 0
+    inst: float = 0.0
+    avg: float = 0.0
+    elapsed: float = 0.0
+    state: str = RUNNING
+    percent: float | None = None
+    files: int = 0
+    ios: int = 0
+    error: str = ""
+    worker: bool = False
+
+
+@dataclass
+class RunState:
+    spec: RunSpec
+    status: str = QUEUED
+    started_t: float | None = None
+    command: str = ""
+    bytes: int = 0
+    avg: float | None = None
+    inst: float | None = None
+    accounted_bytes: int = 0  # bytes already placed in the rate history
+    accounted_t: float | None = None  # up to when; None when the run is not in flight
+    has_total: bool = False  # a run-wide Progress (channel None) overrides the sum of parts
+    parts: dict[tuple[str, str], PartState] = field(default_factory=dict)
+    parts_bytes: int = 0
+    parts_inst: float = 0.0
+    parts_avg: float = 0.0
+    record: ResultRecord | None = None
+    ended_t: float | None = None
+    earlier: bool = False  # done in an earlier attempt of a resumed results directory
+    left_out: bool = False  # not selected for this attempt
+    not_run: bool = False  # the attempt was stopped before this run started
+    extra: bool = False  # not in the plan: a transfer a strategy chose (an auto-tune's), part of a planned run

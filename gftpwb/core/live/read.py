@@ -1,0 +1,183 @@
+"""The read models of the live state: what each view shows, computed on demand from a
+:class:`~gftpwb.core.live.state.LiveState` (never per event). Pure; ``now`` comes from the caller."""
+
+from __future__ import annotations
+
+from gftpwb.core.format import short_error
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, SKIPPED, TIMEOUT, ResultRecord
+from gftpwb.core.registry import registry
+
+from .cells import sort_thread_rows, tune_panel
+from .models import (
+    MIB,
+    QUEUED,
+    RUNNING,
+    TEST_STATUS_ORDER,
+    PartState,
+    RunLine,
+    RunPanel,
+    RunState,
+    TestRow,
+    ThreadRow,
+    TunePanel,
+)
+from .state import LiveState
+
+
+def test_rows(live: LiveState) -> list[TestRow]:
+    """The scenario view: one row per test, its status the most urgent of its runs'."""
+    rows = []
+    for test_id, all_runs in live.by_test.items():
+        runs = [run for run in all_runs if not run.extra] or all_runs
+        transfers = [run for run in all_runs if run.extra and run is not runs[0]]
+        statuses = [run.status for run in runs]
+        status = next(s for s in TEST_STATUS_ORDER if s in statuses)
+        earlier = sum(1 for run in runs if run.earlier)
+        left_out = sum(1 for run in runs if run.left_out)
+        done = sum(1 for s in statuses if s not in (QUEUED, RUNNING, SKIPPED)) + earlier
+        notes = [f"{statuses.count(s)} {s}" for s in (FAILED, TIMEOUT, INTERRUPTED) if s in statuses]
+        if earlier:
+            notes.append(f"{earlier} done earlier")
+        if left_out:
+            notes.append("not selected")
+        not_run = sum(1 for run in runs if run.not_run)
+        if not_run:
+            notes.append(f"{not_run} not run (stopped)")
+        if transfers:
+            bad = sum(1 for run in transfers if run.status not in (PASSED, QUEUED, RUNNING))
+            notes.append(f"{len(transfers)} transfers" + (f" ({bad} not passed)" if bad else ""))
+        rows.append(TestRow(
+            test_id=test_id, kind=live.test_kind.get(test_id, ""),
+            hosts=", ".join(dict.fromkeys(run.spec.host for run in runs)),
+            status=status, done=done, total=len(runs), passed=statuses.count(PASSED), note=", ".join(notes),
+            last_rate_mib_s=_last_rate(all_runs),
+        ))
+    return rows
+
+
+def _last_rate(runs: list[RunState]) -> float | None:
+    moving = [run for run in runs if run.status == RUNNING and run.avg is not None]
+    if moving:
+        return moving[-1].avg
+    ended = [run for run in runs if run.record is not None and run.record.rate_incl_setup_mib_s is not None]
+    if ended:
+        return max(ended, key=lambda run: run.ended_t or 0.0).record.rate_incl_setup_mib_s  # type: ignore[union-attr]
+    return None
+
+
+def _line(run: RunState, now: float) -> RunLine:
+    if run.status == RUNNING:
+        elapsed = now - (run.started_t if run.started_t is not None else now)
+        return RunLine(run.spec.run_id, run.spec.host, run.command, run.status, max(elapsed, 0.0), run.bytes,
+                       run.spec.length_bytes, run.avg, run.inst)
+    record = run.record
+    return RunLine(run.spec.run_id, run.spec.host, run.command or " ".join(run.spec.argv), run.status,
+                   (record.seconds if record and record.seconds is not None else 0.0), run.bytes,
+                   run.spec.length_bytes, record.rate_incl_setup_mib_s if record else run.avg, None)
+
+
+def run_panel(live: LiveState, now: float) -> RunPanel:
+    """The run view: the scenario's state, the runs in flight (or the last one), rates and bytes."""
+    in_flight = list(live.running.values())
+    # A run that only steers others (an auto-tune: no command of its own) stands back behind them.
+    steering = [run for run in in_flight if not run.command and len(in_flight) > 1]
+    running = tuple(_line(run, now) for run in in_flight if run not in steering)
+    if live.summary is not None:
+        state = "interrupted" if live.summary.interrupted else "finished"
+    elif live.started:
+        state = RUNNING
+    else:
+        state = "idle"
+    planned = [run_id for run_id in live.attempt if not live.runs[run_id].extra]
+    done = sum(1 for run_id in planned if live.runs[run_id].record is not None)
+    live_avg = [run.avg for run in live.running.values() if run.avg is not None]
+    return RunPanel(
+        scenario=live.scenario, results_dir=live.results_dir, state=state, runs_done=done,
+        runs_total=len(planned), running=running,
+        last=_line(live.last, now) if live.last is not None else None,
+        bytes_moved=live.finished_bytes + sum(run.bytes for run in live.running.values()),
+        rate_inst_mib_s=live.rate_inst if live.running else None,
+        rate_avg_mib_s=sum(live_avg) if live_avg else None, summary=live.summary,
+    )
+
+
+def rate_series(live: LiveState, now: float, points: int) -> list[float]:
+    """The aggregate rate in MiB/s, one value per ``history_step_s``, the last ``points`` up to ``now``.
+
+    Each value is the MiB moved in that interval over its length. For the time since a run in flight
+    last reported, its last known rate stands in until its next report gives the real bytes.
+    """
+    until = now if live.active else (live.history.last_t or now)
+    return live.history.series(now, points, until, live.running.values())
+
+
+def log_since(live: LiveState, seq: int) -> tuple[int, list[str], int]:
+    """Lines after sequence number ``seq``: (new seq, lines, lines dropped because the buffer wrapped)."""
+    return live.log.since(seq)
+
+
+def thread_rows(live: LiveState, sort: str = "host", reverse: bool = False, text_filter: str = "") -> list[ThreadRow]:
+    """Per-thread rows (gfapi workers), per-stream rows (guc channels) and one row per guc run and host
+    when a run reports no finer data; sorted by ``sort`` (a ThreadRow field)."""
+    rows: list[ThreadRow] = []
+    needle = text_filter.lower()
+    for run in live.runs.values():
+        if run.status in (QUEUED, SKIPPED) or run.spec.run_id not in live.attempt:
+            continue
+        if run.parts:
+            for part in run.parts.values():
+                rows.append(_part_row(run, part))
+        elif _whole_run_row(run.spec.kind):
+            rows.append(_run_row(run))
+    if needle:
+        rows = [r for r in rows if needle in f"{r.run_id} {r.host} {r.thread} {r.state}".lower()]
+    return sort_thread_rows(rows, sort, reverse)
+
+
+def _part_row(run: RunState, part: PartState) -> ThreadRow:
+    elapsed = part.elapsed
+    per_s = (lambda n: n / elapsed) if elapsed > 0 else (lambda n: None)
+    return ThreadRow(
+        key=f"{run.spec.run_id}|{part.host}|{part.label}", run_id=run.spec.run_id, host=part.host,
+        thread=part.label, percent=part.percent, mib=part.bytes / MIB,
+        mib_s=part.avg if elapsed > 0 else None,
+        iops=per_s(part.ios) if part.worker else None, files_s=per_s(part.files) if part.worker else None,
+        state=part.state, error=part.error,
+    )
+
+
+def _run_row(run: RunState) -> ThreadRow:
+    length = run.spec.length_bytes
+    rate = run.avg if run.status == RUNNING else (run.record.rate_incl_setup_mib_s if run.record else run.avg)
+    return ThreadRow(
+        key=f"{run.spec.run_id}|{run.spec.host}|all", run_id=run.spec.run_id, host=run.spec.host,
+        thread="all", percent=100.0 * run.bytes / length if length else None, mib=run.bytes / MIB,
+        mib_s=rate, iops=None, files_s=None, state=run.status,
+        error=short_error(run.record.error, 60) if run.record and run.record.error else "",
+    )
+
+
+def finished_records(live: LiveState) -> list[ResultRecord]:
+    """The records of this attempt's finished runs, in plan order."""
+    return [run.record for run in live.runs.values() if run.record is not None and not run.earlier]
+
+
+def tune_test_ids(live: LiveState) -> tuple[str, ...]:
+    return tuple(live.tune_order)
+
+
+def tune(live: LiveState, test_id: str | None = None) -> TunePanel | None:
+    """The ranking of ``test_id`` (default: the auto-tune test updated last)."""
+    if not live.tunes:
+        return None
+    if test_id not in live.tunes:
+        test_id = max(live.tunes, key=lambda k: live.tunes[k].t)
+    update = live.tunes[test_id]
+    spec = next((run.spec for run in live.by_test.get(update.test_id, [])), None)
+    return tune_panel(update, spec, tuple(live.tune_order))
+
+
+def _whole_run_row(kind: str) -> bool:
+    """Whether a run of ``kind`` without per-thread telemetry shows as one row (not a gfapi run)."""
+    found = registry().find(kind)
+    return found.whole_run_row if found is not None else True

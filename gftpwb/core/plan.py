@@ -1,0 +1,97 @@
+"""Planning: expand a scenario into run specs, each test by its kind's planner, argv-ready.
+
+Pure and deterministic: the same scenario always gives the same run ids and case numbers, which is
+what lets ``--resume`` skip the runs a journal already holds, and keeps tag log names stable when
+``--only`` selects a subset. The helpers below are what kinds' planners share.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Iterable
+from dataclasses import asdict
+from typing import Any
+
+from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
+from gftpwb.core.errors import UsageError
+from gftpwb.core.registry import registry
+from gftpwb.core.specs import RunSpec
+
+
+def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
+    """Run specs for the whole scenario, or for the tests named in ``only`` (in scenario order).
+
+    Case numbers count over every test, selected or not, so tag log names stay the same with
+    ``--only``; each kind's planner says how many cases its test takes.
+    """
+    wanted = set(only)
+    unknown = wanted - {t.id for t in scenario.tests}
+    if unknown:
+        have = ", ".join(t.id for t in scenario.tests)
+        raise UsageError(f"unknown test id {', '.join(sorted(repr(u) for u in unknown))}; "
+                         f"{scenario.name} has: {have}")
+    specs: list[RunSpec] = []
+    case = 0
+    for test in scenario.tests:
+        test_specs, cases = registry().kind(test.kind).plan(scenario, test, case)
+        if not wanted or test.id in wanted:
+            specs.extend(test_specs)
+        case += cases
+    return specs
+
+
+def matrix_points(test: Any) -> list[dict[str, object]]:
+    """Every combination of a test's ``matrix`` values, first key outermost; ``[{}]`` without one."""
+    if not getattr(test, "matrix", ()):
+        return [{}]
+    keys = [key for key, _ in test.matrix]
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(values for _, values in test.matrix))]
+
+
+def case_label(test: Any, variant: int) -> str:
+    """``<test>[<variant>]`` for a test with a matrix, else the test id."""
+    return f"{test.id}[{variant}]" if getattr(test, "matrix", ()) else test.id
+
+
+def run_id_on(base: str, host: str, test: TestModel) -> str:
+    """``base`` for a test that runs only on ``local`` (ids stay what they always were), else
+    ``base@host``: the same run on several hosts needs an id per host."""
+    return base if test.on == (LOCAL,) else f"{base}@{host}"
+
+
+def log_name_for(test: Any, variant: int, repeat: int) -> str:
+    """A test's own tag log name for one run, from its ``log_filename`` ("" when it has none).
+
+    As tgftp: a trailing ``.log`` becomes ``_<repeat>.log``. A name without ``.log`` is used as it is
+    for a single run (tgftp reused it for every execution and so failed from the second one on) and
+    gets ``_<repeat>`` otherwise. A matrix case adds ``_#<case>`` before that, so names never collide.
+    """
+    if not test.log_filename:
+        return ""
+    name = test.log_filename
+    stem, suffix = (name[:-4], ".log") if name.endswith(".log") else (name, "")
+    if test.matrix:
+        stem = f"{stem}_#{variant:03d}"
+    if suffix:
+        return f"{stem}_{repeat:03d}{suffix}"
+    return stem if test.repeat == 1 else f"{stem}_{repeat:03d}"
+
+
+def plan_fingerprint(specs: list[RunSpec]) -> str:
+    """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan."""
+    payload = [[s.run_id, list(s.argv), s.host, s.timeout_s, s.params, s.engine,
+                asdict(s.link) if s.link else None] + ([s.group] if s.group else []) + _extras(s)
+               + (["tgftp_style"] if s.tgftp_style else []) for s in specs]
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _extras(spec: RunSpec) -> list[object]:
+    """The per-test commands and the log name, when a spec has them: a resumed run must not mix runs
+    whose pre, post or comment command (or tag log name) differed."""
+    extras = {role: asdict(command) for role, command in
+              (("pre", spec.pre), ("post", spec.post), ("comment_command", spec.comment_command)) if command}
+    if spec.log_name:
+        extras["log_name"] = spec.log_name
+    return [extras] if extras else []

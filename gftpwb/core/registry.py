@@ -1,0 +1,405 @@
+"""Test kinds and engines as plug-ins: what one provides, and the registry that finds them.
+
+A **kind** is everything gftpwb knows about one ``kind:`` of test: its DSL keys and schema fragment,
+the checks the schema cannot express, how a test becomes a typed model and then run specs, the
+programs a run needs, how a run is carried out (its *runner*), how its records are summarised and
+shown, and whether it writes tgftp tag logs. An **engine** (``engine:`` of a test) carries out the
+transfers of the kinds that offer engines in another way than running the real program: the
+simulated engine computes them from a link model.
+
+Plug-ins are values (instances of :class:`Kind` or :class:`Engine`) named by entry points in the
+group ``gftpwb.kinds``. The built-in ones are declared in gftpwb's own ``pyproject.toml`` exactly as a
+third-party package declares its own::
+
+    [project.entry-points."gftpwb.kinds"]
+    iperf3 = "gftpwb_iperf3.kind:KIND"
+
+so adding a kind is one folder plus that line; the loader, planner, executor, console and TUI ask
+this registry and never test a kind's name. Loading is lazy: entry points are read on the first
+question (``gftpwb --help`` never does), and a kind's shell side (its runner, extra event consumers)
+is named by a ``"module:attribute"`` string that is imported only when a run needs it, so the core
+never imports the shell and start-up does not import every kind's runner.
+
+Extension points for later work hang here too:
+
+* ``Kind.consumers``: bus subscribers a kind adds to every scenario run (gfapi writes its CSV files
+  so); monitors and tracing that follow runs attach the same way;
+* ``Kind.report``: the report sections its records appear in (:class:`ReportSection`, a list of
+  tables today); statistics figures and plots of a kind are further blocks of its sections.
+"""
+
+from __future__ import annotations
+
+import abc
+import importlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from gftpwb.core.errors import Diagnostic, EnvironmentProblem, UsageError
+
+if TYPE_CHECKING:
+    from importlib import metadata
+
+    from gftpwb.core.dsl.keys import Key
+    from gftpwb.core.dsl.model import Scenario, TestModel
+    from gftpwb.core.dsl.yamlpos import Path, Positions
+    from gftpwb.core.records import ResultRecord
+    from gftpwb.core.specs import RunSpec
+
+ENTRY_POINT_GROUP = "gftpwb.kinds"
+
+
+def resolve(reference: str) -> Any:
+    """Import ``"package.module:attribute"`` and return the attribute (as entry points do)."""
+    module, _, attribute = reference.partition(":")
+    value: Any = importlib.import_module(module)
+    for part in attribute.split(".") if attribute else ():
+        value = getattr(value, part)
+    return value
+
+
+# --- what checks and builders see of a test ---------------------------------------------------------
+
+
+@dataclass
+class TestInput:
+    """One test of a scenario file on its way to the typed model: its own mapping (``raw``), the
+    same with the defaults its kind takes merged in (``merged``), where it stands in the file, and
+    the lists a check reports into (positioned at a key of the test, or at the test itself)."""
+
+    __test__ = False  # not a pytest test class
+
+    raw: dict[str, Any]
+    merged: dict[str, Any]
+    index: int
+    pos: Positions
+    filename: str
+    errors: list[Diagnostic] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return str(self.raw["id"])
+
+    @property
+    def path(self) -> Path:
+        return ("tests", self.index)
+
+    @property
+    def on(self) -> tuple[str, ...]:
+        value = self.merged.get("on", "local")
+        return (value,) if isinstance(value, str) else tuple(value)
+
+    def where(self, key: str | None = None, *, of_key: bool = False) -> tuple[int, int]:
+        """Line and column of ``key``'s value (or of the key itself), else of the test."""
+        if key is None or key not in self.raw:
+            return self.pos.of_value(self.path)
+        path = (*self.path, key)
+        return self.pos.of_key(path) if of_key else self.pos.of_value(path)
+
+    def error(self, message: str, key: str | None = None, *, of_key: bool = False) -> None:
+        line, col = self.where(key, of_key=of_key)
+        self.errors.append(Diagnostic(self.filename, line, col, message))
+
+    def warning(self, message: str, key: str | None = None, *, of_key: bool = False) -> None:
+        line, col = self.where(key, of_key=of_key)
+        self.warnings.append(Diagnostic(self.filename, line, col, message, severity="warning"))
+
+
+@dataclass(frozen=True)
+class Program:
+    """A program a run needs on the host it runs on, and how to get it (for the preflight's message)."""
+
+    name: str
+    hint: str
+
+
+# --- reports ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportTable:
+    """A table of the end-of-run report, as plain text cells; the console draws it (rich), other
+    front ends may draw it their way. ``rows`` are (cells, style), style a rich style name or ""."""
+
+    title: str
+    caption: str
+    columns: tuple[tuple[str, str], ...]  # (header, "left" | "right")
+    rows: tuple[tuple[tuple[str, ...], str], ...]
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """A part of the end-of-run report. Kinds that name the same section (guc and connection tests)
+    are tabulated together; sections appear in ``order``. ``tables`` turns the records of the
+    section's tests into tables (pure): a function, or its ``"module:attribute"`` (imported when a
+    report is made)."""
+
+    name: str
+    order: int
+    tables: Callable[[Sequence[ResultRecord]], list[ReportTable]] | str
+
+    def build(self, records: Sequence[ResultRecord]) -> list[ReportTable]:
+        make = registry().resolve(self.tables) if isinstance(self.tables, str) else self.tables
+        return make(records)
+
+
+# --- the plug-in protocol ---------------------------------------------------------------------------
+
+
+class Kind(abc.ABC):
+    """One kind of test. Subclass it, set the class attributes and implement the abstract methods;
+    the others have defaults that suit a kind that runs one process per run."""
+
+    #: The ``kind:`` value in scenarios, and ``kind`` in specs and records.
+    name: str
+    #: What it does, in one sentence (schema, editors).
+    description: str
+    #: Where it stands in the schema and in reports among the others (built-ins: 10-40).
+    order: int = 100
+    #: ``"module:attribute"`` of its runner, ``async run(ctx, spec) -> ResultRecord`` (see
+    #: :mod:`gftpwb.shell.context`); imported when the first run of this kind starts.
+    runner: str = ""
+    #: Whether its runs write tgftp tag logs (the record's ``taglog`` is then the spec's log name).
+    writes_taglog: bool = False
+    #: ``"module:attribute"`` of factories ``f(results_dir) -> handler``: bus subscribers added to
+    #: every scenario run that has a test of this kind (imported then).
+    consumers: tuple[str, ...] = ()
+    #: The report section its records are tabulated in at the end of a run (None: not tabulated).
+    report: ReportSection | None = None
+    #: A run that reported no per-thread telemetry shows as one row in the threads view.
+    whole_run_row: bool = True
+
+    # --- the DSL --------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def dsl_keys(self) -> tuple[Key, ...]:
+        """The keys a test of this kind takes besides ``id``, ``kind``, ``description`` and ``on``."""
+
+    def defaults_keys(self) -> tuple[Key, ...]:
+        """Keys it offers to the scenario's ``defaults:`` block (a test inherits those of its keys)."""
+        return ()
+
+    def definitions(self) -> dict[str, dict[str, Any]]:
+        """Schema definitions its keys refer to with ``#/definitions/<name>``."""
+        return {}
+
+    def check(self, test: TestInput) -> None:
+        """Problems the schema cannot express; report them with ``test.error`` / ``test.warning``."""
+        return None
+
+    @abc.abstractmethod
+    def build(self, test: TestInput) -> TestModel:
+        """The typed model of a valid test (``test.merged`` holds its values with defaults)."""
+
+    # --- planning -------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
+        """Run specs for ``test`` and how many case numbers it takes, starting at ``first_case``."""
+
+    def describe(self, spec: RunSpec, limit: str) -> list[str]:
+        """What ``run --dry-run`` prints for a spec; ``limit`` is the timeout note to append."""
+        engine = registry().engine_label(spec.engine)
+        return [f"{spec.run_id}: {_shlex_join(spec.argv)}{limit}{f'  # {engine}' if engine else ''}"]
+
+    def programs(self, spec: RunSpec) -> tuple[Program, ...]:
+        """Programs that must be on PATH before a run of ``spec`` on this machine (the preflight)."""
+        return ()
+
+    # --- showing runs ---------------------------------------------------------------------------
+
+    def announce(self, spec: RunSpec) -> str | None:
+        """A run that steers others rather than moving data shows this line when it starts, instead
+        of a progress line of its own (an auto-tune). None: an ordinary run."""
+        return None
+
+    def waiting(self, spec: RunSpec) -> str:
+        """The console's text while a run has reported no progress yet."""
+        return "waiting for the first progress report"
+
+    def headline(self, record: ResultRecord) -> str:
+        """The console's one-line result of a passed run."""
+        from gftpwb.core.format import human_bytes, rate_text
+
+        rate = rate_text(record.rate_incl_setup_mib_s)
+        return f"{human_bytes(record.bytes)} in {record.seconds or 0:.3f}s  {rate} MiB/s"
+
+    def params_text(self, params: dict[str, Any]) -> str:
+        """A run's parameters as one short text (reports, comparisons)."""
+        return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+class Engine(abc.ABC):
+    """Another way to carry out the transfers of kinds that take ``engine:`` (guc, autotune)."""
+
+    #: The ``engine:`` value.
+    name: str
+    #: What it does (the engine key's description in the schema).
+    description: str
+    #: How its results are marked wherever they are shown ("SIMULATED").
+    label: str
+    #: Where its schema definitions go among the kinds' (built-ins: 10-40).
+    order: int = 100
+    #: ``"module:attribute"`` of ``async run(ctx, spec) -> ResultRecord`` for a transfer spec.
+    runner: str = ""
+
+    def dsl_keys(self) -> tuple[Key, ...]:
+        """Keys it adds to the kinds that take an engine (the simulated link)."""
+        return ()
+
+    def definitions(self) -> dict[str, dict[str, Any]]:
+        return {}
+
+    def check(self, test: TestInput) -> None:
+        """Problems of a test's engine settings (see :meth:`Kind.check`)."""
+        return None
+
+    def buffer_cap(self, spec: RunSpec) -> int | None:
+        """The TCP buffer limit (rmem_max / wmem_max) of the ends it models, if it models one."""
+        return None
+
+    @abc.abstractmethod
+    def banner(self, runs: int) -> str:
+        """What the console says first when ``runs`` runs of a scenario use this engine."""
+
+
+Plugin = Kind | Engine
+
+
+class EntryPoints(Protocol):
+    def __call__(self) -> Iterable[metadata.EntryPoint]: ...
+
+
+def _entry_points() -> Iterable[metadata.EntryPoint]:
+    from importlib import metadata  # not at import time: it costs start-up time of commands that need no kind
+
+    return metadata.entry_points(group=ENTRY_POINT_GROUP)
+
+
+def _shlex_join(argv: Sequence[str]) -> str:
+    import shlex
+
+    return shlex.join(argv)
+
+
+class Registry:
+    """The kinds and engines found through entry points, loaded on the first question."""
+
+    def __init__(self, entry_points: EntryPoints = _entry_points):
+        self._entry_points = entry_points
+        self._kinds: dict[str, Kind] | None = None
+        self._engines: dict[str, Engine] = {}
+        self._resolved: dict[str, Any] = {}
+        self._memo: dict[str, Any] = {}
+
+    def memo(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()``'s value, made once per registry: what is derived from the plug-ins (the schema,
+        key tables) is built on first use and forgotten with the registry."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
+    def _load(self) -> dict[str, Kind]:
+        if self._kinds is not None:
+            return self._kinds
+        kinds: dict[str, Kind] = {}
+        engines: dict[str, Engine] = {}
+        for entry in sorted(self._entry_points(), key=lambda e: e.name):
+            try:
+                plugin = entry.load()
+            except Exception as exc:
+                raise EnvironmentProblem(f"cannot load the test kind {entry.name!r} ({entry.value}): "
+                                         f"{type(exc).__name__}: {exc}") from exc
+            if not isinstance(plugin, Kind | Engine):
+                raise EnvironmentProblem(f"entry point {entry.name!r} ({entry.value}) of {ENTRY_POINT_GROUP} is "
+                                         "neither a Kind nor an Engine")
+            if plugin.name != entry.name:
+                raise EnvironmentProblem(f"entry point {entry.name!r} ({entry.value}) names a plug-in called "
+                                         f"{plugin.name!r}; the two names must be the same")
+            table: dict[str, Any] = kinds if isinstance(plugin, Kind) else engines
+            if plugin.name in kinds or plugin.name in engines:
+                raise EnvironmentProblem(f"two plug-ins are called {plugin.name!r} ({entry.value} and another)")
+            table[plugin.name] = plugin
+        if not kinds:
+            raise EnvironmentProblem(f"no test kinds are registered (entry points {ENTRY_POINT_GROUP}): gftpwb is not "
+                                     "installed; install it (make demo does: pip install -e .)")
+        order = lambda p: (p.order, p.name)  # noqa: E731
+        self._kinds = dict(sorted(kinds.items(), key=lambda item: order(item[1])))
+        self._engines = dict(sorted(engines.items(), key=lambda item: order(item[1])))
+        return self._kinds
+
+    # --- questions ------------------------------------------------------------------------------
+
+    def kinds(self) -> list[Kind]:
+        """Every kind, in schema order."""
+        return list(self._load().values())
+
+    def kind_names(self) -> tuple[str, ...]:
+        return tuple(self._load())
+
+    def kind(self, name: str) -> Kind:
+        kinds = self._load()
+        try:
+            return kinds[name]
+        except KeyError:
+            raise UsageError(f"unknown test kind {name!r}; registered: {', '.join(kinds)}") from None
+
+    def find(self, name: str) -> Kind | None:
+        """The kind called ``name``, or None (records read from elsewhere may name any kind)."""
+        return self._load().get(name)
+
+    def engines(self) -> list[Engine]:
+        self._load()
+        return list(self._engines.values())
+
+    def engine(self, name: str) -> Engine:
+        self._load()
+        try:
+            return self._engines[name]
+        except KeyError:
+            raise UsageError(f"unknown engine {name!r}; registered: {', '.join(self._engines)}") from None
+
+    def engine_label(self, name: str) -> str:
+        """How runs on engine ``name`` are marked ("" for the real engine)."""
+        self._load()
+        engine = self._engines.get(name)
+        return engine.label if engine is not None else ""
+
+    def plugins(self) -> list[Plugin]:
+        """Kinds and engines together, in schema order (where their definitions go)."""
+        self._load()
+        return sorted([*self._kinds.values(), *self._engines.values()],  # type: ignore[union-attr]
+                      key=lambda p: (p.order, p.name))
+
+    def resolve(self, reference: str) -> Any:
+        """A plug-in's lazily named part (``"module:attribute"``), imported once."""
+        if reference not in self._resolved:
+            self._resolved[reference] = resolve(reference)
+        return self._resolved[reference]
+
+    def runner(self, kind: str) -> Any:
+        """The runner of ``kind`` (imported now, if it was not)."""
+        return self.resolve(self.kind(kind).runner)
+
+    def engine_runner(self, engine: str) -> Any:
+        return self.resolve(self.engine(engine).runner)
+
+
+_REGISTRY: Registry | None = None
+
+
+def registry() -> Registry:
+    """The process-wide registry (entry points are read on its first question)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        _REGISTRY = Registry()
+    return _REGISTRY
+
+
+def reset_registry() -> None:
+    """Forget what was loaded, so the next question reads the entry points again (after a plug-in
+    was installed or put on ``sys.path``, as the tests do)."""
+    global _REGISTRY
+    _REGISTRY = None

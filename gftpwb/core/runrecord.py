@@ -1,0 +1,24 @@
+"""The one place a run's record is made from its spec: what the record repeats about the run (ids,
+kind, host, argv, parameters, comment, engine, tag log name) always comes from the spec the same
+way, whichever runner ran it; the runner adds what happened."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .records import ResultRecord
+from .registry import registry
+from .specs import RunSpec
+
+
+def record_for(spec: RunSpec, status: str, **happened: Any) -> ResultRecord:
+    """A record of ``spec`` with ``status`` and what happened (``started_at``, ``seconds``, ``bytes``,
+    rates, ``exit_code``, ``error``, ``output``, ``details``...). Its ``taglog`` is the spec's tag log
+    name when the kind writes tag logs (:attr:`gftpwb.core.registry.Kind.writes_taglog`)."""
+    taglog = spec.taglog_name if registry().kind(spec.kind).writes_taglog else ""
+    details = {**spec.details, **happened.pop("details", {})}  # the planner's (vb_added, ...) first
+    return ResultRecord(
+        scenario=spec.scenario, test_id=spec.test_id, run_id=spec.run_id, case=spec.case, repeat=spec.repeat,
+        kind=spec.kind, host=spec.host, argv=list(spec.argv), status=status, params=dict(spec.params),
+        comment=spec.comment, engine=spec.engine, taglog=taglog, details=details, **happened,
+    )

@@ -1,1 +1,0 @@
-"""The imperative shell: transports, process control, the executor and the local lab."""

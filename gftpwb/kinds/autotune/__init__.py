@@ -1,0 +1,1 @@
+"""``kind: autotune``: candidates, strategies, statistics, ranking and the tie rule; runner in run/."""

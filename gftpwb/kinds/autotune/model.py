@@ -1,0 +1,41 @@
+"""The typed model of a ``kind: autotune`` test."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gftpwb.core.dsl.model import LOCAL
+from gftpwb.core.units import GIB
+from gftpwb.kinds.guc.model import GucOptions
+from gftpwb.kinds.simulated.link import LinkModel
+
+EXHAUSTIVE = "exhaustive"  # tgftp's: every candidate `repetitions` times
+ADAPTIVE = "adaptive"  # a race that stops spending transfers on candidates that cannot win
+STRATEGIES = (EXHAUSTIVE, ADAPTIVE)
+
+@dataclass(frozen=True)
+class AutotuneTest:
+    """An auto-tune: which guc parameters move data fastest between source and target."""
+
+    __test__ = False
+
+    id: str
+    kind: str
+    description: str = ""
+    source: str = ""
+    target: str = ""
+    extra_args: tuple[str, ...] = ()
+    comment: str = ""
+    engine: str = "real"
+    link: LinkModel | None = None
+    timeout_s: float | None = field(default=30.0, metadata={"key": "timeout"})
+    memory_to_memory: bool = True
+    candidates: tuple[GucOptions, ...] = ()
+    strategy: str = "exhaustive"
+    repetitions: int = 10
+    budget: int = 120
+    length: int = 4 * GIB
+    margin_mib_s: float = field(default=20.0, metadata={"key": "margin"})
+    on: tuple[str, ...] = (LOCAL,)  # one host: where the transfers are started from
+    candidate_set: str = field(default="tgftp-37", metadata={"derived": True})  # "tgftp-37", "grid", "list"
+    index: int = field(default=0, metadata={"derived": True})

@@ -1,0 +1,118 @@
+"""Planning an auto-tune: one run spec for the whole tune, and the guc spec of each transfer in it.
+
+The tune's spec carries everything the runner needs (its ``params`` hold the candidates and the
+strategy's settings), so ``plan.json`` documents the tune and ``--resume`` refuses a changed one.
+Each transfer is an ordinary guc spec: run id ``<test>#<candidate>/<n>`` (candidates count from 1,
+as tgftp users number its configurations), case = the tune's first case + candidate index, so every
+candidate has its own tag logs, ``<scenario>_#<case>_<n>.log``, like tgftp's batch lines.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from gftpwb.core.dsl.model import Scenario, TestModel
+from gftpwb.core.plan import run_id_on
+from gftpwb.core.registry import registry
+from gftpwb.core.specs import REAL_ENGINE, RunSpec
+from gftpwb.core.units import format_size_arg
+from gftpwb.kinds.guc.driver import build_argv
+from gftpwb.kinds.guc.model import GucOptions
+from gftpwb.kinds.simulated.link import LinkModel
+
+from .candidates import Candidate, make_candidates, memory_endpoints
+from .model import EXHAUSTIVE, AutotuneTest
+
+AUTOTUNE = "autotune"
+TRANSFER_KIND = "guc"  # an auto-tune's transfers are ordinary guc runs
+
+
+def plan_autotune(scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
+    assert isinstance(test, AutotuneTest)
+    source, target = (memory_endpoints(test.source, test.target) if test.memory_to_memory
+                      else (test.source, test.target))
+    host = test.on[0]
+    params: dict[str, Any] = {
+        "strategy": test.strategy,
+        "candidate_set": test.candidate_set,
+        "candidates": [c.set_options() for c in test.candidates],
+        "margin_mib_s": test.margin_mib_s,
+        "length": test.length,
+        "extra_args": list(test.extra_args),
+        "memory_to_memory": test.memory_to_memory,
+    }
+    if test.strategy == EXHAUSTIVE:
+        params["repetitions"] = test.repetitions
+    else:
+        params["budget"] = test.budget
+    # Which inventory host can read each end's kernel settings (by its address or name).
+    url_hosts = {name: h.name for h in scenario.hosts for name in (h.address, h.name)}
+    if url_hosts:
+        params["url_hosts"] = url_hosts
+    spec = RunSpec(
+        run_id=run_id_on(test.id, host, test), scenario=scenario.name, test_id=test.id, case=first_case,
+        repeat=0, kind=AUTOTUNE, host=host, argv=(), params=params, timeout_s=test.timeout_s, length_bytes=test.length,
+        comment=test.comment, source=source, target=target, engine=test.engine,
+        link=(test.link or LinkModel()) if test.engine != REAL_ENGINE else None,
+    )
+    return [spec], len(test.candidates)
+
+
+@dataclass(frozen=True)
+class TuneSettings:
+    """An auto-tune spec's ``params``, typed."""
+
+    strategy: str
+    candidates: tuple[Candidate, ...]
+    candidate_set: str
+    margin_mib_s: float
+    length: int
+    repetitions: int
+    budget: int
+
+    @classmethod
+    def of(cls, spec: RunSpec) -> TuneSettings:
+        p = spec.params
+        options = [GucOptions.from_mapping(dict(o)) for o in p["candidates"]]
+        candidates = make_candidates(options, tuple(p.get("extra_args", ())))
+        reps = int(p.get("repetitions", 10))
+        return cls(strategy=p["strategy"], candidates=candidates, candidate_set=p.get("candidate_set", ""),
+                   margin_mib_s=float(p["margin_mib_s"]), length=int(p["length"]), repetitions=reps,
+                   budget=int(p.get("budget", reps * len(candidates))))
+
+
+def transfer_run_id(tune: RunSpec, candidate: Candidate, n: int) -> str:
+    """``<test>#<candidate>/<n>``, with the tune's ``@host`` when it runs on another host."""
+    at = f"@{tune.host}" if tune.run_id.endswith(f"@{tune.host}") else ""
+    return f"{tune.test_id}#{candidate.number}/{n}{at}"
+
+
+def transfer_spec(tune: RunSpec, candidate: Candidate, n: int, length: int) -> RunSpec:
+    """The guc spec of the ``n``-th transfer (0-based) of ``candidate`` in the tune ``tune``."""
+    options = GucOptions(**{**candidate.options.set_options(), "length": length})
+    return RunSpec(
+        run_id=transfer_run_id(tune, candidate, n), scenario=tune.scenario, test_id=tune.test_id,
+        case=tune.case + candidate.index, repeat=n, kind=TRANSFER_KIND, host=tune.host,
+        argv=build_argv(tune.source, tune.target, options, candidate.extra_args), params=options.set_options(),
+        timeout_s=tune.timeout_s, length_bytes=length, comment=tune.comment, source=tune.source,
+        target=tune.target, engine=tune.engine, link=tune.link,
+    )
+
+
+def describe(tune: RunSpec) -> list[str]:
+    """What ``--dry-run`` prints for an auto-tune: its settings and one guc command per candidate."""
+    settings = TuneSettings.of(tune)
+    if settings.strategy == EXHAUSTIVE:
+        how = f"exhaustive, {settings.repetitions} transfer(s) per candidate, {settings.budget} in all"
+    else:
+        how = f"adaptive, at most {settings.budget} transfers"
+    label = registry().engine_label(tune.engine)
+    engine = f" {label}" if label else ""
+    lines = [f"{tune.run_id}:{engine} auto-tune of {len(settings.candidates)} candidates ({how}), "
+             f"-len {format_size_arg(settings.length)}, tie margin {settings.margin_mib_s:g} MB/s"]
+    for candidate in settings.candidates:
+        spec = transfer_spec(tune, candidate, 0, settings.length)
+        lines.append(f"  #{candidate.number}: {shlex.join(spec.argv)}")
+    return lines

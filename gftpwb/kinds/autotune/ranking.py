@@ -1,0 +1,156 @@
+"""Scoring and ranking: tgftp's pick rule, the per-candidate tallies, and the ranking rows.
+
+tgftp's rule (research notes tgftp.md §4): walk the candidates in list order, starting from a best
+mean of 0 and no pick; a candidate becomes the pick iff its mean is at least ``best + margin``
+(equality counts). So the first candidate reaching the margin becomes the pick, a later one replaces
+it only if it is at least the margin better, and the earlier of two near-equal candidates wins.
+Candidates without a successful run take no part (tgftp collects nothing for failed runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gftpwb.core.events import RankingRow
+from gftpwb.core.units import format_rate
+
+from .candidates import Candidate
+from .stats import Estimate, estimate
+
+
+def tgftp_pick(means: Sequence[float | None], margin: float) -> int | None:
+    """Index of tgftp's pick among ``means`` (None = no successful run), or None without one."""
+    pick, best = None, 0.0
+    for index, mean in enumerate(means):
+        if mean is None:
+            continue
+        if mean >= best + margin:
+            pick, best = index, mean
+    return pick
+
+
+@dataclass
+class Arm:
+    """Everything observed for one candidate."""
+
+    candidate: Candidate
+    rates: list[float] = field(default_factory=list)  # MiB/s of successful transfers
+    failures: int = 0
+    last_failure: str = ""
+    eliminated_after: int | None = None  # transfers used when it was dropped (adaptive)
+    elimination: str = ""
+    duplicate_of: int | None = None  # candidate number whose kernel-capped twin this is
+
+    @property
+    def runs(self) -> int:
+        return len(self.rates) + self.failures
+
+    @property
+    def mean(self) -> float | None:
+        return sum(self.rates) / len(self.rates) if self.rates else None
+
+    @property
+    def eliminated(self) -> bool:
+        return self.eliminated_after is not None
+
+    def estimate(self) -> Estimate:
+        return estimate(self.rates)
+
+
+def ranking_rows(arms: Sequence[Arm], pick: int | None, margin: float) -> tuple[RankingRow, ...]:
+    """Rows best first: the pick, then candidates still in the race by mean, then eliminated ones by
+    mean, then candidates not run, then candidates whose every run failed (with the reason)."""
+    with_data = [a for a in arms if a.rates]
+    leader = arms[pick] if pick is not None else max(with_data, key=lambda a: a.mean or 0.0, default=None)
+
+    def by_mean(group: list[Arm]) -> list[Arm]:
+        return sorted(group, key=lambda a: (-(a.mean or 0.0), a.candidate.number))
+
+    rest = [a for a in with_data if a is not leader]
+    ordered = ([leader] if leader is not None else []) + by_mean([a for a in rest if not a.eliminated]) \
+        + by_mean([a for a in rest if a.eliminated]) \
+        + [a for a in arms if not a.rates and a.failures == 0] + [a for a in arms if not a.rates and a.failures]
+    leader_mean = leader.mean if leader is not None else None
+    rows = []
+    for rank, arm in enumerate(ordered, start=1):
+        est = arm.estimate()
+        tied = (arm is not leader and est.mean is not None and leader_mean is not None
+                and abs(est.mean - leader_mean) < margin)
+        rows.append(RankingRow(
+            rank=rank, candidate=arm.candidate.label, mean_mib_s=est.mean, ci_low_mib_s=est.ci_low,
+            ci_high_mib_s=est.ci_high, runs=arm.runs, failures=arm.failures, tied_with_leader=tied,
+            eliminated=arm.eliminated, eliminated_after=arm.eliminated_after, note=row_note(arm, arms, margin),
+        ))
+    return tuple(rows)
+
+
+def row_note(arm: Arm, arms: Sequence[Arm], margin: float) -> str:
+    notes = []
+    if arm.duplicate_of is not None:
+        twin = arms[arm.duplicate_of - 1].candidate
+        notes.append(f"same kernel-capped -tcp-bs as {twin.label}")
+    if arm.elimination:
+        notes.append(arm.elimination)
+    if arm.failures:
+        what = f"all {arm.failures} runs failed" if not arm.rates else f"{arm.failures} of {arm.runs} runs failed"
+        notes.append(f"{what}: {arm.last_failure}" if arm.last_failure else what)
+    return "; ".join(notes)
+
+
+def tie_note(margin: float) -> str:
+    return f"tied with #1 (within {format_rate(margin)})"
+
+
+def p_within_margin(arms: Sequence[Arm], pick: int | None, margin: float, pooled_cv: float | None,
+                    draws: int = 4000, seed: int = 20261122) -> float | None:
+    """Estimated probability that the pick's true mean is within ``margin`` of the best true mean.
+
+    Parametric bootstrap: each candidate's true mean is drawn from Normal(mean, se^2), with se from
+    its own spread shrunk towards the pooled coefficient of variation (so a candidate seen once still
+    has an uncertainty). Candidates never measured successfully are left out. Seeded: the same
+    observations always give the same figure.
+    """
+    if pick is None:
+        return None
+    measured = [i for i, a in enumerate(arms) if a.rates]
+    if len(measured) < 2:
+        return 1.0 if measured == [pick] else None
+    cv = pooled_cv if pooled_cv is not None else 0.05
+    means = np.array([arms[i].mean for i in measured], dtype=float)
+    ses = np.array([shrunk_sd(arms[i].rates, cv) / np.sqrt(len(arms[i].rates)) for i in measured])
+    rng = np.random.default_rng(seed)
+    truth = means + ses * rng.standard_normal((draws, len(measured)))
+    pick_col = measured.index(pick)
+    ok = truth[:, pick_col] >= truth.max(axis=1) - margin
+    return float(ok.mean())
+
+
+PRIOR_DF = 3.0  # how many degrees of freedom the pooled CV counts for in a candidate's variance
+
+
+def shrunk_sd(rates: Sequence[float], pooled_cv: float) -> float:
+    """A candidate's standard deviation, shrunk towards ``pooled_cv`` times its mean."""
+    n = len(rates)
+    mean = sum(rates) / n
+    prior_var = (pooled_cv * mean) ** 2
+    if n < 2:
+        return float(np.sqrt(prior_var))
+    var = sum((x - mean) ** 2 for x in rates) / (n - 1)
+    return float(np.sqrt(((n - 1) * var + PRIOR_DF * prior_var) / (n - 1 + PRIOR_DF)))
+
+
+def pooled_cv(arms: Sequence[Arm], prior_cv: float = 0.05, prior_df: float = 2.0) -> float:
+    """Run-to-run coefficient of variation pooled over every candidate with two or more runs."""
+    num, den = prior_df * prior_cv * prior_cv, prior_df
+    for arm in arms:
+        n = len(arm.rates)
+        if n >= 2:
+            mean = sum(arm.rates) / n
+            if mean > 0:
+                var = sum((x - mean) ** 2 for x in arm.rates) / (n - 1)
+                num += var / (mean * mean) * (n - 1)
+                den += n - 1
+    return float(np.sqrt(num / den))

@@ -1,0 +1,1 @@
+"""``kind: connection-test``: tgftp's connection test, guc's -dbg conversation read step by step."""

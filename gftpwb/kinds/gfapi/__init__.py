@@ -1,0 +1,1 @@
+"""``kind: gfapi``: parallel small-file workers (settings, job, line protocol, tracker, statistics)."""

@@ -1,0 +1,49 @@
+"""The ``gfapi`` kind: parallel small-file workers on a GlusterFS volume (libgfapi) or a POSIX
+directory, on one or many hosts (registered as entry point ``gftpwb.kinds: gfapi``)."""
+
+from __future__ import annotations
+
+from gftpwb.core.dsl.keys import Key
+from gftpwb.core.dsl.model import Scenario, TestModel
+from gftpwb.core.records import ResultRecord
+from gftpwb.core.registry import Kind, ReportSection, TestInput
+from gftpwb.core.specs import RunSpec
+
+from .dsl import build_gfapi_test, check_gfapi_test
+from .keys import GFAPI_KEYS
+from .model import GfapiTest
+from .plan import plan_gfapi
+
+
+class GfapiKind(Kind):
+    name = "gfapi"
+    description = "parallel small-file workers on a GlusterFS volume (libgfapi) or a POSIX directory."
+    order = 40
+    runner = "gftpwb.kinds.gfapi.run.runner:run"
+    consumers = ("gftpwb.kinds.gfapi.run.files:GfapiFilesSink",)  # result.csv, threads.csv, hosts.csv per run
+    report = ReportSection("small files", 10, "gftpwb.kinds.gfapi.report:tables")
+    whole_run_row = False  # its threads report themselves (WorkerProgress)
+
+    def dsl_keys(self) -> tuple[Key, ...]:
+        return GFAPI_KEYS
+
+    def check(self, test: TestInput) -> None:
+        check_gfapi_test(test)
+
+    def build(self, test: TestInput) -> GfapiTest:
+        return build_gfapi_test(test)
+
+    def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
+        assert isinstance(test, GfapiTest)
+        return plan_gfapi(scenario, test, first_case)
+
+    def waiting(self, spec: RunSpec) -> str:
+        return "building, connecting and preparing the workers; measurement starts when all are ready"
+
+    def headline(self, record: ResultRecord) -> str:
+        from .report import gfapi_headline
+
+        return gfapi_headline(record)
+
+
+KIND = GfapiKind()

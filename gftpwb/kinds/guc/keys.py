@@ -1,0 +1,110 @@
+"""The DSL keys of guc transfers (shared by the guc, connection-test and autotune kinds): the typed
+guc options, their matrix, and the keys every transfer test has, including the engine choice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gftpwb.core.dsl.keys import DURATION, Key, ref
+from gftpwb.core.registry import registry
+from gftpwb.core.specs import REAL_ENGINE
+
+from .options import GUC_OPTIONS, GucOption
+
+
+def option_schema(option: GucOption) -> dict[str, Any]:
+    """The schema of one guc option value."""
+    if option.type == "count":
+        return {"type": "integer", "minimum": 1}
+    if option.type == "size":
+        return {"$ref": "#/definitions/size"}
+    if option.type == "level":
+        return {"type": "integer", "minimum": 0, "maximum": 3}
+    return {"type": "boolean"}
+
+
+def options_object() -> dict[str, Any]:
+    return {
+        "description": "Typed globus-url-copy options; each becomes its guc flag. Unset options are "
+        "not passed, so guc's own defaults apply.",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {o.name: {**option_schema(o), "description": o.description} for o in GUC_OPTIONS},
+    }
+
+
+def matrix_object() -> dict[str, Any]:
+    return {
+        "description": "Lists of option values; the test runs once for every combination (the cross "
+        "product, first key outermost, order kept). A matrix value overrides the same key in options.",
+        "type": "object",
+        "additionalProperties": False,
+        "minProperties": 1,
+        "properties": {
+            o.name: {
+                "description": f"Values of {o.name} ({o.flag}) to sweep.",
+                "type": "array",
+                "minItems": 1,
+                "items": option_schema(o),
+            }
+            for o in GUC_OPTIONS
+        },
+    }
+
+
+def definitions() -> dict[str, dict[str, Any]]:
+    return {"guc_options": options_object(), "guc_matrix": matrix_object()}
+
+
+def engine_keys() -> tuple[Key, ...]:
+    """``engine`` (real, or a registered engine) and the keys the engines add (the simulated link)."""
+    engines = registry().engines()
+    text = " ".join(["real (default): run globus-url-copy.", *(f"{e.name}: {e.description}" for e in engines)])
+    return (Key("engine", {"enum": [REAL_ENGINE, *(e.name for e in engines)]}, text),
+            *(key for engine in engines for key in engine.dsl_keys()))
+
+
+def shared_keys() -> tuple[Key, ...]:
+    """Keys a transfer test and the defaults block share; a test's value replaces the default
+    (``options`` merge key by key)."""
+    return (
+        Key("source", {"type": "string", "minLength": 1},
+            "Source URL given to guc, e.g. ftp://127.0.0.1:2811/dev/zero or gsiftp://host/path."),
+        Key("target", {"type": "string", "minLength": 1},
+            "Destination URL given to guc, e.g. ftp://127.0.0.1:2811/dev/null."),
+        Key("options", ref("guc_options"), "Typed guc options (see guc_options).", merge=True),
+        Key("extra_args", {"type": "array", "items": {"type": "string"}},
+            "Further guc arguments, passed as they are (one list item per argument, never through a shell), "
+            "after the typed options and before the URLs."),
+        Key("repeat", {"type": "integer", "minimum": 1},
+            "How many times each case runs (tgftp's execs). Default 1."),
+        Key("timeout", DURATION,
+            "Kill guc (its whole process group) after this long; the run is recorded as timeout. "
+            "Default: no limit."),
+        Key("comment", {"type": "string"},
+            "Free text written to the record and to the tag log's comment tag."),
+        *engine_keys(),
+    )
+
+
+MATRIX_KEY = Key("matrix", ref("guc_matrix"), "Option lists to sweep (see guc_matrix).")
+
+# guc's parameters as one exact list, and what gftpwb may add: tgftp batchfiles import to these.
+EXACT_KEYS: tuple[Key, ...] = (
+    Key("args", {"type": "array", "items": {"type": "string"}},
+        "guc's parameters exactly as given, in this order, between globus-url-copy and the URLs (one list "
+        "item per argument, never through a shell). gftpwb adds nothing (no -vb, see add_vb), so the transfer "
+        "measured is the one described. Cannot be combined with options, extra_args or matrix. Imported tgftp "
+        "batchfiles use it, so their guc calls stay tgftp's."),
+    Key("add_vb", {"type": "boolean"},
+        "May gftpwb add -vb for live progress and guc's own average? Default true with options/extra_args "
+        "and false with args. Between two servers -vb makes guc switch to MODE E (extended block), so false "
+        "keeps the mode the parameters ask for; the run then shows no live rate. Recorded per run "
+        "(details.vb_added)."),
+    Key("tgftp_style", {"type": "boolean"},
+        "Run and log the test as tgftp 0.7.0 did: after a successful transfer list it (globus-url-copy -do, "
+        "outside the timing; local runs only) for the tag log's GSIFTP_TRANSFER_LIST and the size of a "
+        "transfer without -len, as tgftp did unless it copied /dev/zero or to /dev/null without -len; leave "
+        "guc's output buffered as tgftp's FIFO did (so no live progress); write the comment, command and list "
+        "tags with echo -e. Default false; imported batchfiles set it."),
+)

@@ -1,0 +1,88 @@
+"""The typed model of guc and connection tests: guc's options and the test with its defaults merged in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from gftpwb.core.commands import Command
+from gftpwb.core.dsl.model import LOCAL
+from gftpwb.core.units import parse_size
+from gftpwb.kinds.simulated.link import LinkModel
+
+from .options import GUC_OPTIONS, OPTIONS_BY_NAME
+
+
+@dataclass(frozen=True)
+class GucOptions:
+    """Typed guc options; None (or False for flags) means "not passed to guc"."""
+
+    parallel: int | None = None
+    tcp_buffer: int | None = None
+    block_size: int | None = None
+    length: int | None = None
+    offset: int | None = None
+    concurrency: int | None = None
+    pipeline: bool = False
+    fast: bool = False
+    stripe: bool = False
+    sync: bool = False
+    sync_level: int | None = None
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any]) -> GucOptions:
+        """Build from DSL values (sizes may be text such as ``4M``); keys must be option names."""
+        return cls(**{name: convert_option_value(name, value) for name, value in data.items()})
+
+    def with_values(self, values: dict[str, Any]) -> GucOptions:
+        merged = {f.name: getattr(self, f.name) for f in fields(self)}
+        merged.update({name: convert_option_value(name, value) for name, value in values.items()})
+        return GucOptions(**merged)
+
+    def set_options(self) -> dict[str, int | bool]:
+        """The options that are set, in guc table order (flags only when true)."""
+        out: dict[str, int | bool] = {}
+        for option in GUC_OPTIONS:
+            value = getattr(self, option.name)
+            if value is None or value is False:
+                continue
+            out[option.name] = value
+        return out
+
+
+def convert_option_value(name: str, value: Any) -> Any:
+    option = OPTIONS_BY_NAME[name]
+    if option.type == "size":
+        return None if value is None else parse_size(value)
+    return value
+
+
+
+@dataclass(frozen=True)
+class Test:
+    """One test with the scenario's defaults merged in."""
+
+    __test__ = False  # not a pytest test class
+
+    id: str
+    kind: str
+    description: str = ""
+    source: str = ""
+    target: str = ""
+    options: GucOptions = field(default_factory=GucOptions)
+    extra_args: tuple[str, ...] = ()
+    args: tuple[str, ...] | None = None  # guc's parameters exactly as given (instead of options/extra_args)
+    add_vb: bool = True
+    tgftp_style: bool = False
+    repeat: int = 1
+    timeout_s: float | None = field(default=None, metadata={"key": "timeout"})
+    comment: str = ""
+    matrix: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    pre: Command | None = None
+    post: Command | None = None
+    comment_command: Command | None = None
+    log_filename: str = ""
+    on: tuple[str, ...] = (LOCAL,)
+    engine: str = "real"
+    link: LinkModel | None = None
+    index: int = field(default=0, metadata={"derived": True})

@@ -1,0 +1,87 @@
+"""Planning guc transfers (guc and connection tests): one case per matrix combination, each run
+``repeat`` times on every host of ``on`` (together, as a group, when there are several)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gftpwb.converters.gucargs import length_from_args, split_guc_args
+from gftpwb.core.dsl.model import Scenario
+from gftpwb.core.plan import case_label, log_name_for, matrix_points, run_id_on
+from gftpwb.core.specs import REAL_ENGINE, RunSpec
+from gftpwb.kinds.simulated.link import LinkModel
+
+from .driver import build_argv, exact_argv, vb_added
+from .model import GucOptions, Test
+
+# What differs between kinds that run guc once per run: its argv, the parameters recorded, the length.
+Shape = Callable[[Test, GucOptions], tuple[tuple[str, ...], dict[str, Any], int | None]]
+
+
+def guc_shape(test: Test, options: GucOptions) -> tuple[tuple[str, ...], dict[str, Any], int | None]:
+    if test.args is not None:  # exact parameters: nothing reordered, -vb only when asked for
+        argv = exact_argv(test.source, test.target, test.args, add_vb=test.add_vb)
+        params, length = params_of(test.args)
+        return argv, params, length
+    argv = build_argv(test.source, test.target, options, test.extra_args, add_vb=test.add_vb)
+    return argv, options.set_options(), options.length
+
+
+def params_of(args: tuple[str, ...]) -> tuple[dict[str, Any], int | None]:
+    """The typed options an exact guc argument list amounts to (for reports), and its -len in bytes."""
+    try:
+        params: dict[str, Any] = dict(GucOptions.from_mapping(split_guc_args(list(args)).options).set_options())
+    except (TypeError, ValueError):
+        params = {}
+    return params, length_from_args(list(args))
+
+
+def run_details(test: Test, argv: tuple[str, ...]) -> dict[str, Any]:
+    """What a guc run's record starts with: whether gftpwb added -vb (a connection test's argv is fixed),
+    and that a tgftp-style run's tag log follows tgftp's rules."""
+    details: dict[str, Any] = {}
+    if test.kind == "guc":
+        details["vb_added"] = vb_added(argv, test.args if test.args is not None else test.extra_args)
+    if test.tgftp_style:
+        details["tgftp_style"] = True  # its tag log as tgftp wrote it (see converters.taglog)
+    return details
+
+
+def plan_transfers(scenario: Scenario, test: Test, first_case: int,
+                   shape: Shape = guc_shape) -> tuple[list[RunSpec], int]:
+    """Specs of a test that runs one guc per run; ``shape`` gives each case's argv, params and length."""
+    specs: list[RunSpec] = []
+    points = matrix_points(test)
+    link = (test.link or LinkModel()) if test.engine != REAL_ENGINE else None
+    for variant, point in enumerate(points):
+        argv, params, length = shape(test, test.options.with_values(point))
+        details = run_details(test, argv)
+        for repeat in range(test.repeat):
+            base = f"{case_label(test, variant)}/{repeat}"
+            specs.extend(RunSpec(
+                run_id=run_id_on(base, host, test),
+                scenario=scenario.name,
+                test_id=test.id,
+                case=first_case + variant,
+                repeat=repeat,
+                kind=test.kind,
+                host=host,
+                group=base if len(test.on) > 1 else "",
+                argv=argv,
+                params=params,
+                timeout_s=test.timeout_s,
+                length_bytes=length,
+                comment=test.comment,
+                source=test.source,
+                target=test.target,
+                engine=test.engine,
+                link=link,
+                pre=test.pre,
+                post=test.post,
+                comment_command=test.comment_command,
+                log_name=log_name_for(test, variant, repeat),
+                tgftp_style=test.tgftp_style,
+                details=dict(details),
+            ) for host in test.on)
+    return specs, len(points)

@@ -1,0 +1,75 @@
+"""The runner of guc tests: one globus-url-copy per run on the spec's host, or, with another
+``engine:``, that engine's runner; the spec's pre, comment and post commands around it.
+
+A ``tgftp_style`` spec runs as tgftp 0.7.0 did: guc's stdout stays buffered (tgftp's FIFO), and
+after a successful transfer it is listed with ``globus-url-copy -do`` for the tag log."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from gftpwb.core.dsl.model import LOCAL
+from gftpwb.core.records import PASSED, ResultRecord
+from gftpwb.core.registry import registry
+from gftpwb.core.specs import REAL_ENGINE, RunSpec
+from gftpwb.core.transport import StartError
+from gftpwb.kinds.guc.driver import GucRun, unbuffered
+from gftpwb.shell.commands import with_commands
+from gftpwb.shell.context import RunContext
+from gftpwb.shell.runners import run_process
+
+
+async def run_guc(ctx: RunContext, spec: RunSpec) -> ResultRecord:
+    """One guc transfer (real or on the spec's engine), no commands."""
+    if spec.engine != REAL_ENGINE:
+        return await registry().engine_runner(spec.engine)(ctx, spec)
+    # A tgftp-style run leaves guc's stdout buffered, as tgftp's FIFO did: its output then reads as
+    # tgftp logged it (stderr first, stdout at exit), at the price of no live progress.
+    argv = unbuffered(spec.argv) if ctx.unbuffer and not spec.tgftp_style else spec.argv
+    record = await run_process(ctx, spec, GucRun(length_bytes=spec.length_bytes), argv)
+    if spec.tgftp_style and record.status == PASSED:
+        await list_transfer(ctx, spec, record)
+    return record
+
+
+async def list_transfer(ctx: RunContext, spec: RunSpec, record: ResultRecord) -> None:
+    """tgftp 0.7.0's listing after a successful transfer: ``globus-url-copy -do <PID>_transferList ...``
+    (outside the timing). Its text goes to ``details["transfer_list"]`` for the tag log's LIST tag (and
+    the size of a transfer without -len); the file is removed again (tgftp left it behind)."""
+    from gftpwb.tgftp_model import length_texts, listing_argv, listing_text, listing_wanted
+
+    texts = spec.details.get("tgftp", {})
+    params = texts.get("params", " ".join(spec.argv[1:-2]))
+    if not listing_wanted(params, spec.source, spec.target):
+        return
+    if texts.get("url_list") and not length_texts(params):  # guc -f LIST without source and target
+        try:
+            with open(texts["url_list"], encoding="utf-8", errors="surrogateescape") as handle:
+                record.details["transfer_list"] = handle.read().rstrip("\n")
+        except OSError:
+            record.details["transfer_list"] = ""
+        return
+    list_file = f"{os.getpid()}_transferList"
+    argv = listing_argv(spec.source, spec.target, params, list_file)
+    text = ""
+    if argv is not None and spec.host == LOCAL:
+        code = None
+        try:
+            proc = await ctx.transport_for(spec.host).start(list(argv))
+            async for _stream, _data in proc.output():
+                pass
+            code = await proc.wait()
+        except StartError as exc:
+            record.details["transfer_list_error"] = str(exc)
+        try:
+            with open(list_file, encoding="utf-8", errors="surrogateescape") as handle:
+                text = listing_text(handle.read()) if code == 0 else ""
+        except OSError:
+            text = ""
+        with contextlib.suppress(OSError):
+            os.remove(list_file)
+    record.details["transfer_list"] = text.rstrip("\n")
+
+
+run = with_commands(run_guc)

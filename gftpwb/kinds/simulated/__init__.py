@@ -1,0 +1,1 @@
+"""The simulated engine: a seeded link model that computes guc transfers instead of running them."""

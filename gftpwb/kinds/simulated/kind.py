@@ -1,0 +1,50 @@
+"""The simulated engine: ``engine: simulated`` computes a test's guc transfers from a seeded link
+model instead of running guc (registered as entry point ``gftpwb.kinds: simulated``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gftpwb.core.dsl.keys import Key
+from gftpwb.core.errors import Diagnostic
+from gftpwb.core.registry import Engine, TestInput
+from gftpwb.core.specs import REAL_ENGINE, RunSpec
+
+from .keys import LINK_KEY, link_definition
+from .link import LinkModel
+
+SIMULATED = "simulated"
+
+
+class SimulatedEngine(Engine):
+    name = SIMULATED
+    description = ("compute each transfer from the link model in link (seeded, deterministic); every result, "
+                   "record and log is labelled SIMULATED.")
+    label = "SIMULATED"
+    order = 15
+    runner = "gftpwb.kinds.simulated.run.runner:run_simulated_guc"
+
+    def dsl_keys(self) -> tuple[Key, ...]:
+        return (LINK_KEY,)
+
+    def definitions(self) -> dict[str, dict[str, Any]]:
+        return {"link": link_definition()}
+
+    def check(self, test: TestInput) -> None:
+        merged = test.merged
+        if "link" in merged and merged.get("engine", REAL_ENGINE) != SIMULATED:
+            path = ("tests", test.index, "link") if "link" in test.raw else ("defaults", "link")
+            line, col = test.pos.of_key(path)
+            test.warnings.append(Diagnostic(test.filename, line, col, f"test '{test.id}' has a link but runs on the "
+                                            "real engine; the link is used only with engine: simulated",
+                                            severity="warning"))
+
+    def buffer_cap(self, spec: RunSpec) -> int | None:
+        return (spec.link or LinkModel()).buffer_cap
+
+    def banner(self, runs: int) -> str:
+        return (f"SIMULATED: {runs} run(s) use the simulated engine: results come from a link model, not from "
+                "transfers")
+
+
+ENGINE = SimulatedEngine()

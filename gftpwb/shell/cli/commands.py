@@ -1,0 +1,72 @@
+"""Handlers of ``gftpwb validate``, ``schema`` and ``run``: parsed arguments in, exit code out; the
+work is the front-end service's (:mod:`gftpwb.shell.frontend`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gftpwb.core.errors import EXIT_OK, ScenarioError
+from gftpwb.core.plan import plan
+from gftpwb.core.registry import registry
+from gftpwb.shell import frontend
+
+
+def _err(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    worst = EXIT_OK
+    for path in args.files:
+        try:
+            scenario = frontend.load(path)
+        except ScenarioError as exc:
+            for diagnostic in exc.diagnostics:
+                _err(str(diagnostic))
+            worst = exc.exit_code
+            continue
+        for warning in scenario.warnings:
+            _err(str(warning))
+        runs = len(plan(scenario))
+        print(f"{path}: ok ({len(scenario.tests)} test(s), {runs} run(s))")
+    return worst
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from gftpwb.core.dsl.schema import render_schema
+
+    sys.stdout.write(render_schema())
+    return EXIT_OK
+
+
+def cmd_never(args: argparse.Namespace) -> int:
+    return EXIT_OK  # "gftpwb tgftp ..." never gets here: main() hands it to the drop-in first
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    scenario = frontend.load(args.scenario)
+    for warning in scenario.warnings:
+        _err(str(warning))
+    only = [item for value in args.only for item in value.split(",") if item]
+    specs = plan(scenario, only)
+    if args.dry_run:
+        for spec in specs:
+            limit = f"  # timeout {spec.timeout_s:g}s" if spec.timeout_s else ""
+            print("\n".join(registry().kind(spec.kind).describe(spec, limit)))
+        return EXIT_OK
+    frontend.preflight(specs)
+    directory = frontend.results_dir(scenario, args.results_base, results=args.results, resume=args.resume)
+    from gftpwb.shell.session import RunRequest
+
+    request = RunRequest(scenario=scenario, specs=specs, results_dir=directory, command=["gftpwb", *sys.argv[1:]],
+                         resume=args.resume is not None, accept_new_host_keys=args.accept_new_host_keys)
+    if args.tui:
+        from gftpwb.tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
+
+        return run_in_tui(request, scenario_path=args.scenario, results_base=args.results_base)
+    from gftpwb.shell.sinks.console import ConsoleSink, plain_or_terminal_console
+
+    live = {"auto": None, "always": True, "never": False}[args.progress]
+    request.subscribers.append(ConsoleSink(plain_or_terminal_console(), live=live))
+    return frontend.exit_code(frontend.run(request).summary)

@@ -1,0 +1,51 @@
+"""``gftpwb hosts check SCENARIO``: can every host of the inventory be used, and what is it like?"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from rich.table import Table
+from rich.text import Text
+
+from gftpwb.core.dsl.loader import load_scenario
+from gftpwb.core.errors import EXIT_OK, EXIT_RUNS_FAILED, UsageError
+from gftpwb.core.hostcheck import TABLE_COLUMNS, table_row
+from gftpwb.shell.hostprobe import check_hosts
+from gftpwb.shell.sinks.console import plain_or_terminal_console
+
+
+def cmd_hosts(args: argparse.Namespace) -> int:
+    scenario = load_scenario(args.scenario)
+    wanted = [name for value in args.only for name in value.split(",") if name]
+    hosts = list(scenario.hosts)
+    if wanted:
+        unknown = sorted(set(wanted) - {h.name for h in hosts} - {"local"})
+        if unknown:
+            raise UsageError(f"unknown host {', '.join(unknown)}; {scenario.name} has: "
+                             f"{', '.join(h.name for h in hosts) or 'only local'}")
+        hosts = [h for h in hosts if h.name in wanted]
+    include_local = not wanted or "local" in wanted
+    notes: list[str] = []
+    reports = asyncio.run(check_hosts(hosts, include_local=include_local,
+                                      accept_new_host_keys=args.accept_new_host_keys, notify=notes.append))
+    for note in notes:
+        print(f"warning: {note}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"scenario": scenario.name, "hosts": [r.to_dict() for r in reports]}, indent=1))
+    else:
+        console = plain_or_terminal_console()
+        table = Table(title=f"Hosts of {scenario.name}", title_justify="left",
+                      caption="clock offset: host minus controller; buffer caps: -tcp-bs is capped by "
+                              "rmem/wmem_max, autotuning by tcp_rmem/tcp_wmem")
+        for column in TABLE_COLUMNS:
+            table.add_column(column)
+        for report in reports:
+            table.add_row(*table_row(report), style="" if report.ok else "red")
+        console.print(table)
+        for report in reports:
+            if report.error:
+                console.print(Text(f"  {report.host}: {report.status}: {report.error}", style="red"), soft_wrap=True)
+    return EXIT_OK if all(r.ok for r in reports) else EXIT_RUNS_FAILED

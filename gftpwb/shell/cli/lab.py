@@ -1,0 +1,69 @@
+"""``gftpwb lab up|down|status``: the loopback GridFTP server and, with ``--hosts N``, namespace hosts
+(:mod:`gftpwb.shell.lab.netlab`), with ``--gluster`` a GlusterFS volume (:mod:`gftpwb.shell.lab.gluster`),
+in one state directory."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+
+from gftpwb.core.errors import EXIT_OK
+from gftpwb.shell.lab.gluster import GlusterLab
+from gftpwb.shell.lab.gridftp import GridftpLab
+from gftpwb.shell.lab.netlab import NetLab
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    lab = GridftpLab(args.state_dir)
+    hosts = NetLab(lab.state_dir)
+    gluster = GlusterLab(lab.state_dir)
+    if args.lab_command == "up":
+        if args.hosts or args.rate:
+            NetLab.check_request(args.hosts, args.rate or "")
+        before = lab.status().running
+        status = lab.up(port=args.port, address=args.address)
+        verb = "already running" if before else "started"
+        print(f"GridFTP server {verb}: {status.url} (pid {status.pid}, log {status.log})")
+        if args.hosts:
+            hosts.up(args.hosts, rate=args.rate or "", gridftp_on_hosts=args.gridftp_on_hosts)
+            _print_hosts(hosts.status())
+        if args.gluster:
+            g = gluster.up(address=args.gluster_address, volume=args.gluster_volume)
+            print(f"GlusterFS volume {g.volume} started: server {g.address}, brick {g.brick}")
+    elif args.lab_command == "down":
+        if gluster.down():
+            print("GlusterFS volume of the lab stopped and deleted")
+        had_hosts = hosts.down()
+        if had_hosts:
+            print("namespace hosts removed")
+        print("GridFTP server stopped" if lab.down() else "GridFTP server was not running")
+    else:
+        status = lab.status()
+        net = hosts.status()
+        g = gluster.status() if gluster.configured else None
+        if args.json:
+            print(json.dumps({"gridftp": lab.status_dict(), "hosts": net, **({"gluster": asdict(g)} if g else {})},
+                             indent=1))
+        else:
+            state = f"running, pid {status.pid}" if status.running else "not running"
+            print(f"gridftp  {status.url}  {state}  (state {status.state_dir})")
+            _print_hosts(net)
+            if g:
+                state = "started" if g.running else "not running"
+                print(f"gluster  {g.address}:/{g.volume}  {state}  (brick {g.brick})")
+    return EXIT_OK
+
+
+def _print_hosts(net: dict | None) -> None:
+    if not net:
+        return
+    rate = f", links shaped to {net['rate']}" if net["rate"] else ""
+    print(f"hosts    {len(net['hosts'])} namespace host(s) on {net['subnet']}{rate}; controller "
+          f"{net['controller_address']} (GridFTP {net['gridftp']['url']}, "
+          f"{'running' if net['gridftp']['running'] else 'not running'})")
+    for h in net["hosts"]:
+        sshd = "sshd running" if h["sshd_running"] else "sshd NOT running"
+        extra = f", GridFTP {h['gridftp_url']}" if h["gridftp_url"] else ""
+        print(f"  {h['name']:<5} {h['address']:<15} netns {h['netns']}  {sshd}{extra}")
+    print(f"  inventory: {net['inventory']} (user root, identity {net['identity']}, known_hosts {net['known_hosts']})")

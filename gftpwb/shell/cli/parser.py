@@ -1,0 +1,132 @@
+"""The ``gftpwb`` argument parser, one small function per command.
+
+Nothing heavy is imported here: each command names its handler as ``"module:function"``, imported
+only when that command runs, so ``gftpwb --help`` and ``gftpwb validate`` do not load the executor,
+asyncssh, Rich or Textual (bench/startup.py measures it).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from gftpwb import __version__
+
+DEFAULT_RESULTS_BASE = "results"  # gftpwb.shell.results_dir.DEFAULT_BASE; kept here so --help imports nothing
+LAB_PORT, LAB_ADDRESS = 2811, "127.0.0.1"  # gftpwb.shell.lab.gridftp.DEFAULT_PORT / DEFAULT_ADDRESS
+
+Sub = argparse._SubParsersAction
+
+
+def handler(parser: argparse.ArgumentParser, reference: str) -> None:
+    """The command's handler, ``"module:function"`` taking the parsed arguments, imported when it runs."""
+    parser.set_defaults(handler=reference)
+
+
+def add_validate(sub: Sub) -> None:
+    p = sub.add_parser("validate", help="check scenario files; errors as file:line:col: message")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    handler(p, "gftpwb.shell.cli.commands:cmd_validate")
+
+
+def add_schema(sub: Sub) -> None:
+    p = sub.add_parser("schema", help="print the scenario JSON Schema (draft-07)")
+    handler(p, "gftpwb.shell.cli.commands:cmd_schema")
+
+
+def add_run(sub: Sub) -> None:
+    p = sub.add_parser("run", help="run a scenario headless")
+    p.add_argument("scenario", metavar="SCENARIO")
+    p.add_argument("--results", metavar="DIR", help="results directory of this run "
+                   "(default results/<UTC timestamp>-<scenario name>)")
+    p.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=argparse.SUPPRESS)
+    p.add_argument("--only", metavar="ID", action="append", default=[],
+                   help="run only this test (repeat or comma-separate for several)")
+    p.add_argument("--dry-run", action="store_true", help="print the planned guc commands and exit")
+    p.add_argument("--resume", nargs="?", const="", metavar="DIR",
+                   help="continue an interrupted run (default: the newest results of this scenario), "
+                        "skipping runs already recorded")
+    p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                   help="live progress line: auto (on a terminal), always, never (plain lines)")
+    p.add_argument("--accept-new-host-keys", action="store_true",
+                   help="trust SSH hosts missing from their known_hosts file on first use and add their keys "
+                        "to it (logged); a changed key is always refused")
+    p.add_argument("--tui", action="store_true", help="show the run in the TUI workbench (same results)")
+    handler(p, "gftpwb.shell.cli.commands:cmd_run")
+
+
+def add_tui(sub: Sub) -> None:
+    p = sub.add_parser("tui", help="the TUI workbench: scenario, live run, threads, auto-tune, past results")
+    p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario to show and run (r); invalid ones "
+                   "show their problems at file:line:col")
+    p.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE,
+                   help=f"where results directories go and are browsed (default {DEFAULT_RESULTS_BASE}/)")
+    p.add_argument("--accept-new-host-keys", action="store_true",
+                   help="trust SSH hosts missing from their known_hosts file on first use (logged)")
+    handler(p, "gftpwb.tui.launch:cmd_tui")  # Textual is loaded only when the TUI is asked for
+
+
+def add_tgftp(sub: Sub) -> None:
+    p = sub.add_parser("tgftp", help="tgftp 0.7.0's command line (drop-in): gftpwb tgftp --help", add_help=False)
+    handler(p, "gftpwb.shell.cli.commands:cmd_never")  # main() hands "tgftp ..." to the drop-in first
+
+
+def add_hosts(sub: Sub) -> None:
+    p = sub.add_parser("hosts", help="the hosts of a scenario's inventory")
+    hosts_sub = p.add_subparsers(dest="hosts_command", required=True, metavar="ACTION")
+    q = hosts_sub.add_parser("check", help="connect to every host: reachability, login, guc, gcc/libgfapi, clock "
+                             "offset, TCP buffer caps (exit 1 if a host fails)")
+    q.add_argument("scenario", metavar="SCENARIO")
+    q.add_argument("--only", metavar="HOST", action="append", default=[],
+                   help="check only these hosts (repeat or comma-separate; 'local' is this machine)")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.add_argument("--accept-new-host-keys", action="store_true",
+                   help="trust hosts missing from their known_hosts file on first use and add their keys to it")
+    handler(q, "gftpwb.shell.cli.hosts:cmd_hosts")
+
+
+def add_lab_up_options(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--port", type=int, default=LAB_PORT, help=f"GridFTP port (default {LAB_PORT})")
+    q.add_argument("--address", default=LAB_ADDRESS, help=f"address (default {LAB_ADDRESS})")
+    q.add_argument("--hosts", type=int, default=0, metavar="N",
+                   help="also create N test hosts: network namespaces with their own sshd")
+    q.add_argument("--rate", metavar="RATE", help="shape each host's link with tc tbf (e.g. 400mbit)")
+    q.add_argument("--gridftp-on-hosts", action="store_true",
+                   help="also run a GridFTP server in each namespace host")
+    q.add_argument("--gluster", action="store_true",
+                   help="also start glusterd and a single-brick volume for gfapi tests")
+    q.add_argument("--gluster-address", metavar="ADDR",
+                   help="the volume's server address, reachable by every client (default: a 198.18.x.y "
+                        "address the lab adds to lo)")
+    q.add_argument("--gluster-volume", metavar="NAME",
+                   help="the volume's name (default gftpwb-<hash of the state directory>)")
+
+
+def add_lab(sub: Sub) -> None:
+    p = sub.add_parser("lab", help="the local lab: a GridFTP server on loopback, and namespace test hosts")
+    lab_sub = p.add_subparsers(dest="lab_command", required=True, metavar="ACTION")
+    for name, text in (("up", "start the lab"), ("down", "stop the lab"), ("status", "show the lab")):
+        q = lab_sub.add_parser(name, help=text)
+        q.add_argument("--state-dir", metavar="DIR", help="lab state directory (default $GFTPWB_LAB_DIR or "
+                       "~/.local/state/gftpwb/lab)")
+        if name == "up":
+            add_lab_up_options(q)
+        if name == "status":
+            q.add_argument("--json", action="store_true", help="machine-readable output")
+        handler(q, "gftpwb.shell.cli.lab:cmd_lab")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from gftpwb.migrate_cli import add_parsers as add_migration_parsers
+
+    parser = argparse.ArgumentParser(prog="gftpwb", description="GridFTP / GlusterFS performance workbench.")
+    parser.add_argument("--version", action="version", version=f"gftpwb {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_validate(sub)
+    add_schema(sub)
+    add_run(sub)
+    add_tui(sub)
+    add_migration_parsers(sub)
+    add_tgftp(sub)
+    add_hosts(sub)
+    add_lab(sub)
+    return parser

@@ -1,0 +1,88 @@
+"""The front-end service: what ``gftpwb run``, the TUI and the tgftp drop-ins do the same way before,
+around and after a scenario run.
+
+* :func:`load` reads a scenario file or a tgftp batchfile;
+* :func:`preflight` refuses a run whose local programs are missing (the kinds say which:
+  :meth:`gftpwb.core.registry.Kind.programs`);
+* :func:`results_dir` picks the results directory (a new one, the one given, or with ``--resume`` the
+  newest of the scenario), :func:`repeat_command` the headless command that repeats a run;
+* :func:`run` prepares the directory and executes the plan (:mod:`gftpwb.shell.session`);
+* :func:`exit_code` turns a summary into the exit code every front end returns.
+
+A front end adds only what it shows (console, screens) and how it is asked (arguments, keys).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from gftpwb.core.dsl.model import LOCAL, Scenario
+from gftpwb.core.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EnvironmentProblem, UsageError
+from gftpwb.core.records import Summary
+from gftpwb.core.registry import registry
+from gftpwb.core.specs import RunSpec
+
+from . import results_dir as rd
+
+if TYPE_CHECKING:
+    from .session import Outcome, RunRequest
+
+
+def load(path: str) -> Scenario:
+    """A scenario file, or a tgftp batchfile imported on the fly (``gftpwb run tests.csv``)."""
+    from gftpwb.migrate_cli import load_scenario_or_batchfile
+
+    return load_scenario_or_batchfile(path)
+
+
+def preflight(specs: Sequence[RunSpec]) -> None:
+    """Raise EnvironmentProblem when a program that runs on this machine is not on PATH."""
+    reg = registry()
+    seen: set[str] = set()
+    for spec in specs:
+        if spec.host != LOCAL:
+            continue  # other hosts: `gftpwb hosts check` looks; a run there reports what is missing
+        for program in reg.kind(spec.kind).programs(spec):
+            if program.name not in seen and shutil.which(program.name) is None:
+                raise EnvironmentProblem(f"{program.name} not found in PATH; {program.hint}")
+            seen.add(program.name)
+
+
+def results_dir(scenario: Scenario, base: str = rd.DEFAULT_BASE, *, results: str | None = None,
+                resume: str | None = None) -> str:
+    """The results directory of a run: ``results`` if given; with ``resume`` (a directory, or "" for
+    the newest one of this scenario under ``base``) that one; else a new ``<base>/<UTC>-<scenario>``."""
+    if resume is not None:
+        directory = resume or rd.latest_for(base, scenario.name)
+        if not directory:
+            raise UsageError(f"nothing to resume: no results of {scenario.name} under {base}/")
+        return directory
+    return results or rd.new_results_dir(base, scenario.name)
+
+
+def repeat_command(scenario_path: str, results: str, *, only: Sequence[str] = (),
+                   accept_new_host_keys: bool = False) -> list[str]:
+    """The headless command that repeats a run (recorded in meta.json and the tag logs of runs that
+    were not started by a command line of their own, such as the TUI's)."""
+    return ["gftpwb", "run", scenario_path, *(["--only", ",".join(only)] if only else []), "--results", results,
+            *(["--accept-new-host-keys"] if accept_new_host_keys else [])]
+
+
+def run(request: RunRequest) -> Outcome:
+    """Prepare the results directory and run the plan to its end (or to Ctrl-C)."""
+    import asyncio
+
+    from .session import execute, prepare_run  # the executor, asyncio and SSH: loaded when a run starts
+
+    return asyncio.run(execute(prepare_run(request)))
+
+
+def exit_code(summary: Summary | None) -> int:
+    """0 all passed (or nothing run), 1 some run did not pass, 130 stopped by the user."""
+    if summary is None:
+        return EXIT_OK
+    if summary.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if summary.all_passed else EXIT_RUNS_FAILED

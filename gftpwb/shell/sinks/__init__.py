@@ -1,0 +1,1 @@
+"""Bus subscribers that write results somewhere: the journal file, tag logs, the console."""

@@ -1,0 +1,227 @@
+"""The headless console: a live progress line on a terminal, plain lines otherwise, and the report
+tables at the end. It only reads events (the TUI reads the same ones) and asks each run's kind how
+to word it (:mod:`gftpwb.core.registry`): what a run that steers others announces, what a finished
+run's line says, and which report section its records go to."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.live import Live
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+from gftpwb.core.events import (
+    Event,
+    Notice,
+    OutputLine,
+    Progress,
+    RunFinished,
+    RunStarted,
+    ScenarioFinished,
+    ScenarioStarted,
+    TuneUpdate,
+)
+from gftpwb.core.format import CONSOLE_STATUS_STYLE, counts_text, human_bytes, rate_text, short_error
+from gftpwb.core.journal import Journal
+from gftpwb.core.records import PASSED, ResultRecord
+from gftpwb.core.registry import ReportSection, ReportTable, registry
+from gftpwb.core.specs import RunSpec
+from gftpwb.kinds.autotune.report import pick_lines, ranking_table
+
+
+class _Flight:
+    """One run in flight: its label, start time and latest progress sample."""
+
+    def __init__(self, label: str, t0: float, waiting: str):
+        self.label = label
+        self.t0 = t0
+        self.progress: Progress | None = None
+        self.waiting = waiting
+
+
+class _LiveLine:
+    """The live view of the runs in flight, one line each (several when a test runs on several
+    hosts at once); re-rendered by rich.live on its own timer."""
+
+    def __init__(self) -> None:
+        self.flights: dict[str, _Flight] = {}
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for flight in list(self.flights.values()):
+            yield from self._render(flight)
+
+    @staticmethod
+    def _render(flight: _Flight) -> RenderResult:
+        elapsed = time.monotonic() - flight.t0
+        p = flight.progress
+        line = Text(f"{flight.label}  {elapsed:6.1f}s  ")
+        if p is None:
+            line.append(flight.waiting, style="dim")
+            yield line
+            return
+        if p.length_bytes:
+            done = min(p.bytes / p.length_bytes, 1.0)
+            yield ProgressBar(total=p.length_bytes, completed=p.bytes, width=24)
+            eta = ""
+            if p.rate_avg_mib_s and p.bytes < p.length_bytes:
+                eta = f"  ETA {(p.length_bytes - p.bytes) / (p.rate_avg_mib_s * 1048576):.1f}s"
+            line.append(f"{done:4.0%}  ")
+        else:
+            eta = ""
+        line.append(f"{human_bytes(p.bytes)}  {rate_text(p.rate_avg_mib_s)} MiB/s avg  "
+                    f"{rate_text(p.rate_inst_mib_s)} MiB/s inst{eta}")
+        yield line
+
+
+def plain_or_terminal_console() -> Console:
+    """A terminal console, or for pipes and CI logs a wide one, so lines and tables do not wrap."""
+    console = Console(highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(highlight=False, width=200)
+    return console
+
+
+def rich_table(table: ReportTable) -> Table:
+    """A report table drawn by rich."""
+    out = Table(title=table.title, caption=table.caption, title_justify="left")
+    for name, justify in table.columns:
+        out.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for cells, style in table.rows:
+        out.add_row(*cells, style=style)
+    return out
+
+
+def report_sections(records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> list[tuple[ReportSection,
+                                                                                                  list[ResultRecord]]]:
+    """Records grouped by the report section of their test's kind (``kind_of_test``; a record of a
+    test not in it goes by its own kind), sections in order; records of kinds without one are left out."""
+    reg = registry()
+    grouped: dict[str, tuple[ReportSection, list[ResultRecord]]] = {}
+    for record in records:
+        kind = reg.find(kind_of_test.get(record.test_id, record.kind))
+        if kind is None or kind.report is None:
+            continue
+        grouped.setdefault(kind.report.name, (kind.report, []))[1].append(record)
+    return sorted(grouped.values(), key=lambda item: item[0].order)
+
+
+class ConsoleSink:
+    def __init__(self, console: Console | None = None, *, live: bool | None = None):
+        self.console = console or plain_or_terminal_console()
+        self.live_enabled = self.console.is_terminal if live is None else live
+        self._live: Live | None = None
+        self._line = _LiveLine()
+        self._todo = 0
+        self._index = 0
+        self._plan: dict[str, RunSpec] = {}
+        self._kind_of_test: dict[str, str] = {}
+        self.journal = Journal()  # this attempt's finished records, for the tables at the end
+        self._tune: TuneUpdate | None = None  # the latest ranking of the auto-tune in flight
+
+    def __call__(self, event: Event) -> None:
+        self.journal(event)
+        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        if handler:
+            handler(event)
+
+    def _on_ScenarioStarted(self, event: ScenarioStarted) -> None:
+        self._plan = {s.run_id: s for s in event.plan}
+        self._kind_of_test = {s.test_id: s.kind for s in event.plan}
+        self._todo = len([s for s in event.plan if s.run_id not in event.skipped_run_ids])
+        skipped = len(event.plan) - self._todo
+        extra = f" ({skipped} already done, resuming)" if skipped else ""
+        self.console.print(f"gftpwb: {event.scenario}: {self._todo} run(s){extra} -> {event.results_dir}")
+        for engine in registry().engines():
+            runs = sum(1 for s in event.plan if s.engine == engine.name)
+            if runs:
+                self.console.print(Text(engine.banner(runs), style="bold magenta"))
+        if self.live_enabled:
+            self._live = Live(self._line, console=self.console, refresh_per_second=8, transient=True)
+            self._live.start()
+
+    def _engine_mark(self, engine: str) -> str:
+        label = registry().engine_label(engine)
+        return f" {label}" if label else ""
+
+    def _on_RunStarted(self, event: RunStarted) -> None:
+        spec = event.spec
+        kind = registry().kind(spec.kind)
+        mark = self._engine_mark(spec.engine)
+        if spec.run_id in self._plan or not self._plan:
+            self._index += 1
+            counter = f"[{self._index}/{self._todo}]"
+        else:  # a run another one started (an auto-tune's transfer)
+            tune = self._tune
+            counter = f"  [{tune.transfers_used + 1}/{tune.budget}]" if tune else "  "
+        announced = kind.announce(spec)
+        if announced is not None:  # a run that steers others: they show as runs of their own
+            self.console.print(f"{counter} {spec.run_id}:{mark} {announced}", soft_wrap=True)
+            return
+        self._line.flights[spec.run_id] = _Flight(f"{counter} {spec.run_id}{mark}", event.t, kind.waiting(spec))
+        if not self.live_enabled:
+            self.console.print(f"{counter} {spec.run_id}:{mark} {' '.join(event.argv)}", soft_wrap=True)
+
+    def _on_Progress(self, event: Progress) -> None:
+        flight = self._line.flights.get(event.run_id)
+        if flight is not None:
+            flight.progress = event
+        if not self.live_enabled:
+            self.console.print(f"    {event.run_id}: {event.bytes} bytes  {rate_text(event.rate_avg_mib_s, 2)} MiB/s "
+                               f"avg  {rate_text(event.rate_inst_mib_s, 2)} MiB/s inst  ({event.elapsed_s:.1f}s)",
+                               soft_wrap=True)
+
+    def _on_OutputLine(self, event: OutputLine) -> None:
+        return None  # captured in the record and the tag log; errors are shown when the run ends
+
+    def _on_Notice(self, event: Notice) -> None:
+        style = "yellow" if event.level == "warning" else ""
+        self.console.print(Text(f"{event.level}: {event.text}", style=style))
+
+    def _on_TuneUpdate(self, event: TuneUpdate) -> None:
+        self._tune = event
+        if event.finished:
+            self._tune = None
+            self.print_ranking(event)
+
+    def _on_RunFinished(self, event: RunFinished) -> None:
+        r = event.record
+        self._line.flights.pop(r.run_id, None)
+        mark = "ok  " if r.status == PASSED else f"{r.status.upper():<4}"
+        text = Text(f"{mark} {r.run_id}{self._engine_mark(r.engine)}  ", style=CONSOLE_STATUS_STYLE.get(r.status, ""))
+        kind = registry().find(r.kind)
+        if r.status == PASSED and kind is not None:
+            text.append(kind.headline(r), style="")
+        else:
+            text.append(short_error(r.error), style="")
+        self.console.print(text, soft_wrap=True)
+
+    def _on_ScenarioFinished(self, event: ScenarioFinished) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+        self.print_table(self.journal.records)
+        s = event.summary
+        note = " (interrupted by the user)" if s.interrupted else ""
+        self.console.print(f"{counts_text(s.counts)} of {s.total} planned{note}. Results: {s.results_dir}")
+
+    def print_ranking(self, event: TuneUpdate) -> None:
+        """The final ranking of an auto-tune, then the pick as tgftp prints it."""
+        self.console.print(rich_table(ranking_table(event)))
+        for line, style in pick_lines(event):
+            self.console.print(Text(line, style=style))
+
+    def print_table(self, records: Sequence[ResultRecord]) -> None:
+        """The report: each section's tables, then a line for every run that did not pass."""
+        shown: set[int] = set()
+        for section, section_records in report_sections(records, self._kind_of_test):
+            shown.update(id(r) for r in section_records)
+            for table in section.build(section_records):
+                self.console.print(rich_table(table))
+        for r in (r for r in records if id(r) in shown and r.status != PASSED):
+            self.console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
+                                    style=CONSOLE_STATUS_STYLE.get(r.status, "")))

@@ -1,0 +1,73 @@
+"""The results journal file: ``results.jsonl``, one record per run, appended and fsync'd as runs end.
+
+A crash or Ctrl-C therefore loses at most the run in flight, and ``--resume`` can trust what it
+reads back (a torn last line is skipped by :func:`gftpwb.core.records.parse_journal`). The records
+are collected by :class:`gftpwb.core.journal.Journal`; :class:`JournalFile` is the store it writes
+them to.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from gftpwb.core.journal import Journal
+from gftpwb.core.records import ResultRecord, parse_journal
+
+JOURNAL_NAME = "results.jsonl"
+
+
+class JournalFile:
+    """Appends records to a journal file, each fsync'd before ``append`` returns."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self._heal_torn_tail()
+
+    def _heal_torn_tail(self) -> None:
+        """If the file ends mid-line (a crash during a write), end that line so the next record
+        starts on a line of its own; the reader then skips the torn fragment."""
+        size = os.fstat(self._fd).st_size
+        if size == 0:
+            return
+        with open(self.path, "rb") as handle:
+            handle.seek(size - 1)
+            if handle.read(1) != b"\n":
+                os.write(self._fd, b"\n")
+
+    def append(self, record: ResultRecord) -> None:
+        os.write(self._fd, (record.to_json() + "\n").encode("utf-8"))
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+class JournalSink(Journal):
+    """A journal kept in ``path`` as well as in memory (the session's, and ``import taglogs``')."""
+
+    def __init__(self, path: str, earlier: Iterable[ResultRecord] = ()):
+        self.file = JournalFile(path)
+        super().__init__(earlier, store=self.file.append)
+
+    @property
+    def path(self) -> str:
+        return self.file.path
+
+    def append(self, record: ResultRecord) -> None:
+        self.add(record)
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def read_journal(path: str) -> tuple[list[ResultRecord], list[str]]:
+    """Records and problems (torn or unreadable lines) of a journal; a missing file is empty."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return parse_journal(handle.read())
+    except FileNotFoundError:
+        return [], []

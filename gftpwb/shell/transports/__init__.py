@@ -1,0 +1,1 @@
+"""Transports: this machine (local), SSH hosts (ssh, remote, hosts), and scripted ones for tests."""

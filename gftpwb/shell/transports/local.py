@@ -1,0 +1,135 @@
+"""This machine's transport (see :mod:`gftpwb.core.transport` for the protocol): programs run as
+argv lists in their own session, so ``stop()`` ends the whole process group, first politely, then
+with SIGKILL."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import shutil
+import signal
+from collections.abc import AsyncIterator, Mapping, Sequence
+
+from gftpwb.core.clockoffset import ZERO, ClockOffset
+from gftpwb.core.transport import StartError
+
+CHUNK = 65536
+
+
+class LocalProcess:
+    """A child process in its own session, so its whole process group can be killed at once."""
+
+    def __init__(self, proc: asyncio.subprocess.Process):
+        self._proc = proc
+        self.pid = proc.pid
+
+    async def output(self) -> AsyncIterator[tuple[str, bytes]]:
+        queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
+
+        async def pump(name: str, reader: asyncio.StreamReader | None) -> None:
+            try:
+                while reader is not None:
+                    data = await reader.read(CHUNK)
+                    if not data:
+                        break
+                    await queue.put((name, data))
+            finally:
+                await queue.put(None)
+
+        tasks = [asyncio.create_task(pump("stdout", self._proc.stdout)),
+                 asyncio.create_task(pump("stderr", self._proc.stderr))]
+        open_streams = len(tasks)
+        try:
+            while open_streams:
+                item = await queue.get()
+                if item is None:
+                    open_streams -= 1
+                else:
+                    yield item
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def wait(self) -> int:
+        return await self._proc.wait()
+
+    async def write(self, data: bytes) -> None:
+        if self._proc.stdin is None:
+            raise RuntimeError("process was started without stdin=True")
+        self._proc.stdin.write(data)
+        await self._proc.stdin.drain()
+
+    async def close_stdin(self) -> None:
+        if self._proc.stdin is not None and not self._proc.stdin.is_closing():
+            self._proc.stdin.close()
+
+    def _signal_group(self, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, sig)
+
+    async def stop(self, grace: float = 2.0) -> None:
+        """SIGTERM the process group, wait up to ``grace`` seconds, then SIGKILL what is left."""
+        self._signal_group(signal.SIGTERM)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._proc.wait(), grace)
+        # Children that outlived the leader keep the group alive: kill them too.
+        self._signal_group(signal.SIGKILL)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._proc.wait(), grace)
+
+
+class LocalTransport:
+    """Runs argv lists on this machine, never through a shell."""
+
+    name = "local"
+
+    async def prepare(self) -> None:
+        return None
+
+    async def clock_offset(self) -> ClockOffset:
+        return ZERO  # the controller's own clock
+
+    async def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
+                    cwd: str | None = None, stdin: bool = False) -> LocalProcess:
+        full_env = None if env is None else {**os.environ, **env}
+        stdin_mode = asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=stdin_mode, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True, env=full_env, cwd=cwd)
+        except FileNotFoundError:
+            raise StartError(f"{argv[0]}: command not found") from None
+        except PermissionError:
+            raise StartError(f"{argv[0]}: permission denied") from None
+        except OSError as exc:
+            raise StartError(f"{argv[0]}: cannot start: {exc.strerror or exc}") from None
+        return LocalProcess(proc)
+
+    async def upload(self, local_path: str, remote_path: str) -> bool:
+        return await asyncio.to_thread(copy_if_changed, local_path, remote_path)
+
+    async def close(self) -> None:
+        return None
+
+
+def file_sha256(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+def copy_if_changed(source: str, destination: str) -> bool:
+    """Copy ``source`` to ``destination`` via a temporary name and rename, keeping its mode;
+    skip (and return False) when the destination already has the same content."""
+    if file_sha256(source) == file_sha256(destination):
+        return False
+    os.makedirs(os.path.dirname(os.path.abspath(destination)), exist_ok=True)
+    tmp = f"{destination}.tmp-{os.getpid()}"
+    shutil.copy2(source, tmp)
+    os.replace(tmp, destination)
+    return True

@@ -1,0 +1,44 @@
+"""Command-line entry points of the TUI: ``gftpwb tui [SCENARIO]`` and ``gftpwb run SCENARIO --tui``.
+
+``gftpwb.shell.cli.main`` imports this module only when the TUI is asked for, so headless runs never load Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gftpwb.core.errors import UsageError
+from gftpwb.shell.frontend import exit_code
+from gftpwb.shell.session import RunRequest, prepare_run
+
+from .app import WorkbenchApp
+
+
+def require_terminal() -> None:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("the TUI needs a terminal (stdin and stdout); use gftpwb run SCENARIO without --tui for "
+                         "pipes, cron and CI")
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    """Open the workbench; with a scenario, its tests are listed and ``r`` runs them."""
+    require_terminal()
+    app = WorkbenchApp(args.scenario, results_base=args.results_base, handle_signals=True,
+                       accept_new_host_keys=args.accept_new_host_keys)
+    app.run()
+    return exit_code(app.summary)
+
+
+def run_in_tui(request: RunRequest, *, scenario_path: str, results_base: str) -> int:
+    """``gftpwb run SCENARIO --tui``: the run starts at once; exit codes as headless.
+
+    The results directory is prepared before the screen opens, so a refusal (it already holds
+    results, ``--resume`` of another plan) is reported on stderr with its exit code, as headless.
+    """
+    require_terminal()
+    prepared = prepare_run(request)
+    app = WorkbenchApp(scenario_path, prepared=prepared, results_base=results_base, handle_signals=True,
+                       accept_new_host_keys=request.accept_new_host_keys)
+    app.run()
+    return exit_code(app.summary)

@@ -1,0 +1,132 @@
+"""A third-party kind, installed the way pip installs one, works end to end with no edit outside its
+folder (tests/tinykind): validation against its schema fragment and checks, planning, a dry run,
+the preflight, a headless run through the real executor (journal, plan, its event consumer, the
+report and the console line), and its row in the TUI.
+
+The fixture puts a ``tinykind-0.1.dist-info`` (the folder's METADATA and entry_points.txt) and the
+folder itself on ``sys.path`` and PYTHONPATH, so the real entry-point machinery finds the kind, in
+this process and in the ``gftpwb`` subprocesses alike.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from clihelp import gftpwb
+from textual.widgets import DataTable
+
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.errors import EnvironmentProblem, ScenarioError
+from gftpwb.core.plan import plan
+from gftpwb.core.registry import registry, reset_registry
+from gftpwb.shell import frontend
+from gftpwb.tui.app import WorkbenchApp
+
+FOLDER = Path(__file__).resolve().parent / "tinykind"
+SCENARIO = """\
+version: 1
+name: naps
+tests:
+  - id: short
+    kind: nap
+    seconds: 0.05
+    repeat: 2
+  - id: sim
+    kind: guc
+    source: gsiftp://a/x
+    target: gsiftp://b/y
+    engine: simulated
+    options: {length: 1G}
+"""
+
+
+@pytest.fixture
+def nap_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    site = tmp_path / "site"
+    info = site / "tinykind-0.1.dist-info"
+    info.mkdir(parents=True)
+    for name in ("METADATA", "entry_points.txt"):
+        shutil.copy(FOLDER / name, info / name)
+    monkeypatch.syspath_prepend(str(FOLDER))
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), str(FOLDER), os.environ.get("PYTHONPATH", "")]))
+    reset_registry()
+    yield tmp_path
+    reset_registry()
+
+
+def write(tmp_path: Path, text: str = SCENARIO) -> str:
+    path = tmp_path / "naps.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_the_registry_finds_it_and_the_schema_takes_its_keys(nap_kind):
+    assert registry().kind_names() == ("guc", "connection-test", "autotune", "gfapi", "nap")
+    schema = json.loads(gftpwb("schema").stdout)
+    assert schema["definitions"]["nap_test"]["properties"]["seconds"]["description"] == "How long to sleep."
+    assert "nap" in schema["definitions"]["test"]["properties"]["kind"]["enum"]
+
+
+def test_validation_uses_its_schema_fragment_and_its_checks(nap_kind):
+    out = gftpwb("validate", write(nap_kind))
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok (2 test(s), 3 run(s))"), out.stderr
+    with pytest.raises(ScenarioError) as bad:
+        load_scenario_text(SCENARIO.replace("seconds: 0.05", "seconds: 0.05\n    snooze: 3"), "n.yaml")
+    assert [str(d) for d in bad.value.diagnostics] == [
+        "n.yaml:7:5: unknown key 'snooze' in tests[0]; allowed: description, id, kind, on, repeat, seconds"]
+    with pytest.raises(ScenarioError) as bad:
+        load_scenario_text(SCENARIO.replace("seconds: 0.05", "seconds: 11"), "n.yaml")
+    assert [str(d) for d in bad.value.diagnostics] == ["n.yaml:6:14: test 'short': a nap of 11 s is too long "
+                                                       "(10 at most)"]
+
+
+def test_planning_dry_run_and_preflight(nap_kind, monkeypatch):
+    specs = plan(load_scenario_text(SCENARIO, "n.yaml"))
+    assert [(s.run_id, s.kind, s.case, s.argv) for s in specs] == [
+        ("short/0", "nap", 0, ("sleep", "0.05")), ("short/1", "nap", 0, ("sleep", "0.05")),
+        ("sim/0", "guc", 1, ("globus-url-copy", "-vb", "-len", "1G", "gsiftp://a/x", "gsiftp://b/y"))]
+    out = gftpwb("run", write(nap_kind), "--dry-run")
+    assert out.stdout.splitlines()[:2] == ["short/0: sleep 0.05", "short/1: sleep 0.05"]
+    monkeypatch.setenv("PATH", str(nap_kind / "empty"))
+    with pytest.raises(EnvironmentProblem, match="sleep not found in PATH; install coreutils"):
+        frontend.preflight(specs)
+
+
+def test_a_headless_run_journals_reports_and_feeds_its_consumer(nap_kind):
+    results = nap_kind / "out"
+    out = gftpwb("run", write(nap_kind), "--results", str(results), "--progress", "never")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert any(line.startswith("ok   short/0  slept 0.05s (took ") for line in lines), out.stdout
+    assert "Naps (seconds)" in out.stdout and "Results SIMULATED (rates in MiB/s)" in out.stdout
+    assert out.stdout.index("Naps (seconds)") > out.stdout.index("Results SIMULATED")  # sections in order
+    records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
+    assert [(r["run_id"], r["kind"], r["status"], r["taglog"]) for r in records] == [
+        ("short/0", "nap", "passed", ""), ("short/1", "nap", "passed", ""),
+        ("sim/0", "guc", "passed", "naps_#001_000.log")]
+    assert records[0]["seconds"] >= 0.05 and records[0]["argv"] == ["sleep", "0.05"]
+    assert (results / "naps.txt").read_text() == "short/0 passed\nshort/1 passed\n"
+    assert sorted(p.name for p in results.glob("*.log")) == ["naps_#001_000.log"]  # naps write no tag logs
+    assert [s["kind"] for s in json.loads((results / "plan.json").read_text())] == ["nap", "nap", "guc"]
+
+
+async def test_its_tests_are_rows_of_the_tui(nap_kind):
+    app = WorkbenchApp(write(nap_kind), results_base=str(nap_kind / "results"), stable=True)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.press("r")
+        deadline = time.monotonic() + 30
+        while app.summary is None and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        assert app.summary is not None and app.summary.all_passed
+        await pilot.press("1")
+        await pilot.pause()
+        table = app.query_one("#tests", DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+    assert rows[0][:5] == ["short", "nap", "local", "passed", "2/2"]
+    assert rows[1][:5] == ["sim", "guc", "local", "passed", "1/1"]

@@ -1,0 +1,1 @@
+"""A tiny third-party kind: ``kind: nap``."""

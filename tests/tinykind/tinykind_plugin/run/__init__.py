@@ -1,0 +1,1 @@
+"""The nap kind's shell side."""
