@@ -1,13 +1,15 @@
-"""The executor: runs planned specs one after another and publishes what happens.
+"""The executor: runs planned specs and publishes what happens.
 
-It owns the clocks (a monotonic clock for durations, UTC wall time for timestamps), timeouts and
-cancellation; kinds own the meaning of the output. Every run ends in exactly one RunFinished
-event, including runs that time out, fail to start or are interrupted by Ctrl-C, so the journal
-always holds a record of the run in flight.
+It owns the clocks (a monotonic clock for durations, UTC wall time for timestamps), delays,
+timeouts and cancellation; kinds own the meaning of the output. Every run that starts (or waits for
+its delay) ends in exactly one RunFinished event, including runs that time out, fail to start or are
+interrupted by Ctrl-C, so the journal always holds a record of every run in flight.
 
-Specs that share a non-empty ``group`` (the same run of a test on several hosts, ``on: [a, b]``)
-run at the same time: the executor connects to their hosts first (``transport.prepare()``), then
-starts them together and waits for all before the next run or group.
+*When* runs start is the scheduler's (:mod:`gftpwb.shell.scheduler`): tests in plan order, one at a
+time unless ``concurrent_tests`` allows more, each after the tests it ``needs``. Specs that share a
+non-empty ``group`` (the same run of a test on several hosts, ``on: [a, b]``, and the copies of a run,
+``concurrency: N``) form a batch and run at the same time: the executor connects to their hosts first
+(``transport.prepare()``), then starts them together, each after its own delay, and waits for all.
 
 How a run of a given kind is carried out is that kind's *runner* (the registry names it; see
 :mod:`gftpwb.shell.context`); the executor is the :class:`~gftpwb.shell.context.RunContext` it gets,
@@ -18,33 +20,28 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from gftpwb.core.bus import EventBus
-from gftpwb.core.events import Event, RunFinished, ScenarioFinished, ScenarioStarted
-from gftpwb.core.records import ResultRecord, Summary
+from gftpwb.core.events import Event, RunDelayed, RunFinished, ScenarioFinished, ScenarioStarted
+from gftpwb.core.harness.agenda import Schedule
+from gftpwb.core.records import FINAL_STATUSES, INTERRUPTED, ResultRecord, Summary
 from gftpwb.core.registry import registry
+from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import Transport
 
-from .context import Interrupted, Runner, Tee
+from .context import Interrupted, Runner, Tee, utc_now_iso
+from .scheduler import Scheduler, batches
 from .transports.local import LocalTransport
 
-
-def batches(specs: list[RunSpec]) -> list[list[RunSpec]]:
-    """Consecutive specs of one non-empty group form a batch; every other spec is a batch alone."""
-    out: list[list[RunSpec]] = []
-    for spec in specs:
-        if out and spec.group and out[-1][0].group == spec.group:
-            out[-1].append(spec)
-        else:
-            out.append([spec])
-    return out
+__all__ = ["Executor", "batches"]
 
 
 class Executor:
-    """Runs specs (or groups of them) one after another; ``stop()`` (wired to Ctrl-C) interrupts
-    the runs in flight. ``runners`` replaces the registry's runner of some kinds (tests, benches)."""
+    """Runs specs, batch by batch, as the scheduler starts them; ``stop()`` (wired to Ctrl-C)
+    interrupts every run in flight. ``runners`` replaces the registry's runner of some kinds (tests,
+    benches)."""
 
     def __init__(self, bus: EventBus, transport_for: Callable[[str], Transport] | None = None,
                  *, kill_grace_s: float = 2.0, unbuffer: bool | None = None,
@@ -60,7 +57,7 @@ class Executor:
         # "transfer" or a command's role. The tgftp drop-in shows it on the screen, as tgftp's tee did.
         self.tee = tee
         self._stopping = False
-        self._current: set[asyncio.Task[ResultRecord]] = set()
+        self._current: set[asyncio.Task[ResultRecord]] = set()  # runs in flight, of every batch
         # Final records of earlier attempts (--resume), including runs a runner started itself (an
         # auto-tune's transfers): a runner that decides its own runs replays them from here.
         self.history: list[ResultRecord] = []
@@ -82,34 +79,42 @@ class Executor:
         for task in list(self._current):
             task.cancel()
 
-    async def run(self, specs: list[RunSpec], *, results_dir: str, scenario: str,
-                  done: frozenset[str] = frozenset(), earlier: list[ResultRecord] | None = None) -> Summary:
-        """Run every spec whose id is not in ``done``; ``earlier`` records count in the summary."""
+    async def run(self, specs: Sequence[RunSpec], *, results_dir: str, scenario: str,
+                  done: frozenset[str] = frozenset(), earlier: list[ResultRecord] | None = None,
+                  schedule: Schedule | None = None) -> Summary:
+        """Run every spec whose id is not in ``done``; ``earlier`` records count in the summary.
+        ``schedule`` says which tests need which and how many may run at once (default: none, one)."""
         self.publish(ScenarioStarted(scenario=scenario, results_dir=results_dir, plan=tuple(specs),
                                      skipped_run_ids=done))
         self.history = list(earlier or [])
         planned = {s.run_id for s in specs}
         records = [r for r in self.history if r.run_id in planned]
-        for batch in batches([s for s in specs if s.run_id not in done]):
-            if self._stopping:
-                break
-            if len(batch) > 1:
-                await self._prepare(batch)
-            tasks = [asyncio.create_task(self.run_one(spec)) for spec in batch]
-            self._current = set(tasks)
-            try:
-                await asyncio.wait(tasks)
-            except asyncio.CancelledError:  # cancelled from outside: let every run record itself
-                for task in tasks:
-                    task.cancel()
-                await asyncio.wait(tasks)
-                raise
-            finally:
-                self._current = set()
-            records.extend(task.result() for task in tasks)
+        final = {r.run_id: r for r in records if r.status in FINAL_STATUSES}
+        scheduler = Scheduler(self, specs, schedule or Schedule(), done, final)
+        records.extend(await scheduler.run())
         summary = Summary.of(records, planned=len(specs), interrupted=self._stopping, results_dir=results_dir)
         self.publish(ScenarioFinished(summary=summary))
         return summary
+
+    async def run_batch(self, batch: list[RunSpec]) -> list[ResultRecord]:
+        """Run the specs of one batch at the same time (after connecting to their hosts) and return
+        their records; a stop interrupts them all."""
+        if len(batch) > 1:
+            await self._prepare(batch)
+            if self._stopping:  # stopped while connecting: these runs never started
+                return []
+        tasks = [asyncio.create_task(self.run_one(spec)) for spec in batch]
+        self._current.update(tasks)
+        try:
+            await asyncio.wait(tasks)
+        except asyncio.CancelledError:  # cancelled from outside: let every run record itself
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks)
+            raise
+        finally:
+            self._current.difference_update(tasks)
+        return [task.result() for task in tasks]
 
     async def _prepare(self, batch: list[RunSpec]) -> None:
         """Connect to every host of a group before any of its runs starts (errors surface at start)."""
@@ -117,9 +122,11 @@ class Executor:
         await asyncio.gather(*(t.prepare() for t in transports), return_exceptions=True)
 
     async def run_one(self, spec: RunSpec) -> ResultRecord:
-        """Run one spec with the runner of its kind and publish its record."""
+        """Run one spec (after its delay) with the runner of its kind and publish its record."""
         runner = self.runner_for(spec.kind)
         try:
+            if spec.delay_s > 0:
+                await self._delay(spec)
             record = await runner(self, spec)
         except Interrupted as exc:
             self.publish(RunFinished(record=exc.record))
@@ -130,6 +137,17 @@ class Executor:
             return exc.record
         self.publish(RunFinished(record=record))
         return record
+
+    async def _delay(self, spec: RunSpec) -> None:
+        """Wait the run's delay; a stop while waiting records the run as interrupted (never started)."""
+        self.publish(RunDelayed(spec=spec, delay_s=spec.delay_s))
+        started_at = utc_now_iso()
+        try:
+            await asyncio.sleep(spec.delay_s)
+        except asyncio.CancelledError:
+            raise Interrupted(record_for(spec, INTERRUPTED, started_at=started_at, ended_at=utc_now_iso(),
+                                         error=f"stopped during its {spec.delay_s:g}s delay, before it "
+                                               "started")) from None
 
     async def run_child(self, spec: RunSpec) -> ResultRecord:
         """A run inside another one (an auto-tune's transfer): its own record and RunFinished; raises

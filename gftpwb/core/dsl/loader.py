@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from gftpwb.core.commands import COMMAND_ROLES
@@ -18,13 +19,20 @@ from gftpwb.core.registry import TestInput, registry
 from gftpwb.core.units import parse_duration
 
 from .diagnostics import label, schema_diagnostics
+from .expand import expand_scenario
+from .harness import harness_diagnostics, test_schedules
 from .model import LOCAL, Host, Scenario, TestModel
 from .schema import kind_key_names, merged_key_names
 from .yamlpos import Path, Positions, load_yaml_with_positions
 
 
-def load_scenario(path: str) -> Scenario:
-    """Read and validate the scenario at ``path``; raise ScenarioError with every problem found."""
+def load_scenario(path: str, *, overrides: Mapping[str, str] | None = None,
+                  environ: Mapping[str, str] | None = None) -> Scenario:
+    """Read and validate the scenario at ``path``; raise ScenarioError with every problem found.
+
+    ``overrides`` (``--set``) and ``environ`` (the ``GFTPWB_VAR_*`` entries of the environment) give
+    its variables values (:mod:`gftpwb.core.dsl.variables`).
+    """
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -32,20 +40,25 @@ def load_scenario(path: str) -> Scenario:
         raise ScenarioError([Diagnostic(path, 0, 0, f"cannot read scenario: {exc.strerror or exc}")]) from None
     except UnicodeDecodeError as exc:
         raise ScenarioError([Diagnostic(path, 0, 0, f"not UTF-8 text: {exc.reason}")]) from None
-    return load_scenario_text(text, path)
+    return load_scenario_text(text, path, overrides=overrides, environ=environ)
 
 
-def load_scenario_text(text: str, filename: str = "<scenario>") -> Scenario:
+def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Mapping[str, str] | None = None,
+                       environ: Mapping[str, str] | None = None) -> Scenario:
     data, pos, _tree = load_yaml_with_positions(text, filename)
     if not isinstance(data, dict):
         raise ScenarioError([Diagnostic(filename, 1, 1, "a scenario must be a YAML mapping (version, name, tests)")])
+    expanded = expand_scenario(data, pos, text, filename, overrides=overrides, environ=environ)
+    if expanded.errors:
+        raise ScenarioError(expanded.errors)
     errors = schema_diagnostics(data, pos, filename)
     if errors:
         raise ScenarioError(errors)
     inputs, errors, warnings = semantic_diagnostics(data, pos, filename)
+    errors.extend(harness_diagnostics(data, pos, filename))
     if errors:
         raise ScenarioError(errors)
-    return build_model(data, inputs, filename, text, warnings)
+    return build_model(data, inputs, filename, expanded.text, warnings, expanded.variables)
 
 
 # --- checks the schema cannot express -------------------------------------------------------------
@@ -146,7 +159,9 @@ def host_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> lis
     """The inventory: ``local`` is reserved, and a jump host must be another host, without loops."""
     hosts: dict[str, Any] = data.get("hosts", {})
     out: list[Diagnostic] = []
+    main = filename
     for name, entry in hosts.items():
+        filename = pos.file_of(("hosts", name), main)  # an included hosts file, for its hosts
         if name == LOCAL:
             line, col = pos.of_key(("hosts", name))
             out.append(Diagnostic(filename, line, col, "host name 'local' is reserved for this machine (no SSH); "
@@ -218,7 +233,7 @@ def build_hosts(data: dict[str, Any], filename: str) -> tuple[Host, ...]:
 
 
 def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, text: str,
-                warnings: list[Diagnostic]) -> Scenario:
+                warnings: list[Diagnostic], variables: dict[str, Any] | None = None) -> Scenario:
     tests: list[TestModel] = [registry().kind(test.raw["kind"]).build(test) for test in inputs]
     return Scenario(
         version=data["version"],
@@ -227,6 +242,11 @@ def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, te
         defaults=data.get("defaults", {}),
         tests=tuple(tests),
         hosts=build_hosts(data, filename),
+        vars=dict(variables or {}),
+        seed=data.get("seed"),
+        loops=data.get("loops", 1),
+        concurrent_tests=data.get("concurrent_tests", 1),
+        schedules=test_schedules(inputs),
         path=filename,
         text=text,
         warnings=tuple(warnings),

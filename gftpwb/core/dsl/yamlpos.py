@@ -25,10 +25,35 @@ Path = tuple[str | int, ...]
 
 @dataclass
 class Positions:
-    """1-based (line, column) of values and mapping keys, by path from the document root."""
+    """1-based (line, column) of values and mapping keys, by path from the document root.
+
+    ``files`` names another file for the subtrees that came from one (hosts read with ``include:``);
+    :meth:`file_of` says which file a path's position is in.
+    """
 
     values: dict[Path, tuple[int, int]] = field(default_factory=dict)
     keys: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    files: dict[Path, str] = field(default_factory=dict)
+
+    def file_of(self, path: Path, default: str) -> str:
+        """The file the position of ``path`` is in: that of its nearest grafted ancestor, else ``default``."""
+        if self.files:
+            for cut in range(len(path), -1, -1):
+                name = self.files.get(tuple(path[:cut]))
+                if name is not None:
+                    return name
+        return default
+
+    def graft(self, prefix: Path, other: Positions, source: Path, filename: str) -> None:
+        """Take the positions of ``other`` below ``source`` as those below ``prefix``, in ``filename``."""
+        cut = len(source)
+        for mine, theirs in ((self.values, other.values), (self.keys, other.keys)):
+            for path, where in theirs.items():
+                if path[:cut] == source and len(path) > cut:
+                    mine[(*prefix, *path[cut:])] = where
+        for path in list(other.values):
+            if path[:cut] == source and len(path) == cut + 1:
+                self.files[(*prefix, *path[cut:])] = filename
 
     def of_value(self, path: Path) -> tuple[int, int]:
         """Position of the value at ``path``, or of the nearest ancestor that has one."""
