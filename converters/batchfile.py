@@ -454,12 +454,12 @@ def _command_field(command: Command | None, label: str, test: Test) -> str:
 def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
     """A tgftp 0.7.0 batchfile for ``scenario`` (one line per test case), and notes on what changed.
 
-    guc parameters are the test's ``args``, or ``-vb`` (unless ``add_vb`` is false) and its options; every
-    line carries an explicit
-    timeout (``0`` = none, which also steers clear of tgftp's bug B2), and a comment gets a leading
-    ``#`` when it has none (tgftp runs any other comment as a command).
+    guc parameters are those of the guc call gftpwb makes for the test (its ``args``, or its options with
+    ``-vb`` where gftpwb adds it), so tgftp runs the same transfer; every line carries an explicit timeout
+    (``0`` = none, which also steers clear of tgftp's bug B2), and a comment gets a leading ``#`` when
+    it has none (tgftp runs any other comment as a command).
     """
-    from gftpwb.kinds.guc.driver import option_args  # the same flags gftpwb's own runs use
+    from gftpwb.kinds.guc.driver import build_argv, exact_argv  # the guc calls gftpwb's own runs make
 
     notes: list[str] = []
     lines = [f"{HEADER_PREFIX}{EXPORT_VERSION}", FIELDS_LINE, f"#  exported by gftpwb {__version__} from scenario "
@@ -476,13 +476,12 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
                 if test.extra_args:
                     notes.append(f"test {test.id}: tgftp's connection test takes no guc parameters; extra_args "
                                  f"{' '.join(test.extra_args)} dropped")
-            elif test.args is not None:
-                params = " ".join(_quoted(w, 3) for w in (*(["-vb"] if test.add_vb and "-vb" not in test.args
-                                                              else []), *test.args))
-                connection = "no"
-            else:
-                verbose = ["-vb"] if test.add_vb and "-vb" not in test.extra_args else []
-                params = " ".join(_quoted(w, 3) for w in (*verbose, *option_args(options), *test.extra_args))
+            else:  # the parameters of the guc call gftpwb itself makes (its -vb rule included)
+                argv = (exact_argv(test.source, test.target, test.args, add_vb=test.add_vb, mode=test.mode)
+                        if test.args is not None else
+                        build_argv(test.source, test.target, options, test.extra_args, mode=test.mode,
+                                   add_vb=test.add_vb))
+                params = " ".join(_quoted(w, 3) for w in argv[1:-2])
                 connection = "no"
             timeout = test.timeout_s or 0
             timeout_text = f"{timeout:g}"

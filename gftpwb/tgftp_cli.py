@@ -27,6 +27,7 @@ from gftpwb.core.commands import Command
 from gftpwb.core.events import Event, Notice, RunFinished
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, ResultRecord
 from gftpwb.core.specs import RunSpec
+from gftpwb.kinds.guc.driver import run_details
 from gftpwb.kinds.guc.model import GucOptions
 from gftpwb.shell.context import RunContext
 from gftpwb.shell.executor import Executor
@@ -200,7 +201,8 @@ def single_spec(test: SingleTest, program: str = "tgftp", argv: tuple[str, ...] 
                    post=_command(args.value("--post-command"), "post"),
                    comment_command=None if text_comment else _command(comment_text, "comment"),
                    log_name=args.value("--log-filename"), tgftp_style=True,
-                   details={"vb_added": False, "tgftp_command": tgftp_command_text(program, argv),
+                   details={**run_details(test.argv), "vb_added": False,
+                            "tgftp_command": tgftp_command_text(program, argv),
                             "tgftp": {"params": test.params, "command": test.command_text, "echo_e": True,
                                       **({"url_list": args.url_list_file()}
                                          if args.url_list_file() and not (args.source and args.target) else {})}})

@@ -64,7 +64,8 @@ def test_the_example_from_tgftps_help():
                           "gsiftp://gridftp.domain1/dev/zero", "gsiftp://gridftp.domain2/dev/null")
     assert first.params == {"parallel": 16, "tcp_buffer": 4 * MIB, "length": 4 * GIB}  # for reports
     assert first.length_bytes == 4 * GIB and first.tgftp_style
-    assert first.details == {"vb_added": False, "tgftp_style": True}
+    # -vb between two servers: extended mode, as under tgftp (the user's own -vb, not added)
+    assert first.details == {"mode": "extended", "live_progress": True, "vb_added": False, "tgftp_style": True}
     # '#' lines are YAML comments right before the test they precede
     lines = result.text.splitlines()
     assert lines.index("  # GridFTP from Domain1 to Domain2") == lines.index("  - id: test-000") - 1

@@ -91,7 +91,7 @@ def test_planning_dry_run_and_preflight(nap_kind, monkeypatch):
     specs = plan(load_scenario_text(SCENARIO, "n.yaml"))
     assert [(s.run_id, s.kind, s.case, s.argv) for s in specs] == [
         ("short/0", "nap", 0, ("sleep", "0.05")), ("short/1", "nap", 0, ("sleep", "0.05")),
-        ("sim/0", "guc", 1, ("globus-url-copy", "-vb", "-len", "1G", "gsiftp://a/x", "gsiftp://b/y"))]
+        ("sim/0", "guc", 1, ("globus-url-copy", "-len", "1G", "gsiftp://a/x", "gsiftp://b/y"))]
     out = gftpwb("run", write(nap_kind), "--dry-run")
     assert out.stdout.splitlines()[:2] == ["short/0: sleep 0.05", "short/1: sleep 0.05"]
     monkeypatch.setenv("PATH", str(nap_kind / "empty"))

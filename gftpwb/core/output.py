@@ -6,8 +6,8 @@ stopping, events, the record)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,7 @@ class Outcome:
     rate_guc_avg_mib_s: float | None
     error: str
     output: str
+    details: dict[str, Any] = field(default_factory=dict)  # what the session adds to the record's details
 
 
 class Session(Protocol):

@@ -29,7 +29,7 @@ def record_of(spec: RunSpec, outcome: Outcome, *, started_at: str, ended_at: str
     return record_for(spec, outcome.status, started_at=started_at, ended_at=ended_at, seconds=seconds,
                       bytes=outcome.bytes, rate_incl_setup_mib_s=outcome.rate_incl_setup_mib_s,
                       rate_guc_avg_mib_s=outcome.rate_guc_avg_mib_s, exit_code=exit_code, error=outcome.error,
-                      output=outcome.output)
+                      output=outcome.output, **({"details": dict(outcome.details)} if outcome.details else {}))
 
 
 def emit_items(ctx: RunContext, spec: RunSpec, items: Sequence[ParsedItem], t0: float) -> None:

@@ -64,6 +64,17 @@ def without_len_1(value: object) -> object:
     return getattr(value, "stdout", str(value)).replace(" -len 1 ", " ")
 
 
+def without_probe(value: object) -> object:
+    """guc calls without those of gftpwb run's environment probe (``globus-url-copy -version`` and a
+    ``-dbg -list SERVER/`` banner read per server, made before the first transfer for meta.json)."""
+    assert isinstance(value, list)
+    return [call for call in value if call != ["-version"] and not (len(call) == 3 and call[:2] == ["-dbg", "-list"]
+                                                                     and call[2].endswith("/"))]
+
+
+PROBE = ("gftpwb run records the environment of each run in meta.json: before the first transfer it asks guc for "
+         "its version and reads each server's banner (globus-url-copy -dbg -list SERVER/); the transfer calls "
+         "themselves are tgftp's, argument for argument")
 B1_CONNECTION = ("tgftp's bug B1: after a connection-test line, tgftp ran every later line as a connection test "
                  "(the flag was never reset); gftpwb runs each line as written and warns")
 B1_COMMENT = ("tgftp's bug B1: after a line with a log comment, a later line without one got a bare --log-comment "
@@ -86,6 +97,7 @@ RESULTS_DIR_NAMES = ("gftpwb run writes tag logs into its results directory: a l
                      "_<exec> for several executions, where tgftp failed those executions (log exists); warned")
 
 ALLOW: list[Allowed] = [
+    *(Allowed("batch/*", path, "argv", PROBE, rewrite=without_probe) for path in ("run", "import")),
     Allowed("batch/*", "run", "tag:*:TGFTP_COMMAND",
             "gftpwb run BATCHFILE logs the command that was given (gftpwb run ...), not a tgftp command line "
             "that never ran"),
@@ -113,8 +125,10 @@ ALLOW: list[Allowed] = [
             "gftpwb runs the execution in-process and has no command file",
             without_files(r"<PID>_transferList", r"\.TGFTP_COMMAND_\w{6}_#\d+")),
     # connection tests: one byte
-    *(Allowed(case, "*", aspect, LEN_1, rewrite=without_len_1)
-      for case in ("*/connection-test*",) for aspect in ("argv", "tag:*:GSIFTP_TRANSFER_COMMAND")),
+    *(Allowed("*/connection-test*", "*", aspect, LEN_1, rewrite=without_len_1)
+      for aspect in ("argv", "tag:*:GSIFTP_TRANSFER_COMMAND")),
+    *(Allowed("batch/connection-test*", path, "argv", f"{LEN_1}; and {PROBE}",
+              rewrite=lambda calls: without_len_1(without_probe(calls))) for path in ("run", "import")),
     *(Allowed(case, "*", aspect, LEN_1_OUTPUT)
       for case in ("*/connection-test*", "batch/sticky-connection-test")
       for aspect in ("stdout", "tag:*:GSIFTP_TRANSFER_COMMAND_OUTPUT")),

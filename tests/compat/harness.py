@@ -38,7 +38,9 @@ exec {guc} "$@"
 
 
 def reference_dir() -> Path:
-    return Path(os.environ["GFTPWB_TGFTP_REFERENCE"])
+    """The real tgftp's directory; a relative GFTPWB_TGFTP_REFERENCE is taken from where pytest started
+    (the tools run in directories of their own)."""
+    return Path(os.environ["GFTPWB_TGFTP_REFERENCE"]).resolve()
 
 
 @dataclass

@@ -87,6 +87,15 @@ def shared_keys() -> tuple[Key, ...]:
     )
 
 
+MODE_KEY = Key(
+    "mode", {"enum": ["stream", "extended"]},
+    "The transfer mode the test means to measure. Unset: the options decide (parallel, fast, pipeline and "
+    "stripe make guc use extended block mode, MODE E; otherwise stream mode), and gftpwb adds -vb for live "
+    "progress only where it does not change that: between two servers -vb would switch guc to MODE E, so "
+    "such runs have no live progress, only their elapsed time. extended: the test wants MODE E; between two "
+    "servers -vb (which asks for it) is then added. stream: the test must run in stream mode (an error if "
+    "its options say otherwise). Every record says the mode it ran in (details.mode).")
+
 MATRIX_KEY = Key("matrix", ref("guc_matrix"), "Option lists to sweep (see guc_matrix).")
 
 # guc's parameters as one exact list, and what gftpwb may add: tgftp batchfiles import to these.
@@ -98,9 +107,10 @@ EXACT_KEYS: tuple[Key, ...] = (
         "batchfiles use it, so their guc calls stay tgftp's."),
     Key("add_vb", {"type": "boolean"},
         "May gftpwb add -vb for live progress and guc's own average? Default true with options/extra_args "
-        "and false with args. Between two servers -vb makes guc switch to MODE E (extended block), so false "
-        "keeps the mode the parameters ask for; the run then shows no live rate. Recorded per run "
-        "(details.vb_added)."),
+        "and false with args (tgftp-derived tests: guc runs exactly as tgftp ran it). Even when true, -vb is "
+        "added only where it leaves the transfer mode alone (see mode): between two servers it would switch "
+        "guc to MODE E, so there only mode: extended adds it. Without -vb a run shows no live rate. Recorded "
+        "per run (details.vb_added, next to details.mode)."),
     Key("tgftp_style", {"type": "boolean"},
         "Run and log the test as tgftp 0.7.0 did: after a successful transfer list it (globus-url-copy -do, "
         "outside the timing; local runs only) for the tag log's GSIFTP_TRANSFER_LIST and the size of a "

@@ -75,6 +75,10 @@ class Test:
     add_vb: bool = True
     tgftp_style: bool = False
     repeat: int = 1
+    warmup: int = 0
+    order: str = "sequential"
+    order_seed: int = 0
+    mode: str = ""  # "extended": the test asks for MODE E (then -vb may be added between two servers)
     timeout_s: float | None = field(default=None, metadata={"key": "timeout"})
     comment: str = ""
     matrix: tuple[tuple[str, tuple[Any, ...]], ...] = ()

@@ -8,11 +8,11 @@ from typing import Any
 
 from gftpwb.converters.gucargs import length_from_args, split_guc_args
 from gftpwb.core.dsl.model import Scenario
-from gftpwb.core.plan import case_label, log_name_for, matrix_points, run_id_on
+from gftpwb.core.plan import case_label, log_name_for, matrix_points, order_runs, run_id_on
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.kinds.simulated.link import LinkModel
 
-from .driver import build_argv, exact_argv, vb_added
+from .driver import build_argv, exact_argv, run_details, vb_added
 from .model import GucOptions, Test
 
 # What differs between kinds that run guc once per run: its argv, the parameters recorded, the length.
@@ -21,10 +21,10 @@ Shape = Callable[[Test, GucOptions], tuple[tuple[str, ...], dict[str, Any], int 
 
 def guc_shape(test: Test, options: GucOptions) -> tuple[tuple[str, ...], dict[str, Any], int | None]:
     if test.args is not None:  # exact parameters: nothing reordered, -vb only when asked for
-        argv = exact_argv(test.source, test.target, test.args, add_vb=test.add_vb)
+        argv = exact_argv(test.source, test.target, test.args, add_vb=test.add_vb, mode=test.mode)
         params, length = params_of(test.args)
         return argv, params, length
-    argv = build_argv(test.source, test.target, options, test.extra_args, add_vb=test.add_vb)
+    argv = build_argv(test.source, test.target, options, test.extra_args, mode=test.mode, add_vb=test.add_vb)
     return argv, options.set_options(), options.length
 
 
@@ -37,9 +37,9 @@ def params_of(args: tuple[str, ...]) -> tuple[dict[str, Any], int | None]:
     return params, length_from_args(list(args))
 
 
-def run_details(test: Test, argv: tuple[str, ...]) -> dict[str, Any]:
-    """What a guc run's record starts with: whether gftpwb added -vb (a connection test's argv is fixed),
-    and that a tgftp-style run's tag log follows tgftp's rules."""
+def own_details(test: Test, argv: tuple[str, ...]) -> dict[str, Any]:
+    """What a guc run's record starts with besides its mode: whether gftpwb added -vb (a connection
+    test's argv is fixed), and that a tgftp-style run's tag log follows tgftp's rules."""
     details: dict[str, Any] = {}
     if test.kind == "guc":
         details["vb_added"] = vb_added(argv, test.args if test.args is not None else test.extra_args)
@@ -50,16 +50,19 @@ def run_details(test: Test, argv: tuple[str, ...]) -> dict[str, Any]:
 
 def plan_transfers(scenario: Scenario, test: Test, first_case: int,
                    shape: Shape = guc_shape) -> tuple[list[RunSpec], int]:
-    """Specs of a test that runs one guc per run; ``shape`` gives each case's argv, params and length."""
-    specs: list[RunSpec] = []
+    """Specs of a test that runs one guc per run; ``shape`` gives each case's argv, params and length.
+    Their details say the transfer mode and whether guc reports progress (:func:`run_details`), and
+    mark the first ``warmup`` runs of each case; ``order`` arranges the repeats of a matrix."""
+    cases: list[list[list[RunSpec]]] = []
     points = matrix_points(test)
     link = (test.link or LinkModel()) if test.engine != REAL_ENGINE else None
     for variant, point in enumerate(points):
         argv, params, length = shape(test, test.options.with_values(point))
-        details = run_details(test, argv)
+        details = {**run_details(argv), **own_details(test, argv)}
+        cases.append([])
         for repeat in range(test.repeat):
             base = f"{case_label(test, variant)}/{repeat}"
-            specs.extend(RunSpec(
+            cases[-1].append([RunSpec(
                 run_id=run_id_on(base, host, test),
                 scenario=scenario.name,
                 test_id=test.id,
@@ -82,6 +85,6 @@ def plan_transfers(scenario: Scenario, test: Test, first_case: int,
                 comment_command=test.comment_command,
                 log_name=log_name_for(test, variant, repeat),
                 tgftp_style=test.tgftp_style,
-                details=dict(details),
-            ) for host in test.on)
-    return specs, len(points)
+                details={**details, "warmup": True} if repeat < test.warmup else dict(details),
+            ) for host in test.on])
+    return order_runs(cases, test.order, test.order_seed), len(points)

@@ -65,6 +65,29 @@ def add_run(sub: Sub) -> None:
     handler(p, "gftpwb.shell.cli.commands:cmd_run")
 
 
+REPORT_EXAMPLES = """\
+examples:
+  gftpwb report results/20261122T143047Z-quickstart
+  gftpwb report results/*-quickstart --csv cases.csv --junit junit.xml
+  gftpwb report results/20261122T143047Z-quickstart --json | jq '.directories[0].cases[0].figures[0].stats'
+
+Per case: the median, mean ± 95 % confidence interval and CV of each kind's figures (guc: the rate
+incl. set-up and guc's own average), over passed runs that are not warm-ups. Every run of a directory
+counts, resumed or not (the latest record of each run id). --json follows schemas/report.schema.json.
+"""
+
+
+def add_report(sub: Sub) -> None:
+    p = sub.add_parser("report", help="summarise results directories: statistics per case, JSON, CSV, JUnit XML",
+                       description="Summarise one or more results directories.", epilog=REPORT_EXAMPLES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="results directories (results/<UTC>-<scenario>)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout instead of tables")
+    p.add_argument("--csv", metavar="FILE", help="also write each case's statistics as CSV (one row per figure)")
+    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML: one testcase per run, failures as failures")
+    handler(p, "gftpwb.shell.cli.report:cmd_report")
+
+
 def add_tui(sub: Sub) -> None:
     p = sub.add_parser("tui", help="the TUI workbench: scenario, live run, threads, auto-tune, past results")
     p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario to show and run (r); invalid ones "
@@ -136,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_validate(sub)
     add_schema(sub)
     add_run(sub)
+    add_report(sub)
     add_tui(sub)
     add_migration_parsers(sub)
     add_tgftp(sub)
