@@ -459,7 +459,7 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
     (``0`` = none, which also steers clear of tgftp's bug B2), and a comment gets a leading ``#`` when
     it has none (tgftp runs any other comment as a command).
     """
-    from gftpwb.kinds.guc.driver import build_argv, exact_argv  # the guc calls gftpwb's own runs make
+    from gftpwb.kinds.guc.plan import guc_shape  # the guc calls gftpwb's own runs make
 
     notes: list[str] = []
     lines = [f"{HEADER_PREFIX}{EXPORT_VERSION}", FIELDS_LINE, f"#  exported by gftpwb {__version__} from scenario "
@@ -477,10 +477,7 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
                     notes.append(f"test {test.id}: tgftp's connection test takes no guc parameters; extra_args "
                                  f"{' '.join(test.extra_args)} dropped")
             else:  # the parameters of the guc call gftpwb itself makes (its -vb rule included)
-                argv = (exact_argv(test.source, test.target, test.args, add_vb=test.add_vb, mode=test.mode)
-                        if test.args is not None else
-                        build_argv(test.source, test.target, options, test.extra_args, mode=test.mode,
-                                   add_vb=test.add_vb))
+                argv = guc_shape(test, options)[0]
                 params = " ".join(_quoted(w, 3) for w in argv[1:-2])
                 connection = "no"
             timeout = test.timeout_s or 0

@@ -80,6 +80,9 @@ class TestInput:
     filename: str
     errors: list[Diagnostic] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
+    #: The scenario's host inventory as written (name -> its mapping; ``local`` is implicit), for
+    #: kinds whose keys name hosts besides ``on`` (an iperf3 test's client and server hosts).
+    inventory: dict[str, Any] = field(default_factory=dict)
 
     @property
     def id(self) -> str:

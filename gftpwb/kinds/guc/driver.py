@@ -16,6 +16,7 @@ from gftpwb.core.rates import mib_per_s
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, bound_output
 from gftpwb.core.units import format_duration, format_size_arg
 
+from .markers import StripeTracker
 from .model import GucOptions
 from .options import OPTIONS_BY_NAME
 from .output import GucOutputParser, ParsedItem, ProgressSample, TextLine
@@ -109,18 +110,20 @@ def adds_vb(source: str, target: str, args: tuple[str, ...], *, mode: str = "", 
 
 
 def build_argv(source: str, target: str, options: GucOptions, extra_args: tuple[str, ...] = (), *,
-               mode: str = "", add_vb: bool = True) -> tuple[str, ...]:
-    """``globus-url-copy [-vb] <options> <extra args> SOURCE TARGET``.
+               mode: str = "", add_vb: bool = True, debug: bool = False) -> tuple[str, ...]:
+    """``globus-url-copy [-vb] [-dbg] <options> <extra args> SOURCE TARGET``.
 
     ``-vb`` gives live progress, and is added only where it leaves the transfer mode alone: between
     two servers it would switch guc from stream mode to MODE E, so there it is added only when the
     transfer is in extended mode anyway (``-p`` and friends) or the test asks for it (``mode:
     extended``); otherwise the run has no live progress, only its elapsed time. ``add_vb=False``
-    (the test's ``add_vb: false``) adds it nowhere except for ``mode: extended``.
+    (the test's ``add_vb: false``) adds it nowhere except for ``mode: extended``. ``debug`` adds ``-dbg``
+    (the control conversation, with the servers' performance markers: per-stripe progress).
     """
     args = (*option_args(options), *extra_args)
     add = adds_vb(source, target, args, mode=mode, add_vb=add_vb)
-    return (GUC, *(["-vb"] if add else []), *args, source, target)
+    dbg = ["-dbg"] if debug and "-dbg" not in extra_args else []
+    return (GUC, *(["-vb"] if add else []), *dbg, *args, source, target)
 
 
 def run_details(argv: tuple[str, ...]) -> dict[str, object]:
@@ -189,6 +192,10 @@ class GucRun:
     last_progress: ProgressSample | None = None
     stderr_lines: list[str] = field(default_factory=list)
     captured: list[str] = field(default_factory=list)
+    #: Read the servers' performance markers (``-dbg``) as per-stripe progress: set for striped
+    #: transfers (a connection test's ``-dbg`` shows a marker of its single stripe too: not wanted).
+    per_stripe: bool = False
+    stripes: StripeTracker = field(default_factory=StripeTracker)
 
     def feed(self, stream: str, data: bytes) -> list[ParsedItem]:
         self.captured.append(data.decode("utf-8", errors="replace"))
@@ -198,33 +205,40 @@ class GucRun:
         return self._track(self.parser.close())
 
     def _track(self, items: list[ParsedItem]) -> list[ParsedItem]:
+        out: list[ParsedItem] = []
         for item in items:
-            if isinstance(item, ProgressSample):
+            out.append(item)
+            if isinstance(item, ProgressSample) and item.channel is None:
                 self.last_progress = item
             elif isinstance(item, TextLine) and item.stream == "stderr":
                 self.stderr_lines.append(item.text)
-        return items
+                if self.per_stripe:
+                    out.extend(self.stripes.feed_line(item.text))  # -dbg: per-stripe performance markers
+        return out
 
     def outcome(self, exit_code: int | None, wall_seconds: float, *, timed_out: bool = False,
                 interrupted: bool = False, timeout_s: float | None = None, start_error: str = "") -> Outcome:
         """Decide status, bytes and rates once the process has ended (or could not start)."""
         output = bound_output("".join(self.captured))
+        stripes = self.stripes.summary()
+        details = {"stripes": stripes} if stripes else {}
         guc_avg = self.last_progress.avg_mib_s if self.last_progress else None
         moved = self.last_progress.bytes if self.last_progress else None
         if start_error:
-            return Outcome(FAILED, None, None, None, start_error, output)
+            return Outcome(FAILED, None, None, None, start_error, output, details)
         if interrupted:
             return Outcome(INTERRUPTED, moved, None, guc_avg, "interrupted by the user (Ctrl-C); guc was stopped",
-                           output)
+                           output, details)
         if timed_out:
             limit = format_duration(timeout_s) if timeout_s else "its time limit"
             return Outcome(TIMEOUT, moved, None, guc_avg,
-                           f"timed out after {limit}; guc and its process group were killed", output)
+                           f"timed out after {limit}; guc and its process group were killed", output, details)
         if exit_code != 0:
             detail = summarize_error(self.stderr_lines) or f"{GUC} exited with status {exit_code}"
-            return Outcome(FAILED, moved, None, guc_avg, detail, output)
+            return Outcome(FAILED, moved, None, guc_avg, detail, output, details)
         nbytes = self.length_bytes if self.length_bytes is not None else moved
-        details = {"guc_avg_quantised": True} if quantised(moved, guc_avg) else {}
+        if quantised(moved, guc_avg):
+            details["guc_avg_quantised"] = True
         return Outcome(PASSED, nbytes, mib_per_s(nbytes, wall_seconds), guc_avg, "", output, details)
 
 

@@ -103,8 +103,8 @@ EXACT_KEYS: tuple[Key, ...] = (
     Key("args", {"type": "array", "items": {"type": "string"}},
         "guc's parameters exactly as given, in this order, between globus-url-copy and the URLs (one list "
         "item per argument, never through a shell). gftpwb adds nothing (no -vb, see add_vb), so the transfer "
-        "measured is the one described. Cannot be combined with options, extra_args or matrix. Imported tgftp "
-        "batchfiles use it, so their guc calls stay tgftp's."),
+        "measured is the one described. Cannot be combined with options, extra_args, matrix or stripe. Imported "
+        "tgftp batchfiles use it, so their guc calls stay tgftp's."),
     Key("add_vb", {"type": "boolean"},
         "May gftpwb add -vb for live progress and guc's own average? Default true with options/extra_args "
         "and false with args (tgftp-derived tests: guc runs exactly as tgftp ran it). Even when true, -vb is "
@@ -118,3 +118,9 @@ EXACT_KEYS: tuple[Key, ...] = (
         "guc's output buffered as tgftp's FIFO did (so no live progress); write the comment, command and list "
         "tags with echo -e. Default false; imported batchfiles set it."),
 )
+
+STRIPE_KEY = Key(
+    "stripe", {"type": "boolean"},
+    "A striped transfer with live rates per stripe: passes -stripe and -dbg, and reads the servers' performance "
+    "markers (112 replies, which guc prints only with -dbg) as each stripe's progress; the record keeps each "
+    "stripe's bytes and rate. options.stripe passes -stripe alone, as tgftp does. Default false.")

@@ -26,7 +26,7 @@ from .driver import (
     server_endpoints,
     third_party,
 )
-from .keys import EXACT_KEYS, MATRIX_KEY, MODE_KEY, definitions, shared_keys
+from .keys import EXACT_KEYS, MATRIX_KEY, MODE_KEY, STRIPE_KEY, definitions, shared_keys
 from .model import GucOptions, Test
 from .plan import plan_transfers
 
@@ -80,6 +80,7 @@ def build_transfer_test(test: TestInput, default_timeout: float = 0.0) -> Test:
         log_filename=raw.get("log_filename", ""),
         on=on_tuple(merged.get("on", LOCAL)),
         engine=merged.get("engine", REAL_ENGINE),
+        stripe=bool(merged.get("stripe", False)),
         link=build_link(merged.get("link")),
         index=test.index,
     )
@@ -145,7 +146,8 @@ class GucKind(Kind):
     figures = (RATE, GUC_AVG)
 
     def dsl_keys(self) -> tuple[Key, ...]:
-        return (*shared_keys(), *EXACT_KEYS, MATRIX_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS, LOG_FILENAME_KEY)
+        return (*shared_keys(), *EXACT_KEYS, MATRIX_KEY, STRIPE_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS,
+                LOG_FILENAME_KEY)
 
     def defaults_keys(self) -> tuple[Key, ...]:
         return (*shared_keys(), *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS)
@@ -157,7 +159,7 @@ class GucKind(Kind):
         require_ends(test)
         merged = test.merged
         if "args" in test.raw:
-            clash = [key for key in ("options", "extra_args", "matrix") if merged.get(key)]
+            clash = [key for key in ("options", "extra_args", "matrix", "stripe") if merged.get(key)]
             if clash:
                 where = " (from defaults)" if not any(key in test.raw for key in clash) else ""
                 test.error(f"test '{test.id}': args gives guc's parameters exactly, so it cannot be combined with "

@@ -89,4 +89,5 @@ class Test:
     on: tuple[str, ...] = (LOCAL,)
     engine: str = "real"
     link: LinkModel | None = None
+    stripe: bool = False  # -stripe -dbg, and per-stripe progress from the performance markers
     index: int = field(default=0, metadata={"derived": True})

@@ -24,7 +24,10 @@ def guc_shape(test: Test, options: GucOptions) -> tuple[tuple[str, ...], dict[st
         argv = exact_argv(test.source, test.target, test.args, add_vb=test.add_vb, mode=test.mode)
         params, length = params_of(test.args)
         return argv, params, length
-    argv = build_argv(test.source, test.target, options, test.extra_args, mode=test.mode, add_vb=test.add_vb)
+    if test.stripe:  # a striped study run: -stripe, and -dbg for the per-stripe performance markers
+        options = options.with_values({"stripe": True})
+    argv = build_argv(test.source, test.target, options, test.extra_args, mode=test.mode, add_vb=test.add_vb,
+                      debug=test.stripe)
     return argv, options.set_options(), options.length
 
 

@@ -127,6 +127,9 @@ def add_lab_up_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--rate", metavar="RATE", help="shape each host's link with tc tbf (e.g. 400mbit)")
     q.add_argument("--gridftp-on-hosts", action="store_true",
                    help="also run a GridFTP server in each namespace host")
+    q.add_argument("--striped", action="store_true",
+                   help="with --hosts N: striped GridFTP, a data node per side on each host and a front end per "
+                        "side on the bridge (guc -stripe from ftp://CONTROLLER:2812 to ftp://CONTROLLER:2813)")
     q.add_argument("--gluster", action="store_true",
                    help="also start glusterd and a single-brick volume for gfapi tests")
     q.add_argument("--gluster-address", metavar="ADDR",

@@ -268,9 +268,10 @@ class ConsoleSink:
         if any(other != test for other in self._in_flight.values()):
             return  # other tests run at the same time: their progress lines would interleave
         if not self.live_enabled:
-            self.console.print(f"    {event.run_id}: {event.bytes} bytes  {rate_text(event.rate_avg_mib_s, 2)} MiB/s "
-                               f"avg  {rate_text(event.rate_inst_mib_s, 2)} MiB/s inst  ({event.elapsed_s:.1f}s)",
-                               soft_wrap=True)
+            part = f" [{event.channel}]" if event.channel else ""
+            avg, inst = rate_text(event.rate_avg_mib_s, 2), rate_text(event.rate_inst_mib_s, 2)
+            self.console.print(Text(f"    {event.run_id}{part}: {event.bytes} bytes  {avg} MiB/s avg  {inst} MiB/s "
+                                    f"inst  ({event.elapsed_s:.1f}s)"), soft_wrap=True)  # Text: "[...]" is no markup
 
     def _on_OutputLine(self, event: OutputLine) -> None:
         return None  # captured in the record and the tag log; errors are shown when the run ends

@@ -27,7 +27,8 @@ async def run_guc(ctx: RunContext, spec: RunSpec) -> ResultRecord:
     # A tgftp-style run leaves guc's stdout buffered, as tgftp's FIFO did: its output then reads as
     # tgftp logged it (stderr first, stdout at exit), at the price of no live progress.
     argv = unbuffered(spec.argv) if ctx.unbuffer and not spec.tgftp_style else spec.argv
-    record = await run_process(ctx, spec, GucRun(length_bytes=spec.length_bytes), argv)
+    session = GucRun(length_bytes=spec.length_bytes, per_stripe=bool(spec.params.get("stripe")))
+    record = await run_process(ctx, spec, session, argv)
     if spec.tgftp_style and record.status == PASSED:
         await list_transfer(ctx, spec, record)
     return record
