@@ -30,10 +30,9 @@ from gftpwb.core.records import ResultRecord
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, JournalSink, read_journal
 
 from . import __version__
+from .converters import is_batchfile
 from .converters.batchfile import ExportError, ImportResult, export_batchfile, import_batchfile
 from .converters.taglog import (
-    GFTPWB_TAGS,
-    STANDARD_TAGS,
     TagLogError,
     format_taglog,
     record_from_taglog,
@@ -68,16 +67,6 @@ def shell_env() -> dict[str, str]:
 
 
 # --- batchfiles as scenarios ----------------------------------------------------------------------
-
-
-def is_batchfile(path: str, text: str) -> bool:
-    """A tgftp batchfile starts with ``#%tgftp%v...``; a file not named .yaml/.yml may have it lower down."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    if first.startswith("#%tgftp"):
-        return True
-    if path.endswith((".yaml", ".yml")):
-        return False
-    return any(line.startswith("#%tgftp%v") for line in text.splitlines())
 
 
 def load_scenario_or_batchfile(path: str) -> Scenario:
@@ -260,94 +249,3 @@ def export_taglogs(directory: str, output: str | None) -> int:
         written += 1
     print(f"{written} tag log(s) written to {target}")
     return EXIT_OK
-
-
-# --- gftpwb log -----------------------------------------------------------------------------------
-
-
-def cmd_log(args: argparse.Namespace) -> int:
-    if args.log_command == "list-attributes":
-        names = [*STANDARD_TAGS, *GFTPWB_TAGS]
-        print(json.dumps(names) if args.json else "\n".join(names))
-        return EXIT_OK
-    return log_get(args.attribute, args.files, as_json=args.json)
-
-
-def log_get(attribute: str, files: list[str], *, as_json: bool = False) -> int:
-    """tgftp_log for one or more files: for tgftp's attributes exactly what the real tgftp_log prints
-    (gftpwb.tgftp_log), and gftpwb's own ``GFTPWB_*`` tags. With several files each line starts with
-    ``FILE:``. Exit 1 for an unknown attribute or a missing file, else 0."""
-    from .tgftp_log import get, own_tag, read_file
-
-    own = attribute.startswith("GFTPWB_")
-    if own and attribute not in GFTPWB_TAGS:
-        _err(f'gftpwb: the attribute "{attribute}" is not supported! (gftpwb\'s own: {", ".join(GFTPWB_TAGS)})')
-        return EXIT_LOG_ERROR
-    status = EXIT_OK
-    results = []
-    for path in files:
-        if own:
-            data = read_file(path)
-            value = None if data is None else own_tag(data, attribute)
-            code, out, err = ((1, b"", f'gftpwb: the logfile "{path}" does not exist!\n') if value is None else
-                              (0, value + b"\n", "") if value.strip(b"\n") else
-                              (0, b"", f'gftpwb: attribute "{attribute}" not found in "{path}" or empty.\n'))
-        else:
-            code, out, err = get(attribute, path, prog="gftpwb")
-        if code == 1 and not out and "is not supported" in err:
-            _err(err.rstrip("\n"))
-            return EXIT_LOG_ERROR
-        sys.stderr.write(err)
-        status = max(status, code)
-        text = out.decode("utf-8", "surrogateescape")
-        results.append({"file": path, "found": bool(out), "value": text[:-1] if out else None,
-                        "error": err.strip() if code else None})
-        if as_json or not out:
-            continue
-        prefix = f"{path}:" if len(files) > 1 else ""
-        sys.stdout.flush()
-        sys.stdout.buffer.write("".join(f"{prefix}{line}\n" for line in text[:-1].split("\n"))
-                                .encode("utf-8", "surrogateescape"))
-    if as_json:
-        print(json.dumps({"attribute": attribute, "files": results}, ensure_ascii=False))
-    sys.stdout.flush()
-    return status
-
-
-# --- parser ---------------------------------------------------------------------------------------
-
-
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    """Register import, export and log on the main parser (called from ``gftpwb.shell.cli.main``)."""
-    p = sub.add_parser("import", help="tgftp batchfile -> scenario, or: import taglogs LOG... -> records",
-                       description="gftpwb import BATCHFILE [-o SCENARIO.yaml]: a tgftp batchfile as a scenario "
-                       "(to stdout without -o). gftpwb import taglogs LOG...: old tgftp (or gftpwb) tag logs as "
-                       "result records in a results directory of their own.")
-    p.add_argument("items", nargs="+", metavar="BATCHFILE | taglogs LOG")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the scenario here (batchfile import)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing output file")
-    p.add_argument("--results", metavar="DIR", help="results directory for imported tag logs "
-                   "(default results/<UTC timestamp>-imported-<scenario>)")
-    p.add_argument("--results-base", metavar="DIR", default=rd.DEFAULT_BASE, help=argparse.SUPPRESS)
-    p.add_argument("--scenario", default="imported", metavar="NAME",
-                   help="scenario name for tag logs whose file name does not carry one (default imported)")
-    p.set_defaults(func=cmd_import)
-
-    p = sub.add_parser("export", help="results -> tag logs, or scenario -> tgftp batchfile")
-    p.add_argument("what", choices=("taglogs", "batchfile"), help="taglogs RESULTS_DIR | batchfile SCENARIO")
-    p.add_argument("source", metavar="RESULTS_DIR|SCENARIO")
-    p.add_argument("-o", "--output", metavar="PATH", help="taglogs: directory (default RESULTS_DIR itself); "
-                   "batchfile: file (default stdout)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing batchfile")
-    p.set_defaults(func=cmd_export)
-
-    p = sub.add_parser("log", help="read tag logs like tgftp_log")
-    log_sub = p.add_subparsers(dest="log_command", required=True, metavar="ACTION")
-    q = log_sub.add_parser("get", help="print an attribute's value (tgftp_log -a ATTRIBUTE -f FILE)")
-    q.add_argument("attribute", metavar="ATTRIBUTE")
-    q.add_argument("files", nargs="+", metavar="FILE")
-    q.add_argument("--json", action="store_true", help="one JSON object: attribute and, per file, found and value")
-    q.set_defaults(func=cmd_log)
-    q = log_sub.add_parser("list-attributes", help="the ten attributes tgftp_log knows")
-    q.add_argument("--json", action="store_true", help="as a JSON list")
-    q.set_defaults(func=cmd_log)
