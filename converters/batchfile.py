@@ -459,27 +459,23 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
     (``0`` = none, which also steers clear of tgftp's bug B2), and a comment gets a leading ``#`` when
     it has none (tgftp runs any other comment as a command).
     """
-    from gftpwb.kinds.guc.plan import guc_shape  # the guc calls gftpwb's own runs make
+    from gftpwb.core.registry import registry  # each kind says how its tests read in a batchfile
 
     notes: list[str] = []
     lines = [f"{HEADER_PREFIX}{EXPORT_VERSION}", FIELDS_LINE, f"#  exported by gftpwb {__version__} from scenario "
              f"{scenario.name}"]
     for test in scenario.tests:
-        if test.kind not in ("guc", "connection-test"):
+        kind = registry().kind(test.kind)
+        if kind.tgftp_line(test, {}) is None:
             raise ExportError(f"test {test.id}: kind {test.kind} has no tgftp equivalent")
         if test.description:
             lines.append(_field(f"#  {test.id}: {test.description}", "description", test))
         for variant, point in enumerate(matrix_points(test)):
-            options = test.options.with_values(point)
-            if test.kind == "connection-test":
-                params, connection = "", "yes"
-                if test.extra_args:
-                    notes.append(f"test {test.id}: tgftp's connection test takes no guc parameters; extra_args "
-                                 f"{' '.join(test.extra_args)} dropped")
-            else:  # the parameters of the guc call gftpwb itself makes (its -vb rule included)
-                argv = guc_shape(test, options)[0]
-                params = " ".join(_quoted(w, 3) for w in argv[1:-2])
-                connection = "no"
+            words, connection_test, note = kind.tgftp_line(test, point) or ((), False, "")
+            if note and note not in notes:
+                notes.append(note)
+            params = " ".join(_quoted(w, 3) for w in words)
+            connection = "yes" if connection_test else "no"
             timeout = test.timeout_s or 0
             timeout_text = f"{timeout:g}"
             log_name = ""

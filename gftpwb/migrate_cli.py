@@ -27,6 +27,7 @@ from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
 from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
 from gftpwb.core.records import ResultRecord
+from gftpwb.core.registry import registry
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, JournalSink, read_journal
 
 from . import __version__
@@ -242,7 +243,8 @@ def export_taglogs(directory: str, output: str | None) -> int:
     # one log per run of each scenario (tag logs of several batchfiles imported together share run ids)
     latest = {(record.scenario, record.run_id): record for record in records}
     for record in latest.values():
-        if record.kind == "gfapi":  # small-file runs have no tgftp tag log (their CSVs are in the results)
+        kind = registry().find(record.kind)
+        if kind is not None and not kind.writes_taglog:  # e.g. small-file runs (their CSVs are in the results)
             continue
         name = record.taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
         _write(os.path.join(target, os.path.basename(name)), format_taglog(record, command))

@@ -273,7 +273,7 @@ def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, e
     sized = size_and_rate(record)
     if sized is not None:
         screen.out(f"\n{sized[1]} MB/s")
-    elif spec.kind == "connection-test":
+    elif test.connection_test:
         screen.out(f"\n{name}: connection test => no performance calculation done!")
     screen.release()
     screen.out(f'\n{name}: please see "{path}" for details.')

@@ -28,9 +28,8 @@ PACKAGE_DIRS = {"gftpwb": ROOT / "gftpwb", "gftpwb.converters": ROOT / "converte
 
 FORBIDDEN_IN_CORE = {"asyncio", "subprocess", "socket", "selectors", "threading", "multiprocessing", "asyncssh",
                      "textual", "rich", "pty", "signal"}
-# Modules of the tgftp area that still branch on kind names; issue 10 (tgftp fidelity) rewrites them,
-# and they move into gftpwb/tgftp/ once it is merged.
-KIND_BRANCH_ALLOWED = {"gftpwb.tgftp_cli", "gftpwb.migrate_cli", "gftpwb.converters.batchfile"}
+# Modules allowed to branch on kind names outside gftpwb/kinds (none: the tgftp area asks the kinds).
+KIND_BRANCH_ALLOWED: set[str] = set()
 
 
 def module_name(path: Path) -> str:

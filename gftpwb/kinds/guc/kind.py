@@ -28,7 +28,7 @@ from .driver import (
 )
 from .keys import EXACT_KEYS, MATRIX_KEY, MODE_KEY, STRIPE_KEY, definitions, shared_keys
 from .model import GucOptions, Test
-from .plan import plan_transfers
+from .plan import guc_shape, plan_transfers
 
 # guc and connection tests: one row per case with the rates of its passed runs.
 TRANSFERS = ReportSection("transfers", 20, "gftpwb.kinds.guc.report:tables")
@@ -216,6 +216,10 @@ class GucKind(Kind):
         from .report import params_text
 
         return params_text(params)
+
+    def tgftp_line(self, test: Any, point: dict[str, Any]) -> tuple[tuple[str, ...], bool, str] | None:
+        # the parameters of the guc call gftpwb itself makes (its -vb rule, stripe and exact args included)
+        return guc_shape(test, test.options.with_values(point))[0][1:-2], False, ""
 
 
 KIND = GucKind()
