@@ -1,5 +1,6 @@
 """One scenario run, wired: results directory, journal, tag logs, executor, extra subscribers, and
-services that run alongside it (:class:`~gftpwb.shell.context.Service`: the seam for monitors).
+services that run alongside it (:class:`~gftpwb.shell.context.Service`: the scenario's monitors,
+:mod:`gftpwb.shell.monitors`, and any a front end adds).
 
 Every front end runs scenarios through here (by way of :mod:`gftpwb.shell.frontend`): the headless
 CLI adds the console sink, the TUI its live state, the tgftp drop-ins their screens. That shared path
@@ -27,13 +28,18 @@ from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
 
 from . import results_dir as rd
+from . import tracecontrol
 from .context import Service
 from .environment import collect_environment
 from .executor import Executor
+from .monitors import monitor_services
 from .sinks.aggregates import AggregatesSink
 from .sinks.journal import JOURNAL_NAME, JournalSink
+from .sinks.monitors import MonitorFiles
 from .sinks.samples import SamplesSink
 from .sinks.taglogs import TagLogSink
+from .sinks.trace import TraceSink
+from .tracestream import TraceStream
 from .transports.hosts import HostTransports
 
 
@@ -51,6 +57,7 @@ class RunRequest:
     accept_new_host_keys: bool = False  # trust unknown SSH hosts on first use (logged as a warning)
     record_environment: bool = True  # probe every host used and keep what it is in meta.json
     services: list[Service] = field(default_factory=list)  # run alongside the whole scenario run (monitors)
+    trace_to: str = ""  # HOST:PORT of a trace collector (gftpwb trace collect) to stream the trace to
 
 
 @dataclass
@@ -59,6 +66,7 @@ class PreparedRun:
     done: frozenset[str]
     earlier: list[ResultRecord]
     notes: list[str]
+    stream: TraceStream | None = None  # the live trace stream (--trace-to), connected before anything is written
 
 
 @dataclass
@@ -70,16 +78,24 @@ class Outcome:
 
 
 def prepare_run(request: RunRequest) -> PreparedRun:
-    """Create (or, with resume, check and reopen) the results directory. Raises on refusal."""
+    """Create (or, with resume, check and reopen) the results directory. Raises on refusal (also when
+    the trace collector of ``--trace-to`` cannot be reached: before the directory is made)."""
     if request.results_dir is None:
         return PreparedRun(request, frozenset(), [], [])
-    if request.resume:
-        earlier, done, notes = rd.resume_state(request.results_dir, request.specs)
-    else:
-        rd.prepare(request.results_dir, request.scenario.text, request.specs, request.command,
-                   harness_meta(request.scenario))
-        earlier, done, notes = [], frozenset(), []
-    return PreparedRun(request, done, earlier, notes)
+    stream = (TraceStream.connect(request.trace_to, results_dir=request.results_dir, scenario=request.scenario.name)
+              if request.trace_to else None)
+    try:
+        if request.resume:
+            earlier, done, notes = rd.resume_state(request.results_dir, request.specs)
+        else:
+            rd.prepare(request.results_dir, request.scenario.text, request.specs, request.command,
+                       harness_meta(request.scenario))
+            earlier, done, notes = [], frozenset(), []
+    except BaseException:
+        if stream is not None:
+            stream.close()
+        raise
+    return PreparedRun(request, done, earlier, notes, stream)
 
 
 def harness_meta(scenario: Scenario) -> dict[str, Any]:
@@ -113,10 +129,16 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
                else JournalSink(os.path.join(directory, JOURNAL_NAME), prepared.earlier))
     bus.subscribe(journal)  # first: a record is on disk before anyone else hears of it
     aggregates = AggregatesSink(directory) if directory is not None else None
+    stream = prepared.stream
+    trace = TraceSink(directory, stream) if directory is not None else None
+    monitor_files = MonitorFiles(directory) if directory is not None and request.scenario.monitors else None
     if directory is not None:
         bus.subscribe(TagLogSink(directory, shlex.join(request.command)))
         bus.subscribe(SamplesSink(directory))
         bus.subscribe(aggregates)
+        bus.subscribe(trace)
+        if monitor_files is not None:
+            bus.subscribe(monitor_files)
         for consumer in consumers(request.specs, directory):
             bus.subscribe(consumer)
     for subscriber in request.subscribers:
@@ -140,7 +162,13 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
 
     for sig in signals:
         loop.add_signal_handler(sig, stop)
+    uninstall = tracecontrol.install(loop) if install_signal_handlers else None
     started: list[Service] = []
+
+    async def stop_services() -> None:
+        while started:
+            await started.pop().stop()
+
     try:
         for note in prepared.notes:
             bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
@@ -154,19 +182,28 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
                 if not executor.stopping:
                     raise  # cancelled from outside, not by our own Ctrl-C handler
             probing = None
-        for service in request.services:
+        for service in [*request.services, *monitor_services(request.scenario, request.specs)]:
+            if executor.stopping:
+                break  # stopped while the environment was probed: nothing runs, nothing to watch
             await service.start(executor, directory)
             started.append(service)
         summary = await executor.run(request.specs, results_dir=directory or os.getcwd(),
                                      scenario=request.scenario.name, done=prepared.done, earlier=prepared.earlier,
-                                     schedule=Schedule.of(request.scenario))
+                                     schedule=Schedule.of(request.scenario), wind_down=stop_services)
+        if stream is not None and stream.error:
+            bus.publish(Notice(level="warning", text=stream.error))
         return Outcome(summary, journal)
     finally:
-        for service in reversed(started):
-            await service.stop()
+        await stop_services()
         for sig in signals:
             loop.remove_signal_handler(sig)
+        if uninstall is not None:
+            uninstall()
         await transports.close()
         journal.close()
         if aggregates is not None:
             aggregates.close()
+        if trace is not None:
+            trace.close()
+        if monitor_files is not None:
+            monitor_files.close()

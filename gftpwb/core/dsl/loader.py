@@ -16,12 +16,14 @@ from typing import Any
 from gftpwb.core.commands import COMMAND_ROLES
 from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.registry import TestInput, registry
+from gftpwb.core.trace.setting import NO_TRACE, TraceSetting
 from gftpwb.core.units import parse_duration
 
 from .diagnostics import label, schema_diagnostics
 from .expand import expand_scenario
 from .harness import harness_diagnostics, test_schedules
 from .model import LOCAL, Host, Scenario, TestModel
+from .monitors import build_monitors, monitor_diagnostics
 from .schema import kind_key_names, merged_key_names
 from .yamlpos import Path, Positions, load_yaml_with_positions
 
@@ -111,6 +113,10 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         inputs.append(test)
     errors.extend(command_diagnostics(defaults, ("defaults",), pos, filename))
     errors.extend(log_filename_diagnostics(data, pos, filename))
+    for index, monitor in enumerate(data.get("monitors", [])):
+        if "on" in monitor:
+            errors.extend(_on_diagnostics(monitor["on"], ("monitors", index, "on"), known_hosts, pos, filename))
+    errors.extend(monitor_diagnostics(data, pos, filename))
     return inputs, errors, warnings
 
 
@@ -247,6 +253,8 @@ def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, te
         seed=data.get("seed"),
         loops=data.get("loops", 1),
         concurrent_tests=data.get("concurrent_tests", 1),
+        trace=TraceSetting.of(data["trace"]) if "trace" in data else NO_TRACE,
+        monitors=build_monitors(data),
         schedules=test_schedules(inputs),
         path=filename,
         text=text,

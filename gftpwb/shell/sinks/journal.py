@@ -25,10 +25,13 @@ class JsonLine(Protocol):
 
 
 class JournalFile:
-    """Appends records (one JSON line each) to a journal file, each fsync'd before ``append`` returns."""
+    """Appends records (one JSON line each) to a journal file, each fsync'd before ``append`` returns
+    (``fsync=False``: written at once but not forced to disk, for frequent lines such as monitor
+    samples that a crash may cut short)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, *, fsync: bool = True):
         self.path = path
+        self.fsync = fsync
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self._heal_torn_tail()
 
@@ -45,7 +48,8 @@ class JournalFile:
 
     def append(self, record: JsonLine) -> None:
         os.write(self._fd, (record.to_json() + "\n").encode("utf-8"))
-        os.fsync(self._fd)
+        if self.fsync:
+            os.fsync(self._fd)
 
     def close(self) -> None:
         if self._fd >= 0:

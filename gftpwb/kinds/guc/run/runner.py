@@ -13,8 +13,9 @@ from gftpwb.core.dsl.model import LOCAL
 from gftpwb.core.records import PASSED, ResultRecord
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
+from gftpwb.core.trace.setting import TraceSetting
 from gftpwb.core.transport import StartError
-from gftpwb.kinds.guc.driver import GucRun, unbuffered
+from gftpwb.kinds.guc.driver import GucRun, unbuffered, with_debug
 from gftpwb.shell.commands import with_commands
 from gftpwb.shell.context import RunContext
 from gftpwb.shell.runners import run_process
@@ -24,9 +25,12 @@ async def run_guc(ctx: RunContext, spec: RunSpec) -> ResultRecord:
     """One guc transfer (real or on the spec's engine), no commands."""
     if spec.engine != REAL_ENGINE:
         return await registry().engine_runner(spec.engine)(ctx, spec)
+    argv = spec.argv
+    if TraceSetting.of_details(spec.details).on:  # traced: the phases come from guc's -dbg conversation
+        argv = with_debug(argv)
     # A tgftp-style run leaves guc's stdout buffered, as tgftp's FIFO did: its output then reads as
     # tgftp logged it (stderr first, stdout at exit), at the price of no live progress.
-    argv = unbuffered(spec.argv) if ctx.unbuffer and not spec.tgftp_style else spec.argv
+    argv = unbuffered(argv) if ctx.unbuffer and not spec.tgftp_style else argv
     session = GucRun(length_bytes=spec.length_bytes, per_stripe=bool(spec.params.get("stripe")))
     record = await run_process(ctx, spec, session, argv)
     if spec.tgftp_style and record.status == PASSED:
