@@ -13,9 +13,9 @@ from a gftpwb log, with the drop-in's ratio to the real script (issue 10's targe
 it: the checkout's editable install puts setuptools' import finder into every interpreter start.
 
 ``--pythonpath`` also measures another checkout's gftpwb (e.g. a ``git archive`` of an older commit,
-with ``gftpwb/tui``, ``gftpwb/converters`` and ``gftpwb/schemas`` linked to its top-level folders), in
-the same rounds, so both sides see the same load: the installed editable gftpwb is hidden for it and
-the checkout run as ``python -m gftpwb``.
+with ``gftpwb/schemas`` (in older layouts also ``gftpwb/tui`` and ``gftpwb/converters``) linked to its
+top-level folders), in the same rounds, so both sides see the same load: the installed editable gftpwb
+is hidden for it and the checkout run as ``python -m gftpwb``.
 
 Targets: ``gftpwb --help``, ``gftpwb validate`` and ``gftpwb log get`` under 150 ms median (issue 11);
 the ``tgftp_log`` drop-in within 3x of the real one (issue 10).
@@ -125,9 +125,8 @@ def install_wheel(directory: Path) -> Path:
 
 def tgftp_log_commands(work: Path, reference: Path, wheel: bool) -> None:
     """Add the real tgftp_log and the drop-in(s) on a tgftp log and a gftpwb log to COMMANDS."""
-    from gftpwb.converters.taglog import format_taglog
-
     from gftpwb.core.records import ResultRecord
+    from gftpwb.tgftp.taglog import format_taglog
 
     logs = {"tgftp log": work / "tests.csv_#000_000.log", "gftpwb log": work / "bench_#000_000.log"}
     logs["tgftp log"].write_text(TGFTP_LOG)

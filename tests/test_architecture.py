@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE_DIRS = {"gftpwb": ROOT / "gftpwb", "gftpwb.converters": ROOT / "converters", "gftpwb.schemas": ROOT / "schemas"}
+PACKAGE_DIRS = {"gftpwb": ROOT / "gftpwb", "gftpwb.schemas": ROOT / "schemas"}
 
 FORBIDDEN_IN_CORE = {"asyncio", "subprocess", "socket", "selectors", "threading", "multiprocessing", "asyncssh",
                      "textual", "rich", "pty", "signal"}
@@ -54,8 +54,7 @@ def layer(name: str) -> str:
         return "cli"
     if name.startswith("gftpwb.shell") or (parts[:2] == ["gftpwb", "kinds"] and "run" in parts[3:]):
         return "shell"
-    if name in ("gftpwb.tgftp_cli", "gftpwb.migrate_cli", "gftpwb.tgftp_autotune", "gftpwb.schemas",
-                "gftpwb.tgftp_log"):
+    if name.startswith("gftpwb.tgftp.run") or name in ("gftpwb.schemas", "gftpwb.tgftp.log"):
         return "shell"
     return "core"
 

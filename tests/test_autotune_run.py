@@ -11,7 +11,6 @@ import time
 
 import pytest
 from clihelp import gftpwb, popen
-from gftpwb.converters.taglog import parse_tags
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -19,6 +18,7 @@ from gftpwb.core.events import RunFinished, TuneUpdate
 from gftpwb.core.plan import plan
 from gftpwb.kinds.autotune.ranking import tgftp_pick
 from gftpwb.shell.executor import Executor
+from gftpwb.tgftp.taglog import parse_tags
 
 LINK = "{bandwidth: 1GB/s, rtt: 20ms, noise: 4%, buffer_cap: 4M, seed: 7EXTRA}"
 
@@ -219,11 +219,11 @@ def test_simulated_guc_tests_need_no_guc_and_are_labelled(tmp_path, monkeypatch)
 
 
 def test_tgftp_dash_a_prints_only_the_tuners_line(monkeypatch, capsys, tmp_path):
-    """The drop-in's -a calls gftpwb.tgftp_autotune.run_tgftp_autotune (checked against the real
+    """The drop-in's -a calls gftpwb.tgftp.run.autotune.run_tgftp_autotune (checked against the real
     server in test_autotune_real.py); here: what it prints and returns around that call."""
-    import gftpwb.tgftp_autotune as tuner_module
+    import gftpwb.tgftp.run.autotune as tuner_module
     from gftpwb.core.records import Summary
-    from gftpwb.tgftp_cli import tgftp_main
+    from gftpwb.tgftp.run.dropin import tgftp_main
 
     calls = []
 

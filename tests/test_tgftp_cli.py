@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from clihelp import gftpwb
-from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog, get_attribute
 
 from gftpwb.core.records import ResultRecord
-from gftpwb.tgftp_args import TgftpUsage, parse_tgftp_args
-from gftpwb.tgftp_log import Usage, parse_args
+from gftpwb.tgftp.args import TgftpUsage, parse_tgftp_args
+from gftpwb.tgftp.log import Usage, parse_args
+from gftpwb.tgftp.taglog import STANDARD_TAGS, format_taglog, get_attribute
 
 BIN = Path(sys.executable).parent
 
@@ -266,12 +266,13 @@ def test_the_tgftp_log_drop_in_loads_nothing_but_itself(tmp_path):
     import subprocess
 
     log = write_log(tmp_path)
-    script = ("import sys; before = set(sys.modules); from gftpwb.tgftp_log import main; "
+    script = ("import sys; before = set(sys.modules); from gftpwb.tgftp.log import main; "
               f"code = main(['-a', 'GSIFTP_TRANSFER_RATE', '-f', {str(log)!r}]); "
               "print(sorted(set(sys.modules) - before), file=sys.stderr); sys.exit(code)")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert (out.returncode, out.stdout) == (0, "512 MB/s\n")
-    assert ast.literal_eval(out.stderr.strip().splitlines()[-1]) == ["gftpwb", "gftpwb.tgftp_log"]
+    # the package gftpwb.tgftp imports nothing itself
+    assert ast.literal_eval(out.stderr.strip().splitlines()[-1]) == ["gftpwb", "gftpwb.tgftp", "gftpwb.tgftp.log"]
 
 
 def test_a_timeout_coreutils_refuses_fails_the_test_without_running_guc(tmp_path, fake_guc):

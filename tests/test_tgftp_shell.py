@@ -1,4 +1,4 @@
-"""gftpwb.tgftp_shell against real bash: the words bash makes of a command line, its arithmetic,
+"""gftpwb.tgftp.bash against real bash: the words bash makes of a command line, its arithmetic,
 coreutils timeout's durations and echo -e, compared on the same inputs (hypothesis)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gftpwb.tgftp_shell import arith, coreutils_duration, echo_e, expand
+from gftpwb.tgftp.bash import arith, coreutils_duration, echo_e, expand
 
 ENV = {"HOME": "/home/u", "FOO": "a b", "EMPTY": "", "SEMI": "x;y", "NUM": "12", "TABBY": " lead\ttrail ",
        "PATH": "/usr/bin:/bin"}

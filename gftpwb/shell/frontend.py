@@ -38,8 +38,8 @@ def load(path: str, overrides: Mapping[str, str] | None = None,
     A scenario's variables take their values from ``overrides`` (``--set``) and the ``GFTPWB_VAR_*``
     entries of ``environ`` (default: this process's environment); a batchfile has no variables.
     """
-    from gftpwb.converters import is_batchfile
     from gftpwb.core.dsl.loader import load_scenario
+    from gftpwb.tgftp import is_batchfile
 
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as handle:
@@ -49,7 +49,7 @@ def load(path: str, overrides: Mapping[str, str] | None = None,
     if batchfile:
         if overrides:
             raise UsageError(f"--set: {path} is a tgftp batchfile, which has no variables")
-        from gftpwb.migrate_cli import load_scenario_or_batchfile  # the importer only for batchfiles
+        from gftpwb.tgftp.run.migrate import load_scenario_or_batchfile  # the importer only for batchfiles
 
         return load_scenario_or_batchfile(path)
     return load_scenario(path, overrides=overrides, environ=os.environ if environ is None else environ)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from compat.harness import ATTRIBUTES, VENV_BIN, reference_dir, run_many
 
-from gftpwb.tgftp_log import get
+from gftpwb.tgftp.log import get
 
 ODD_ATTRIBUTES = ("RATE", "GSIFTP", "TGFTP", "GSIFTP_TRANSFER_RAT", "gsiftp_transfer_rate", "GFTPWB_RECORD",
                   "GFTPWB_STATUS", "", "A B", "-v", "GSIFTP_TRANSFER_RATE/x", "GSIFTP_TRANSFER_.ATE", "TRANSFER_S")

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gftpwb.converters.gucargs import length_from_args, split_guc_args
 from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.plan import case_label, log_name_for, matrix_points, order_runs, run_id_on
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.kinds.simulated.link import LinkModel
+from gftpwb.tgftp.gucargs import length_from_args, split_guc_args
 
 from .driver import build_argv, exact_argv, run_details, vb_added
 from .model import GucOptions, Test

@@ -1,7 +1,7 @@
 """``gftpwb log``: tag logs read as tgftp_log reads them (and gftpwb's own ``GFTPWB_*`` tags).
 
 It is called once per value by evaluation scripts, so it starts lean: tgftp's attributes go through
-the drop-in's own reader (:mod:`gftpwb.tgftp_log`, os and sys only); the tag-log model is imported
+the drop-in's own reader (:mod:`gftpwb.tgftp.log`, os and sys only); the tag-log model is imported
 only for gftpwb's own tags and for ``list-attributes``.
 """
 
@@ -12,7 +12,7 @@ import json
 import sys
 
 from gftpwb.core.errors import EXIT_OK
-from gftpwb.tgftp_log import get, own_tag, read_file
+from gftpwb.tgftp.log import get, own_tag, read_file
 
 EXIT_LOG_ERROR = 1  # tgftp_log's exit status for a bad attribute or a missing file
 
@@ -23,7 +23,7 @@ def warn(text: str) -> None:
 
 def cmd_log(args: argparse.Namespace) -> int:
     if args.log_command == "list-attributes":
-        from gftpwb.converters.taglog import GFTPWB_TAGS, STANDARD_TAGS
+        from gftpwb.tgftp.taglog import GFTPWB_TAGS, STANDARD_TAGS
 
         names = [*STANDARD_TAGS, *GFTPWB_TAGS]
         print(json.dumps(names) if args.json else "\n".join(names))
@@ -33,11 +33,11 @@ def cmd_log(args: argparse.Namespace) -> int:
 
 def log_get(attribute: str, files: list[str], *, as_json: bool = False) -> int:
     """tgftp_log for one or more files: for tgftp's attributes exactly what the real tgftp_log prints
-    (gftpwb.tgftp_log), and gftpwb's own ``GFTPWB_*`` tags. With several files each line starts with
+    (gftpwb.tgftp.log), and gftpwb's own ``GFTPWB_*`` tags. With several files each line starts with
     ``FILE:``. Exit 1 for an unknown attribute or a missing file, else 0."""
     own = attribute.startswith("GFTPWB_")
     if own:
-        from gftpwb.converters.taglog import GFTPWB_TAGS  # only for gftpwb's own tags: tgftp's start fast
+        from gftpwb.tgftp.taglog import GFTPWB_TAGS  # only for gftpwb's own tags: tgftp's start fast
 
         if attribute not in GFTPWB_TAGS:
             warn(f'gftpwb: the attribute "{attribute}" is not supported! (gftpwb\'s own: {", ".join(GFTPWB_TAGS)})')

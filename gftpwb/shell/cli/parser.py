@@ -194,7 +194,7 @@ def add_lab(sub: Sub) -> None:
 
 
 def add_migration(sub: Sub) -> None:
-    """import, export and log: tgftp batchfiles and tag logs (gftpwb.migrate_cli runs them)."""
+    """import, export and log: tgftp batchfiles and tag logs (gftpwb.tgftp.run.migrate runs them)."""
     p = sub.add_parser("import", help="tgftp batchfile -> scenario, or: import taglogs LOG... -> records",
                        description="gftpwb import BATCHFILE [-o SCENARIO.yaml]: a tgftp batchfile as a scenario "
                        "(to stdout without -o). gftpwb import taglogs LOG...: old tgftp (or gftpwb) tag logs as "
@@ -207,7 +207,7 @@ def add_migration(sub: Sub) -> None:
     p.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=argparse.SUPPRESS)
     p.add_argument("--scenario", default="imported", metavar="NAME",
                    help="scenario name for tag logs whose file name does not carry one (default imported)")
-    handler(p, "gftpwb.migrate_cli:cmd_import")
+    handler(p, "gftpwb.tgftp.run.migrate:cmd_import")
 
     p = sub.add_parser("export", help="results -> tag logs, or scenario -> tgftp batchfile")
     p.add_argument("what", choices=("taglogs", "batchfile"), help="taglogs RESULTS_DIR | batchfile SCENARIO")
@@ -215,7 +215,7 @@ def add_migration(sub: Sub) -> None:
     p.add_argument("-o", "--output", metavar="PATH", help="taglogs: directory (default RESULTS_DIR itself); "
                    "batchfile: file (default stdout)")
     p.add_argument("--force", action="store_true", help="overwrite an existing batchfile")
-    handler(p, "gftpwb.migrate_cli:cmd_export")
+    handler(p, "gftpwb.tgftp.run.migrate:cmd_export")
 
     p = sub.add_parser("log", help="read tag logs like tgftp_log")
     log_sub = p.add_subparsers(dest="log_command", required=True, metavar="ACTION")

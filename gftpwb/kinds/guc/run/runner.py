@@ -42,7 +42,7 @@ async def list_transfer(ctx: RunContext, spec: RunSpec, record: ResultRecord) ->
     """tgftp 0.7.0's listing after a successful transfer: ``globus-url-copy -do <PID>_transferList ...``
     (outside the timing). Its text goes to ``details["transfer_list"]`` for the tag log's LIST tag (and
     the size of a transfer without -len); the file is removed again (tgftp left it behind)."""
-    from gftpwb.tgftp_model import length_texts, listing_argv, listing_text, listing_wanted
+    from gftpwb.tgftp.model import length_texts, listing_argv, listing_text, listing_wanted
 
     texts = spec.details.get("tgftp", {})
     params = texts.get("params", " ".join(spec.argv[1:-2]))

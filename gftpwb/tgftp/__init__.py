@@ -1,4 +1,4 @@
-"""gftpwb.converters: pure conversions between gftpwb's data and legacy formats.
+"""gftpwb.tgftp: pure conversions between gftpwb's data and legacy formats.
 
 Installed from the repository's ``converters/`` folder. No I/O beyond the text the caller passes in.
 This package's own module imports nothing, so that telling a batchfile from a scenario

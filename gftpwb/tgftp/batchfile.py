@@ -4,7 +4,7 @@ A batchfile is one test per line, ten ``;``-separated fields (see ../shared/rese
 
     source;target;gsiftp-params;connection-test;timeout;log-filename;log-comment;pre-command;post-command;execs
 
-:func:`import_batchfile` reads it exactly as tgftp 0.7.0 did (:mod:`gftpwb.tgftp_model`: its line
+:func:`import_batchfile` reads it exactly as tgftp 0.7.0 did (:mod:`gftpwb.tgftp.model`: its line
 and test numbering, the lines it skipped, and the two passes through bash that turned each line
 into a child tgftp command line, whose guc call is the third) and writes a DSL v1 scenario: each
 test gets guc's parameters as ``args``, exactly as tgftp passed them (``-len 1024M`` stays
@@ -43,8 +43,8 @@ from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.plan import matrix_points
 from gftpwb.kinds.guc.model import Test
-from gftpwb.tgftp_args import TgftpUsage
-from gftpwb.tgftp_model import (
+from gftpwb.tgftp.args import TgftpUsage
+from gftpwb.tgftp.model import (
     FIELD_NAMES,
     BatchLine,
     Execution,
@@ -439,7 +439,7 @@ def _field(value: str, label: str, test: Test) -> str:
 def _quoted(word: str, passes: int) -> str:
     """``word`` quoted so it survives ``passes`` readings by bash: a tgftp field's URLs and guc
     parameters are read three times (tgftp's eval, its generated command line, the guc command file),
-    its log name twice, its comment and commands once (see gftpwb.tgftp_model)."""
+    its log name twice, its comment and commands once (see gftpwb.tgftp.model)."""
     for _ in range(passes):
         word = quote_word(word)
     return word

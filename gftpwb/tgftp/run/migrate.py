@@ -1,6 +1,6 @@
 """``gftpwb import``, ``gftpwb export`` and ``gftpwb log``: moving between tgftp and gftpwb.
 
-The conversions themselves are pure (``gftpwb.converters``); this module reads and writes the files.
+The conversions themselves are pure (``gftpwb.tgftp``); this module reads and writes the files.
 
 Where imported tag logs go: ``gftpwb import taglogs LOG...`` writes their records to a results
 directory of their own, ``results/<UTC timestamp>-imported-<scenario>/`` (or ``--results DIR``), with
@@ -23,22 +23,21 @@ import socket
 import sys
 from datetime import UTC, datetime
 
+from gftpwb import __version__
 from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
 from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import registry
+from gftpwb.shell import results_dir as rd
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, JournalSink, read_journal
-
-from . import __version__
-from .converters import is_batchfile
-from .converters.batchfile import ExportError, ImportResult, export_batchfile, import_batchfile
-from .converters.taglog import (
+from gftpwb.tgftp import is_batchfile
+from gftpwb.tgftp.batchfile import ExportError, ImportResult, export_batchfile, import_batchfile
+from gftpwb.tgftp.taglog import (
     TagLogError,
     format_taglog,
     record_from_taglog,
 )
-from .shell import results_dir as rd
 
 EXIT_LOG_ERROR = 1  # tgftp_log's exit status for a bad attribute or a missing file
 _TEST_REF = re.compile(r"test '(test-\d{3,})'")

@@ -1,7 +1,7 @@
-"""The drop-in ``tgftp`` command (also ``gftpwb tgftp ...``); ``tgftp_log`` is gftpwb.tgftp_log.
+"""The drop-in ``tgftp`` command (also ``gftpwb tgftp ...``); ``tgftp_log`` is gftpwb.tgftp.log.
 
 Scripts that call tgftp 0.7.0 keep working, checked against the real script by tests/compat: the same
-guc argv (gftpwb.tgftp_model reproduces the three passes through bash that tgftp's values took),
+guc argv (gftpwb.tgftp.model reproduces the three passes through bash that tgftp's values took),
 screen output (guc's output as it comes, the text comment, ``N MB/s``, ``tgftp: please see "LOG" for
 details.``), tag log in the current directory, and exit codes (0; 1 when guc failed or timed out;
 64 usage; 130 interrupted; and gftpwb's own 69 for shell code in a URL or guc parameter that only a
@@ -31,11 +31,7 @@ from gftpwb.kinds.guc.driver import run_details
 from gftpwb.kinds.guc.model import GucOptions
 from gftpwb.shell.context import RunContext
 from gftpwb.shell.executor import Executor
-
-from .converters.gucargs import length_from_args, split_guc_args
-from .converters.taglog import format_taglog, size_and_rate
-from .migrate_cli import shell_env
-from .tgftp_args import (
+from gftpwb.tgftp.args import (
     EX_FAILED,
     EX_INTERRUPTED,
     EX_OK,
@@ -48,7 +44,8 @@ from .tgftp_args import (
     usage_text,
     version_text,
 )
-from .tgftp_model import (
+from gftpwb.tgftp.gucargs import length_from_args, split_guc_args
+from gftpwb.tgftp.model import (
     EX_SHELL,
     SingleTest,
     comment_echo,
@@ -58,6 +55,8 @@ from .tgftp_model import (
     single_test,
     tgftp_command_text,
 )
+from gftpwb.tgftp.run.migrate import shell_env
+from gftpwb.tgftp.taglog import format_taglog, size_and_rate
 
 
 class Screen:
@@ -112,17 +111,16 @@ def _err(text: str) -> None:
 def run_tgftp_autotune(source: str, target: str, guc_params: list[str]) -> int:
     """tgftp -a: find the best guc parameters for source -> target and print them on one line.
 
-    tgftp's own procedure (gftpwb.tgftp_autotune): the 37 configurations x 10 transfers of 4 GiB,
+    tgftp's own procedure (gftpwb.tgftp.run.autotune): the 37 configurations x 10 transfers of 4 GiB,
     memory to memory on the same servers, 30 s per transfer, tie margin 20 MB/s, exhaustive. Like
     tgftp it prints only the winning parameters on stdout (``-vb -p 16 -tcp-bs 8M``; an empty line
     when no configuration reached the margin) and exits 0; the transfers are journaled in a results
     directory instead of 370 hidden logs in the current directory (named on stderr).
     """
     from gftpwb.core.errors import GftpwbError
-
-    from .shell import results_dir as rd
-    from .tgftp_autotune import SCENARIO_NAME
-    from .tgftp_autotune import run_tgftp_autotune as autotune
+    from gftpwb.shell import results_dir as rd
+    from gftpwb.tgftp.run.autotune import SCENARIO_NAME
+    from gftpwb.tgftp.run.autotune import run_tgftp_autotune as autotune
 
     if guc_params:
         _err(f"tgftp: guc parameters are not used with --auto-tune (as in tgftp): {' '.join(guc_params)}")
@@ -407,7 +405,7 @@ def run_autotune_batch(batch, path: str, program: str, screen: Screen, env: dict
 
 def _logged_rate(child_argv: list[str]) -> int | None:
     """``tgftp_log -a GSIFTP_TRANSFER_RATE -f LOG | cut -d ' ' -f 1`` for a child's log."""
-    from .converters.taglog import RATE, get_attribute
+    from gftpwb.tgftp.taglog import RATE, get_attribute
 
     args = parse_tgftp_args(child_argv)
     try:

@@ -25,8 +25,8 @@ from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, STATUSES, TIMEOUT, 
 from gftpwb.core.units import GIB, KIB, MIB
 from gftpwb.kinds.guc.driver import summarize_error
 from gftpwb.kinds.guc.output import GucOutputParser, ProgressSample
-from gftpwb.tgftp_model import length_texts, listing_size, rate_text, size_text
-from gftpwb.tgftp_shell import echo_e
+from gftpwb.tgftp.bash import echo_e
+from gftpwb.tgftp.model import length_texts, listing_size, rate_text, size_text
 
 from .gucargs import length_from_args, split_guc_args
 

@@ -26,8 +26,8 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from .tgftp_args import TgftpArgs, TgftpUsage, parse_tgftp_args
-from .tgftp_shell import ArithError, Problem, arith, coreutils_duration, expand
+from gftpwb.tgftp.args import TgftpArgs, TgftpUsage, parse_tgftp_args
+from gftpwb.tgftp.bash import ArithError, Problem, arith, coreutils_duration, expand
 
 GUC = "globus-url-copy"
 IFS = " \t\n"

@@ -1,7 +1,7 @@
 """What tgftp's shells did to a piece of text, in pure Python (no shell is ever run).
 
 tgftp 0.7.0 is bash, and every value it hands to globus-url-copy passes through bash one to three
-times (see gftpwb/tgftp_model.py for which value passes where). This module reproduces the parts of
+times (see gftpwb/tgftp/model.py for which value passes where). This module reproduces the parts of
 bash those passes use:
 
 * :func:`expand` -- read a command line into words the way bash does: blanks separate words;

@@ -7,7 +7,7 @@ token ends the walk. ``--help``, ``--help-batchfile`` and ``--version`` act as s
 Then: a batchfile wins over everything else; without source and target only a guc ``-f <file>`` list
 will do; then auto-tune; then a connection test or a single test.
 
-Also here: the texts the drop-in prints (tgftp_log's are in gftpwb.tgftp_log).
+Also here: the texts the drop-in prints (tgftp_log's are in gftpwb.tgftp.log).
 """
 
 from __future__ import annotations

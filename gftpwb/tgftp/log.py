@@ -101,7 +101,7 @@ def is_supported(attribute: str) -> bool:
     line = " ".join(SUPPORTED)
     if set(attribute) <= _PLAIN:
         return attribute in line
-    from .tgftp_model import grep_bre  # an odd attribute: read it as grep would
+    from gftpwb.tgftp.model import grep_bre  # an odd attribute: read it as grep would
 
     words = attribute.split()
     if len(words) != 1 or words[0].startswith("-"):
@@ -111,7 +111,7 @@ def is_supported(attribute: str) -> bool:
 
 def _nonempty_match(pattern: str, line: str) -> bool:
     """grep -o prints only non-empty matches: a pattern that can only match nothing prints nothing."""
-    from .tgftp_model import _bre
+    from gftpwb.tgftp.model import _bre
 
     compiled = _bre(pattern)
     return compiled is not None and any(m.group(0) for m in compiled.finditer(line))
@@ -137,7 +137,7 @@ def extract(data: bytes, attribute: str) -> bytes:
     else:
         if "/" in attribute:
             return b""  # the slash ends sed's address: sed reports an error and prints nothing
-        from .tgftp_model import _bre
+        from gftpwb.tgftp.model import _bre
 
         first, last, drop = (_bre(p) for p in (f"<{attribute}>", f"<\\/{attribute}>", f"^<.*{attribute}>$"))
         if first is None or last is None or drop is None:
