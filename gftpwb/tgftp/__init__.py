@@ -1,6 +1,8 @@
-"""gftpwb.tgftp: pure conversions between gftpwb's data and legacy formats.
+"""gftpwb.tgftp: tgftp 0.7.0 in pure Python: its shells' rules (``bash``), its command line (``args``),
+its batch and single-test model (``model``), batchfiles <-> scenarios (``batchfile``) and records <->
+tag logs (``taglog``). No I/O beyond the text the caller passes in, except ``log`` (the ``tgftp_log``
+drop-in) and ``run/`` (the shell part: the ``tgftp`` drop-in, import/export, auto-tune).
 
-Installed from the repository's ``converters/`` folder. No I/O beyond the text the caller passes in.
 This package's own module imports nothing, so that telling a batchfile from a scenario
 (:func:`is_batchfile`, at every ``gftpwb validate`` and ``run``) costs nothing.
 """

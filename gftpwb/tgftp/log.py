@@ -13,7 +13,7 @@ gftpwb. It prints exactly what the real script prints, checked against it by tes
   lines: ``attribute "A" not found in "F" or empty.`` on stderr and exit 0.
 
 Where this runs from gftpwb's tag logs, it reads the same as from tgftp's: gftpwb's own tags come
-first and never name a standard tag (converters/taglog.py).
+first and never name a standard tag (gftpwb/tgftp/taglog.py).
 """
 
 from __future__ import annotations

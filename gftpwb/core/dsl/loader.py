@@ -103,7 +103,7 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         if "on" in raw:
             errors.extend(_on_diagnostics(raw["on"], ("tests", index, "on"), known_hosts, pos, filename))
         test = TestInput(raw=raw, merged=merged_test(defaults, raw), index=index, pos=pos, filename=filename,
-                         inventory=dict(data.get("hosts", {})))
+                         inventory=dict(data.get("hosts", {})), tests=tuple(data["tests"]))
         for engine in registry().engines():
             engine.check(test)
         registry().kind(raw["kind"]).check(test)

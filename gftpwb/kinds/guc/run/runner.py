@@ -1,5 +1,6 @@
 """The runner of guc tests: one globus-url-copy per run on the spec's host, or, with another
-``engine:``, that engine's runner; the spec's pre, comment and post commands around it.
+``engine:``, that engine's runner; the test files of a disk-to-disk run (``files:``) made before and
+removed after it, and the spec's pre, comment and post commands around all that.
 
 A ``tgftp_style`` spec runs as tgftp 0.7.0 did: guc's stdout stays buffered (tgftp's FIFO), and
 after a successful transfer it is listed with ``globus-url-copy -do`` for the tag log."""
@@ -16,6 +17,7 @@ from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.trace.setting import TraceSetting
 from gftpwb.core.transport import StartError
 from gftpwb.kinds.guc.driver import GucRun, unbuffered, with_debug
+from gftpwb.kinds.guc.run.files import with_files
 from gftpwb.shell.commands import with_commands
 from gftpwb.shell.context import RunContext
 from gftpwb.shell.runners import run_process
@@ -77,4 +79,4 @@ async def list_transfer(ctx: RunContext, spec: RunSpec, record: ResultRecord) ->
     record.details["transfer_list"] = text.rstrip("\n")
 
 
-run = with_commands(run_guc)
+run = with_commands(with_files(run_guc))
