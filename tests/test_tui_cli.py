@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 from clihelp import gftpwb
-from gftpwb.converters.taglog import parse_tags
+
+from gftpwb.tgftp.taglog import parse_tags
 
 pytestmark = pytest.mark.real
 

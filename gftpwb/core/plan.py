@@ -120,7 +120,8 @@ def order_runs(cases: list[list[list[RunSpec]]], order: str = "sequential", seed
 def plan_fingerprint(specs: Iterable[RunSpec]) -> str:
     """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan."""
     payload = [[s.run_id, list(s.argv), s.host, s.timeout_s, s.params, s.engine,
-                asdict(s.link) if s.link else None] + ([s.group] if s.group else []) + _extras(s) for s in specs]
+                asdict(s.link) if s.link else None] + ([s.group] if s.group else []) + _extras(s)
+               + (["tgftp_style"] if s.tgftp_style else []) for s in specs]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

@@ -31,7 +31,7 @@ from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import Transport
 
-from .context import Interrupted, Runner, utc_now_iso
+from .context import Interrupted, Runner, Tee, utc_now_iso
 from .scheduler import Scheduler, batches
 from .transports.local import LocalTransport
 
@@ -45,7 +45,7 @@ class Executor:
 
     def __init__(self, bus: EventBus, transport_for: Callable[[str], Transport] | None = None,
                  *, kill_grace_s: float = 2.0, unbuffer: bool | None = None,
-                 runners: dict[str, Runner] | None = None):
+                 runners: dict[str, Runner] | None = None, tee: Tee | None = None):
         local = LocalTransport()
         self.bus = bus
         self.transport_for = transport_for or (lambda host: local)
@@ -53,6 +53,9 @@ class Executor:
         # Without stdbuf guc's progress arrives only at its exit; results stay the same.
         self.unbuffer = shutil.which("stdbuf") is not None if unbuffer is None else unbuffer
         self.runners = dict(runners or {})
+        # A copy of every chunk the runs' programs write, as it comes: (role, stream, bytes), role being
+        # "transfer" or a command's role. The tgftp drop-in shows it on the screen, as tgftp's tee did.
+        self.tee = tee
         self._stopping = False
         self._current: set[asyncio.Task[ResultRecord]] = set()  # runs in flight, of every batch
         # Final records of earlier attempts (--resume), including runs a runner started itself (an

@@ -39,7 +39,7 @@ def load(path: str, overrides: Mapping[str, str] | None = None,
     entries of ``environ`` (default: this process's environment); a batchfile has no variables.
     """
     from gftpwb.core.dsl.loader import load_scenario
-    from gftpwb.migrate_cli import is_batchfile, load_scenario_or_batchfile
+    from gftpwb.tgftp import is_batchfile
 
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as handle:
@@ -49,6 +49,8 @@ def load(path: str, overrides: Mapping[str, str] | None = None,
     if batchfile:
         if overrides:
             raise UsageError(f"--set: {path} is a tgftp batchfile, which has no variables")
+        from gftpwb.tgftp.run.migrate import load_scenario_or_batchfile  # the importer only for batchfiles
+
         return load_scenario_or_batchfile(path)
     return load_scenario(path, overrides=overrides, environ=os.environ if environ is None else environ)
 

@@ -121,7 +121,8 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
 
 
 def command_diagnostics(block: dict[str, Any], where: Path, pos: Positions, filename: str) -> list[Diagnostic]:
-    """``run`` as one string is shell code and needs ``shell``; a ``shell`` needs ``run`` as one string."""
+    """``run`` as one string is shell code and needs ``shell``; a ``shell`` needs ``run`` as one string;
+    ``on_failure`` belongs to ``pre`` (a post or comment command never fails the run)."""
     out = []
     for key in COMMAND_ROLES:
         value = block.get(key)
@@ -129,6 +130,10 @@ def command_diagnostics(block: dict[str, Any], where: Path, pos: Positions, file
             continue
         line, col = pos.of_value((*where, key, "run"))
         name = label((*where, key))
+        if "on_failure" in value and key != "pre":
+            fline, fcol = pos.of_key((*where, key, "on_failure"))
+            out.append(Diagnostic(filename, fline, fcol, f"{name}: on_failure is for pre only (a {key} command "
+                                                         "never fails the run)"))
         if value.get("shell", False) and not isinstance(value["run"], str):
             out.append(Diagnostic(filename, line, col, f"{name}: with shell, run must be one string of shell code, "
                                                        "not a list"))

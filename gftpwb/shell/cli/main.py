@@ -27,9 +27,9 @@ def handler_of(reference: str) -> Callable[[argparse.Namespace], int]:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["tgftp"]:  # tgftp's own parser: its options and "--" cannot go through argparse
-        from gftpwb.tgftp_cli import tgftp_main
+        from gftpwb.tgftp.run.dropin import tgftp_main
 
-        return tgftp_main(argv[1:], prog="tgftp")
+        return tgftp_main(argv[1:], program="tgftp")
     args = build_parser().parse_args(argv)
     try:
         command = vars(args).get("func") or handler_of(args.handler)
