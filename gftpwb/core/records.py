@@ -7,6 +7,7 @@ torn last line, which is what an interrupted append leaves behind.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
@@ -21,6 +22,14 @@ STATUSES = (PASSED, FAILED, TIMEOUT, INTERRUPTED, SKIPPED)
 FINAL_STATUSES = frozenset({PASSED, FAILED, TIMEOUT, SKIPPED})
 
 OUTPUT_LIMIT = 64 * 1024  # characters of captured output kept per run (head and tail)
+
+# What stopped a scenario run (``Summary.stopped_by``, ``details["interrupted_by"]`` of the run in flight).
+STOPPED_BY_TEXT = {
+    "SIGINT": "interrupted by the user (Ctrl-C)",
+    "SIGTERM": "interrupted by SIGTERM",
+    "SIGHUP": "interrupted by SIGHUP (the terminal or SSH session went away)",
+}
+_USER_INTERRUPT = re.compile(r"interrupted by the user(?: \(Ctrl-C\))?")
 
 
 @dataclass
@@ -64,6 +73,17 @@ class ResultRecord:
         if extra:
             kwargs["details"] = {**kwargs.get("details", {}), **extra}
         return cls(**kwargs)
+
+
+def attribute_interruption(record: ResultRecord, stopped_by: str) -> None:
+    """Say in an interrupted record what stopped it: runners write "interrupted by the user (Ctrl-C)"
+    without knowing the signal; the executor, which does, names it here (SIGTERM, SIGHUP)."""
+    if not stopped_by:
+        return
+    record.details["interrupted_by"] = stopped_by
+    text = STOPPED_BY_TEXT.get(stopped_by, f"interrupted by {stopped_by}")
+    record.error = _USER_INTERRUPT.sub(text, record.error, count=1) if _USER_INTERRUPT.search(record.error) \
+        else (f"{text}: {record.error}" if record.error else text)
 
 
 def bound_output(text: str, limit: int = OUTPUT_LIMIT) -> str:
@@ -112,17 +132,21 @@ def latest_by_run(records: list[ResultRecord]) -> dict[str, ResultRecord]:
 
 @dataclass(frozen=True)
 class Summary:
-    """Counts by status for a scenario run; ``interrupted`` says the user stopped it."""
+    """Counts by status for a scenario run; ``interrupted`` says it was stopped before its end, and
+    ``stopped_by`` by what (a signal name such as ``SIGTERM``, or "" for a front end's own stop)."""
 
     total: int
     counts: dict[str, int]
     interrupted: bool = False
     results_dir: str = ""
+    stopped_by: str = ""
 
     @classmethod
-    def of(cls, records: list[ResultRecord], *, planned: int, interrupted: bool, results_dir: str) -> Summary:
+    def of(cls, records: list[ResultRecord], *, planned: int, interrupted: bool, results_dir: str,
+           stopped_by: str = "") -> Summary:
         counts = Counter(r.status for r in records)
-        return cls(total=planned, counts=dict(counts), interrupted=interrupted, results_dir=results_dir)
+        return cls(total=planned, counts=dict(counts), interrupted=interrupted, results_dir=results_dir,
+                   stopped_by=stopped_by if interrupted else "")
 
     @property
     def all_passed(self) -> bool:

@@ -22,12 +22,13 @@ from collections.abc import Callable
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.events import Event, RunFinished, ScenarioFinished, ScenarioStarted
-from gftpwb.core.records import ResultRecord, Summary
+from gftpwb.core.records import INTERRUPTED, ResultRecord, Summary, attribute_interruption
 from gftpwb.core.registry import registry
+from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import Transport
 
-from .context import Interrupted, Runner
+from .context import Interrupted, Runner, utc_now_iso
 from .transports.local import LocalTransport
 
 
@@ -57,7 +58,9 @@ class Executor:
         self.unbuffer = shutil.which("stdbuf") is not None if unbuffer is None else unbuffer
         self.runners = dict(runners or {})
         self._stopping = False
+        self.stopped_by = ""  # what stop() was told stopped us: "SIGINT", "SIGTERM", "SIGHUP", "" (a front end)
         self._current: set[asyncio.Task[ResultRecord]] = set()
+        self._finished: list[ResultRecord] = []  # records of the batch in flight, as published
         # Final records of earlier attempts (--resume), including runs a runner started itself (an
         # auto-tune's transfers): a runner that decides its own runs replays them from here.
         self.history: list[ResultRecord] = []
@@ -73,11 +76,19 @@ class Executor:
         runner = self.runners.get(kind)
         return runner if runner is not None else registry().runner(kind)
 
-    def stop(self) -> None:
-        """Stop after recording the run in flight as interrupted; no further runs start."""
+    def stop(self, stopped_by: str = "SIGINT") -> None:
+        """Stop after recording the run in flight as interrupted; no further runs start.
+
+        Only the first call cancels: a second Ctrl-C (or SIGTERM after it) while the runs in flight
+        are being stopped must not cancel their clean-up, which ends in a SIGKILL of whatever ignored
+        the polite signal."""
+        if self._stopping:
+            return
         self._stopping = True
+        self.stopped_by = stopped_by
         for task in list(self._current):
-            task.cancel()
+            if not task.done():
+                task.cancel()
 
     async def run(self, specs: list[RunSpec], *, results_dir: str, scenario: str,
                   done: frozenset[str] = frozenset(), earlier: list[ResultRecord] | None = None) -> Summary:
@@ -92,6 +103,9 @@ class Executor:
                 break
             if len(batch) > 1:
                 await self._prepare(batch)
+                if self._stopping:
+                    break
+            self._finished = []
             tasks = [asyncio.create_task(self.run_one(spec)) for spec in batch]
             self._current = set(tasks)
             try:
@@ -103,8 +117,17 @@ class Executor:
                 raise
             finally:
                 self._current = set()
-            records.extend(task.result() for task in tasks)
-        summary = Summary.of(records, planned=len(specs), interrupted=self._stopping, results_dir=results_dir)
+            # The records published, not the tasks' results: a task stopped before its runner began
+            # has none (nothing ran), and one stopped while publishing its record ends cancelled.
+            records.extend(self._finished)
+            for task in tasks:
+                if task.cancelled():
+                    if not self._stopping:
+                        raise asyncio.CancelledError
+                elif task.exception() is not None:
+                    raise task.exception()  # type: ignore[misc]
+        summary = Summary.of(records, planned=len(specs), interrupted=self._stopping, results_dir=results_dir,
+                             stopped_by=self.stopped_by)
         self.publish(ScenarioFinished(summary=summary))
         return summary
 
@@ -118,15 +141,24 @@ class Executor:
         runner = self.runner_for(spec.kind)
         try:
             record = await runner(self, spec)
-        except Interrupted as exc:
-            self.publish(RunFinished(record=exc.record))
+        except (Interrupted, asyncio.CancelledError) as exc:
+            # A runner that let the cancellation through without recording the run gets a record here,
+            # so every run that started ends in exactly one RunFinished.
+            record = exc.record if isinstance(exc, Interrupted) else \
+                record_for(spec, INTERRUPTED, ended_at=utc_now_iso(), error="interrupted by the user (Ctrl-C)")
+            attribute_interruption(record, self.stopped_by)
+            self._finish(record)
             task = asyncio.current_task()
             if not self._stopping or task is None:
                 raise asyncio.CancelledError from None  # cancelled from outside: keep cancelling
             task.uncancel()  # our own stop(): the interruption is recorded, not propagated
-            return exc.record
-        self.publish(RunFinished(record=record))
+            return record
+        self._finish(record)
         return record
+
+    def _finish(self, record: ResultRecord) -> None:
+        self.publish(RunFinished(record=record))  # the journal, first subscriber, has it on disk now
+        self._finished.append(record)
 
     async def run_child(self, spec: RunSpec) -> ResultRecord:
         """A run inside another one (an auto-tune's transfer): its own record and RunFinished; raises
@@ -134,6 +166,7 @@ class Executor:
         try:
             record = await self.runner_for(spec.kind)(self, spec)
         except Interrupted as exc:
+            attribute_interruption(exc.record, self.stopped_by)
             self.publish(RunFinished(record=exc.record))
             raise asyncio.CancelledError from None
         self.publish(RunFinished(record=record))

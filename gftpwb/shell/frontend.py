@@ -19,7 +19,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gftpwb.core.dsl.model import LOCAL, Scenario
-from gftpwb.core.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EnvironmentProblem, UsageError
+from gftpwb.core.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_RUNS_FAILED,
+    EXIT_STOPPED_BY,
+    EnvironmentProblem,
+    UsageError,
+)
 from gftpwb.core.records import Summary
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
@@ -80,9 +87,10 @@ def run(request: RunRequest) -> Outcome:
 
 
 def exit_code(summary: Summary | None) -> int:
-    """0 all passed (or nothing run), 1 some run did not pass, 130 stopped by the user."""
+    """0 all passed (or nothing run), 1 some run did not pass, 130 stopped by the user (Ctrl-C or a
+    front end's stop), 143 by SIGTERM, 129 by SIGHUP."""
     if summary is None:
         return EXIT_OK
     if summary.interrupted:
-        return EXIT_INTERRUPTED
+        return EXIT_STOPPED_BY.get(summary.stopped_by, EXIT_INTERRUPTED)
     return EXIT_OK if summary.all_passed else EXIT_RUNS_FAILED

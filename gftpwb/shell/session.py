@@ -106,9 +106,10 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
         executor.bus = bus
         executor.transport_for = transports
     loop = asyncio.get_running_loop()
-    signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM) if install_signal_handlers else ()
+    # SIGHUP: the terminal or SSH session of a headless run went away (the TUI handles its own).
+    signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if install_signal_handlers else ()
     for sig in signals:
-        loop.add_signal_handler(sig, executor.stop)
+        loop.add_signal_handler(sig, executor.stop, signal.Signals(sig).name)
     try:
         for note in prepared.notes:
             bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))

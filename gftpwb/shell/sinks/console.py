@@ -5,6 +5,7 @@ run's line says, and which report section its records go to."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Sequence
@@ -28,7 +29,7 @@ from gftpwb.core.events import (
 )
 from gftpwb.core.format import CONSOLE_STATUS_STYLE, counts_text, human_bytes, rate_text, short_error
 from gftpwb.core.journal import Journal
-from gftpwb.core.records import PASSED, ResultRecord
+from gftpwb.core.records import PASSED, STOPPED_BY_TEXT, ResultRecord
 from gftpwb.core.registry import ReportSection, ReportTable, registry
 from gftpwb.core.specs import RunSpec
 from gftpwb.kinds.autotune.report import pick_lines, ranking_table
@@ -122,12 +123,20 @@ class ConsoleSink:
         self._kind_of_test: dict[str, str] = {}
         self.journal = Journal()  # this attempt's finished records, for the tables at the end
         self._tune: TuneUpdate | None = None  # the latest ranking of the auto-tune in flight
+        self.gone = False  # the terminal went away (SIGHUP, a closed pipe): nothing more is shown
 
     def __call__(self, event: Event) -> None:
         self.journal(event)
         handler = getattr(self, f"_on_{type(event).__name__}", None)
-        if handler:
-            handler(event)
+        if handler and not self.gone:
+            try:
+                handler(event)
+            except OSError:  # EIO after a hang-up, EPIPE: the run goes on and is journalled, unseen
+                self.gone = True
+                if self._live is not None:
+                    with contextlib.suppress(OSError):
+                        self._live.stop()
+                    self._live = None
 
     def _on_ScenarioStarted(self, event: ScenarioStarted) -> None:
         self._plan = {s.run_id: s for s in event.plan}
@@ -206,7 +215,7 @@ class ConsoleSink:
             self._live = None
         self.print_table(self.journal.records)
         s = event.summary
-        note = " (interrupted by the user)" if s.interrupted else ""
+        note = f" ({STOPPED_BY_TEXT.get(s.stopped_by, 'interrupted by the user')})" if s.interrupted else ""
         self.console.print(f"{counts_text(s.counts)} of {s.total} planned{note}. Results: {s.results_dir}")
 
     def print_ranking(self, event: TuneUpdate) -> None:
