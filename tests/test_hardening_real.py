@@ -1,0 +1,211 @@
+"""Kill points and orphans against the real lab (issue 17): real guc and GridFTP server, real signals,
+a real terminal hang-up, ``kill -9``; after each, ``pgrep`` (and /proc) in the root namespace and in
+every namespace host finds nothing gftpwb started."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from clihelp import popen
+from labhosts import hosts_yaml, netns_of, processes_in, started_by_gftpwb, wait_until
+
+pytestmark = pytest.mark.real
+GFTPWB = [sys.executable, "-m", "gftpwb"]
+
+
+def write(tmp_path: Path, body: str, name: str = "hard", prefix: str = "") -> str:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"version: 1\nname: {name}\n{prefix}tests:\n" + textwrap.dedent(body))
+    return str(path)
+
+
+def journal(results: Path) -> list[dict]:
+    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
+
+
+def pgrep(pattern: str) -> list[str]:
+    out = subprocess.run(["pgrep", "-a", "-f", pattern], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if "pgrep" not in line]
+
+
+def ten_runs(tmp_path: Path, gridftp) -> str:
+    return write(tmp_path, f"""\
+        - id: t
+          kind: guc
+          source: {gridftp.url}/dev/zero
+          target: {gridftp.url}/dev/null
+          options: {{length: 16M}}
+          repeat: 10
+          timeout: 30s
+    """, name="ten")
+
+
+@pytest.mark.parametrize(("sig", "code", "after"), [(signal.SIGINT, 130, 2), (signal.SIGTERM, 143, 5),
+                                                    (signal.SIGINT, 130, 7)])
+def test_a_signal_just_after_a_record_is_journalled_ends_cleanly(tmp_path, gridftp, sig, code, after):
+    # The console prints a run's line right after its record is on disk: the signal arrives while the
+    # next run is being started (before the fix: CancelledError out of the executor, exit 1, no summary).
+    results = tmp_path / "r"
+    proc = popen("run", ten_runs(tmp_path, gridftp), "--results", str(results), "--progress", "never")
+    seen = 0
+    for line in proc.stdout:
+        if line.startswith("ok "):
+            seen += 1
+            if seen == after:
+                proc.send_signal(sig)
+                break
+    rest, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, rest + err
+    assert "Traceback" not in err and "CancelledError" not in err
+    assert "of 10 planned" in rest  # the summary
+    recs = journal(results)
+    assert [r["status"] for r in recs][:after] == ["passed"] * after
+    for r in recs[after:]:  # at most the run in flight
+        assert r["status"] == "interrupted" and r["details"]["interrupted_by"] == sig.name
+        assert r["error"].startswith("interrupted by the user (Ctrl-C)" if sig == signal.SIGINT
+                                     else "interrupted by SIGTERM")
+    assert len(recs) <= after + 1
+    assert pgrep(f"globus-url-copy.*{gridftp.port}") == []
+
+
+def test_ctrl_c_during_start_up_prints_no_traceback(tmp_path, gridftp):
+    path = ten_runs(tmp_path, gridftp)
+    for n, delay in enumerate((0.05, 0.15, 0.3, 0.6)):
+        proc = popen("run", path, "--results", str(tmp_path / f"r{n}"), "--progress", "never")
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, (delay, out, err)
+        assert "Traceback" not in err and "KeyboardInterrupt" not in err, (delay, err)
+
+
+def test_kill_9_of_a_headless_run_leaves_no_local_process(tmp_path, gridftp):
+    # A transfer without -len, and a long pre command whose shell forks its sleep: both outlived a
+    # killed gftpwb (parent 1, no timeout) before the watchdog.
+    path = write(tmp_path, f"""\
+        - id: forever
+          kind: guc
+          source: {gridftp.url}/dev/zero
+          target: {gridftp.url}/dev/null
+        - id: slow-pre
+          kind: guc
+          pre: {{run: "sleep 317; echo never", shell: true}}
+          source: {gridftp.url}/dev/zero
+          target: {gridftp.url}/dev/null
+    """)
+    for only, marker in (("forever", f"globus-url-copy.*{gridftp.port}"), ("slow-pre", "sleep 317")):
+        proc = subprocess.Popen([*GFTPWB, "run", path, "--only", only, "--results", str(tmp_path / only)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        assert wait_until(lambda m=marker: pgrep(m) != [], timeout=30), marker
+        proc.kill()
+        proc.wait()
+        assert wait_until(lambda m=marker: pgrep(m) == [], timeout=8), pgrep(marker)
+
+
+def test_sighup_of_a_headless_run_journals_the_run_in_flight(tmp_path, gridftp):
+    # A real terminal that goes away (an SSH session dropped): the kernel sends SIGHUP to gftpwb, the
+    # session leader on that terminal, and writes to it fail from then on.
+    path = write(tmp_path, f"""\
+        - id: forever
+          kind: guc
+          source: {gridftp.url}/dev/zero
+          target: {gridftp.url}/dev/null
+        - id: never
+          kind: guc
+          source: {gridftp.url}/dev/zero
+          target: {gridftp.url}/dev/null
+          options: {{length: 1M}}
+    """)
+    results = tmp_path / "r"
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.execvpe(sys.executable, [*GFTPWB, "run", path, "--results", str(results), "--progress", "never"],
+                   {**os.environ, "NO_COLOR": "1"})
+    seen = b""
+    deadline = time.monotonic() + 30
+    while b"[1/2] forever/0" not in seen and time.monotonic() < deadline:
+        seen += os.read(fd, 4096)
+    assert wait_until(lambda: pgrep(f"globus-url-copy.*{gridftp.port}") != [], timeout=20)
+    os.close(fd)  # hang up
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 129
+    (rec,) = journal(results)
+    assert rec["run_id"] == "forever/0" and rec["status"] == "interrupted"
+    assert rec["details"]["interrupted_by"] == "SIGHUP" and rec["error"].startswith("interrupted by SIGHUP")
+    assert (results / rec["taglog"]).exists()
+    assert wait_until(lambda: pgrep(f"globus-url-copy.*{gridftp.port}") == [], timeout=5)
+
+
+def test_a_second_ctrl_c_does_not_skip_the_kill_of_a_command_that_ignores_sigterm(tmp_path, gridftp):
+    path = write(tmp_path, f"""\
+        - id: stubborn
+          kind: guc
+          pre: {{run: "trap '' TERM; sleep 331; echo never", shell: true}}
+          source: {gridftp.url}/dev/zero
+          target: {gridftp.url}/dev/null
+    """)
+    results = tmp_path / "r"
+    proc = popen("run", path, "--results", str(results), "--progress", "never")
+    assert wait_until(lambda: pgrep("sleep 331") != [], timeout=30)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)  # within the 2 s grace
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in err
+    (rec,) = journal(results)
+    assert rec["status"] == "interrupted" and "during the pre command" in rec["error"]
+    assert wait_until(lambda: pgrep("sleep 331") == [], timeout=3), pgrep("sleep 331")
+
+
+def test_kill_9_leaves_nothing_in_any_namespace(netlab, tmp_path):
+    # Runs on two namespace hosts and on this machine at once, killed hard: the remote wrappers'
+    # watchdogs and the local watchdog end everything; pgrep in every namespace finds nothing.
+    status = netlab.status()
+    controller = status["controller_address"]
+    path = write(tmp_path, f"""\
+        - id: remote
+          kind: guc
+          on: [h1, h2]
+          source: ftp://{controller}:2811/dev/zero
+          target: file:///dev/null
+          pre: {{run: "sleep 343 & exec sleep 344", shell: true}}
+        - id: local
+          kind: guc
+          source: ftp://{controller}:2811/dev/zero
+          target: file:///dev/null
+    """, prefix=hosts_yaml(netlab))
+    namespaces = [netns_of(netlab, name) for name in ("h1", "h2", "h3")]
+    proc = subprocess.Popen([*GFTPWB, "run", path, "--results", str(tmp_path / "r")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_until(lambda: all(any("sleep 344" in c for _, c in processes_in(ns)) for ns in namespaces[:2]),
+                          timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()
+    for ns in namespaces:
+        assert wait_until(lambda ns=ns: started_by_gftpwb(ns, "sleep 34") == [], timeout=8), started_by_gftpwb(ns)
+    assert pgrep("sleep 34[34]") == []
+
+    # The local run: started on its own, then killed the same way.
+    proc = subprocess.Popen([*GFTPWB, "run", path, "--only", "local", "--results", str(tmp_path / "l")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    marker = f"globus-url-copy -vb ftp://{controller}:2811"
+    try:
+        assert wait_until(lambda: pgrep(marker) != [], timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert wait_until(lambda: pgrep(marker) == [], timeout=8), pgrep(marker)
+    for ns in namespaces:
+        assert started_by_gftpwb(ns) == []
