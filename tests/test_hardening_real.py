@@ -209,3 +209,111 @@ def test_kill_9_leaves_nothing_in_any_namespace(netlab, tmp_path):
     assert wait_until(lambda: pgrep(marker) == [], timeout=8), pgrep(marker)
     for ns in namespaces:
         assert started_by_gftpwb(ns) == []
+
+
+# --- data: tag logs, the results directory's lock, a full disk ----------------------------------------
+
+
+def test_resume_writes_a_tag_log_that_a_killed_run_did_not(tmp_path, gridftp):
+    # kill -9 between the journal append and the tag-log write leaves exactly this: the record in
+    # results.jsonl, no tag log. --resume writes it, byte for byte what the run would have written.
+    path = write(tmp_path, f"""\
+        - id: t
+          kind: guc
+          source: {gridftp.url}/dev/zero
+          target: {gridftp.url}/dev/null
+          options: {{length: 4M}}
+          repeat: 3
+    """)
+    results = tmp_path / "r"
+    assert subprocess.run([*GFTPWB, "run", path, "--results", str(results)], capture_output=True).returncode == 0
+    lost = results / journal(results)[1]["taglog"]
+    original = lost.read_bytes()
+    lost.unlink()
+    out = subprocess.run([*GFTPWB, "run", path, "--resume", str(results)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "t/1: wrote its missing tag log" in out.stdout and lost.name in out.stdout
+    assert lost.read_bytes() == original
+    assert len(journal(results)) == 3  # nothing was run again
+
+
+def test_a_second_resume_of_the_same_directory_refuses(tmp_path, gridftp):
+    path = write(tmp_path, f"""\
+        - id: long
+          kind: guc
+          source: {gridftp.url}/dev/zero
+          target: {gridftp.url}/dev/null
+          timeout: 4s
+        - id: short
+          kind: guc
+          source: {gridftp.url}/dev/zero
+          target: {gridftp.url}/dev/null
+          options: {{length: 1M}}
+          repeat: 2
+    """)
+    results = tmp_path / "r"
+    interrupted = popen("run", path, "--results", str(results), "--progress", "never")
+    for line in interrupted.stdout:
+        if line.startswith("[1/3] long/0"):
+            interrupted.send_signal(signal.SIGINT)
+            break
+    assert interrupted.wait(timeout=30) == 130
+    first = popen("run", path, "--resume", str(results), "--progress", "never")
+    for line in first.stdout:
+        if line.startswith("[1/3] long/0"):
+            break
+    second = subprocess.run([*GFTPWB, "run", path, "--resume", str(results)], capture_output=True, text=True)
+    assert second.returncode == 6, second.stdout + second.stderr
+    assert second.stderr.startswith(f"gftpwb: results directory {results} is in use by another gftpwb (pid "
+                                    f"{first.pid}: ")
+    assert "Traceback" not in second.stderr
+    first.communicate(timeout=60)
+    assert first.returncode == 1  # its long run timed out, as planned
+    final = [r["run_id"] for r in journal(results) if r["status"] != "interrupted"]
+    assert sorted(final) == ["long/0", "short/0", "short/1"]  # each run once: no overlapping second attempt
+    again = subprocess.run([*GFTPWB, "run", path, "--resume", str(results)], capture_output=True, text=True)
+    assert again.returncode == 1, again.stderr  # the lock went with the first one; nothing left to run
+    assert len(journal(results)) == 4
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 48 KiB tmpfs of our own, unmounted again at the end."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", str(mount)], check=True)
+    yield mount
+    subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_a_full_disk_ends_with_a_clear_message_and_a_whole_journal(tmp_path, gridftp, small_disk):
+    from gftpwb.core.records import parse_journal
+
+    path = write(tmp_path, f"""\
+        - id: t
+          kind: guc
+          source: {gridftp.url}/dev/zero
+          target: {gridftp.url}/dev/null
+          options: {{length: 1M}}
+          repeat: 30
+    """, name="full")
+    results = small_disk / "r"
+    out = subprocess.run([*GFTPWB, "run", path, "--results", str(results), "--progress", "never"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 7, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.splitlines()
+    assert lines[0].startswith(f"gftpwb: cannot write results in {results}: No space left on device (")
+    records, problems = parse_journal((results / "results.jsonl").read_text())
+    assert problems == [] and 0 < len(records) < 30  # whole records only, no torn line
+    assert f"  on disk: {len(records)} record(s) of this attempt in results.jsonl" in out.stderr
+    assert any(line.startswith("  not written: ") for line in lines)
+    assert f"  not run: {30 - len(records)} of 30 planned run(s)" in out.stderr
+    assert "(interrupted: results could not be written)" in out.stdout  # the summary
+
+    subprocess.run(["mount", "-o", "remount,size=2m", str(small_disk)], check=True)  # space freed
+    out = subprocess.run([*GFTPWB, "run", path, "--resume", str(results)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    records, problems = parse_journal((results / "results.jsonl").read_text())
+    assert problems == [] and sorted(r.run_id for r in records) == sorted(f"t/{i}" for i in range(30))
+    assert all((results / r.taglog).exists() for r in records)

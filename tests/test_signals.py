@@ -29,7 +29,8 @@ async def quick(ctx, spec: RunSpec):
     try:
         await asyncio.sleep(0)
     except asyncio.CancelledError:
-        raise Interrupted(record_for(spec, INTERRUPTED, error="interrupted by the user (Ctrl-C); x was stopped"))
+        stopped = record_for(spec, INTERRUPTED, error="interrupted by the user (Ctrl-C); x was stopped")
+        raise Interrupted(stopped) from None
     return record_for(spec, PASSED)
 
 

@@ -28,6 +28,7 @@ STOPPED_BY_TEXT = {
     "SIGINT": "interrupted by the user (Ctrl-C)",
     "SIGTERM": "interrupted by SIGTERM",
     "SIGHUP": "interrupted by SIGHUP (the terminal or SSH session went away)",
+    "write-failure": "interrupted: results could not be written",
 }
 _USER_INTERRUPT = re.compile(r"interrupted by the user(?: \(Ctrl-C\))?")
 

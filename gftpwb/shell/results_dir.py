@@ -8,26 +8,77 @@ Layout::
         meta.json          gftpwb version, command line, host, plan fingerprint
         results.jsonl      one record per finished run (appended, fsync'd)
         <scenario>_#<case>_<repeat>.log   one tgftp tag log per run
+        .gftpwb.lock       flock'd by the gftpwb writing here (pid and command inside), so two
+                           runs (a second --resume, say) never write one directory at once
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
+import shlex
 import socket
 from dataclasses import asdict
 from datetime import UTC, datetime
 
 from gftpwb import __version__
-from gftpwb.core.errors import ResumeError, UsageError
+from gftpwb.core.errors import BusyError, ResumeError, StorageError, UsageError
 from gftpwb.core.plan import plan_fingerprint
 from gftpwb.core.records import FINAL_STATUSES, ResultRecord, latest_by_run
 from gftpwb.core.specs import RunSpec
 from gftpwb.shell.files import atomic_write
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, read_journal
+from gftpwb.shell.sinks.taglogs import write_taglog
 
 DEFAULT_BASE = "results"
+LOCK_NAME = ".gftpwb.lock"
+
+
+class DirectoryLock:
+    """An exclusive flock on a results directory's lock file, held while a run writes there; the
+    kernel drops it when the holder dies, so a crashed run never leaves the directory locked."""
+
+    def __init__(self, fd: int):
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)  # closing the last descriptor releases the flock
+            self._fd = -1
+
+
+def lock(directory: str, command: list[str], *, create: bool) -> DirectoryLock | None:
+    """Lock ``directory`` for this process, or raise BusyError naming who holds it. ``create``: make
+    the directory first (a new run); else a missing directory is not locked (resume reports it)."""
+    if create:
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create results directory {directory}: {exc.strerror or exc}") from None
+    elif not os.path.isdir(directory):
+        return None
+    path = os.path.join(directory, LOCK_NAME)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise StorageError(f"cannot lock results directory {directory}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = ""
+        with contextlib.suppress(OSError):
+            holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
+        os.close(fd)
+        who = f" ({holder})" if holder else ""
+        raise BusyError(f"results directory {directory} is in use by another gftpwb{who}; wait for it to end, "
+                        "or choose another directory") from None
+    with contextlib.suppress(OSError):  # who holds it, for the message above (best effort: disk may be full)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}: {shlex.join(command)}\n".encode(), 0)
+    return DirectoryLock(fd)
 
 
 def new_results_dir(base: str, scenario: str, now: datetime | None = None) -> str:
@@ -49,6 +100,14 @@ def prepare(directory: str, scenario_text: str, specs: list[RunSpec], command: l
         os.makedirs(directory, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create results directory {directory}: {exc.strerror or exc}") from None
+    try:
+        _prepare_files(directory, scenario_text, specs, command)
+    except OSError as exc:
+        raise StorageError(f"cannot write {exc.filename or directory}: {exc.strerror or exc}; nothing was "
+                           "run") from None
+
+
+def _prepare_files(directory: str, scenario_text: str, specs: list[RunSpec], command: list[str]) -> None:
     _write(os.path.join(directory, "scenario.yaml"), scenario_text)
     _write(os.path.join(directory, "plan.json"), json.dumps([asdict(s) for s in specs], indent=1) + "\n")
     meta = {
@@ -93,3 +152,35 @@ def resume_state(directory: str, specs: list[RunSpec]) -> tuple[list[ResultRecor
     records, problems = read_journal(os.path.join(directory, JOURNAL_NAME))
     final = [r for r in latest_by_run(records).values() if r.status in FINAL_STATUSES]
     return final, frozenset(r.run_id for r in final), problems
+
+
+def recorded_command(directory: str) -> list[str]:
+    """The command line meta.json recorded for the run that made ``directory`` ([] if unreadable)."""
+    try:
+        with open(os.path.join(directory, "meta.json"), encoding="utf-8") as handle:
+            command = json.load(handle).get("command", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [str(part) for part in command] if isinstance(command, list) else []
+
+
+def repair_taglogs(directory: str, records: list[ResultRecord]) -> list[str]:
+    """Write the tag log of every record that should have one and has none (gftpwb was killed between
+    the journal append and the tag-log write); returns a note per log written or refused."""
+    notes = []
+    command = shlex.join(recorded_command(directory))
+    for record in records:
+        name = record.taglog
+        if not name or os.path.exists(os.path.join(directory, name)):
+            continue
+        if os.path.basename(name) != name or name in (".", ".."):
+            notes.append(f"{record.run_id}: tag log name {name!r} is not a plain file name; not written")
+            continue
+        try:
+            write_taglog(directory, record, command)
+        except OSError as exc:
+            notes.append(f"{record.run_id}: could not write its missing tag log {name}: {exc.strerror or exc}")
+        else:
+            notes.append(f"{record.run_id}: wrote its missing tag log {name} (the run that made it was stopped "
+                         "before writing it)")
+    return notes

@@ -11,12 +11,13 @@ import asyncio
 import os
 import shlex
 import signal
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from gftpwb.core.bus import EventBus, Handler
 from gftpwb.core.dsl.model import Scenario
-from gftpwb.core.events import Notice
+from gftpwb.core.errors import StorageError
+from gftpwb.core.events import Event, Notice, RunFinished
 from gftpwb.core.journal import Journal
 from gftpwb.core.records import ResultRecord, Summary
 from gftpwb.core.registry import registry
@@ -27,6 +28,46 @@ from .executor import Executor
 from .sinks.journal import JOURNAL_NAME, JournalSink
 from .sinks.taglogs import TagLogSink
 from .transports.hosts import HostTransports
+
+WRITE_FAILED = "write-failure"  # Executor.stop()'s cause when results could not be written
+
+
+class WriteGuard:
+    """Wraps the subscribers that write results (journal, tag logs, a kind's files): a write that
+    fails (disk full, read-only, I/O error) is remembered instead of raised through the executor, the
+    run is stopped (nothing more could be kept), and :meth:`report` says what is and is not on disk."""
+
+    def __init__(self, directory: str):
+        self.directory = directory
+        self.failures: list[tuple[str, str, OSError]] = []  # (what, run id, error)
+        self.stop: Callable[[], None] = lambda: None
+
+    def guard(self, handler: Handler, what: str) -> Handler:
+        def guarded(event: Event) -> None:
+            try:
+                handler(event)
+            except OSError as exc:
+                run_id = event.record.run_id if isinstance(event, RunFinished) else ""
+                self.failures.append((what, run_id, exc))
+                self.stop()
+
+        return guarded
+
+    def report(self, journal: Journal, summary: Summary) -> str:
+        what, _, first = self.failures[0]
+        lost = [run_id for w, run_id, _ in self.failures if w == JOURNAL_NAME and run_id]
+        other = sorted({f"{w} of {run_id}" if run_id else w for w, run_id, _ in self.failures if w != JOURNAL_NAME})
+        kept = [r.run_id for r in journal.records]
+        lines = [f"cannot write results in {self.directory}: {first.strerror or first} ({what}); the run was stopped",
+                 f"  on disk: {len(kept)} record(s) of this attempt in {JOURNAL_NAME}"
+                 + (f" ({', '.join(kept[:10])}{', ...' if len(kept) > 10 else ''})" if kept else ""),
+                 f"  not written: {', '.join([*(f'the record of {r}' for r in lost), *other]) or 'nothing'}"]
+        done = sum(summary.counts.values())
+        if summary.total > done:
+            lines.append(f"  not run: {summary.total - done} of {summary.total} planned run(s)")
+        lines.append(f"  free some space, then `gftpwb run SCENARIO --resume {self.directory}` runs what is "
+                     "missing and writes the missing tag logs")
+        return "\n".join(lines)
 
 
 @dataclass
@@ -49,6 +90,13 @@ class PreparedRun:
     done: frozenset[str]
     earlier: list[ResultRecord]
     notes: list[str]
+    lock: rd.DirectoryLock | None = None  # held from here to the end of execute()
+
+    def release(self) -> None:
+        """Unlock the results directory (execute() does it at its end; a front end that prepared a
+        run and then did not execute it calls this)."""
+        if self.lock is not None:
+            self.lock.release()
 
 
 @dataclass
@@ -63,12 +111,19 @@ def prepare_run(request: RunRequest) -> PreparedRun:
     """Create (or, with resume, check and reopen) the results directory. Raises on refusal."""
     if request.results_dir is None:
         return PreparedRun(request, frozenset(), [], [])
-    if request.resume:
-        earlier, done, notes = rd.resume_state(request.results_dir, request.specs)
-    else:
-        rd.prepare(request.results_dir, request.scenario.text, request.specs, request.command)
-        earlier, done, notes = [], frozenset(), []
-    return PreparedRun(request, done, earlier, notes)
+    lock = rd.lock(request.results_dir, request.command, create=not request.resume)
+    try:
+        if request.resume:
+            earlier, done, notes = rd.resume_state(request.results_dir, request.specs)
+            notes = [*notes, *rd.repair_taglogs(request.results_dir, earlier)]
+        else:
+            rd.prepare(request.results_dir, request.scenario.text, request.specs, request.command)
+            earlier, done, notes = [], frozenset(), []
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+    return PreparedRun(request, done, earlier, notes, lock)
 
 
 def consumers(specs: Iterable[RunSpec], results_dir: str) -> list[Handler]:
@@ -88,13 +143,19 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     request = prepared.request
     bus = EventBus()
     directory = request.results_dir
-    journal = (Journal(prepared.earlier) if directory is None
-               else JournalSink(os.path.join(directory, JOURNAL_NAME), prepared.earlier))
-    bus.subscribe(journal)  # first: a record is on disk before anyone else hears of it
+    try:
+        journal = (Journal(prepared.earlier) if directory is None
+                   else JournalSink(os.path.join(directory, JOURNAL_NAME), prepared.earlier))
+    except OSError as exc:
+        prepared.release()
+        raise StorageError(f"cannot open {os.path.join(directory or '', JOURNAL_NAME)}: {exc.strerror or exc}; "
+                           "nothing was run") from None
+    writes = WriteGuard(directory or "")
+    bus.subscribe(writes.guard(journal, JOURNAL_NAME))  # first: a record is on disk before anyone else hears of it
     if directory is not None:
-        bus.subscribe(TagLogSink(directory, shlex.join(request.command)))
+        bus.subscribe(writes.guard(TagLogSink(directory, shlex.join(request.command)), "tag log"))
         for consumer in consumers(request.specs, directory):
-            bus.subscribe(consumer)
+            bus.subscribe(writes.guard(consumer, "result files"))
     for subscriber in request.subscribers:
         bus.subscribe(subscriber)
     transports = HostTransports(
@@ -105,6 +166,7 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     else:  # a front end's own executor (the TUI's, so it can stop() it): same bus, same hosts
         executor.bus = bus
         executor.transport_for = transports
+    writes.stop = lambda: executor.stop(WRITE_FAILED)
     loop = asyncio.get_running_loop()
     # SIGHUP: the terminal or SSH session of a headless run went away (the TUI handles its own).
     signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if install_signal_handlers else ()
@@ -115,9 +177,12 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
             bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
         summary = await executor.run(request.specs, results_dir=directory or os.getcwd(),
                                      scenario=request.scenario.name, done=prepared.done, earlier=prepared.earlier)
+        if writes.failures:
+            raise StorageError(writes.report(journal, summary))
         return Outcome(summary, journal)
     finally:
         for sig in signals:
             loop.remove_signal_handler(sig)
         await transports.close()
         journal.close()
+        prepared.release()

@@ -8,6 +8,7 @@ them to.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable
 
@@ -37,8 +38,20 @@ class JournalFile:
                 os.write(self._fd, b"\n")
 
     def append(self, record: ResultRecord) -> None:
-        os.write(self._fd, (record.to_json() + "\n").encode("utf-8"))
-        os.fsync(self._fd)
+        """Append one record and fsync it; raises OSError (disk full, read-only, I/O error) after
+        cutting the file back to its last whole record, so a failed append never leaves a torn line."""
+        data = (record.to_json() + "\n").encode("utf-8")
+        size = os.fstat(self._fd).st_size
+        try:
+            written = os.write(self._fd, data)
+            if written < len(data):  # a full disk takes what fits and says so only on the next write
+                os.write(self._fd, data[written:])
+            os.fsync(self._fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, size)
+                os.fsync(self._fd)
+            raise
 
     def close(self) -> None:
         if self._fd >= 0:
