@@ -38,10 +38,15 @@ if TYPE_CHECKING:
 
 
 def load(path: str) -> Scenario:
-    """A scenario file, or a tgftp batchfile imported on the fly (``gftpwb run tests.csv``)."""
-    from gftpwb.migrate_cli import load_scenario_or_batchfile
+    """A scenario file, or a tgftp batchfile imported on the fly (``gftpwb run tests.csv``); read once,
+    and at most :data:`~gftpwb.core.dsl.loader.MAX_SCENARIO_BYTES`."""
+    from gftpwb.core.dsl.loader import decode_source, load_scenario_text, read_source
+    from gftpwb.migrate_cli import is_batchfile, load_scenario_or_batchfile
 
-    return load_scenario_or_batchfile(path)
+    data = read_source(path)
+    if is_batchfile(path, data.decode("utf-8", "replace")):
+        return load_scenario_or_batchfile(path)
+    return load_scenario_text(decode_source(data, path), path)
 
 
 def preflight(specs: Sequence[RunSpec]) -> None:

@@ -18,7 +18,6 @@ import contextlib
 import fcntl
 import json
 import os
-import re
 import shlex
 import socket
 from dataclasses import asdict
@@ -127,13 +126,34 @@ def _write(path: str, text: str) -> None:
 
 
 def latest_for(base: str, scenario: str) -> str | None:
-    """The newest results directory of ``scenario`` under ``base`` (names sort by time)."""
+    """The newest results directory of ``scenario`` under ``base`` (names sort by time).
+
+    Names are ``<stamp>-<scenario>`` or ``<stamp>-<scenario>.<n>`` (a second run within the same
+    second), and scenario names may hold dots themselves (``bench.2``, ``tests.csv``): a name that
+    fits both ways is settled by the scenario meta.json recorded."""
     try:
-        # "<stamp>-<scenario>" or "<stamp>-<scenario>.<n>"; scenario names may hold dots (tests.csv)
-        names = sorted(n for n in os.listdir(base) if re.sub(r"\.\d+$", "", n.split("-", 1)[-1]) == scenario)
-    except FileNotFoundError:
+        entries = os.listdir(base)
+    except (FileNotFoundError, NotADirectoryError):
         return None
-    return os.path.join(base, names[-1]) if names else None
+    names: list[tuple[str, int, str]] = []  # (stamp, n, name): the newest is the largest
+    for name in entries:
+        rest = name.split("-", 1)[-1]
+        suffix = rest[len(scenario) + 1:]
+        if rest != scenario and not (rest.startswith(f"{scenario}.") and suffix.isdigit()):
+            continue
+        recorded = _recorded_scenario(os.path.join(base, name))
+        if recorded is None or recorded == scenario:
+            names.append((name.split("-", 1)[0], int(suffix) if rest != scenario else 0, name))
+    return os.path.join(base, max(names)[2]) if names else None
+
+
+def _recorded_scenario(directory: str) -> str | None:
+    try:
+        with open(os.path.join(directory, "meta.json"), encoding="utf-8") as handle:
+            value = json.load(handle).get("scenario")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) and value else None
 
 
 def resume_state(directory: str, specs: list[RunSpec]) -> tuple[list[ResultRecord], frozenset[str], list[str]]:

@@ -5,10 +5,12 @@ rather than JSON Schema's. One small function per kind of schema rule, chosen fr
 from __future__ import annotations
 
 import difflib
+import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
-from jsonschema import Draft7Validator
+from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 from gftpwb.core.errors import Diagnostic
@@ -19,8 +21,23 @@ from .schema import expected_forms, scenario_schema
 from .yamlpos import Path, Positions
 
 
+@functools.lru_cache(maxsize=256)
+def _ecma(pattern: str) -> re.Pattern[str]:
+    """``pattern`` with ``$`` meaning the end of the text, as in JSON Schema's ECMA-262 regexes; in
+    Python ``$`` also matches before a trailing newline, which let ``name: "x\\n"`` through."""
+    return re.compile(re.sub(r"(?<!\\)\$", r"\\Z", pattern))
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    if validator.is_type(instance, "string") and _ecma(pattern).search(instance) is None:
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+ScenarioValidator = validators.extend(Draft7Validator, {"pattern": _pattern})
+
+
 def schema_diagnostics(data: Any, pos: Positions, filename: str) -> list[Diagnostic]:
-    validator = Draft7Validator(scenario_schema())
+    validator = ScenarioValidator(scenario_schema())
     out: list[Diagnostic] = []
     for error in validator.iter_errors(data):
         out.extend(describe(error, pos, filename))

@@ -122,6 +122,9 @@ class LocalTransport:
 
     async def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
                     cwd: str | None = None, stdin: bool = False) -> LocalProcess:
+        launched = launched_program(argv)
+        if launched and shutil.which(launched, path=(env or {}).get("PATH", os.environ.get("PATH"))) is None:
+            raise StartError(f"{launched}: command not found")  # not "stdbuf: failed to run command ..."
         full_env = {**os.environ, **(env or {}), **owner_env()}
         stdin_mode = asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL
         try:
@@ -141,6 +144,13 @@ class LocalTransport:
 
     async def close(self) -> None:
         return None
+
+
+def launched_program(argv: Sequence[str]) -> str | None:
+    """The program ``stdbuf`` is asked to run in ``argv`` (its first word not an option), else None."""
+    if not argv or os.path.basename(argv[0]) != "stdbuf":
+        return None
+    return next((word for word in argv[1:] if not word.startswith("-")), None)
 
 
 def file_sha256(path: str) -> str | None:
