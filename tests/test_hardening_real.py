@@ -317,3 +317,112 @@ def test_a_full_disk_ends_with_a_clear_message_and_a_whole_journal(tmp_path, gri
     records, problems = parse_journal((results / "results.jsonl").read_text())
     assert problems == [] and sorted(r.run_id for r in records) == sorted(f"t/{i}" for i in range(30))
     assert all((results / r.taglog).exists() for r in records)
+
+
+# --- secrets, names, remote errors -------------------------------------------------------------------
+
+
+def test_a_password_in_a_url_reaches_guc_and_nothing_else(tmp_path, gridftp):
+    secret = "s3cr3t-pw"
+    url = gridftp.url.replace("ftp://", f"ftp://anonymous:{secret}@")
+    path = write(tmp_path, f"""\
+        - id: t
+          kind: guc
+          source: {url}/dev/zero
+          target: file:///dev/null
+          options: {{length: 1M}}
+    """, name="secret")
+    results = tmp_path / "r"
+    out = subprocess.run([*GFTPWB, "run", path, "--results", str(results), "--progress", "never"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr  # guc had the real URL: the login worked
+    (rec,) = journal(results)
+    assert "ftp://anonymous:***@127.0.0.1" in " ".join(rec["argv"]) and "anonymous:***@" in rec["output"]
+    for name in os.listdir(results):
+        assert secret not in (results / name).read_text(), name
+    assert secret not in out.stdout + out.stderr
+    dry = subprocess.run([*GFTPWB, "run", path, "--dry-run"], capture_output=True, text=True)
+    assert "anonymous:***@" in dry.stdout and secret not in dry.stdout
+    resumed = subprocess.run([*GFTPWB, "run", path, "--resume", str(results)], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr  # the plan fingerprint is of the masked plan
+
+
+def test_plain_resume_finds_a_scenario_whose_name_has_dots(tmp_path, gridftp):
+    path = write(tmp_path, f"""\
+        - id: long
+          kind: guc
+          source: {gridftp.url}/dev/zero
+          target: file:///dev/null
+          options: {{length: 4G}}
+        - id: short
+          kind: guc
+          source: {gridftp.url}/dev/zero
+          target: file:///dev/null
+          options: {{length: 1M}}
+    """, name="bench.2")
+    base = tmp_path / "results"
+    proc = popen("run", path, "--results-base", str(base), "--progress", "never")
+    for line in proc.stdout:
+        if line.startswith("[1/2] long/0"):
+            proc.send_signal(signal.SIGINT)
+            break
+    assert proc.wait(timeout=30) == 130
+    out = subprocess.run([*GFTPWB, "run", path, "--results-base", str(base), "--resume"], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    (directory,) = os.listdir(base)
+    assert directory.endswith("-bench.2")
+    assert {r["run_id"]: r["status"] for r in journal(base / directory)} == {"long/0": "passed", "short/0": "passed"}
+
+
+def test_a_remote_host_without_guc_names_guc_not_stdbuf(netlab, tmp_path):
+    # h1's PATH holds stdbuf (and what the wrapper needs) but no globus-url-copy.
+    import shutil
+
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for program in ("stdbuf", "setsid", "sleep", "sh"):
+        (bindir / program).symlink_to(shutil.which(program))
+    status = netlab.status()
+    path = write(tmp_path, f"""\
+        - id: t
+          kind: guc
+          on: h1
+          source: ftp://{status['controller_address']}:2811/dev/zero
+          target: file:///dev/null
+          options: {{length: 1M}}
+    """, prefix=hosts_yaml(netlab).replace("  h1: {", f"  h1: {{env: {{PATH: {bindir}}}, ", 1))
+    results = tmp_path / "r"
+    out = subprocess.run([*GFTPWB, "run", path, "--results", str(results), "--progress", "never"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1, out.stdout + out.stderr
+    (rec,) = journal(results)
+    assert rec["status"] == "failed" and "globus-url-copy: command not found" in rec["error"], rec["error"]
+    assert "stdbuf" not in rec["error"]
+
+
+def test_a_revoked_host_key_wins_over_accept_new_host_keys(netlab, tmp_path):
+    status = netlab.status()
+    h1 = status["hosts"][0]
+    lab_keys = open(status["known_hosts"]).read().splitlines()
+    h1_key = next(line for line in lab_keys if line.split()[0].split(",")[0].strip("[]").split("]")[0]
+                  == h1["address"])
+    revoked = tmp_path / "known_hosts"
+    revoked.write_text(f"@revoked {h1_key}\n")
+    before = revoked.read_text()
+    path = write(tmp_path, f"""\
+        - id: t
+          kind: guc
+          on: h1
+          source: ftp://{status['controller_address']}:2811/dev/zero
+          target: file:///dev/null
+          options: {{length: 1M}}
+    """, prefix=hosts_yaml(netlab).replace(status["known_hosts"], str(revoked)))
+    for extra in (["--accept-new-host-keys"], []):
+        results = tmp_path / f"r{len(extra)}"
+        out = subprocess.run([*GFTPWB, "run", path, "--results", str(results), "--progress", "never", *extra],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 1, out.stdout + out.stderr
+        (rec,) = journal(results)
+        assert "REVOKED HOST KEY" in rec["error"] and str(revoked) in rec["error"], rec["error"]
+        assert revoked.read_text() == before  # never appended as trusted

@@ -16,6 +16,7 @@ from typing import Any
 
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
 from gftpwb.core.errors import UsageError
+from gftpwb.core.masking import mask
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
 
@@ -80,10 +81,12 @@ def log_name_for(test: Any, variant: int, repeat: int) -> str:
 
 
 def plan_fingerprint(specs: list[RunSpec]) -> str:
-    """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan."""
+    """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan.
+    Passwords in URLs are masked first: a hash is no place for them either (and a new password
+    does not make another plan)."""
     payload = [[s.run_id, list(s.argv), s.host, s.timeout_s, s.params, s.engine,
                 asdict(s.link) if s.link else None] + ([s.group] if s.group else []) + _extras(s) for s in specs]
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(mask(payload), sort_keys=True).encode()).hexdigest()
 
 
 def _extras(spec: RunSpec) -> list[object]:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.events import Event, RunFinished, ScenarioFinished, ScenarioStarted
+from gftpwb.core.masking import mask
 from gftpwb.core.records import INTERRUPTED, ResultRecord, Summary, attribute_interruption
 from gftpwb.core.registry import registry
 from gftpwb.core.runrecord import record_for
@@ -70,7 +71,9 @@ class Executor:
         return self._stopping
 
     def publish(self, event: Event) -> None:
-        self.bus.publish(event)
+        """Every event runners and the executor publish, with passwords in URLs masked: subscribers
+        (journal, tag logs, console, TUI) never see one (:mod:`gftpwb.core.masking`)."""
+        self.bus.publish(mask(event))
 
     def runner_for(self, kind: str) -> Runner:
         runner = self.runners.get(kind)
@@ -157,8 +160,9 @@ class Executor:
         return record
 
     def _finish(self, record: ResultRecord) -> None:
-        self.publish(RunFinished(record=record))  # the journal, first subscriber, has it on disk now
-        self._finished.append(record)
+        event = mask(RunFinished(record=record))
+        self.bus.publish(event)  # the journal, first subscriber, has it on disk now
+        self._finished.append(event.record)
 
     async def run_child(self, spec: RunSpec) -> ResultRecord:
         """A run inside another one (an auto-tune's transfer): its own record and RunFinished; raises

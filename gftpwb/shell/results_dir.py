@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 
 from gftpwb import __version__
 from gftpwb.core.errors import BusyError, ResumeError, StorageError, UsageError
+from gftpwb.core.masking import mask, mask_text
 from gftpwb.core.plan import plan_fingerprint
 from gftpwb.core.records import FINAL_STATUSES, ResultRecord, latest_by_run
 from gftpwb.core.specs import RunSpec
@@ -107,12 +108,13 @@ def prepare(directory: str, scenario_text: str, specs: list[RunSpec], command: l
 
 
 def _prepare_files(directory: str, scenario_text: str, specs: list[RunSpec], command: list[str]) -> None:
-    _write(os.path.join(directory, "scenario.yaml"), scenario_text)
-    _write(os.path.join(directory, "plan.json"), json.dumps([asdict(s) for s in specs], indent=1) + "\n")
+    # Passwords in URLs are masked in everything kept here (gftpwb.core.masking).
+    _write(os.path.join(directory, "scenario.yaml"), mask_text(scenario_text))
+    _write(os.path.join(directory, "plan.json"), json.dumps(mask([asdict(s) for s in specs]), indent=1) + "\n")
     meta = {
         "gftpwb_version": __version__,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": command,
+        "command": mask(command),
         "controller": socket.gethostname(),
         "scenario": specs[0].scenario if specs else "",
         "plan_fingerprint": plan_fingerprint(specs),

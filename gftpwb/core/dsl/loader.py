@@ -14,6 +14,7 @@ from typing import Any
 
 from gftpwb.core.commands import COMMAND_ROLES
 from gftpwb.core.errors import Diagnostic, ScenarioError
+from gftpwb.core.limits import RUNS_VARIABLE, limits
 from gftpwb.core.registry import TestInput, registry
 from gftpwb.core.units import parse_duration
 
@@ -98,6 +99,8 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         errors.extend(_on_diagnostics(defaults["on"], ("defaults", "on"), known_hosts, pos, filename))
     first_seen: dict[str, int] = {}
     inputs = []
+    cap = limits()
+    total_runs = 0
     for index, raw in enumerate(data["tests"]):
         tid = raw["id"]
         line, col = pos.of_value(("tests", index, "id"))
@@ -109,16 +112,41 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         if "on" in raw:
             errors.extend(_on_diagnostics(raw["on"], ("tests", index, "on"), known_hosts, pos, filename))
         test = TestInput(raw=raw, merged=merged_test(defaults, raw), index=index, pos=pos, filename=filename)
-        for engine in registry().engines():
-            engine.check(test)
-        registry().kind(raw["kind"]).check(test)
+        runs = planned_runs(test.merged)
+        total_runs += runs
+        if runs > cap.runs:  # before the kind's checks, which may walk the matrix themselves
+            test.error(f"test '{tid}' plans {runs:,} runs (repeat x matrix cases x hosts), more than the limit of "
+                       f"{cap.runs:,}; run fewer, or raise the limit: {RUNS_VARIABLE}={runs}",
+                       "repeat" if "repeat" in raw else ("matrix" if "matrix" in raw else None))
+        else:
+            for engine in registry().engines():
+                engine.check(test)
+            registry().kind(raw["kind"]).check(test)
         errors.extend(test.errors)
         warnings.extend(test.warnings)
         errors.extend(command_diagnostics(raw, ("tests", index), pos, filename))
         inputs.append(test)
     errors.extend(command_diagnostics(defaults, ("defaults",), pos, filename))
     errors.extend(log_filename_diagnostics(data, pos, filename))
+    if total_runs > cap.runs and not errors:
+        line, col = pos.of_key(("tests",))
+        errors.append(Diagnostic(filename, line, col, f"the scenario plans {total_runs:,} runs, more than the limit "
+                                                      f"of {cap.runs:,}; run fewer, or raise the limit: "
+                                                      f"{RUNS_VARIABLE}={total_runs}"))
     return inputs, errors, warnings
+
+
+def planned_runs(test: dict[str, Any]) -> int:
+    """An upper bound of the runs a test plans, from the keys every kind spells the same way: its
+    ``repeat``, the product of its ``matrix`` lists and its hosts (``on``)."""
+    repeat = test.get("repeat", 1)
+    runs = repeat if isinstance(repeat, int) and not isinstance(repeat, bool) and repeat > 0 else 1
+    matrix = test.get("matrix")
+    for values in (matrix.values() if isinstance(matrix, dict) else ()):
+        if isinstance(values, list):
+            runs *= max(1, len(values))
+    on = test.get("on", LOCAL)
+    return runs * (len(on) if isinstance(on, list) and on else 1)
 
 
 def command_diagnostics(block: dict[str, Any], where: Path, pos: Positions, filename: str) -> list[Diagnostic]:

@@ -140,6 +140,9 @@ def load_yaml_with_positions(text: str, filename: str) -> tuple[Any, Positions, 
         raise ScenarioError([_too_deep(text, filename)]) from None
     except YAMLError as exc:  # pragma: no cover - ruamel raises marked errors for text input
         raise ScenarioError([Diagnostic(filename, 0, 0, f"YAML error: {exc}")]) from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        # ruamel's constructors raise these unmarked for explicitly tagged values (!!int x, !!bool x)
+        raise ScenarioError([_unconstructible(text, filename, exc)]) from None
     pos = Positions()
     pos.values[()] = (1, 1)
     try:
@@ -154,6 +157,31 @@ def line_column(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column of character ``offset`` in ``text``."""
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _unconstructible(text: str, filename: str, exc: Exception) -> Diagnostic:
+    """Where a value ruamel could not construct stands: the first explicitly tagged scalar that fails
+    on its own (found on the composed nodes, which ruamel builds without constructing them)."""
+    yaml = YAML(typ="rt")
+    message = f"YAML error: a value cannot be read as its tag says ({type(exc).__name__}: {exc})"
+    try:
+        stack = [yaml.compose(text)]
+    except (YAMLError, RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return Diagnostic(filename, 1, 1, message)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, MappingNode):
+            stack.extend(v for pair in reversed(node.value) for v in reversed(pair))
+        elif isinstance(node, SequenceNode):
+            stack.extend(reversed(node.value))
+        elif isinstance(node, ScalarNode) and text[node.start_mark.index:node.start_mark.index + 1] == "!":
+            try:
+                yaml.constructor.construct_object(node, deep=True)
+            except Exception as failed:  # ruamel raises anything here; we only locate it
+                mark = node.start_mark
+                return Diagnostic(filename, mark.line + 1, mark.column + 1,
+                                  f"YAML error: {node.value!r} cannot be read as {node.tag} ({failed})")
+    return Diagnostic(filename, 1, 1, message)
 
 
 def _too_deep(text: str, filename: str) -> Diagnostic:

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from gftpwb.core.errors import EXIT_OK, ScenarioError
+from gftpwb.core.masking import mask_text
 from gftpwb.core.plan import plan
 from gftpwb.core.registry import registry
 from gftpwb.shell import frontend
@@ -53,7 +54,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.dry_run:
         for spec in specs:
             limit = f"  # timeout {spec.timeout_s:g}s" if spec.timeout_s else ""
-            print("\n".join(registry().kind(spec.kind).describe(spec, limit)))
+            print(mask_text("\n".join(registry().kind(spec.kind).describe(spec, limit))))
         return EXIT_OK
     frontend.preflight(specs)
     directory = frontend.results_dir(scenario, args.results_base, results=args.results, resume=args.resume)
