@@ -1,8 +1,9 @@
 """How validation time grows with the number of tests (issue 17: 20,000 tests took 9-10 s).
 
-Writes scenarios of N guc tests and times `load_scenario` + `plan` in this process (median of
---repeat tries each), then prints seconds and microseconds per test; linear growth shows as a flat
-per-test figure. Run: .venv/bin/python bench/validate_scale.py [--sizes 2500,5000,10000,20000]
+Writes scenarios of N guc tests and times what `gftpwb validate` does (`load_scenario` + `plan`) in
+this process, median of --repeat tries, then microseconds per test (linear growth shows as a flat
+per-test figure); and, side by side, YAML loading alone on the libyaml fast path and on the ruamel
+path every file took before. Run: .venv/bin/python bench/validate_scale.py [--sizes 2500,...]
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import tempfile
 import time
 
 from gftpwb.core.dsl import yamlpos
-from gftpwb.core.dsl.diagnostics import schema_diagnostics
 from gftpwb.core.dsl.loader import load_scenario
 from gftpwb.core.plan import plan
 
@@ -27,32 +27,31 @@ def scenario_text(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def median_time(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="2500,5000,10000,20000")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    print(f"{'tests':>7} {'total s':>8} {'us/test':>8} {'yaml s':>7} {'schema s':>8} {'rest s':>7}")
+    print(f"{'tests':>7} {'validate s':>10} {'us/test':>8} {'yaml (libyaml) s':>16} {'yaml (ruamel) s':>15}")
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(x) for x in args.sizes.split(",")):
             path = os.path.join(tmp, f"s{n}.yaml")
             text = scenario_text(n)
             with open(path, "w") as handle:
                 handle.write(text)
-            totals, yamls, schemas = [], [], []
-            for _ in range(args.repeat):
-                t0 = time.perf_counter()
-                data, pos, _ = yamlpos.load_yaml_with_positions(text, path)
-                t1 = time.perf_counter()
-                schema_diagnostics(data, pos, path)
-                t2 = time.perf_counter()
-                yamls.append(t1 - t0)
-                schemas.append(t2 - t1)
-                t0 = time.perf_counter()
-                assert len(plan(load_scenario(path))) == n
-                totals.append(time.perf_counter() - t0)
-            total, y, s = statistics.median(totals), statistics.median(yamls), statistics.median(schemas)
-            print(f"{n:>7} {total:>8.2f} {total / n * 1e6:>8.0f} {y:>7.2f} {s:>8.2f} {total - y - s:>7.2f}")
+            total = median_time(lambda path=path, n=n: len(plan(load_scenario(path))) == n or exit(1), args.repeat)
+            fast = median_time(lambda text=text, path=path: yamlpos.load_yaml_with_positions(text, path), args.repeat)
+            slow = median_time(lambda text=text, path=path: yamlpos.ruamel_load(text, path, 10**9), args.repeat)
+            print(f"{n:>7} {total:>10.2f} {total / n * 1e6:>8.0f} {fast:>16.2f} {slow:>15.2f}")
 
 
 if __name__ == "__main__":

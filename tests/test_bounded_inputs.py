@@ -12,11 +12,13 @@ import time
 
 import pytest
 from clihelp import gftpwb
+from conftest import ROOT
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from gftpwb.core.dsl.fastyaml import fast_load
 from gftpwb.core.dsl.loader import load_scenario_text
-from gftpwb.core.dsl.yamlpos import MAX_NESTING
+from gftpwb.core.dsl.yamlpos import MAX_NESTING, MIN_VALUE_BUDGET, ruamel_load
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.masking import mask, mask_text
 from gftpwb.core.plan import plan
@@ -143,9 +145,10 @@ SEEDS = [GUC + "    options: {length: 1M, parallel: 4}\n    repeat: 2\n    timeo
          "    threads: 4\n    files: 10\n",
          "version: 1\nname: a\ndefaults: &d {source: 'ftp://h/dev/zero', target: 'file:///dev/null'}\n"
          "tests:\n  - {id: x, kind: guc, <<: *d}\n"]
-PIECES = ["\x00", "\x01", "\t", "\n", " ", "  ", "- ", ": ", "[", "]", "{", "}", "&a ", "*a", "*b", "!!str ", "!!int ",
-          "!!float ", ".nan", ".inf", "1e308", "-1", "0", "4096.0", "99999999999999999999", "'", '"', "#", "%YAML 1.2\n",
-          "---\n", "...\n", "<<: ", "\xe9", "\ufeff", "\u2028", "ftp://u:p@h/", "\\", "|\n", ">\n", "? "]
+PIECES = ["\x00", "\x01", "\t", "\n", " ", "  ", "- ", ": ", "[", "]", "{", "}", "&a ", "*a", "*b", "!!str ",
+          "!!int ", "!!float ", ".nan", ".inf", "1e308", "-1", "0", "4096.0", "99999999999999999999", "'", '"', "#",
+          "%YAML 1.2\n", "---\n", "...\n", "<<: ", "\xe9", "\ufeff", "\u2028", "ftp://u:p@h/", "\\", "|\n", ">\n",
+          "? ", "\r\n", "on", "yes", "0o17", "0x1F", "1_000", "~", "null", "true", "1", "2024-01-01", ",", "%"]
 
 
 def mutate(text: str, edits: list[tuple[int, int, int]]) -> str:
@@ -170,3 +173,29 @@ def test_fuzzed_scenarios_load_or_fail_with_a_position(base, edits):
             assert diagnostic.file == "f.yaml" and diagnostic.line >= 1, (text, str(diagnostic))
         return
     assert len(plan(scenario)) >= 1
+
+
+@seed(FUZZ_SEED)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(base=st.sampled_from(SEEDS),
+       edits=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 1_000), st.integers(0, 3)), max_size=6))
+def test_the_fast_yaml_path_reads_what_ruamel_reads(base, edits):
+    """libyaml's path (fastyaml) takes a file only if ruamel reads it to the same data and positions."""
+    print(f"fuzz seed {FUZZ_SEED} (GFTPWB_FUZZ_SEED={FUZZ_SEED} repeats this run)")
+    text = mutate(base, edits)
+    fast = fast_load(text, MIN_VALUE_BUDGET, MAX_NESTING)
+    if fast is None:
+        return
+    data, values, keys = fast
+    slow, pos, _ = ruamel_load(text, "f.yaml", MIN_VALUE_BUDGET)  # raises if ruamel refuses what libyaml took
+    assert data == slow and type(data) is type(slow)
+    assert {k: v for k, v in pos.values.items() if k} == values and pos.keys == keys
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "scenarios").glob("*.yaml")))
+def test_the_fast_yaml_path_reads_the_example_scenarios_as_ruamel_does(name):
+    text = (ROOT / "scenarios" / name).read_text()
+    fast = fast_load(text, MIN_VALUE_BUDGET, MAX_NESTING)
+    slow, pos, _ = ruamel_load(text, name, MIN_VALUE_BUDGET)
+    if fast is not None:
+        assert fast[0] == slow and fast[1] == {k: v for k, v in pos.values.items() if k} and fast[2] == pos.keys

@@ -404,7 +404,7 @@ def test_a_remote_host_without_guc_names_guc_not_stdbuf(netlab, tmp_path):
 def test_a_revoked_host_key_wins_over_accept_new_host_keys(netlab, tmp_path):
     status = netlab.status()
     h1 = status["hosts"][0]
-    lab_keys = open(status["known_hosts"]).read().splitlines()
+    lab_keys = Path(status["known_hosts"]).read_text().splitlines()
     h1_key = next(line for line in lab_keys if line.split()[0].split(",")[0].strip("[]").split("]")[0]
                   == h1["address"])
     revoked = tmp_path / "known_hosts"

@@ -23,6 +23,8 @@ from ruamel.yaml.reader import ReaderError
 
 from gftpwb.core.errors import Diagnostic, ScenarioError
 
+from .fastyaml import fast_load
+
 Path = tuple[str | int, ...]
 
 # Bounds on what a file may make us build (issue 17): no scenario nests deeper than a dozen levels,
@@ -120,8 +122,22 @@ def load_yaml_with_positions(text: str, filename: str) -> tuple[Any, Positions, 
     """Parse ``text`` and return (plain data, positions, round-trip tree).
 
     Syntax errors and duplicate keys raise ScenarioError with the file position ruamel reports.
-    The round-trip tree is returned so converters can keep comments when they rewrite a file.
+    The round-trip tree is returned so converters can keep comments when they rewrite a file; it is
+    None when the file took the fast path (:mod:`.fastyaml`), which most scenarios do.
     """
+    budget = max(MIN_VALUE_BUDGET, 20 * len(text))
+    fast = fast_load(text, budget, MAX_NESTING)
+    if fast is not None:
+        data, values, keys = fast
+        pos = Positions(values=values, keys=keys)
+        pos.values[()] = (1, 1)
+        return data, pos, None
+    return ruamel_load(text, filename, budget)
+
+
+def ruamel_load(text: str, filename: str, budget: int) -> tuple[Any, Positions, Any]:
+    """The ruamel path of :func:`load_yaml_with_positions`: every file the fast path does not take,
+    and every error's message and position."""
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:
@@ -146,7 +162,7 @@ def load_yaml_with_positions(text: str, filename: str) -> tuple[Any, Positions, 
     pos = Positions()
     pos.values[()] = (1, 1)
     try:
-        data = _Plain(pos, max(MIN_VALUE_BUDGET, 20 * len(text)))(tree, ())
+        data = _Plain(pos, budget)(tree, ())
     except _Limit as exc:
         line, col = pos.of_value(exc.path)
         raise ScenarioError([Diagnostic(filename, line, col, exc.message)]) from None
