@@ -10,10 +10,17 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Property tests share this machine with real-server tests and other work: a slow example is load, not
+# a defect, so hypothesis's timing health check and per-example deadline are off everywhere. Each
+# test's own max_examples bounds its time; hypothesis prints the seed of any failure to reproduce it.
+settings.register_profile("gftpwb", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("gftpwb")
 
 _skipped: list[str] = []
 

@@ -102,7 +102,8 @@ def test_run_caps_have_a_clear_error_and_a_way_up(monkeypatch):
     started = time.monotonic()
     (error,) = errors_of(GUC + "    repeat: 30000000\n")
     assert time.monotonic() - started < 10
-    assert error == ("f.yaml:8:13: test 't' plans 30,000,000 runs (repeat x matrix cases x hosts), more than the "
+    assert error == ("f.yaml:8:13: test 't' plans 30,000,000 runs (repeat x copies x matrix cases x hosts x loops), "
+                     "more than the "
                      "limit of 100,000; run fewer, or raise the limit: GFTPWB_MAX_RUNS=30000000")
     (error,) = errors_of(GUC + "    matrix: {parallel: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}\n    repeat: 20000\n")
     assert "plans 200,000 runs" in error
@@ -199,3 +200,9 @@ def test_the_fast_yaml_path_reads_the_example_scenarios_as_ruamel_does(name):
     slow, pos, _ = ruamel_load(text, name, MIN_VALUE_BUDGET)
     if fast is not None:
         assert fast[0] == slow and fast[1] == {k: v for k, v in pos.values.items() if k} and fast[2] == pos.keys
+
+
+def test_copies_and_loops_count_against_the_cap(monkeypatch):
+    monkeypatch.setenv("GFTPWB_MAX_RUNS", "1000")
+    (error,) = errors_of(GUC.replace("tests:", "loops: 100\ntests:") + "    concurrency: 4\n    repeat: 3\n")
+    assert "plans 1,200 runs" in error and "GFTPWB_MAX_RUNS=1200" in error

@@ -86,7 +86,8 @@ def test_unknown_top_level_key_lists_allowed():
         tests: [{id: a, kind: guc, source: x, target: y}]
     """)
     assert len(errs) == 1
-    assert errs[0].startswith("s.yaml:3:1: unknown key 'zzz' in scenario; allowed: defaults, description")
+    assert errs[0].startswith("s.yaml:3:1: unknown key 'zzz' in scenario; allowed: concurrent_tests, defaults, "
+                              "description")
 
 
 def test_wrong_types_are_named():

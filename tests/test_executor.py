@@ -143,7 +143,12 @@ async def test_local_children_carry_the_watchdog_token(tmp_path):
     token = owner_env()[watchdog.ENV_NAME]
     proc = await LocalTransport().start(["sleep", "30"])
     try:
+        for _ in range(50):  # /proc shows the new environment once exec is through
+            if proc.pid in watchdog.owned_pids(token):
+                break
+            await asyncio.sleep(0.05)
         assert proc.pid in watchdog.owned_pids(token)
+        assert owner_env()[watchdog.ENV_NAME] == token  # one watchdog per gftpwb process
     finally:
         await proc.stop(0.5)
     assert proc.pid not in watchdog.owned_pids(token)

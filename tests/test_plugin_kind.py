@@ -79,7 +79,8 @@ def test_validation_uses_its_schema_fragment_and_its_checks(nap_kind):
     with pytest.raises(ScenarioError) as bad:
         load_scenario_text(SCENARIO.replace("seconds: 0.05", "seconds: 0.05\n    snooze: 3"), "n.yaml")
     assert [str(d) for d in bad.value.diagnostics] == [
-        "n.yaml:7:5: unknown key 'snooze' in tests[0]; allowed: description, id, kind, on, repeat, seconds"]
+        "n.yaml:7:5: unknown key 'snooze' in tests[0]; allowed: concurrency, delay, description, id, kind, needs, "
+        "on, repeat, seconds"]
     with pytest.raises(ScenarioError) as bad:
         load_scenario_text(SCENARIO.replace("seconds: 0.05", "seconds: 11"), "n.yaml")
     assert [str(d) for d in bad.value.diagnostics] == ["n.yaml:6:14: test 'short': a nap of 11 s is too long "
@@ -114,6 +115,26 @@ def test_a_headless_run_journals_reports_and_feeds_its_consumer(nap_kind):
     assert (results / "naps.txt").read_text() == "short/0 passed\nshort/1 passed\n"
     assert sorted(p.name for p in results.glob("*.log")) == ["naps_#001_000.log"]  # naps write no tag logs
     assert [s["kind"] for s in json.loads((results / "plan.json").read_text())] == ["nap", "nap", "guc"]
+
+
+def test_the_harness_runs_its_copies_loops_and_needs_without_it_knowing(nap_kind):
+    text = SCENARIO.replace("name: naps\n", "name: naps\nloops: 2\n").replace("seconds: 0.05", "seconds: 0.5").replace(
+        "    repeat: 2\n", "    repeat: 1\n    concurrency: 3\n    delay: {uniform: [0s, 0.05s]}\n").replace(
+        "    engine: simulated\n", "    engine: simulated\n    needs: short\n")
+    results = nap_kind / "out"
+    out = gftpwb("run", write(nap_kind, text), "--results", str(results), "--progress", "never")
+    assert out.returncode == 0, out.stdout + out.stderr
+    records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["run_id"] for r in records) == sorted(
+        [f"loop{n}/short/0#{c}" for n in (0, 1) for c in range(3)] + ["loop0/sim/0", "loop1/sim/0"])
+    naps = [r for r in records if r["kind"] == "nap"]
+    assert all(r["status"] == "passed" and r["details"]["copies"] == 3 for r in naps)
+    by_loop = {n: [r for r in naps if r["details"]["loop"] == n] for n in (0, 1)}
+    for loop, copies in by_loop.items():  # the copies of a pass slept at the same time
+        assert max(r["started_at"] for r in copies) < min(r["ended_at"] for r in copies), loop
+    lines = (results / "aggregates.jsonl").read_text().splitlines()
+    assert [json.loads(line)["group"] for line in lines] == ["loop0/short/0", "loop1/short/0"]
+    assert "  ×3 loop0/short/0: 3/3 passed" in out.stdout
 
 
 async def test_its_tests_are_rows_of_the_tui(nap_kind):

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft7Validator
 
+from gftpwb.core.dsl.keys import HARNESS_TEST_KEYS
 from gftpwb.core.dsl.loader import load_scenario
-from gftpwb.core.dsl.model import Scenario
+from gftpwb.core.dsl.model import Scenario, TestSchedule
 from gftpwb.core.dsl.schema import build_schema, render_schema
 from gftpwb.kinds.autotune.model import AutotuneTest
 from gftpwb.kinds.gfapi.model import GfapiTest
@@ -55,7 +56,14 @@ def test_every_property_has_a_description_and_objects_are_closed():
 
 
 def _model_keys(cls) -> set[str]:
-    return {f.metadata.get("key", f.name) for f in fields(cls) if not f.metadata.get("derived")}
+    """The DSL keys a kind's test model takes, plus those every test has that TestSchedule models
+    (needs, concurrency, delay: the harness's, not the kind's)."""
+    own = {f.metadata.get("key", f.name) for f in fields(cls) if not f.metadata.get("derived")}
+    return own | ({f.name for f in fields(TestSchedule)} if cls is not Scenario else set())
+
+
+def test_test_schedule_models_exactly_the_harness_keys():
+    assert {f.name for f in fields(TestSchedule)} == set(HARNESS_TEST_KEYS)
 
 
 def test_model_and_schema_name_the_same_keys():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from .harness.aggregate import CopiesAggregate
 from .records import ResultRecord, Summary
 from .specs import RunSpec
 
@@ -29,6 +30,25 @@ class ScenarioStarted(Event):
     results_dir: str
     plan: tuple[RunSpec, ...]
     skipped_run_ids: frozenset[str] = frozenset()  # already done in an earlier, resumed attempt
+
+
+@dataclass(frozen=True)
+class RunDelayed(Event):
+    """A run waits ``delay_s`` (its ``delay:``) before it starts; RunStarted follows, or RunFinished
+    if it is stopped while waiting."""
+
+    spec: RunSpec
+    delay_s: float
+
+
+@dataclass(frozen=True)
+class CopiesFinished(Event):
+    """Every copy of a run (a test's ``concurrency``) in this attempt has its RunFinished; ``aggregate``
+    is None when some copy has no final record (interrupted: ``--resume`` runs it again)."""
+
+    group: str
+    run_ids: tuple[str, ...]
+    aggregate: CopiesAggregate | None
 
 
 @dataclass(frozen=True)

@@ -15,32 +15,32 @@ from dataclasses import asdict
 from typing import Any
 
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
-from gftpwb.core.errors import UsageError
+from gftpwb.core.harness.instances import Plan
+from gftpwb.core.harness.select import Selection
 from gftpwb.core.masking import mask
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
 
 
-def plan(scenario: Scenario, only: Iterable[str] = ()) -> list[RunSpec]:
-    """Run specs for the whole scenario, or for the tests named in ``only`` (in scenario order).
+def plan(scenario: Scenario, only: Iterable[str] = (), where: Iterable[str] = ()) -> Plan:
+    """Run specs for the whole scenario, or for what ``only`` (``test`` or ``test[case]``) and ``where``
+    (``parameter=value``) select, in scenario order; loops and copies added (:mod:`gftpwb.core.harness`).
 
     Case numbers count over every test, selected or not, so tag log names stay the same with
     ``--only``; each kind's planner says how many cases its test takes.
     """
-    wanted = set(only)
-    unknown = wanted - {t.id for t in scenario.tests}
-    if unknown:
-        have = ", ".join(t.id for t in scenario.tests)
-        raise UsageError(f"unknown test id {', '.join(sorted(repr(u) for u in unknown))}; "
-                         f"{scenario.name} has: {have}")
+    selection = Selection.parse(only, where, [t.id for t in scenario.tests], scenario.name)
     specs: list[RunSpec] = []
+    considered: list[RunSpec] = []
     case = 0
     for test in scenario.tests:
         test_specs, cases = registry().kind(test.kind).plan(scenario, test, case)
-        if not wanted or test.id in wanted:
-            specs.extend(test_specs)
+        if selection.wants_test(test.id):
+            considered.extend(test_specs)
+            specs.extend(selection.pick(test.id, test_specs, case, cases))
         case += cases
-    return specs
+    selection.check_where(considered, len(specs))
+    return Plan(scenario, specs)
 
 
 def matrix_points(test: Any) -> list[dict[str, object]]:
@@ -80,13 +80,22 @@ def log_name_for(test: Any, variant: int, repeat: int) -> str:
     return stem if test.repeat == 1 else f"{stem}_{repeat:03d}"
 
 
-def plan_fingerprint(specs: list[RunSpec]) -> str:
+def plan_fingerprint(specs: Iterable[RunSpec]) -> str:
     """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan.
     Passwords in URLs are masked first: a hash is no place for them either (and a new password
     does not make another plan)."""
     payload = [[s.run_id, list(s.argv), s.host, s.timeout_s, s.params, s.engine,
                 asdict(s.link) if s.link else None] + ([s.group] if s.group else []) + _extras(s) for s in specs]
     return hashlib.sha256(json.dumps(mask(payload), sort_keys=True).encode()).hexdigest()
+
+
+def spec_json(spec: RunSpec) -> dict[str, object]:
+    """A spec as ``plan.json`` lists it; ``harness`` only when the spec has one (so plans of
+    scenarios without harness features read as they always did)."""
+    data = asdict(spec)
+    if spec.harness is None:
+        del data["harness"]
+    return data
 
 
 def _extras(spec: RunSpec) -> list[object]:
@@ -96,4 +105,6 @@ def _extras(spec: RunSpec) -> list[object]:
               (("pre", spec.pre), ("post", spec.post), ("comment_command", spec.comment_command)) if command}
     if spec.log_name:
         extras["log_name"] = spec.log_name
+    if spec.delay_s:
+        extras["delay_s"] = spec.delay_s
     return [extras] if extras else []

@@ -83,8 +83,12 @@ def attribute_interruption(record: ResultRecord, stopped_by: str) -> None:
         return
     record.details["interrupted_by"] = stopped_by
     text = STOPPED_BY_TEXT.get(stopped_by, f"interrupted by {stopped_by}")
-    record.error = _USER_INTERRUPT.sub(text, record.error, count=1) if _USER_INTERRUPT.search(record.error) \
-        else (f"{text}: {record.error}" if record.error else text)
+    if _USER_INTERRUPT.search(record.error):
+        record.error = _USER_INTERRUPT.sub(text, record.error, count=1)
+    elif not record.error:
+        record.error = text
+    elif stopped_by != "SIGINT":  # a runner's own wording ("stopped during its delay"): add the cause
+        record.error = f"{record.error} ({text})"
 
 
 def bound_output(text: str, limit: int = OUTPUT_LIMIT) -> str:

@@ -64,3 +64,16 @@ class RunContext(Protocol):
 
 
 Runner = Callable[[RunContext, RunSpec], Awaitable[ResultRecord]]
+
+
+class Service(Protocol):
+    """Something that runs alongside a whole scenario run rather than inside one run: the seam for
+    polled monitors (issue 13, second milestone) and tracing. The session starts every service
+    after the bus, the journal and the host transports are wired and before the first run, with
+    the executor as its context (``publish``, ``transport_for``, ``stopping``) and the results
+    directory (None when there is none); it stops them after the last run, before the transports
+    close, also when the run was interrupted or failed."""
+
+    async def start(self, ctx: RunContext, results_dir: str | None) -> None: ...
+
+    async def stop(self) -> None: ...

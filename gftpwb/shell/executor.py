@@ -1,13 +1,15 @@
-"""The executor: runs planned specs one after another and publishes what happens.
+"""The executor: runs planned specs and publishes what happens.
 
-It owns the clocks (a monotonic clock for durations, UTC wall time for timestamps), timeouts and
-cancellation; kinds own the meaning of the output. Every run ends in exactly one RunFinished
-event, including runs that time out, fail to start or are interrupted by Ctrl-C, so the journal
-always holds a record of the run in flight.
+It owns the clocks (a monotonic clock for durations, UTC wall time for timestamps), delays,
+timeouts and cancellation; kinds own the meaning of the output. Every run that starts (or waits for
+its delay) ends in exactly one RunFinished event, including runs that time out, fail to start or are
+interrupted by Ctrl-C, so the journal always holds a record of every run in flight.
 
-Specs that share a non-empty ``group`` (the same run of a test on several hosts, ``on: [a, b]``)
-run at the same time: the executor connects to their hosts first (``transport.prepare()``), then
-starts them together and waits for all before the next run or group.
+*When* runs start is the scheduler's (:mod:`gftpwb.shell.scheduler`): tests in plan order, one at a
+time unless ``concurrent_tests`` allows more, each after the tests it ``needs``. Specs that share a
+non-empty ``group`` (the same run of a test on several hosts, ``on: [a, b]``, and the copies of a run,
+``concurrency: N``) form a batch and run at the same time: the executor connects to their hosts first
+(``transport.prepare()``), then starts them together, each after its own delay, and waits for all.
 
 How a run of a given kind is carried out is that kind's *runner* (the registry names it; see
 :mod:`gftpwb.shell.context`); the executor is the :class:`~gftpwb.shell.context.RunContext` it gets,
@@ -18,35 +20,29 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from gftpwb.core.bus import EventBus
-from gftpwb.core.events import Event, RunFinished, ScenarioFinished, ScenarioStarted
+from gftpwb.core.events import Event, RunDelayed, RunFinished, ScenarioFinished, ScenarioStarted
+from gftpwb.core.harness.agenda import Schedule
 from gftpwb.core.masking import mask
-from gftpwb.core.records import INTERRUPTED, ResultRecord, Summary, attribute_interruption
+from gftpwb.core.records import FINAL_STATUSES, INTERRUPTED, ResultRecord, Summary, attribute_interruption
 from gftpwb.core.registry import registry
 from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import Transport
 
 from .context import Interrupted, Runner, utc_now_iso
+from .scheduler import Scheduler, batches
 from .transports.local import LocalTransport
 
-
-def batches(specs: list[RunSpec]) -> list[list[RunSpec]]:
-    """Consecutive specs of one non-empty group form a batch; every other spec is a batch alone."""
-    out: list[list[RunSpec]] = []
-    for spec in specs:
-        if out and spec.group and out[-1][0].group == spec.group:
-            out[-1].append(spec)
-        else:
-            out.append([spec])
-    return out
+__all__ = ["Executor", "batches"]
 
 
 class Executor:
-    """Runs specs (or groups of them) one after another; ``stop()`` (wired to Ctrl-C) interrupts
-    the runs in flight. ``runners`` replaces the registry's runner of some kinds (tests, benches)."""
+    """Runs specs, batch by batch, as the scheduler starts them; ``stop()`` (wired to Ctrl-C)
+    interrupts every run in flight. ``runners`` replaces the registry's runner of some kinds (tests,
+    benches)."""
 
     def __init__(self, bus: EventBus, transport_for: Callable[[str], Transport] | None = None,
                  *, kill_grace_s: float = 2.0, unbuffer: bool | None = None,
@@ -60,8 +56,7 @@ class Executor:
         self.runners = dict(runners or {})
         self._stopping = False
         self.stopped_by = ""  # what stop() was told stopped us: "SIGINT", "SIGTERM", "SIGHUP", "" (a front end)
-        self._current: set[asyncio.Task[ResultRecord]] = set()
-        self._finished: list[ResultRecord] = []  # records of the batch in flight, as published
+        self._current: set[asyncio.Task[ResultRecord]] = set()  # runs in flight, of every batch
         # Final records of earlier attempts (--resume), including runs a runner started itself (an
         # auto-tune's transfers): a runner that decides its own runs replays them from here.
         self.history: list[ResultRecord] = []
@@ -93,56 +88,66 @@ class Executor:
             if not task.done():
                 task.cancel()
 
-    async def run(self, specs: list[RunSpec], *, results_dir: str, scenario: str,
-                  done: frozenset[str] = frozenset(), earlier: list[ResultRecord] | None = None) -> Summary:
-        """Run every spec whose id is not in ``done``; ``earlier`` records count in the summary."""
+    async def run(self, specs: Sequence[RunSpec], *, results_dir: str, scenario: str,
+                  done: frozenset[str] = frozenset(), earlier: list[ResultRecord] | None = None,
+                  schedule: Schedule | None = None) -> Summary:
+        """Run every spec whose id is not in ``done``; ``earlier`` records count in the summary.
+        ``schedule`` says which tests need which and how many may run at once (default: none, one)."""
         self.publish(ScenarioStarted(scenario=scenario, results_dir=results_dir, plan=tuple(specs),
                                      skipped_run_ids=done))
         self.history = list(earlier or [])
         planned = {s.run_id for s in specs}
         records = [r for r in self.history if r.run_id in planned]
-        for batch in batches([s for s in specs if s.run_id not in done]):
-            if self._stopping:
-                break
-            if len(batch) > 1:
-                await self._prepare(batch)
-                if self._stopping:
-                    break
-            self._finished = []
-            tasks = [asyncio.create_task(self.run_one(spec)) for spec in batch]
-            self._current = set(tasks)
-            try:
-                await asyncio.wait(tasks)
-            except asyncio.CancelledError:  # cancelled from outside: let every run record itself
-                for task in tasks:
-                    task.cancel()
-                await asyncio.wait(tasks)
-                raise
-            finally:
-                self._current = set()
-            # The records published, not the tasks' results: a task stopped before its runner began
-            # has none (nothing ran), and one stopped while publishing its record ends cancelled.
-            records.extend(self._finished)
-            for task in tasks:
-                if task.cancelled():
-                    if not self._stopping:
-                        raise asyncio.CancelledError
-                elif task.exception() is not None:
-                    raise task.exception()  # type: ignore[misc]
+        final = {r.run_id: r for r in records if r.status in FINAL_STATUSES}
+        scheduler = Scheduler(self, specs, schedule or Schedule(), done, final)
+        records.extend(await scheduler.run())
         summary = Summary.of(records, planned=len(specs), interrupted=self._stopping, results_dir=results_dir,
                              stopped_by=self.stopped_by)
         self.publish(ScenarioFinished(summary=summary))
         return summary
+
+    async def run_batch(self, batch: list[RunSpec]) -> list[ResultRecord]:
+        """Run the specs of one batch at the same time (after connecting to their hosts) and return
+        their records; a stop interrupts them all."""
+        if len(batch) > 1:
+            await self._prepare(batch)
+            if self._stopping:  # stopped while connecting: these runs never started
+                return []
+        published: list[ResultRecord] = []
+        tasks = [asyncio.create_task(self.run_one(spec, published)) for spec in batch]
+        self._current.update(tasks)
+        try:
+            await asyncio.wait(tasks)
+        except asyncio.CancelledError:  # cancelled from outside: let every run record itself
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks)
+            raise
+        finally:
+            self._current.difference_update(tasks)
+        # The records published, not the tasks' results: a task stopped before its runner began has
+        # none (nothing ran), and one stopped while publishing its record ends cancelled.
+        for task in tasks:
+            if task.cancelled():
+                if not self._stopping:
+                    raise asyncio.CancelledError
+            elif task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+        order = {spec.run_id: index for index, spec in enumerate(batch)}
+        return sorted(published, key=lambda record: order.get(record.run_id, len(order)))
 
     async def _prepare(self, batch: list[RunSpec]) -> None:
         """Connect to every host of a group before any of its runs starts (errors surface at start)."""
         transports = {id(t): t for t in (self.transport_for(s.host) for s in batch)}.values()
         await asyncio.gather(*(t.prepare() for t in transports), return_exceptions=True)
 
-    async def run_one(self, spec: RunSpec) -> ResultRecord:
-        """Run one spec with the runner of its kind and publish its record."""
+    async def run_one(self, spec: RunSpec, published: list[ResultRecord] | None = None) -> ResultRecord:
+        """Run one spec (after its delay) with the runner of its kind and publish its record (also
+        appended to ``published``)."""
         runner = self.runner_for(spec.kind)
         try:
+            if spec.delay_s > 0:
+                await self._delay(spec)
             record = await runner(self, spec)
         except (Interrupted, asyncio.CancelledError) as exc:
             # A runner that let the cancellation through without recording the run gets a record here,
@@ -150,19 +155,33 @@ class Executor:
             record = exc.record if isinstance(exc, Interrupted) else \
                 record_for(spec, INTERRUPTED, ended_at=utc_now_iso(), error="interrupted by the user (Ctrl-C)")
             attribute_interruption(record, self.stopped_by)
-            self._finish(record)
+            record = self._finish(record, published)
             task = asyncio.current_task()
             if not self._stopping or task is None:
                 raise asyncio.CancelledError from None  # cancelled from outside: keep cancelling
             task.uncancel()  # our own stop(): the interruption is recorded, not propagated
             return record
-        self._finish(record)
-        return record
+        return self._finish(record, published)
 
-    def _finish(self, record: ResultRecord) -> None:
+    def _finish(self, record: ResultRecord, published: list[ResultRecord] | None) -> ResultRecord:
+        """Publish a run's RunFinished (the journal, first subscriber, has it on disk after this);
+        returns the record as published (passwords masked)."""
         event = mask(RunFinished(record=record))
-        self.bus.publish(event)  # the journal, first subscriber, has it on disk now
-        self._finished.append(event.record)
+        self.bus.publish(event)
+        if published is not None:
+            published.append(event.record)
+        return event.record
+
+    async def _delay(self, spec: RunSpec) -> None:
+        """Wait the run's delay; a stop while waiting records the run as interrupted (never started)."""
+        self.publish(RunDelayed(spec=spec, delay_s=spec.delay_s))
+        started_at = utc_now_iso()
+        try:
+            await asyncio.sleep(spec.delay_s)
+        except asyncio.CancelledError:
+            raise Interrupted(record_for(spec, INTERRUPTED, started_at=started_at, ended_at=utc_now_iso(),
+                                         error=f"stopped during its {spec.delay_s:g}s delay, before it "
+                                               "started")) from None
 
     async def run_child(self, spec: RunSpec) -> ResultRecord:
         """A run inside another one (an auto-tune's transfer): its own record and RunFinished; raises

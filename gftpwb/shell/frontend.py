@@ -14,8 +14,9 @@ A front end adds only what it shows (console, screens) and how it is asked (argu
 
 from __future__ import annotations
 
+import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from gftpwb.core.dsl.model import LOCAL, Scenario
@@ -37,16 +38,35 @@ if TYPE_CHECKING:
     from .session import Outcome, RunRequest
 
 
-def load(path: str) -> Scenario:
+def load(path: str, overrides: Mapping[str, str] | None = None,
+         environ: Mapping[str, str] | None = None) -> Scenario:
     """A scenario file, or a tgftp batchfile imported on the fly (``gftpwb run tests.csv``); read once,
-    and at most :data:`~gftpwb.core.dsl.loader.MAX_SCENARIO_BYTES`."""
+    and at most :data:`~gftpwb.core.dsl.loader.MAX_SCENARIO_BYTES` (``validate /dev/zero``).
+
+    A scenario's variables take their values from ``overrides`` (``--set``) and the ``GFTPWB_VAR_*``
+    entries of ``environ`` (default: this process's environment); a batchfile has no variables.
+    """
     from gftpwb.core.dsl.loader import decode_source, load_scenario_text, read_source
     from gftpwb.migrate_cli import is_batchfile, load_scenario_or_batchfile
 
     data = read_source(path)
     if is_batchfile(path, data.decode("utf-8", "replace")):
+        if overrides:
+            raise UsageError(f"--set: {path} is a tgftp batchfile, which has no variables")
         return load_scenario_or_batchfile(path)
-    return load_scenario_text(decode_source(data, path), path)
+    return load_scenario_text(decode_source(data, path), path, overrides=overrides,
+                              environ=os.environ if environ is None else environ)
+
+
+def parse_assignments(items: Sequence[str]) -> dict[str, str]:
+    """``--set name=value`` arguments as a mapping (a later one wins)."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--set {item!r}: write name=value")
+        out[name.strip()] = value
+    return out
 
 
 def preflight(specs: Sequence[RunSpec]) -> None:
@@ -75,10 +95,13 @@ def results_dir(scenario: Scenario, base: str = rd.DEFAULT_BASE, *, results: str
 
 
 def repeat_command(scenario_path: str, results: str, *, only: Sequence[str] = (),
-                   accept_new_host_keys: bool = False) -> list[str]:
+                   accept_new_host_keys: bool = False, where: Sequence[str] = (),
+                   overrides: Mapping[str, str] | None = None) -> list[str]:
     """The headless command that repeats a run (recorded in meta.json and the tag logs of runs that
     were not started by a command line of their own, such as the TUI's)."""
-    return ["gftpwb", "run", scenario_path, *(["--only", ",".join(only)] if only else []), "--results", results,
+    sets = [arg for name, value in (overrides or {}).items() for arg in ("--set", f"{name}={value}")]
+    return ["gftpwb", "run", scenario_path, *(["--only", ",".join(only)] if only else []),
+            *(arg for condition in where for arg in ("--where", condition)), *sets, "--results", results,
             *(["--accept-new-host-keys"] if accept_new_host_keys else [])]
 
 

@@ -20,13 +20,14 @@ import json
 import os
 import shlex
 import socket
-from dataclasses import asdict
+from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from gftpwb import __version__
 from gftpwb.core.errors import BusyError, ResumeError, StorageError, UsageError
 from gftpwb.core.masking import mask, mask_text
-from gftpwb.core.plan import plan_fingerprint
+from gftpwb.core.plan import plan_fingerprint, spec_json
 from gftpwb.core.records import FINAL_STATUSES, ResultRecord, latest_by_run
 from gftpwb.core.specs import RunSpec
 from gftpwb.shell.files import atomic_write
@@ -91,7 +92,8 @@ def new_results_dir(base: str, scenario: str, now: datetime | None = None) -> st
     return candidate
 
 
-def prepare(directory: str, scenario_text: str, specs: list[RunSpec], command: list[str]) -> None:
+def prepare(directory: str, scenario_text: str, specs: Sequence[RunSpec], command: list[str],
+            meta_extra: dict[str, Any] | None = None) -> None:
     """Create a fresh results directory; refuse one that already holds results."""
     if os.path.exists(os.path.join(directory, JOURNAL_NAME)):
         raise UsageError(f"{directory} already holds results; use --resume to continue it or choose another "
@@ -101,16 +103,17 @@ def prepare(directory: str, scenario_text: str, specs: list[RunSpec], command: l
     except OSError as exc:
         raise UsageError(f"cannot create results directory {directory}: {exc.strerror or exc}") from None
     try:
-        _prepare_files(directory, scenario_text, specs, command)
+        _prepare_files(directory, scenario_text, specs, command, meta_extra)
     except OSError as exc:
         raise StorageError(f"cannot write {exc.filename or directory}: {exc.strerror or exc}; nothing was "
                            "run") from None
 
 
-def _prepare_files(directory: str, scenario_text: str, specs: list[RunSpec], command: list[str]) -> None:
+def _prepare_files(directory: str, scenario_text: str, specs: Sequence[RunSpec], command: list[str],
+                   meta_extra: dict[str, Any] | None) -> None:
     # Passwords in URLs are masked in everything kept here (gftpwb.core.masking).
     _write(os.path.join(directory, "scenario.yaml"), mask_text(scenario_text))
-    _write(os.path.join(directory, "plan.json"), json.dumps(mask([asdict(s) for s in specs]), indent=1) + "\n")
+    _write(os.path.join(directory, "plan.json"), json.dumps(mask([spec_json(s) for s in specs]), indent=1) + "\n")
     meta = {
         "gftpwb_version": __version__,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -119,6 +122,7 @@ def _prepare_files(directory: str, scenario_text: str, specs: list[RunSpec], com
         "scenario": specs[0].scenario if specs else "",
         "plan_fingerprint": plan_fingerprint(specs),
         "runs": len(specs),
+        **(meta_extra or {}),
     }
     _write(os.path.join(directory, "meta.json"), json.dumps(meta, indent=1) + "\n")
 
@@ -158,7 +162,7 @@ def _recorded_scenario(directory: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def resume_state(directory: str, specs: list[RunSpec]) -> tuple[list[ResultRecord], frozenset[str], list[str]]:
+def resume_state(directory: str, specs: Sequence[RunSpec]) -> tuple[list[ResultRecord], frozenset[str], list[str]]:
     """Check that ``directory`` was made by this plan; return (final records, their run ids, notes)."""
     meta_path = os.path.join(directory, "meta.json")
     try:

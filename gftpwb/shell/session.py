@@ -1,4 +1,5 @@
-"""One scenario run, wired: results directory, journal, tag logs, executor and extra subscribers.
+"""One scenario run, wired: results directory, journal, tag logs, executor, extra subscribers, and
+services that run alongside it (:class:`~gftpwb.shell.context.Service`: the seam for monitors).
 
 Every front end runs scenarios through here (by way of :mod:`gftpwb.shell.frontend`): the headless
 CLI adds the console sink, the TUI its live state, the tgftp drop-ins their screens. That shared path
@@ -11,20 +12,25 @@ import asyncio
 import os
 import shlex
 import signal
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gftpwb.core.bus import EventBus, Handler
 from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import StorageError
 from gftpwb.core.events import Event, Notice, RunFinished
+from gftpwb.core.harness.agenda import Schedule
+from gftpwb.core.harness.instances import effective_seed
 from gftpwb.core.journal import Journal
 from gftpwb.core.records import ResultRecord, Summary
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
 
 from . import results_dir as rd
+from .context import Service
 from .executor import Executor
+from .sinks.aggregates import AggregatesSink
 from .sinks.journal import JOURNAL_NAME, JournalSink
 from .sinks.taglogs import TagLogSink
 from .transports.hosts import HostTransports
@@ -76,12 +82,13 @@ class RunRequest:
     drop-ins write only their tag logs, through their own subscribers)."""
 
     scenario: Scenario
-    specs: list[RunSpec]
+    specs: Sequence[RunSpec]
     results_dir: str | None
     command: list[str]
     resume: bool = False
     subscribers: list[Handler] = field(default_factory=list)
     accept_new_host_keys: bool = False  # trust unknown SSH hosts on first use (logged as a warning)
+    services: list[Service] = field(default_factory=list)  # run alongside the whole scenario run (monitors)
 
 
 @dataclass
@@ -117,13 +124,24 @@ def prepare_run(request: RunRequest) -> PreparedRun:
             earlier, done, notes = rd.resume_state(request.results_dir, request.specs)
             notes = [*notes, *rd.repair_taglogs(request.results_dir, earlier)]
         else:
-            rd.prepare(request.results_dir, request.scenario.text, request.specs, request.command)
+            rd.prepare(request.results_dir, request.scenario.text, request.specs, request.command,
+                       harness_meta(request.scenario))
             earlier, done, notes = [], frozenset(), []
     except BaseException:
         if lock is not None:
             lock.release()
         raise
     return PreparedRun(request, done, earlier, notes, lock)
+
+
+def harness_meta(scenario: Scenario) -> dict[str, Any]:
+    """What ``meta.json`` records of the harness settings: the seed of the random delays (so a run can
+    be replayed), the loops, how many tests ran at once, and the variables' values."""
+    meta: dict[str, Any] = {"seed": effective_seed(scenario), "loops": scenario.loops,
+                            "concurrent_tests": scenario.concurrent_tests}
+    if scenario.vars:
+        meta["vars"] = scenario.vars
+    return meta
 
 
 def consumers(specs: Iterable[RunSpec], results_dir: str) -> list[Handler]:
@@ -152,8 +170,10 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
                            "nothing was run") from None
     writes = WriteGuard(directory or "")
     bus.subscribe(writes.guard(journal, JOURNAL_NAME))  # first: a record is on disk before anyone else hears of it
+    aggregates = AggregatesSink(directory) if directory is not None else None
     if directory is not None:
         bus.subscribe(writes.guard(TagLogSink(directory, shlex.join(request.command)), "tag log"))
+        bus.subscribe(writes.guard(aggregates, "aggregates"))
         for consumer in consumers(request.specs, directory):
             bus.subscribe(writes.guard(consumer, "result files"))
     for subscriber in request.subscribers:
@@ -172,17 +192,26 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if install_signal_handlers else ()
     for sig in signals:
         loop.add_signal_handler(sig, executor.stop, signal.Signals(sig).name)
+    started: list[Service] = []
     try:
         for note in prepared.notes:
             bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
+        for service in request.services:
+            await service.start(executor, directory)
+            started.append(service)
         summary = await executor.run(request.specs, results_dir=directory or os.getcwd(),
-                                     scenario=request.scenario.name, done=prepared.done, earlier=prepared.earlier)
+                                     scenario=request.scenario.name, done=prepared.done, earlier=prepared.earlier,
+                                     schedule=Schedule.of(request.scenario))
         if writes.failures:
             raise StorageError(writes.report(journal, summary))
         return Outcome(summary, journal)
     finally:
+        for service in reversed(started):
+            await service.stop()
         for sig in signals:
             loop.remove_signal_handler(sig)
         await transports.close()
         journal.close()
+        if aggregates is not None:
+            aggregates.close()
         prepared.release()

@@ -15,7 +15,7 @@ import io
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar
@@ -74,9 +74,10 @@ class WorkbenchApp(App[None]):
                  results_base: str = rd.DEFAULT_BASE,
                  executor_factory: Callable[[], Executor] | None = None, clock: Callable[[], float] = time.monotonic,
                  refresh_s: float = 0.25, stable: bool = False, handle_signals: bool = False,
-                 accept_new_host_keys: bool = False):
+                 accept_new_host_keys: bool = False, overrides: Mapping[str, str] | None = None):
         super().__init__()
         self.accept_new_host_keys = accept_new_host_keys
+        self.overrides = dict(overrides or {})  # --set values of the scenario's variables
         self.scenario_path = scenario_path
         self.results_base = results_base
         self.executor_factory = executor_factory or (lambda: Executor(EventBus()))
@@ -188,7 +189,7 @@ class WorkbenchApp(App[None]):
         """(Re)read the scenario file; problems are shown in the scenario view, nothing can run."""
         assert self.scenario_path is not None
         try:
-            self.scenario = frontend.load(self.scenario_path)  # tgftp batchfiles too
+            self.scenario = frontend.load(self.scenario_path, self.overrides)  # tgftp batchfiles too
             self.diagnostics = []
         except ScenarioError as exc:
             self.scenario = None
@@ -246,7 +247,7 @@ class WorkbenchApp(App[None]):
         directory = frontend.results_dir(self.scenario, self.results_base)
         # The headless command that repeats this run, so the results directory says how to reproduce it.
         command = frontend.repeat_command(self.scenario_path, directory, only=only if self.filter_text else (),
-                                          accept_new_host_keys=self.accept_new_host_keys)
+                                          accept_new_host_keys=self.accept_new_host_keys, overrides=self.overrides)
         return prepare_run(RunRequest(scenario=self.scenario, specs=specs, results_dir=directory,
                                       command=command, accept_new_host_keys=self.accept_new_host_keys))
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 
 from gftpwb.core.errors import UsageError
-from gftpwb.shell.frontend import exit_code
+from gftpwb.shell.frontend import exit_code, parse_assignments
 from gftpwb.shell.session import RunRequest, prepare_run
 
 from .app import WorkbenchApp
@@ -25,12 +26,13 @@ def cmd_tui(args: argparse.Namespace) -> int:
     """Open the workbench; with a scenario, its tests are listed and ``r`` runs them."""
     require_terminal()
     app = WorkbenchApp(args.scenario, results_base=args.results_base, handle_signals=True,
-                       accept_new_host_keys=args.accept_new_host_keys)
+                       accept_new_host_keys=args.accept_new_host_keys, overrides=parse_assignments(args.set))
     app.run()
     return exit_code(app.summary)
 
 
-def run_in_tui(request: RunRequest, *, scenario_path: str, results_base: str) -> int:
+def run_in_tui(request: RunRequest, *, scenario_path: str, results_base: str,
+               overrides: Mapping[str, str] | None = None) -> int:
     """``gftpwb run SCENARIO --tui``: the run starts at once; exit codes as headless.
 
     The results directory is prepared before the screen opens, so a refusal (it already holds
@@ -39,6 +41,6 @@ def run_in_tui(request: RunRequest, *, scenario_path: str, results_base: str) ->
     require_terminal()
     prepared = prepare_run(request)
     app = WorkbenchApp(scenario_path, prepared=prepared, results_base=results_base, handle_signals=True,
-                       accept_new_host_keys=request.accept_new_host_keys)
+                       accept_new_host_keys=request.accept_new_host_keys, overrides=overrides)
     app.run()
     return exit_code(app.summary)

@@ -131,8 +131,8 @@ class Where:
     def __init__(self, error: ValidationError, pos: Positions, filename: str):
         self.error = error
         self.pos = pos
-        self.filename = filename
         self.path: Path = tuple(error.absolute_path)
+        self.filename = pos.file_of(self.path, filename)  # an included hosts file, for its hosts
         self.label = label(self.path)
         self.line, self.col = pos.of_value(self.path)
 
@@ -243,11 +243,15 @@ def _not_empty(w: Where) -> list[Diagnostic]:
     return w.said("must not be empty")
 
 
+def _max_properties(w: Where) -> list[Diagnostic]:
+    return w.said(f"give only one of: {', '.join(sorted(w.error.schema.get('properties', {})))}")
+
+
 RULES: dict[str, Callable[[Where], list[Diagnostic]]] = {
     "additionalProperties": _additional_properties, "required": _required, "type": _type,
     "pattern": _pattern, "const": _const, "anyOf": _any_of, "oneOf": _one_of, "enum": _enum,
     "minimum": _bound, "maximum": _bound, "minItems": _not_empty, "minProperties": _not_empty,
-    "minLength": _not_empty,
+    "minLength": _not_empty, "maxProperties": _max_properties,
 }
 
 

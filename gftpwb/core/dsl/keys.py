@@ -18,6 +18,9 @@ SCHEMA_ID = "https://gftpwb.invalid/schemas/scenario.schema.json"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 LOG_FILENAME_PATTERN = r"^(?!\.\.?$)[^/]+$"
+VAR_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"  # = gftpwb.core.dsl.variables.VAR_NAME_PATTERN
+MAX_COPIES = 1024  # a test's concurrency: copies of one run at once
+MAX_LOOPS = 100000
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ DURATION = ref("duration")
 RATE = ref("rate")
 FRACTION = ref("fraction")
 COMMAND = ref("command")
+DELAY = ref("delay")
 
 DEFINITIONS: dict[str, dict[str, Any]] = {
     "size": {
@@ -108,6 +112,26 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
                         "failed). Default: no limit."},
         },
     },
+    "delay": {
+        "description": "A wait before a run starts: exact (a duration such as 2s), or random and drawn from the "
+        "scenario's seed and the run's id, so the same scenario gives every run the same delay: "
+        "{uniform: [0s, 5s]} (evenly between the two), {exponential: 1s} (exponentially, with that mean).",
+        "anyOf": [
+            DURATION,
+            {
+                "type": "object",
+                "additionalProperties": False,
+                "minProperties": 1,
+                "maxProperties": 1,
+                "properties": {
+                    "uniform": {"description": "The shortest and the longest delay; every delay between them is "
+                                "as likely.", "type": "array", "minItems": 2, "maxItems": 2, "items": DURATION},
+                    "exponential": {**DURATION, "description": "The mean delay of exponentially distributed "
+                                    "delays (arrivals of a Poisson process)."},
+                },
+            },
+        ],
+    },
     "on": {
         "description": "Where the test runs: 'local' (this machine, the default) or the name of a host of "
         "the inventory, or a list of them to run the same test from several hosts at the same time.",
@@ -160,18 +184,40 @@ LOG_FILENAME_KEY = Key(
     "as it is for a single run and gets _<repeat> appended otherwise. With a matrix, _#<case> comes "
     "first. A file name, not a path: logs go to the results directory.")
 
-# Keys every kind of test has.
+CONCURRENCY_KEY = Key(
+    "concurrency", {"type": "integer", "minimum": 1, "maximum": MAX_COPIES},
+    "Copies of each run started at the same time (a unit test becomes a stress test), on each host of on; "
+    "each copy has its own record (run id <test>[<case>]/<repeat>#<copy>), tag log and events, and the "
+    "copies of a run get an aggregate (sum of rates, first and last done, spread). Default 1. Not guc's "
+    "-cc, which is options.concurrency.")
+DELAY_KEY = Key("delay", DELAY, "Wait this long before each run (and each copy) starts: a duration, "
+                "{uniform: [0s, 5s]} or {exponential: 1s} (seeded by the scenario's seed). Default none.",
+                expected="a duration such as 2s, {uniform: [0s, 5s]} or {exponential: 1s}")
+
+# Keys every kind of test has: what it is, and how the harness runs it (needs, copies, delay).
 COMMON_TEST_KEYS: tuple[Key, ...] = (
     Key("id", ref("name"), "Unique id of the test within the scenario; --only selects by it.", True),
     Key("kind", {"type": "string"}, "What the test runs (see the kinds below).", True),
     Key("description", {"type": "string"}, "What the test is for (shown, not used)."),
     Key("on", ref("on"), "Where the test runs: local (default), a host of the inventory, or a list of "
         "hosts (the same runs start at the same time on each)."),
+    Key("needs", {"anyOf": [ref("name"), {"type": "array", "minItems": 1, "uniqueItems": True,
+                                          "items": ref("name")}]},
+        "Tests (ids) that must have passed (every run of them) before this one starts; if one did not, this "
+        "test's runs are recorded as skipped with the reason. Tests may not need each other in a circle.",
+        expected="a test id or a list of test ids"),
+    CONCURRENCY_KEY,
+    DELAY_KEY,
 )
+
+# Keys of a test that belong to the harness rather than to its kind (the generic TestSchedule models them).
+HARNESS_TEST_KEYS = ("needs", "concurrency", "delay")
 
 # Keys the defaults block accepts besides the ones kinds offer (Kind.defaults_keys).
 DEFAULT_ONLY_KEYS: tuple[Key, ...] = (
     Key("on", ref("on"), "Where tests run unless they say otherwise (see a test's on)."),
+    CONCURRENCY_KEY,
+    DELAY_KEY,
 )
 
 SCENARIO_KEYS: tuple[Key, ...] = (
@@ -180,10 +226,29 @@ SCENARIO_KEYS: tuple[Key, ...] = (
         "Scenario name; used in the results directory and in tag log names.", True),
     Key("description", {"type": "string"}, "What the scenario is for."),
     Key("defaults", ref("defaults"), "Values every test inherits unless it sets its own."),
-    Key("hosts", {"type": "object", "propertyNames": ref("name"), "additionalProperties": ref("host")},
+    Key("hosts", {"type": "object", "propertyNames": ref("name"), "additionalProperties": ref("host"),
+                  "properties": {"include": {
+                      "description": "A YAML file (or a list of them) whose hosts: mapping is read in here, such "
+                      "as the lab's hosts.yaml; relative names are relative to this scenario. Hosts written "
+                      "here may not repeat an included name.",
+                      "anyOf": [{"type": "string", "minLength": 1},
+                                {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}]}}},
         "The host inventory: name -> how to reach it over SSH. 'local' is implicit (this machine, no SSH)."),
+    Key("vars", {"type": "object", "propertyNames": {"pattern": VAR_NAME_PATTERN}},
+        "Variables and their defaults (null: none; it must then be set). ${name} anywhere in a value of the "
+        "scenario is replaced by the variable's value ($${ for a literal ${); --set name=value and the "
+        "environment variable GFTPWB_VAR_name override the default."),
+    Key("seed", {"type": "integer", "minimum": 0},
+        "Seed of the random delays: the same seed gives every run the same delay. Recorded in meta.json and "
+        "every record. Default 0."),
+    Key("loops", {"type": "integer", "minimum": 1, "maximum": MAX_LOOPS},
+        "Run the whole suite this many times, one pass after the other; run ids start with loop<n>/ and "
+        "records say the loop. Default 1."),
+    Key("concurrent_tests", {"type": "integer", "minimum": 1},
+        "How many tests may run at the same time (each once its needs passed). Default 1: one after the "
+        "other, in order."),
     Key("tests", {"type": "array", "minItems": 1, "items": ref("test")},
-        "The tests, run in this order.", True),
+        "The tests, run in this order (or, with needs, after the tests they need).", True),
 )
 
 

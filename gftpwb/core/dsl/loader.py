@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from gftpwb.core.commands import COMMAND_ROLES
@@ -19,6 +20,8 @@ from gftpwb.core.registry import TestInput, registry
 from gftpwb.core.units import parse_duration
 
 from .diagnostics import label, schema_diagnostics
+from .expand import expand_scenario
+from .harness import harness_diagnostics, test_schedules
 from .model import LOCAL, Host, Scenario, TestModel
 from .schema import kind_key_names, merged_key_names
 from .yamlpos import Path, Positions, load_yaml_with_positions
@@ -52,22 +55,32 @@ def decode_source(data: bytes, path: str) -> str:
                                                             f"({exc.reason})")]) from None
 
 
-def load_scenario(path: str) -> Scenario:
-    """Read and validate the scenario at ``path``; raise ScenarioError with every problem found."""
-    return load_scenario_text(decode_source(read_source(path), path), path)
+def load_scenario(path: str, *, overrides: Mapping[str, str] | None = None,
+                  environ: Mapping[str, str] | None = None) -> Scenario:
+    """Read and validate the scenario at ``path``; raise ScenarioError with every problem found.
+
+    ``overrides`` (``--set``) and ``environ`` (the ``GFTPWB_VAR_*`` entries of the environment) give
+    its variables values (:mod:`gftpwb.core.dsl.variables`).
+    """
+    return load_scenario_text(decode_source(read_source(path), path), path, overrides=overrides, environ=environ)
 
 
-def load_scenario_text(text: str, filename: str = "<scenario>") -> Scenario:
+def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Mapping[str, str] | None = None,
+                       environ: Mapping[str, str] | None = None) -> Scenario:
     data, pos, _tree = load_yaml_with_positions(text, filename)
     if not isinstance(data, dict):
         raise ScenarioError([Diagnostic(filename, 1, 1, "a scenario must be a YAML mapping (version, name, tests)")])
+    expanded = expand_scenario(data, pos, text, filename, overrides=overrides, environ=environ)
+    if expanded.errors:
+        raise ScenarioError(expanded.errors)
     errors = schema_diagnostics(data, pos, filename)
     if errors:
         raise ScenarioError(errors)
     inputs, errors, warnings = semantic_diagnostics(data, pos, filename)
+    errors.extend(harness_diagnostics(data, pos, filename))
     if errors:
         raise ScenarioError(errors)
-    return build_model(data, inputs, filename, text, warnings)
+    return build_model(data, inputs, filename, expanded.text, warnings, expanded.variables)
 
 
 # --- checks the schema cannot express -------------------------------------------------------------
@@ -101,6 +114,7 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
     inputs = []
     cap = limits()
     total_runs = 0
+    loops = data.get("loops", 1) if isinstance(data.get("loops", 1), int) else 1
     for index, raw in enumerate(data["tests"]):
         tid = raw["id"]
         line, col = pos.of_value(("tests", index, "id"))
@@ -112,10 +126,11 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         if "on" in raw:
             errors.extend(_on_diagnostics(raw["on"], ("tests", index, "on"), known_hosts, pos, filename))
         test = TestInput(raw=raw, merged=merged_test(defaults, raw), index=index, pos=pos, filename=filename)
-        runs = planned_runs(test.merged)
+        runs = planned_runs(test.merged) * loops
         total_runs += runs
         if runs > cap.runs:  # before the kind's checks, which may walk the matrix themselves
-            test.error(f"test '{tid}' plans {runs:,} runs (repeat x matrix cases x hosts), more than the limit of "
+            test.error(f"test '{tid}' plans {runs:,} runs (repeat x copies x matrix cases x hosts x loops), more than "
+                       f"the limit of "
                        f"{cap.runs:,}; run fewer, or raise the limit: {RUNS_VARIABLE}={runs}",
                        "repeat" if "repeat" in raw else ("matrix" if "matrix" in raw else None))
         else:
@@ -137,10 +152,13 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
 
 
 def planned_runs(test: dict[str, Any]) -> int:
-    """An upper bound of the runs a test plans, from the keys every kind spells the same way: its
-    ``repeat``, the product of its ``matrix`` lists and its hosts (``on``)."""
-    repeat = test.get("repeat", 1)
-    runs = repeat if isinstance(repeat, int) and not isinstance(repeat, bool) and repeat > 0 else 1
+    """An upper bound of the runs a test plans in one pass of the suite, from the keys every kind
+    spells the same way: its ``repeat``, its ``concurrency`` (copies), the product of its ``matrix``
+    lists and its hosts (``on``)."""
+    runs = 1
+    for key in ("repeat", "concurrency"):
+        value = test.get(key, 1)
+        runs *= value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
     matrix = test.get("matrix")
     for values in (matrix.values() if isinstance(matrix, dict) else ()):
         if isinstance(values, list):
@@ -190,7 +208,9 @@ def host_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> lis
     """The inventory: ``local`` is reserved, and a jump host must be another host, without loops."""
     hosts: dict[str, Any] = data.get("hosts", {})
     out: list[Diagnostic] = []
+    main = filename
     for name, entry in hosts.items():
+        filename = pos.file_of(("hosts", name), main)  # an included hosts file, for its hosts
         if name == LOCAL:
             line, col = pos.of_key(("hosts", name))
             out.append(Diagnostic(filename, line, col, "host name 'local' is reserved for this machine (no SSH); "
@@ -262,7 +282,7 @@ def build_hosts(data: dict[str, Any], filename: str) -> tuple[Host, ...]:
 
 
 def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, text: str,
-                warnings: list[Diagnostic]) -> Scenario:
+                warnings: list[Diagnostic], variables: dict[str, Any] | None = None) -> Scenario:
     tests: list[TestModel] = [registry().kind(test.raw["kind"]).build(test) for test in inputs]
     return Scenario(
         version=data["version"],
@@ -271,6 +291,11 @@ def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, te
         defaults=data.get("defaults", {}),
         tests=tuple(tests),
         hosts=build_hosts(data, filename),
+        vars=dict(variables or {}),
+        seed=data.get("seed"),
+        loops=data.get("loops", 1),
+        concurrent_tests=data.get("concurrent_tests", 1),
+        schedules=test_schedules(inputs),
         path=filename,
         text=text,
         warnings=tuple(warnings),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from gftpwb.core.errors import Diagnostic
+from gftpwb.core.harness.delays import Delay
 
 LOCAL = "local"  # the implicit host: this machine, no SSH
 
@@ -62,6 +63,21 @@ def on_tuple(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class TestSchedule:
+    """How the harness runs a test, whatever its kind: the tests it ``needs`` (ids), how many copies
+    of each run start at once (``concurrency``) and the ``delay`` before each run or copy."""
+
+    __test__ = False  # not a pytest test class
+
+    needs: tuple[str, ...] = ()
+    concurrency: int = 1
+    delay: Delay | None = None
+
+
+NO_SCHEDULE = TestSchedule()
+
+
+@dataclass(frozen=True)
 class Scenario:
     version: int
     name: str
@@ -69,12 +85,21 @@ class Scenario:
     description: str = ""
     defaults: dict[str, Any] = field(default_factory=dict)
     hosts: tuple[Host, ...] = ()
+    vars: dict[str, Any] = field(default_factory=dict)  # the values used (after --set and the environment)
+    seed: int | None = None  # None: not set (random delays then use 0)
+    loops: int = 1
+    concurrent_tests: int = 1
+    schedules: dict[str, TestSchedule] = field(default_factory=dict, metadata={"derived": True})
     path: str = field(default="", metadata={"derived": True})
     text: str = field(default="", metadata={"derived": True})
     warnings: tuple[Diagnostic, ...] = field(default=(), metadata={"derived": True})
 
     def test(self, test_id: str) -> TestModel | None:
         return next((t for t in self.tests if t.id == test_id), None)
+
+    def schedule(self, test_id: str) -> TestSchedule:
+        """The harness settings of a test (the defaults for a test that sets none)."""
+        return self.schedules.get(test_id, NO_SCHEDULE)
 
     def host(self, name: str) -> Host | None:
         return next((h for h in self.hosts if h.name == name), None)

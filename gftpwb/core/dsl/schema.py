@@ -92,7 +92,7 @@ def expected_forms() -> dict[str, str]:
     forms (see ``Key.expected``)."""
 
     def make() -> dict[str, str]:
-        out: dict[str, str] = {}
+        out: dict[str, str] = {k.name: k.expected for k in (*COMMON_TEST_KEYS, *DEFAULT_ONLY_KEYS) if k.expected}
         for plugin in registry().plugins():
             for key in plugin.dsl_keys():
                 if key.expected:

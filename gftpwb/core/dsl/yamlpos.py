@@ -41,10 +41,35 @@ class _Limit(Exception):
 
 @dataclass
 class Positions:
-    """1-based (line, column) of values and mapping keys, by path from the document root."""
+    """1-based (line, column) of values and mapping keys, by path from the document root.
+
+    ``files`` names another file for the subtrees that came from one (hosts read with ``include:``);
+    :meth:`file_of` says which file a path's position is in.
+    """
 
     values: dict[Path, tuple[int, int]] = field(default_factory=dict)
     keys: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    files: dict[Path, str] = field(default_factory=dict)
+
+    def file_of(self, path: Path, default: str) -> str:
+        """The file the position of ``path`` is in: that of its nearest grafted ancestor, else ``default``."""
+        if self.files:
+            for cut in range(len(path), -1, -1):
+                name = self.files.get(tuple(path[:cut]))
+                if name is not None:
+                    return name
+        return default
+
+    def graft(self, prefix: Path, other: Positions, source: Path, filename: str) -> None:
+        """Take the positions of ``other`` below ``source`` as those below ``prefix``, in ``filename``."""
+        cut = len(source)
+        for mine, theirs in ((self.values, other.values), (self.keys, other.keys)):
+            for path, where in theirs.items():
+                if path[:cut] == source and len(path) > cut:
+                    mine[(*prefix, *path[cut:])] = where
+        for path in list(other.values):
+            if path[:cut] == source and len(path) == cut + 1:
+                self.files[(*prefix, *path[cut:])] = filename
 
     def of_value(self, path: Path) -> tuple[int, int]:
         """Position of the value at ``path``, or of the nearest ancestor that has one."""
@@ -118,15 +143,16 @@ class _Plain:
         return items
 
 
-def load_yaml_with_positions(text: str, filename: str) -> tuple[Any, Positions, Any]:
+def load_yaml_with_positions(text: str, filename: str, *, tree: bool = False) -> tuple[Any, Positions, Any]:
     """Parse ``text`` and return (plain data, positions, round-trip tree).
 
     Syntax errors and duplicate keys raise ScenarioError with the file position ruamel reports.
     The round-trip tree is returned so converters can keep comments when they rewrite a file; it is
-    None when the file took the fast path (:mod:`.fastyaml`), which most scenarios do.
+    None when the file took the fast path (:mod:`.fastyaml`), which most scenarios do, unless ``tree``
+    asks for it.
     """
     budget = max(MIN_VALUE_BUDGET, 20 * len(text))
-    fast = fast_load(text, budget, MAX_NESTING)
+    fast = None if tree else fast_load(text, budget, MAX_NESTING)
     if fast is not None:
         data, values, keys = fast
         pos = Positions(values=values, keys=keys)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gftpwb.core.dsl.model import Scenario, TestModel
+from gftpwb.core.harness.instances import child_harness, child_run_id
 from gftpwb.core.plan import run_id_on
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
@@ -84,9 +85,9 @@ class TuneSettings:
 
 
 def transfer_run_id(tune: RunSpec, candidate: Candidate, n: int) -> str:
-    """``<test>#<candidate>/<n>``, with the tune's ``@host`` when it runs on another host."""
-    at = f"@{tune.host}" if tune.run_id.endswith(f"@{tune.host}") else ""
-    return f"{tune.test_id}#{candidate.number}/{n}{at}"
+    """``<test>#<candidate>/<n>``, with the tune's ``@host`` when it runs on another host (and its
+    loop and copy when the scenario loops or runs copies of the tune)."""
+    return child_run_id(tune, f"{tune.test_id}#{candidate.number}/{n}")
 
 
 def transfer_spec(tune: RunSpec, candidate: Candidate, n: int, length: int) -> RunSpec:
@@ -97,7 +98,7 @@ def transfer_spec(tune: RunSpec, candidate: Candidate, n: int, length: int) -> R
         case=tune.case + candidate.index, repeat=n, kind=TRANSFER_KIND, host=tune.host,
         argv=build_argv(tune.source, tune.target, options, candidate.extra_args), params=options.set_options(),
         timeout_s=tune.timeout_s, length_bytes=length, comment=tune.comment, source=tune.source,
-        target=tune.target, engine=tune.engine, link=tune.link,
+        target=tune.target, engine=tune.engine, link=tune.link, harness=child_harness(tune),
     )
 
 

@@ -19,9 +19,10 @@ def _err(text: str) -> None:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     worst = EXIT_OK
+    overrides = frontend.parse_assignments(args.set)
     for path in args.files:
         try:
-            scenario = frontend.load(path)
+            scenario = frontend.load(path, overrides)
         except ScenarioError as exc:
             for diagnostic in exc.diagnostics:
                 _err(str(diagnostic))
@@ -46,14 +47,16 @@ def cmd_never(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    scenario = frontend.load(args.scenario)
+    scenario = frontend.load(args.scenario, frontend.parse_assignments(args.set))
     for warning in scenario.warnings:
         _err(str(warning))
     only = [item for value in args.only for item in value.split(",") if item]
-    specs = plan(scenario, only)
+    specs = plan(scenario, only, args.where)
     if args.dry_run:
         for spec in specs:
             limit = f"  # timeout {spec.timeout_s:g}s" if spec.timeout_s else ""
+            if spec.delay_s:
+                limit += f"  # after {spec.delay_s:g}s delay"
             print(mask_text("\n".join(registry().kind(spec.kind).describe(spec, limit))))
         return EXIT_OK
     frontend.preflight(specs)
@@ -65,7 +68,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.tui:
         from gftpwb.tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
 
-        return run_in_tui(request, scenario_path=args.scenario, results_base=args.results_base)
+        return run_in_tui(request, scenario_path=args.scenario, results_base=args.results_base,
+                          overrides=frontend.parse_assignments(args.set))
     from gftpwb.shell.sinks.console import ConsoleSink, plain_or_terminal_console
 
     live = {"auto": None, "always": True, "never": False}[args.progress]

@@ -22,9 +22,16 @@ def handler(parser: argparse.ArgumentParser, reference: str) -> None:
     parser.set_defaults(handler=reference)
 
 
+def add_set(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[], dest="set",
+                   help="give a variable of the scenario's vars: a value (repeat for several; read as YAML: 4 is "
+                        "a number); overrides the default and GFTPWB_VAR_NAME")
+
+
 def add_validate(sub: Sub) -> None:
     p = sub.add_parser("validate", help="check scenario files; errors as file:line:col: message")
     p.add_argument("files", nargs="+", metavar="FILE")
+    add_set(p)
     handler(p, "gftpwb.shell.cli.commands:cmd_validate")
 
 
@@ -40,7 +47,11 @@ def add_run(sub: Sub) -> None:
                    "(default results/<UTC timestamp>-<scenario name>)")
     p.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=argparse.SUPPRESS)
     p.add_argument("--only", metavar="ID", action="append", default=[],
-                   help="run only this test (repeat or comma-separate for several)")
+                   help="run only this test, or one case of it: ID[CASE] (repeat or comma-separate for several)")
+    p.add_argument("--where", metavar="PARAM=VALUE", action="append", default=[],
+                   help="run only the cases whose parameter has this value, e.g. parallel=4 or tcp_buffer!=8M "
+                        "(repeat or comma-separate: all must hold)")
+    add_set(p)
     p.add_argument("--dry-run", action="store_true", help="print the planned guc commands and exit")
     p.add_argument("--resume", nargs="?", const="", metavar="DIR",
                    help="continue an interrupted run (default: the newest results of this scenario), "
@@ -62,6 +73,7 @@ def add_tui(sub: Sub) -> None:
                    help=f"where results directories go and are browsed (default {DEFAULT_RESULTS_BASE}/)")
     p.add_argument("--accept-new-host-keys", action="store_true",
                    help="trust SSH hosts missing from their known_hosts file on first use (logged)")
+    add_set(p)
     handler(p, "gftpwb.tui.launch:cmd_tui")  # Textual is loaded only when the TUI is asked for
 
 

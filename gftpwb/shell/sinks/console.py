@@ -17,10 +17,12 @@ from rich.table import Table
 from rich.text import Text
 
 from gftpwb.core.events import (
+    CopiesFinished,
     Event,
     Notice,
     OutputLine,
     Progress,
+    RunDelayed,
     RunFinished,
     RunStarted,
     ScenarioFinished,
@@ -28,6 +30,7 @@ from gftpwb.core.events import (
     TuneUpdate,
 )
 from gftpwb.core.format import CONSOLE_STATUS_STYLE, counts_text, human_bytes, rate_text, short_error
+from gftpwb.core.harness.aggregate import CopiesAggregate, copies_table, summary_text
 from gftpwb.core.journal import Journal
 from gftpwb.core.records import PASSED, STOPPED_BY_TEXT, ResultRecord
 from gftpwb.core.registry import ReportSection, ReportTable, registry
@@ -45,16 +48,45 @@ class _Flight:
         self.waiting = waiting
 
 
+class _CopyFlight:
+    """The copies of one run in flight (a test's ``concurrency``): one status line for all of them,
+    with how many run and are done, and their bytes and rates added up."""
+
+    def __init__(self, label: str, t0: float, run_ids: list[str]):
+        self.label = label
+        self.t0 = t0
+        self.run_ids = run_ids
+        self.started: set[str] = set()
+        self.progress: dict[str, Progress] = {}
+        self.lines: dict[str, Text] = {}  # finished copies' result lines, printed in order at the end
+
+    def render(self) -> Text:
+        elapsed = time.monotonic() - self.t0
+        running = len(self.started) - len(self.lines)
+        line = Text(f"{self.label}  {elapsed:6.1f}s  {running} running, {len(self.lines)}/{len(self.run_ids)} done")
+        live = [p for run_id, p in self.progress.items() if run_id not in self.lines]
+        if live:
+            rate = sum(p.rate_avg_mib_s or 0.0 for p in live)
+            line.append(f"  {human_bytes(sum(p.bytes for p in self.progress.values()))}  {rate_text(rate)} MiB/s "
+                        "sum of copies")
+        else:
+            line.append("  waiting for the copies' first progress reports", style="dim")
+        return line
+
+
 class _LiveLine:
     """The live view of the runs in flight, one line each (several when a test runs on several
-    hosts at once); re-rendered by rich.live on its own timer."""
+    hosts at once), and one line for all copies of a run; re-rendered by rich.live on its own timer."""
 
     def __init__(self) -> None:
-        self.flights: dict[str, _Flight] = {}
+        self.flights: dict[str, _Flight | _CopyFlight] = {}
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         for flight in list(self.flights.values()):
-            yield from self._render(flight)
+            if isinstance(flight, _CopyFlight):
+                yield flight.render()
+            else:
+                yield from self._render(flight)
 
     @staticmethod
     def _render(flight: _Flight) -> RenderResult:
@@ -124,6 +156,13 @@ class ConsoleSink:
         self.journal = Journal()  # this attempt's finished records, for the tables at the end
         self._tune: TuneUpdate | None = None  # the latest ranking of the auto-tune in flight
         self.gone = False  # the terminal went away (SIGHUP, a closed pipe): nothing more is shown
+        # Copies of a run (concurrency): their group by run id, the run ids of each group in plan order,
+        # the groups in flight, and the aggregates of finished groups (for the report).
+        self._group_of: dict[str, str] = {}
+        self._groups: dict[str, list[str]] = {}
+        self._copies: dict[str, _CopyFlight] = {}
+        self.aggregates: list[CopiesAggregate] = []
+        self._in_flight: dict[str, str] = {}  # run id -> test id, of the runs started and not finished
 
     def __call__(self, event: Event) -> None:
         self.journal(event)
@@ -141,6 +180,10 @@ class ConsoleSink:
     def _on_ScenarioStarted(self, event: ScenarioStarted) -> None:
         self._plan = {s.run_id: s for s in event.plan}
         self._kind_of_test = {s.test_id: s.kind for s in event.plan}
+        for spec in event.plan:
+            if spec.harness is not None and spec.harness.copy is not None and spec.run_id not in event.skipped_run_ids:
+                self._group_of[spec.run_id] = spec.group
+                self._groups.setdefault(spec.group, []).append(spec.run_id)
         self._todo = len([s for s in event.plan if s.run_id not in event.skipped_run_ids])
         skipped = len(event.plan) - self._todo
         extra = f" ({skipped} already done, resuming)" if skipped else ""
@@ -157,8 +200,40 @@ class ConsoleSink:
         label = registry().engine_label(engine)
         return f" {label}" if label else ""
 
+    def _on_RunDelayed(self, event: RunDelayed) -> None:
+        spec = event.spec
+        if spec.run_id in self._group_of:
+            self._copy_flight(spec, event.t)
+        elif self.live_enabled:
+            self._line.flights[spec.run_id] = _Flight(f"  {spec.run_id}", event.t,
+                                                      f"waiting {event.delay_s:g}s (delay) before it starts")
+        else:
+            self.console.print(f"    {spec.run_id}: waiting {event.delay_s:g}s (delay) before it starts",
+                               soft_wrap=True)
+
+    def _copy_flight(self, spec: RunSpec, t: float) -> _CopyFlight:
+        """The status line of a run's copies, made (and announced) when the first copy waits or starts."""
+        group = self._group_of[spec.run_id]
+        flight = self._copies.get(group)
+        if flight is None:
+            run_ids = self._groups[group]
+            first = self._index + 1
+            self._index += len(run_ids)
+            label = f"[{first}-{self._index}/{self._todo}] {group} ×{len(run_ids)}{self._engine_mark(spec.engine)}"
+            flight = self._copies[group] = _CopyFlight(label, t, run_ids)
+            self._line.flights[f"copies:{group}"] = flight
+            announced = registry().kind(spec.kind).announce(spec)
+            if announced is not None or not self.live_enabled:  # a run that steers others says so in any case
+                what = announced if announced is not None else " ".join(spec.argv)
+                self.console.print(f"{label}: {len(run_ids)} copies at once: {what}", soft_wrap=True)
+        return flight
+
     def _on_RunStarted(self, event: RunStarted) -> None:
         spec = event.spec
+        self._in_flight[spec.run_id] = spec.test_id
+        if spec.run_id in self._group_of:
+            self._copy_flight(spec, event.t).started.add(spec.run_id)
+            return
         kind = registry().kind(spec.kind)
         mark = self._engine_mark(spec.engine)
         if spec.run_id in self._plan or not self._plan:
@@ -176,9 +251,18 @@ class ConsoleSink:
             self.console.print(f"{counter} {spec.run_id}:{mark} {' '.join(event.argv)}", soft_wrap=True)
 
     def _on_Progress(self, event: Progress) -> None:
+        group = self._group_of.get(event.run_id)
+        if group is not None:
+            copies = self._copies.get(group)
+            if copies is not None and event.channel is None:
+                copies.progress[event.run_id] = event
+            return  # copies: one status line, no per-copy progress lines
         flight = self._line.flights.get(event.run_id)
-        if flight is not None:
+        if isinstance(flight, _Flight):
             flight.progress = event
+        test = self._in_flight.get(event.run_id)
+        if any(other != test for other in self._in_flight.values()):
+            return  # other tests run at the same time: their progress lines would interleave
         if not self.live_enabled:
             self.console.print(f"    {event.run_id}: {event.bytes} bytes  {rate_text(event.rate_avg_mib_s, 2)} MiB/s "
                                f"avg  {rate_text(event.rate_inst_mib_s, 2)} MiB/s inst  ({event.elapsed_s:.1f}s)",
@@ -200,6 +284,7 @@ class ConsoleSink:
     def _on_RunFinished(self, event: RunFinished) -> None:
         r = event.record
         self._line.flights.pop(r.run_id, None)
+        self._in_flight.pop(r.run_id, None)
         mark = "ok  " if r.status == PASSED else f"{r.status.upper():<4}"
         text = Text(f"{mark} {r.run_id}{self._engine_mark(r.engine)}  ", style=CONSOLE_STATUS_STYLE.get(r.status, ""))
         kind = registry().find(r.kind)
@@ -207,13 +292,40 @@ class ConsoleSink:
             text.append(kind.headline(r), style="")
         else:
             text.append(short_error(r.error), style="")
-        self.console.print(text, soft_wrap=True)
+        copies = self._copies.get(self._group_of.get(r.run_id, ""))
+        if copies is not None:
+            copies.lines[r.run_id] = text  # printed with the others, in order, when all copies are done
+        else:
+            self.console.print(text, soft_wrap=True)
+
+    def _on_CopiesFinished(self, event: CopiesFinished) -> None:
+        """Every copy of a run is done: their result lines in order, then what they did together."""
+        self._flush_copies(event.group)
+        if event.aggregate is not None:
+            self.aggregates.append(event.aggregate)
+            style = "" if event.aggregate.all_passed else "red"
+            self.console.print(Text(f"  ×{event.aggregate.copies} {event.group}: {summary_text(event.aggregate)}",
+                                    style=style), soft_wrap=True)
+
+    def _flush_copies(self, group: str) -> None:
+        copies = self._copies.pop(group, None)
+        if copies is None:
+            return
+        self._line.flights.pop(f"copies:{group}", None)
+        for run_id in copies.run_ids:
+            line = copies.lines.get(run_id)
+            if line is not None:
+                self.console.print(line, soft_wrap=True)
 
     def _on_ScenarioFinished(self, event: ScenarioFinished) -> None:
+        for group in list(self._copies):  # copies stopped before their batch ended
+            self._flush_copies(group)
         if self._live is not None:
             self._live.stop()
             self._live = None
         self.print_table(self.journal.records)
+        if self.aggregates:
+            self.console.print(rich_table(copies_table(self.aggregates)))
         s = event.summary
         note = f" ({STOPPED_BY_TEXT.get(s.stopped_by, 'interrupted by the user')})" if s.interrupted else ""
         self.console.print(f"{counts_text(s.counts)} of {s.total} planned{note}. Results: {s.results_dir}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
+from typing import Protocol
 
 from gftpwb.core.journal import Journal
 from gftpwb.core.records import ResultRecord, parse_journal
@@ -18,8 +19,14 @@ from gftpwb.core.records import ResultRecord, parse_journal
 JOURNAL_NAME = "results.jsonl"
 
 
+class JsonLine(Protocol):
+    """Anything written as one line of JSON (a ResultRecord, a copies aggregate)."""
+
+    def to_json(self) -> str: ...
+
+
 class JournalFile:
-    """Appends records to a journal file, each fsync'd before ``append`` returns."""
+    """Appends records (one JSON line each) to a journal file, each fsync'd before ``append`` returns."""
 
     def __init__(self, path: str):
         self.path = path
@@ -37,7 +44,7 @@ class JournalFile:
             if handle.read(1) != b"\n":
                 os.write(self._fd, b"\n")
 
-    def append(self, record: ResultRecord) -> None:
+    def append(self, record: JsonLine) -> None:
         """Append one record and fsync it; raises OSError (disk full, read-only, I/O error) after
         cutting the file back to its last whole record, so a failed append never leaves a torn line."""
         data = (record.to_json() + "\n").encode("utf-8")

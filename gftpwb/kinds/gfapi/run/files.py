@@ -1,6 +1,7 @@
 """Writes each gfapi run's CSV files (result.csv, threads.csv, hosts.csv) into the results directory.
 
-They go in a directory per run named like the tag logs, ``<scenario>_#<case>_<repeat>/``, so a
+They go in a directory per run named like the tag logs, ``<scenario>_#<case>_<repeat>/`` (and the
+loop and copy of a looping or concurrent run: ``..._000.loop1#2/``), so a
 parallel-libgfapi user finds a ``result.csv`` per run. The content comes from the record alone
 (:mod:`gftpwb.kinds.gfapi.csvfiles`), so the files can always be made again from results.jsonl.
 """
@@ -10,12 +11,15 @@ from __future__ import annotations
 import os
 
 from gftpwb.core.events import Event, RunFinished
+from gftpwb.core.specs import Harness
 from gftpwb.kinds.gfapi.csvfiles import run_files
 from gftpwb.shell.files import atomic_write
 
 
-def run_directory_name(scenario: str, case: int, repeat: int) -> str:
-    return f"{scenario}_#{case:03d}_{repeat:03d}"
+def run_directory_name(scenario: str, case: int, repeat: int, harness: Harness | None = None) -> str:
+    """``<scenario>_#<case>_<repeat>``, with the loop and copy as tag log names have them
+    (``.loop<k>``, ``#<copy>``) when the scenario loops or runs copies."""
+    return f"{scenario}_#{case:03d}_{repeat:03d}{harness.name_suffix if harness is not None else ''}"
 
 
 class GfapiFilesSink:
@@ -29,7 +33,8 @@ class GfapiFilesSink:
         if not details:
             return
         r = event.record
-        target = os.path.join(self.directory, run_directory_name(r.scenario, r.case, r.repeat))
+        name = run_directory_name(r.scenario, r.case, r.repeat, Harness.of_record(r.details))
+        target = os.path.join(self.directory, name)
         os.makedirs(target, exist_ok=True)
         for name, text in run_files(details).items():
             atomic_write(os.path.join(target, name), text)

@@ -1,0 +1,87 @@
+"""The harness keys every test has, whatever its kind (``needs``, ``concurrency``, ``delay``): their
+checks beyond the schema and the :class:`~gftpwb.core.dsl.model.TestSchedule` of each test.
+
+Kinds never see these keys (they are not in a kind's model); the planner and the executor read them
+from ``Scenario.schedules``, so every kind gets dependencies, copies and delays the same way.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from gftpwb.core.errors import Diagnostic
+from gftpwb.core.harness.delays import delay_problem, parse_delay
+from gftpwb.core.harness.needs import cycle_text, find_cycles
+from gftpwb.core.registry import TestInput
+
+from .model import TestSchedule
+from .yamlpos import Positions
+
+
+def needs_of(raw: dict[str, Any]) -> list[str]:
+    value = raw.get("needs", [])
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _close(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1)
+    return f"; did you mean '{close[0]}'?" if close else f"; its tests: {', '.join(choices)}"
+
+
+def harness_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> list[Diagnostic]:
+    """Unknown tests in ``needs``, circles of needs (each reported once, naming the whole circle), and
+    uniform delays whose range runs backwards."""
+    out: list[Diagnostic] = []
+    tests = data["tests"]
+    index_of = {t["id"]: i for i, t in reversed(list(enumerate(tests)))}
+    graph: dict[str, list[str]] = {}
+    for i, test in enumerate(tests):
+        if "needs" not in test:
+            continue
+        single = isinstance(test["needs"], str)
+        edges = []
+        for j, name in enumerate(needs_of(test)):
+            if name in index_of:
+                edges.append(name)
+                continue
+            line, col = pos.of_value(("tests", i, "needs") if single else ("tests", i, "needs", j))
+            out.append(Diagnostic(filename, line, col, f"test '{test['id']}' needs '{name}', which is not a test of "
+                                  "this scenario" + _close(name, [t["id"] for t in tests])))
+        graph.setdefault(test["id"], []).extend(edges)
+    for cycle in find_cycles(graph):
+        first, second = cycle[0], cycle[1]
+        i = index_of[first]
+        needs = tests[i]["needs"]
+        path: tuple[str | int, ...] = ("tests", i, "needs")
+        if not isinstance(needs, str):
+            path = (*path, needs_of(tests[i]).index(second))
+        line, col = pos.of_value(path)
+        if len(cycle) == 2:
+            text = f"test '{first}' needs itself ({cycle_text(cycle)}); it could never start"
+        else:
+            text = f"tests need each other in a circle: {cycle_text(cycle)}; none of them could ever start"
+        out.append(Diagnostic(filename, line, col, text))
+    for path in [("defaults", "delay"), *(("tests", i, "delay") for i in range(len(tests)))]:
+        block = data.get("defaults", {}) if path[0] == "defaults" else tests[path[1]]
+        problem = delay_problem(block.get("delay")) if "delay" in block else None
+        if problem:
+            line, col = pos.of_value(path)
+            out.append(Diagnostic(filename, line, col, problem))
+    return out
+
+
+def test_schedules(inputs: list[TestInput]) -> dict[str, TestSchedule]:
+    """Each test's harness settings (with the defaults' concurrency and delay); tests that use none
+    are left out (they get the defaults)."""
+    out = {}
+    for test in inputs:
+        merged = test.merged
+        if not any(key in merged for key in ("needs", "concurrency", "delay")):
+            continue
+        out[test.id] = TestSchedule(
+            needs=tuple(needs_of(test.raw)),
+            concurrency=merged.get("concurrency", 1),
+            delay=parse_delay(merged["delay"]) if "delay" in merged else None,
+        )
+    return out
