@@ -3,7 +3,9 @@
 Writes scenarios of N guc tests and times what `gftpwb validate` does (`load_scenario` + `plan`) in
 this process, median of --repeat tries, then microseconds per test (linear growth shows as a flat
 per-test figure); and, side by side, YAML loading alone on the libyaml fast path and on the ruamel
-path every file took before. Run: .venv/bin/python bench/validate_scale.py [--sizes 2500,...]
+path every file took before. Run: .venv/bin/python bench/validate_scale.py [--sizes 2500,...]; the same
+with PYTHONPATH=<an export of older code> (`git archive <rev> gftpwb converters | tar -x -C DIR`)
+times that code's validation for comparison.
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ def main() -> None:
             with open(path, "w") as handle:
                 handle.write(text)
             total = median_time(lambda path=path, n=n: len(plan(load_scenario(path))) == n or exit(1), args.repeat)
+            if not hasattr(yamlpos, "ruamel_load"):  # code from before issue 17 (PYTHONPATH=an export of it)
+                print(f"{n:>7} {total:>10.2f} {total / n * 1e6:>8.0f}")
+                continue
             fast = median_time(lambda text=text, path=path: yamlpos.load_yaml_with_positions(text, path), args.repeat)
             slow = median_time(lambda text=text, path=path: yamlpos.ruamel_load(text, path, 10**9), args.repeat)
             print(f"{n:>7} {total:>10.2f} {total / n * 1e6:>8.0f} {fast:>16.2f} {slow:>15.2f}")
