@@ -148,7 +148,8 @@ SEEDS = [GUC + "    options: {length: 1M, parallel: 4}\n    repeat: 2\n    timeo
          "tests:\n  - {id: x, kind: guc, <<: *d}\n"]
 PIECES = ["\x00", "\x01", "\t", "\n", " ", "  ", "- ", ": ", "[", "]", "{", "}", "&a ", "*a", "*b", "!!str ",
           "!!int ", "!!float ", ".nan", ".inf", "1e308", "-1", "0", "4096.0", "99999999999999999999", "'", '"', "#",
-          "%YAML 1.2\n", "---\n", "...\n", "<<: ", "\xe9", "\ufeff", "\u2028", "ftp://u:p@h/", "\\", "|\n", ">\n",
+          "%YAML 1.2\n", "%YAML 1.1\n---\n", "%TAG !e! tag:e,2000:\n",
+          "---\n", "...\n", "<<: ", "\xe9", "\ufeff", "\u2028", "ftp://u:p@h/", "\\", "|\n", ">\n",
           "? ", "\r\n", "on", "yes", "0o17", "0x1F", "1_000", "~", "null", "true", "1", "2024-01-01", ",", "%"]
 
 
@@ -200,6 +201,18 @@ def test_the_fast_yaml_path_reads_the_example_scenarios_as_ruamel_does(name):
     slow, pos, _ = ruamel_load(text, name, MIN_VALUE_BUDGET)
     if fast is not None:
         assert fast[0] == slow and fast[1] == {k: v for k, v in pos.values.items() if k} and fast[2] == pos.keys
+
+
+def test_a_plain_merge_sign_as_a_value_is_text():
+    """`a: <<` resolves to the merge tag, which has no constructor: found by the fuzz suite (a traceback)."""
+    assert fast_load("a: <<\n", MIN_VALUE_BUDGET, MAX_NESTING) is None
+    assert ruamel_load("a: <<\n", "f.yaml", MIN_VALUE_BUDGET)[0] == {"a": "<<"}
+
+
+@pytest.mark.parametrize("text", ["%YAML 1.1\n---\nx: yes\ny: 010\n", "%TAG !e! tag:e,2000:\n---\nx: 1\n"])
+def test_documents_with_directives_take_the_ruamel_path(text):
+    """%YAML 1.1 makes ruamel read `yes` as true and 010 as 8: the fast path must not read it as 1.2."""
+    assert fast_load(text, MIN_VALUE_BUDGET, MAX_NESTING) is None
 
 
 def test_copies_and_loops_count_against_the_cap(monkeypatch):
