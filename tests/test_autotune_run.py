@@ -189,7 +189,10 @@ def test_dry_run_lists_the_candidates(tmp_path):
     assert out.returncode == 0
     lines = out.stdout.splitlines()
     assert lines[0].startswith("tune: SIMULATED auto-tune of 37 candidates (adaptive, at most 60 transfers)")
-    assert lines[1] == ("  #1: globus-url-copy -vb -len 4G gsiftp://src.example.org:2811/dev/zero "
+    # tgftp's "-vb" candidate runs in stream mode: between two servers -vb would make it MODE E
+    assert lines[1] == ("  #1: globus-url-copy -len 4G gsiftp://src.example.org:2811/dev/zero "
+                        "gsiftp://dst.example.org:2811/dev/null")
+    assert lines[2] == ("  #2: globus-url-copy -vb -p 1 -len 4G gsiftp://src.example.org:2811/dev/zero "
                         "gsiftp://dst.example.org:2811/dev/null")
     assert len(lines) == 38
 

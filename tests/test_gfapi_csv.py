@@ -53,7 +53,7 @@ def test_hosts_csv_ends_with_the_cluster():
 
 def test_console_headline_and_case_table():
     from gftpwb.core.records import ResultRecord
-    from gftpwb.kinds.gfapi.report import gfapi_headline, summarize_gfapi_cases
+    from gftpwb.kinds.gfapi.report import gfapi_headline, tables
 
     record = ResultRecord(scenario="s", test_id="w", run_id="w/0", case=0, repeat=0, kind="gfapi", host="c1,c2",
                           argv=[], status="passed", details={"gfapi": {**details(), "start_skew_ms": 1.25}},
@@ -62,8 +62,12 @@ def test_console_headline_and_case_table():
     assert gfapi_headline(record) == (
         "203 files, 203.00 MiB: 101.5 MiB/s, 102 files/s, 1602 IOPS (last done, 2.000s); first done 153.0 MiB/s, "
         "153 files/s at 51.0 % of the work; start skew 1.25 ms")
-    (row,) = summarize_gfapi_cases([record])
-    assert row.setup == "seq-wr 2x1x2 100x1M/64K" and row.passed == 1 and row.last_mib_s == 101.5
+    (table,) = tables([record])
+    ((cells, style),) = table.rows
+    row = dict(zip([name for name, _ in table.columns], cells, strict=True))
+    assert row["workload hosts x procs x threads files"] == "seq-wr 2x1x2 100x1M/64K" and row["ok/runs"] == "1/1"
+    assert (row["MiB/s"], row["files/s"], row["IOPS"], row["mean ± 95 % CI"]) == ("101.5", "102", "1602", "102")
+    assert (row["first done MiB/s"], row["% done"], row["max skew ms"], style) == ("153.0", "51.0", "1.25", "")
 
 
 def test_unlink_headline_shows_files_per_second_only():

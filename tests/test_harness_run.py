@@ -88,7 +88,7 @@ def test_a_suite_with_needs_loops_and_copies(tmp_path, stand_in):
         assert [r["details"]["copy"] for r in copies] == [0, 1, 2]
         assert all(r["details"]["copies"] == 3 and r["details"]["loop"] == loop and r["details"]["seed"] == 11
                    and 0 <= r["details"]["delay_s"] <= 0.2 and r["bytes"] == 2 * 1048576 for r in copies)
-    assert got["loop0/warm-up/0"]["details"] == {"loop": 0, "seed": 11}
+    assert got["loop0/warm-up/0"]["details"] == {"mode": "stream", "live_progress": False, "loop": 0, "seed": 11}
     # Each copy has its own tag log; loops are in the names.
     names = sorted(p.name for p in results.glob("*.log"))
     assert "suite_#002_000.loop1#2.log" in names and "suite_#000_000.loop0.log" in names
@@ -227,9 +227,10 @@ def test_the_console_shows_one_line_for_a_runs_copies_and_no_interleaved_progres
     for spec in specs:
         sink(Progress(run_id=spec.run_id, bytes=1048576, rate_avg_mib_s=10.0, rate_inst_mib_s=None, elapsed_s=1.0))
     lines = out.getvalue().splitlines()
+    note = "no live progress, elapsed time only: between two servers -vb would switch guc from stream mode to MODE E"
     assert lines[1:] == [
-        "[1-3/4] s/0 ×3: 3 copies at once: globus-url-copy -vb -len 3M ftp://x/a ftp://y/b",
-        "[4/4] other/0: globus-url-copy -vb -len 3M ftp://x/a ftp://y/b",
+        "[1-3/4] s/0 ×3: 3 copies at once: globus-url-copy -len 3M ftp://x/a ftp://y/b", f"note: s: {note}",
+        "[4/4] other/0: globus-url-copy -len 3M ftp://x/a ftp://y/b", f"note: other: {note}",
     ]  # no progress lines: two tests run at once, and copies have their status line
     status = io.StringIO()
     Console(file=status, width=200).print(sink._line)

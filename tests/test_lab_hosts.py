@@ -101,6 +101,21 @@ tests:
     assert "fan/0@h1" in out.stdout and "fan/0@h2" in out.stdout
     taglog = (results / got["fan/0@h2"].taglog).read_text()
     assert "<GFTPWB_HOST>\nh2\n</GFTPWB_HOST>" in taglog
+    # meta.json describes every host used, probed over SSH: what it is and how it reaches the server
+    controller = netlab.status()["controller_address"]
+    env = json.loads((results / "meta.json").read_text())["environment"]
+    assert sorted(env["hosts"]) == ["h1", "h2"] and env["gftpwb_version"]
+    local_server = subprocess.run(["globus-gridftp-server", "-version"], capture_output=True, text=True)
+    for name in ("h1", "h2"):
+        host = env["hosts"][name]
+        assert host["kernel"] == os.uname().release and host["cpu_count"] == os.cpu_count()
+        assert host["cpu_model"] and host["guc"] and host["tcp"]["congestion_control"]
+        assert host["tcp"]["rmem_max"] > 0 and len(host["tcp"]["tcp_rmem"]) == 3
+        route = host["routes"][controller]
+        assert route["ip"] == controller and route["dev"] not in (None, "lo") and route["mtu"] > 0
+        server = host["servers"][f"ftp://{controller}:2811/"]
+        assert "GridFTP Server" in server["banner"]
+        assert server["version"] in (local_server.stdout + local_server.stderr)
 
 
 def test_a_host_that_is_down_fails_only_its_runs_with_the_reason(netlab, tmp_path):
@@ -368,8 +383,9 @@ tests:
     proc = subprocess.Popen([*GFTPWB, "run", str(path), "--results", str(results), "--progress", "never"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert wait_until(lambda: all(any(c.startswith("globus-url-copy") for _, c in processes_in(ns))
-                                      for ns in namespaces), timeout=30)
+        # the transfers, not the environment probe's guc (it reads the server's banner first)
+        assert wait_until(lambda: all(any(c.startswith("globus-url-copy") and "/dev/zero" in c
+                                          for _, c in processes_in(ns)) for ns in namespaces), timeout=30)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
     finally:

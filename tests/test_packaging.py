@@ -41,7 +41,8 @@ def test_wheel_installs_and_imports(tmp_path):
     subprocess.run([py, "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
     code = ("import gftpwb.tui, gftpwb.converters.taglog, gftpwb.core.dsl.schema as s, pathlib;"
             "from gftpwb.core.registry import registry;"
-            "names = registry().kind_names(); assert names == ('guc', 'connection-test', 'autotune', 'gfapi'), names;"
+            "names = registry().kind_names();"
+            "assert names == ('guc', 'connection-test', 'autotune', 'gfapi', 'iperf3'), names;"
             "assert 'site-packages' in gftpwb.tui.__file__, gftpwb.tui.__file__;"
             "assert s.scenario_schema()['title'] == 'gftpwb scenario';"
             "from gftpwb.kinds.gfapi.run.worker_build import source_bytes; assert b'glfs_init' in source_bytes();"

@@ -67,7 +67,7 @@ def write(tmp_path: Path, text: str = SCENARIO) -> str:
 
 
 def test_the_registry_finds_it_and_the_schema_takes_its_keys(nap_kind):
-    assert registry().kind_names() == ("guc", "connection-test", "autotune", "gfapi", "nap")
+    assert registry().kind_names() == ("guc", "connection-test", "autotune", "gfapi", "iperf3", "nap")
     schema = json.loads(gftpwb("schema").stdout)
     assert schema["definitions"]["nap_test"]["properties"]["seconds"]["description"] == "How long to sleep."
     assert "nap" in schema["definitions"]["test"]["properties"]["kind"]["enum"]
@@ -91,7 +91,7 @@ def test_planning_dry_run_and_preflight(nap_kind, monkeypatch):
     specs = plan(load_scenario_text(SCENARIO, "n.yaml"))
     assert [(s.run_id, s.kind, s.case, s.argv) for s in specs] == [
         ("short/0", "nap", 0, ("sleep", "0.05")), ("short/1", "nap", 0, ("sleep", "0.05")),
-        ("sim/0", "guc", 1, ("globus-url-copy", "-vb", "-len", "1G", "gsiftp://a/x", "gsiftp://b/y"))]
+        ("sim/0", "guc", 1, ("globus-url-copy", "-len", "1G", "gsiftp://a/x", "gsiftp://b/y"))]
     out = gftpwb("run", write(nap_kind), "--dry-run")
     assert out.stdout.splitlines()[:2] == ["short/0: sleep 0.05", "short/1: sleep 0.05"]
     monkeypatch.setenv("PATH", str(nap_kind / "empty"))

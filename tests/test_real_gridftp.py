@@ -86,6 +86,14 @@ def test_progress_is_shown_live_in_plain_mode(tmp_path, gridftp):
     assert proc.wait() == 0, "".join(lines) + proc.stderr.read()
     assert seen_at is not None, "no live progress line: " + "".join(lines)
     assert seen_at < finished_at - 0.5, "progress arrived only at the end"
+    # the same samples are kept beside the record, and the report reads them
+    samples = json.loads((tmp_path / "r" / "samples.jsonl").read_text())
+    series = samples["series"][""]
+    assert samples["run_id"] == "live/0" and len(series["t"]) >= 1 and series["b"] == sorted(series["b"])
+    report = json.loads(gftpwb("report", str(tmp_path / "r"), "--json").stdout)
+    (run,) = report["directories"][0]["cases"][0]["runs"]
+    assert run["facts"] == {"mode": "stream", "live_progress": True}
+    assert run["samples"]["points"] == len(series["t"])
 
 
 def test_refused_port_is_a_clear_failure_in_record_and_tag_log(tmp_path, gridftp):

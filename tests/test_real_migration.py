@@ -180,7 +180,7 @@ def test_the_drop_in_tgftp_batch_mode(tmp_path, gridftp):
         " Test #0_0 was successful!", " Test #0_1 was successful!", "tgftp: test #0 was successful!",
         " Test #1_0 failed!", "tgftp: test #1 failed (for at least one run)!"]
     assert lines[0].startswith(f"tgftp --source {gridftp.url}/dev/zero --target {gridftp.url}/dev/null --timeout 60 "
-                               "--log-filename 'b.csv_#000_000.log' -- -vb -len 64M")
+                               "--log-filename 'b.csv_#000_000.log' -- -len 64M")  # stream mode: no -vb
     assert sorted(p.name for p in tmp_path.glob("*.log")) == ["b.csv_#000_000.log", "b.csv_#000_001.log",
                                                               "b.csv_#001_000.log"]
     again = subprocess.run([str(BIN / "tgftp"), "-f", "b.csv"], capture_output=True, text=True, cwd=tmp_path)

@@ -1,23 +1,24 @@
 """Compare the rates of two scenario runs (two results directories), case by case. Pure.
 
-Cases are matched by test id and guc parameters rather than by case number, so a run of an edited
+Cases are matched by test id and parameters rather than by case number, so a run of an edited
 scenario (a test added in front, a matrix value dropped) still lines up with an older one. Only the
 latest record of each run id counts, so a resumed directory compares by what it finally holds.
+The figure compared is each kind's headline figure (:attr:`gftpwb.core.registry.Kind.figures`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .records import ResultRecord, latest_by_run
-from .report import CaseSummary, summarize_cases
+from .records import ResultRecord
+from .summary import CaseSummary, summarize_cases
 
 
 @dataclass(frozen=True)
 class RateDiff:
     test_id: str
     params: str
-    a_mib_s: float | None  # mean incl. set-up over passed runs; None: no passed run (or no such case)
+    a_mib_s: float | None  # mean of the headline figure over counted runs; None: none (or no such case)
     b_mib_s: float | None
     a_runs: str  # "2/2" passed/runs, "" when the case is missing on that side
     b_runs: str
@@ -36,7 +37,12 @@ class RateDiff:
 
 
 def _cases(records: list[ResultRecord]) -> dict[tuple[str, str], CaseSummary]:
-    return {(row.test_id, row.params): row for row in summarize_cases(list(latest_by_run(records).values()))}
+    return {(row.test_id, row.params_text): row for row in summarize_cases(records)}
+
+
+def _mean(case: CaseSummary | None) -> float | None:
+    headline = case.headline if case is not None else None
+    return headline.stats.mean if headline is not None and headline.stats is not None else None
 
 
 def diff_rates(a: list[ResultRecord], b: list[ResultRecord]) -> list[RateDiff]:
@@ -46,9 +52,8 @@ def diff_rates(a: list[ResultRecord], b: list[ResultRecord]) -> list[RateDiff]:
     for key in [*cases_a, *(k for k in cases_b if k not in cases_a)]:
         ra, rb = cases_a.get(key), cases_b.get(key)
         rows.append(RateDiff(
-            test_id=key[0], params=key[1],
-            a_mib_s=ra.mean_incl_setup if ra else None, b_mib_s=rb.mean_incl_setup if rb else None,
-            a_runs=f"{ra.passed}/{ra.runs}" if ra else "", b_runs=f"{rb.passed}/{rb.runs}" if rb else "",
+            test_id=key[0], params=key[1], a_mib_s=_mean(ra), b_mib_s=_mean(rb),
+            a_runs=f"{ra.passed}/{ra.total}" if ra else "", b_runs=f"{rb.passed}/{rb.total}" if rb else "",
         ))
     return rows
 

@@ -30,6 +30,7 @@ class ScenarioStarted(Event):
     results_dir: str
     plan: tuple[RunSpec, ...]
     skipped_run_ids: frozenset[str] = frozenset()  # already done in an earlier, resumed attempt
+    earlier: tuple[ResultRecord, ...] = ()  # the final records of those earlier attempts (reports show all runs)
 
 
 @dataclass(frozen=True)
@@ -143,3 +144,5 @@ class TuneUpdate(Event):
     rows: tuple[RankingRow, ...]
     leader: str | None
     finished: bool = False
+    p_within_margin: float | None = None  # estimated P(the pick's true mean is within the margin of the best)
+    stop_reason: str = ""  # why the strategy stopped before running all it could ("" : it ran its plan)

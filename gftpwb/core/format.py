@@ -13,6 +13,32 @@ def rate_text(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def ci_text(centre: float | None, half_width: float | None, digits: int = 1) -> str:
+    """A confidence interval as people read it: ``740.6 ± 11.0`` (centre ± half-width), never as a
+    range of two bounds, whose minus signs read as nonsense when a bound is negative (``-3733.3-6619.2``).
+    Only the centre when there is no interval (one run); ``-`` when there is no centre."""
+    if centre is None:
+        return "-"
+    if half_width is None:
+        return f"{centre:.{digits}f}"
+    return f"{centre:.{digits}f} ± {half_width:.{digits}f}"
+
+
+def pm_text(half_width: float | None, digits: int = 0) -> str:
+    """The half-width alone, for a column next to its centre: ``±15``; ``-`` when unknown."""
+    return "-" if half_width is None else f"±{half_width:.{digits}f}"
+
+
+def cv_text(cv: float | None) -> str:
+    """A coefficient of variation (a fraction) as a percentage: ``2.4 %``; ``-`` when unknown."""
+    return "-" if cv is None else f"{cv * 100:.1f} %"
+
+
+def p_text(p: float | None) -> str:
+    """A probability: ``0.97``; ``-`` when unknown."""
+    return "-" if p is None else f"{p:.2f}"
+
+
 def human_bytes(nbytes: int | None) -> str:
     """``512 B``, ``3.00 MiB``, ``1.50 GiB``; ``-`` when unknown."""
     if nbytes is None:

@@ -9,6 +9,8 @@ skip ``-tcp-bs`` values the kernel would cap to the same size.
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from .clockoffset import ClockOffset
@@ -28,10 +30,46 @@ for f in /usr/lib/*/libgfapi.so* /usr/lib64/libgfapi.so* /usr/lib/libgfapi.so* /
   [ -e "$f" ] && lib=yes
 done
 echo "gfapi_library=$lib"
-for key in net/core/rmem_max net/core/wmem_max net/ipv4/tcp_rmem net/ipv4/tcp_wmem; do
+for key in net/core/rmem_max net/core/wmem_max net/ipv4/tcp_rmem net/ipv4/tcp_wmem \
+           net/ipv4/tcp_congestion_control net/ipv4/tcp_available_congestion_control; do
   echo "$key=$(cat /proc/sys/$key 2>/dev/null)"
 done
+echo "cpu_model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)"
+echo "cpu_count=$(getconf _NPROCESSORS_ONLN 2>/dev/null)"
+srv=; command -v globus-gridftp-server >/dev/null 2>&1 && srv=$(first_line globus-gridftp-server -version)
+echo "gridftp_server=$srv"
 """
+
+# Per server and address the transfers of a run use, appended by probe_script(): the server's banner
+# as guc sees it from this host (guc -dbg shows the 220 greeting right after connecting, before any
+# login; all servers at once, 5 s at most, so a server that never answers delays a run by 5 s, not
+# more), and the route to the address with its interface's MTU.
+ENDPOINT_FUNCTIONS = r"""
+banner() {
+  b=; command -v globus-url-copy >/dev/null 2>&1 && \
+    b=$(timeout 5 globus-url-copy -dbg -list "$1" 2>&1 | sed -n 's/^220[ -]//p' | head -n 1)
+  echo "banner.$1=$b"
+}
+route() {
+  case "$1" in *[!0-9.:]*) ip=$(getent ahosts "$1" 2>/dev/null | awk 'NR==1{print $1}') ;; *) ip=$1 ;; esac
+  r=; [ -n "$ip" ] && r=$(ip route get "$ip" 2>/dev/null | head -n 1)
+  dev=$(echo "$r" | awk '{for (i = 1; i < NF; i++) if ($i == "dev") {print $(i + 1); exit}}')
+  mtu=$(echo "$r" | awk '{for (i = 1; i < NF; i++) if ($i == "mtu") {print $(i + 1); exit}}')
+  [ -z "$mtu" ] && [ -n "$dev" ] && mtu=$(cat "/sys/class/net/$dev/mtu" 2>/dev/null)
+  echo "route.$1=$ip $dev $mtu"
+}
+"""
+
+
+def probe_script(servers: Sequence[str] = (), addresses: Sequence[str] = ()) -> str:
+    """The probe, plus the banner of each server URL (``ftp://host:port/``) and the route and MTU
+    to each address, as this host sees them. Values are shell-quoted: scenario text never reaches a
+    shell unquoted."""
+    if not servers and not addresses:
+        return PROBE_SCRIPT
+    lines = [*(f"banner {shlex.quote(url)} &" for url in servers), *(f"route {shlex.quote(a)}" for a in addresses),
+             "wait"]
+    return PROBE_SCRIPT + ENDPOINT_FUNCTIONS + "\n".join(lines) + "\n"
 
 SYSCTL_KEYS = ("net/core/rmem_max", "net/core/wmem_max", "net/ipv4/tcp_rmem", "net/ipv4/tcp_wmem")
 
@@ -88,6 +126,46 @@ class ProbeFacts:
     gfapi_headers: bool = False
     gfapi_library: bool = False
     caps: BufferCaps = field(default_factory=BufferCaps)
+    cpu_model: str = ""
+    cpu_count: int | None = None
+    congestion_control: str = ""
+    congestion_available: str = ""
+    gridftp_server: str = ""  # first line of globus-gridftp-server -version; "" = not installed
+    banners: dict[str, str] = field(default_factory=dict)  # server URL -> its 220 greeting ("" = none)
+    routes: dict[str, Route] = field(default_factory=dict)  # address -> how this host reaches it
+
+    def environment(self) -> dict[str, object]:
+        """What meta.json keeps of a host (plain JSON data)."""
+        return {
+            "hostname": self.hostname, "kernel": self.kernel, "cpu_model": self.cpu_model,
+            "cpu_count": self.cpu_count, "guc": self.guc or None, "gridftp_server": self.gridftp_server or None,
+            "tcp": {"rmem_max": self.caps.rmem_max, "wmem_max": self.caps.wmem_max,
+                    "tcp_rmem": list(self.caps.tcp_rmem) if self.caps.tcp_rmem else None,
+                    "tcp_wmem": list(self.caps.tcp_wmem) if self.caps.tcp_wmem else None,
+                    "congestion_control": self.congestion_control or None,
+                    "congestion_available": self.congestion_available.split() or None},
+            "servers": {url: {"banner": text or None, "version": server_version(text)}
+                        for url, text in self.banners.items()},
+            "routes": {address: asdict(route) for address, route in self.routes.items()},
+        }
+
+
+@dataclass(frozen=True)
+class Route:
+    """How a host reaches an address: the address it resolved to, the interface, and its MTU."""
+
+    ip: str | None
+    dev: str | None
+    mtu: int | None
+
+
+def server_version(banner: str) -> str | None:
+    """``220 vm GridFTP Server 13.24 (gcc64, ...) [...] ready.`` -> ``13.24``; None when not a GridFTP banner."""
+    words = banner.split()
+    for i, word in enumerate(words[:-1]):
+        if word == "Server" and i and words[i - 1] == "GridFTP":
+            return words[i + 1]
+    return None
 
 
 def _int(text: str) -> int | None:
@@ -120,10 +198,21 @@ def parse_probe(text: str) -> ProbeFacts:
                       wmem_max=_int(values.get("net/core/wmem_max", "")),
                       tcp_rmem=_triple(values.get("net/ipv4/tcp_rmem", "")),
                       tcp_wmem=_triple(values.get("net/ipv4/tcp_wmem", "")))
+    routes = {}
+    for key, value in values.items():
+        if key.startswith("route."):
+            ip, dev, mtu = ([*value.split(), "", "", ""])[:3]
+            routes[key[len("route."):]] = Route(ip or None, dev or None, _int(mtu))
     return ProbeFacts(hostname=values.get("hostname", ""), kernel=values.get("kernel", ""),
                       guc=guc_version(values.get("guc", "")), gcc=values.get("gcc", ""),
                       gfapi_headers=values.get("gfapi_headers") == "yes",
-                      gfapi_library=values.get("gfapi_library") == "yes", caps=caps)
+                      gfapi_library=values.get("gfapi_library") == "yes", caps=caps,
+                      cpu_model=values.get("cpu_model", ""), cpu_count=_int(values.get("cpu_count", "")),
+                      congestion_control=values.get("net/ipv4/tcp_congestion_control", ""),
+                      congestion_available=values.get("net/ipv4/tcp_available_congestion_control", ""),
+                      gridftp_server=values.get("gridftp_server", ""),
+                      banners={k[len("banner."):]: v for k, v in values.items() if k.startswith("banner.")},
+                      routes=routes)
 
 
 # Statuses of a host check, worst last.
@@ -171,6 +260,10 @@ class HostReport:
             "kernel": facts.kernel if facts else None,
             "clock": self.clock.to_dict() if self.clock else None,
             "tcp_buffers": facts.caps.to_dict() if facts else None,
+            "cpu_model": facts.cpu_model or None if facts else None,
+            "cpu_count": facts.cpu_count if facts else None,
+            "congestion_control": facts.congestion_control or None if facts else None,
+            "gridftp_server": facts.gridftp_server or None if facts else None,
             "seconds": round(self.seconds, 3),
         }
 

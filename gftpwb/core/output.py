@@ -6,17 +6,22 @@ stopping, events, the record)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
 class ProgressSample:
-    """A live sample: bytes so far, average and instantaneous rate in MiB/s (guc's "MB")."""
+    """A live sample: bytes so far, average and instantaneous rate in MiB/s (guc's "MB").
+
+    ``channel`` names the part of the run the sample is about (a stream, a stripe) when it is not
+    the whole run; such samples become :class:`~gftpwb.core.events.Progress` events of that channel,
+    which the live views show as rows of their own."""
 
     bytes: int
-    avg_mib_s: float
-    inst_mib_s: float
+    avg_mib_s: float | None
+    inst_mib_s: float | None
+    channel: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,7 @@ class Outcome:
     rate_guc_avg_mib_s: float | None
     error: str
     output: str
+    details: dict[str, Any] = field(default_factory=dict)  # what the session adds to the record's details
 
 
 class Session(Protocol):

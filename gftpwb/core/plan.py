@@ -80,6 +80,27 @@ def log_name_for(test: Any, variant: int, repeat: int) -> str:
     return stem if test.repeat == 1 else f"{stem}_{repeat:03d}"
 
 
+def order_runs(cases: list[list[list[RunSpec]]], order: str = "sequential", seed: int = 0) -> list[RunSpec]:
+    """The specs of a test's cases in run order. ``cases[c][r]`` is the r-th run of case c: one spec,
+    or the specs of one group (the same run on several hosts, kept together).
+
+    sequential: every run of a case, then the next case (tgftp's order); interleaved: the first run
+    of every case, then the second, ...; random: a permutation given by the SHA-256 of ``seed`` and
+    each run's id, so it never changes between Python or numpy versions (``--resume`` compares plans).
+    """
+    if order == "interleaved":
+        longest = max((len(runs) for runs in cases), default=0)
+        units = [runs[r] for r in range(longest) for runs in cases if r < len(runs)]
+    else:
+        units = [unit for runs in cases for unit in runs]
+    if order == "random":
+        def key(unit: list[RunSpec]) -> bytes:
+            return hashlib.sha256(f"{seed}\x1f{unit[0].run_id}".encode()).digest()
+
+        units = sorted(units, key=key)
+    return [spec for unit in units for spec in unit]
+
+
 def plan_fingerprint(specs: Iterable[RunSpec]) -> str:
     """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan.
     Passwords in URLs are masked first: a hash is no place for them either (and a new password
@@ -105,6 +126,8 @@ def _extras(spec: RunSpec) -> list[object]:
               (("pre", spec.pre), ("post", spec.post), ("comment_command", spec.comment_command)) if command}
     if spec.log_name:
         extras["log_name"] = spec.log_name
+    if spec.details.get("warmup"):
+        extras["warmup"] = True
     if spec.delay_s:
         extras["delay_s"] = spec.delay_s
     return [extras] if extras else []

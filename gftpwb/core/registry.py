@@ -25,7 +25,10 @@ Extension points for later work hang here too:
 * ``Kind.consumers``: bus subscribers a kind adds to every scenario run (gfapi writes its CSV files
   so); monitors and tracing that follow runs attach the same way;
 * ``Kind.report``: the report sections its records appear in (:class:`ReportSection`, a list of
-  tables today); statistics figures and plots of a kind are further blocks of its sections.
+  tables today); plots of a kind are further blocks of its sections;
+* ``Kind.figures`` / ``Kind.measure``: which numbers of its records are statistics of a case (the
+  rate of a guc run, the files/s of a gfapi run), and ``Kind.facts`` what else a report says of a
+  run (guc's transfer mode); :mod:`gftpwb.core.summary` asks them and never tests a kind's name.
 """
 
 from __future__ import annotations
@@ -77,6 +80,9 @@ class TestInput:
     filename: str
     errors: list[Diagnostic] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
+    #: The scenario's host inventory as written (name -> its mapping; ``local`` is implicit), for
+    #: kinds whose keys name hosts besides ``on`` (an iperf3 test's client and server hosts).
+    inventory: dict[str, Any] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -139,10 +145,49 @@ class ReportSection:
     name: str
     order: int
     tables: Callable[[Sequence[ResultRecord]], list[ReportTable]] | str
+    #: Whether the report lists the section's runs that did not pass under its tables (an auto-tune's
+    #: section does not: its transfers' failures are in its ranking).
+    list_failures: bool = True
 
     def build(self, records: Sequence[ResultRecord]) -> list[ReportTable]:
         make = registry().resolve(self.tables) if isinstance(self.tables, str) else self.tables
         return make(records)
+
+
+# --- figures: the numbers of a kind's records that are statistics ----------------------------------
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A number each passed run of a kind has, whose values over a case's runs are summarised by
+    :func:`gftpwb.core.stats.describe` (median, CV, confidence intervals). ``path`` finds it in the
+    record as JSON (``("rate_incl_setup_mib_s",)``, ``("details", "gfapi", "cluster", "last_done",
+    "files_s")``), so records read from any results directory are measured the same way."""
+
+    key: str  # its name in reports and the JSON summary
+    label: str  # how a column header names it
+    unit: str
+    path: tuple[str, ...]
+    digits: int = 1
+    higher_is_better: bool = True
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A figure's value in one record; ``excluded`` says why a value the run has is not a statistic
+    (guc's average of a short transfer is "quantised"), "" when it is one (or there is none)."""
+
+    value: float | None
+    excluded: str = ""
+
+
+def value_at(data: Any, path: Sequence[str]) -> float | None:
+    """The number at ``path`` in nested mappings (None when a step is missing or it is no number)."""
+    for step in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(step)
+    return float(data) if isinstance(data, int | float) and not isinstance(data, bool) else None
 
 
 # --- the plug-in protocol ---------------------------------------------------------------------------
@@ -170,6 +215,9 @@ class Kind(abc.ABC):
     report: ReportSection | None = None
     #: A run that reported no per-thread telemetry shows as one row in the threads view.
     whole_run_row: bool = True
+    #: The numbers of its records that are statistics of a case, the headline one first (reports
+    #: show its median, CV and confidence interval; the others have theirs in the JSON summary).
+    figures: tuple[Figure, ...] = ()
 
     # --- the DSL --------------------------------------------------------------------------------
 
@@ -208,6 +256,12 @@ class Kind(abc.ABC):
         """Programs that must be on PATH before a run of ``spec`` on this machine (the preflight)."""
         return ()
 
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        """The servers a run of ``spec`` talks to, as URLs (``gsiftp://host:2811``): the environment
+        in meta.json records each one's route and MTU as the run's host sees it, and the banner of
+        (Grid)FTP servers. None for runs that move no data over a network (simulated ones)."""
+        return ()
+
     # --- showing runs ---------------------------------------------------------------------------
 
     def announce(self, spec: RunSpec) -> str | None:
@@ -219,6 +273,11 @@ class Kind(abc.ABC):
         """The console's text while a run has reported no progress yet."""
         return "waiting for the first progress report"
 
+    def progress_note(self, spec: RunSpec) -> str:
+        """Why a run will report no live progress, only its elapsed time ("" when it reports progress);
+        front ends say it (guc between two servers in stream mode runs without -vb)."""
+        return ""
+
     def headline(self, record: ResultRecord) -> str:
         """The console's one-line result of a passed run."""
         from gftpwb.core.format import human_bytes, rate_text
@@ -229,6 +288,21 @@ class Kind(abc.ABC):
     def params_text(self, params: dict[str, Any]) -> str:
         """A run's parameters as one short text (reports, comparisons)."""
         return " ".join(f"{k}={v}" for k, v in params.items())
+
+    # --- statistics -----------------------------------------------------------------------------
+
+    def measure(self, record: ResultRecord) -> dict[str, Measured]:
+        """Each of :attr:`figures` in a passed record (found by its path); override to leave a value
+        out of the statistics with the reason (``Measured(value, excluded="quantised")``)."""
+        data = {"details": record.details, **{f: getattr(record, f) for f in _RECORD_FIELDS}}
+        return {f.key: Measured(value_at(data, f.path)) for f in self.figures}
+
+    def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
+        """What else a report says of one run, as plain values (guc: its transfer mode)."""
+        return {}
+
+
+_RECORD_FIELDS = ("seconds", "bytes", "rate_incl_setup_mib_s", "rate_guc_avg_mib_s", "exit_code")
 
 
 class Engine(abc.ABC):

@@ -1,57 +1,29 @@
-"""Summaries of result records for people: per-case means, minima and maxima, and the tables kinds
-build from them for the end-of-run report. Pure."""
+"""What the reports of a scenario run say besides the figures' statistics (those are in
+:mod:`gftpwb.core.summary`): notes on a case for its table row. Pure."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-from .records import PASSED, ResultRecord
-from .registry import registry
+from .summary import CaseSummary
 
 
-@dataclass(frozen=True)
-class CaseSummary:
-    test_id: str
-    case: int
-    params: str  # the run's parameters as its kind writes them (guc: "-p 4 -tcp-bs 8M -len 4G")
-    runs: int
-    passed: int
-    mean_incl_setup: float | None
-    min_incl_setup: float | None
-    max_incl_setup: float | None
-    mean_guc_avg: float | None
-    statuses: tuple[str, ...]
-
-
-def params_text(record: ResultRecord) -> str:
-    """A record's parameters as its kind writes them (``k=v`` for a kind not installed here)."""
-    kind = registry().find(record.kind)
-    if kind is not None:
-        return kind.params_text(dict(record.params))
-    return " ".join(f"{k}={v}" for k, v in record.params.items())
-
-
-def summarize_cases(records: Sequence[ResultRecord],
-                    text: Callable[[ResultRecord], str] = params_text) -> list[CaseSummary]:
-    """One row per (test, case) in first-seen order; rates only over passed runs."""
-    groups: dict[tuple[str, int], list[ResultRecord]] = {}
-    for record in records:
-        groups.setdefault((record.test_id, record.case), []).append(record)
-    rows = []
-    for (test_id, case), group in groups.items():
-        ok = [r for r in group if r.status == PASSED]
-        incl = [r.rate_incl_setup_mib_s for r in ok if r.rate_incl_setup_mib_s is not None]
-        guc = [r.rate_guc_avg_mib_s for r in ok if r.rate_guc_avg_mib_s is not None]
-        rows.append(CaseSummary(
-            test_id=test_id, case=case, params=text(group[0]), runs=len(group), passed=len(ok),
-            mean_incl_setup=fmean(incl) if incl else None, min_incl_setup=min(incl) if incl else None,
-            max_incl_setup=max(incl) if incl else None, mean_guc_avg=fmean(guc) if guc else None,
-            statuses=tuple(r.status for r in group),
-        ))
-    return rows
+def case_notes(case: CaseSummary) -> str:
+    """``1 warm-up; outlier sweep[0]/3; guc avg: 2 quantised``: what a reader of the row should know."""
+    notes: list[str] = []
+    if case.warmups:
+        notes.append(f"{case.warmups} warm-up{'s' if case.warmups > 1 else ''}")
+    headline = case.headline
+    if headline is not None:
+        flagged = [r.run_id for r in case.runs if headline.figure.key in r.outlier]
+        if flagged:
+            notes.append(f"outlier{'s' if len(flagged) > 1 else ''} {', '.join(flagged)}")
+    for stats in case.figures:
+        for reason, count in sorted(stats.excluded.items()):
+            notes.append(f"{stats.figure.label}: {count} {reason}")
+    return "; ".join(notes)
 
 
 def mean(values: Sequence[Any]) -> float | None:

@@ -14,11 +14,13 @@ from .specs import RunSpec
 def record_for(spec: RunSpec, status: str, **happened: Any) -> ResultRecord:
     """A record of ``spec`` with ``status`` and what happened (``started_at``, ``seconds``, ``bytes``,
     rates, ``exit_code``, ``error``, ``output``, ``details``...). Its ``taglog`` is the spec's tag log
-    name when the kind writes tag logs (:attr:`gftpwb.core.registry.Kind.writes_taglog`); a spec of
-    the harness features adds its loop, copy, delay and seed to ``details``."""
+    name when the kind writes tag logs (:attr:`gftpwb.core.registry.Kind.writes_taglog`). Its ``details``
+    start with the spec's (warm-up, transfer mode), then what the runner adds; a spec of the harness
+    features adds its loop, copy, delay and seed."""
     taglog = spec.taglog_name if registry().kind(spec.kind).writes_taglog else ""
-    if spec.harness is not None:  # loop, copy, delay and seed of this instance (the harness features)
-        happened["details"] = {**happened.get("details", {}), **spec.harness.details()}
+    harness = spec.harness.details() if spec.harness is not None else {}
+    if spec.details or harness:
+        happened["details"] = {**spec.details, **(happened.get("details") or {}), **harness}
     return ResultRecord(
         scenario=spec.scenario, test_id=spec.test_id, run_id=spec.run_id, case=spec.case, repeat=spec.repeat,
         kind=spec.kind, host=spec.host, argv=list(spec.argv), status=status, params=dict(spec.params),

@@ -104,6 +104,9 @@ class RunSpec:
     log_name: str = ""  # the test's own tag log name (its log_filename resolved for this run), if it has one
     group: str = ""  # runs sharing a group start together (one test on several hosts)
     link: Any = None  # the engine's settings for this run (the simulated engine's LinkModel), a dataclass
+    # What the record's details start with, known before the run: ``warmup`` (a warm-up run, left out
+    # of statistics), and what the kind says of the run (guc: ``mode``, ``live_progress``).
+    details: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
     harness: Harness | None = None  # loop, copy and delay of this instance (None: no harness feature used)
 
     @property

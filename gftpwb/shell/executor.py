@@ -94,7 +94,7 @@ class Executor:
         """Run every spec whose id is not in ``done``; ``earlier`` records count in the summary.
         ``schedule`` says which tests need which and how many may run at once (default: none, one)."""
         self.publish(ScenarioStarted(scenario=scenario, results_dir=results_dir, plan=tuple(specs),
-                                     skipped_run_ids=done))
+                                     skipped_run_ids=done, earlier=tuple(earlier or ())))
         self.history = list(earlier or [])
         planned = {s.run_id for s in specs}
         records = [r for r in self.history if r.run_id in planned]

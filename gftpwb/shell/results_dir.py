@@ -127,6 +127,22 @@ def _prepare_files(directory: str, scenario_text: str, specs: Sequence[RunSpec],
     _write(os.path.join(directory, "meta.json"), json.dumps(meta, indent=1) + "\n")
 
 
+def record_environment(directory: str, env: dict[str, Any], *, resumed: bool) -> None:
+    """Put the environment of this attempt in meta.json: ``environment`` for the first attempt; a
+    resumed attempt appends ``{"at", "environment"}`` to ``resumed``, so the original stays as it was."""
+    meta_path = os.path.join(directory, "meta.json")
+    try:
+        with open(meta_path, encoding="utf-8") as handle:
+            meta = json.load(handle)
+    except (OSError, ValueError):
+        return  # no meta.json to add to (a directory gftpwb did not make): nothing to record in
+    if resumed and "environment" in meta:
+        meta.setdefault("resumed", []).append({"at": env.get("collected_at", ""), "environment": env})
+    else:
+        meta["environment"] = env
+    _write(meta_path, json.dumps(meta, indent=1) + "\n")
+
+
 def _write(path: str, text: str) -> None:
     atomic_write(path, text)
 

@@ -11,8 +11,11 @@ import json
 import os
 from dataclasses import dataclass
 
+from gftpwb.core.errors import UsageError
 from gftpwb.core.records import ResultRecord, latest_by_run
+from gftpwb.core.summary import DirectorySummary, summarize_directory
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, read_journal
+from gftpwb.shell.sinks.samples import read_samples
 
 
 @dataclass(frozen=True)
@@ -66,3 +69,31 @@ def load_records(path: str) -> tuple[list[ResultRecord], list[str]]:
     """The latest record of every run in a results directory (in journal order), and any problems."""
     records, problems = read_journal(os.path.join(path, JOURNAL_NAME))
     return list(latest_by_run(records).values()), problems
+
+
+def _read_json(path: str) -> object:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+def read_directory(path: str) -> DirectorySummary:
+    """The summary of one results directory (journal, meta.json, plan.json, samples.jsonl); raises
+    UsageError when ``path`` is not one."""
+    journal = os.path.join(path, JOURNAL_NAME)
+    meta_path = os.path.join(path, "meta.json")
+    if not os.path.isdir(path):
+        raise UsageError(f"{path}: no such results directory")
+    if not os.path.isfile(journal) and not os.path.isfile(meta_path):
+        raise UsageError(f"{path}: not a gftpwb results directory (no {JOURNAL_NAME}, no meta.json)")
+    records, problems = read_journal(journal)
+    meta = _read_json(meta_path)
+    plan = _read_json(os.path.join(path, "plan.json"))
+    samples, sample_problems = read_samples(path)
+    return summarize_directory(
+        path, records, meta=meta if isinstance(meta, dict) else {},
+        plan=[s for s in plan if isinstance(s, dict)] if isinstance(plan, list) else [],
+        samples=samples, problems=[*(f"{JOURNAL_NAME}: {p}" for p in problems),
+                                   *(f"samples.jsonl: {p}" for p in sample_problems)])

@@ -29,7 +29,7 @@ def record_of(spec: RunSpec, outcome: Outcome, *, started_at: str, ended_at: str
     return record_for(spec, outcome.status, started_at=started_at, ended_at=ended_at, seconds=seconds,
                       bytes=outcome.bytes, rate_incl_setup_mib_s=outcome.rate_incl_setup_mib_s,
                       rate_guc_avg_mib_s=outcome.rate_guc_avg_mib_s, exit_code=exit_code, error=outcome.error,
-                      output=outcome.output)
+                      output=outcome.output, details=dict(outcome.details))
 
 
 def emit_items(ctx: RunContext, spec: RunSpec, items: Sequence[ParsedItem], t0: float) -> None:
@@ -37,7 +37,7 @@ def emit_items(ctx: RunContext, spec: RunSpec, items: Sequence[ParsedItem], t0: 
         if isinstance(item, ProgressSample):
             ctx.publish(Progress(run_id=spec.run_id, bytes=item.bytes, rate_avg_mib_s=item.avg_mib_s,
                                  rate_inst_mib_s=item.inst_mib_s, elapsed_s=time.monotonic() - t0,
-                                 length_bytes=spec.length_bytes))
+                                 length_bytes=spec.length_bytes, channel=item.channel))
         elif isinstance(item, TextLine):
             ctx.publish(OutputLine(run_id=spec.run_id, stream=item.stream, text=item.text))
 

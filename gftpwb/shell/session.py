@@ -29,10 +29,12 @@ from gftpwb.core.specs import RunSpec
 
 from . import results_dir as rd
 from .context import Service
+from .environment import collect_environment
 from .executor import Executor
 from .sinks.aggregates import AggregatesSink
 from .sinks.guard import WRITE_FAILED, WriteGuard
 from .sinks.journal import JOURNAL_NAME, JournalSink
+from .sinks.samples import SamplesSink
 from .sinks.taglogs import TagLogSink
 from .transports.hosts import HostTransports
 
@@ -49,6 +51,7 @@ class RunRequest:
     resume: bool = False
     subscribers: list[Handler] = field(default_factory=list)
     accept_new_host_keys: bool = False  # trust unknown SSH hosts on first use (logged as a warning)
+    record_environment: bool = True  # probe every host used and keep what it is in meta.json
     services: list[Service] = field(default_factory=list)  # run alongside the whole scenario run (monitors)
 
 
@@ -134,6 +137,7 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     aggregates = AggregatesSink(directory) if directory is not None else None
     if directory is not None:
         bus.subscribe(writes.guard(TagLogSink(directory, shlex.join(request.command)), "tag log"))
+        bus.subscribe(writes.guard(SamplesSink(directory), "progress samples"))
         bus.subscribe(writes.guard(aggregates, "aggregates"))
         for consumer in consumers(request.specs, directory):
             bus.subscribe(writes.guard(consumer, "result files"))
@@ -151,12 +155,32 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     loop = asyncio.get_running_loop()
     # SIGHUP: the terminal or SSH session of a headless run went away (the TUI handles its own).
     signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if install_signal_handlers else ()
+    probing: asyncio.Task[dict] | None = None
+
+    def stop(name: str) -> None:
+        executor.stop(name)
+        if probing is not None:
+            probing.cancel()
+
     for sig in signals:
-        loop.add_signal_handler(sig, executor.stop, signal.Signals(sig).name)
+        loop.add_signal_handler(sig, stop, signal.Signals(sig).name)
     started: list[Service] = []
     try:
         for note in prepared.notes:
             bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
+        if directory is not None and request.record_environment:
+            # the kinds' specs of one pass (loops and copies run on the same hosts, against the same servers)
+            planned = getattr(request.specs, "base", request.specs)
+            probing = asyncio.ensure_future(collect_environment(list(planned), transports))
+            try:
+                rd.record_environment(directory, await probing, resumed=request.resume)
+            except asyncio.CancelledError:
+                if not executor.stopping:
+                    raise  # cancelled from outside, not by our own Ctrl-C handler
+            except OSError as exc:  # a full disk before the first run: as one while preparing the directory
+                raise StorageError(f"cannot write {os.path.join(directory, 'meta.json')}: {exc.strerror or exc}; "
+                                   "nothing was run") from None
+            probing = None
         for service in request.services:
             await service.start(executor, directory)
             started.append(service)

@@ -125,7 +125,8 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
             first_seen[tid] = line
         if "on" in raw:
             errors.extend(_on_diagnostics(raw["on"], ("tests", index, "on"), known_hosts, pos, filename))
-        test = TestInput(raw=raw, merged=merged_test(defaults, raw), index=index, pos=pos, filename=filename)
+        test = TestInput(raw=raw, merged=merged_test(defaults, raw), index=index, pos=pos, filename=filename,
+                         inventory=dict(data.get("hosts", {})))
         runs = planned_runs(test.merged) * loops
         total_runs += runs
         if runs > cap.runs:  # before the kind's checks, which may walk the matrix themselves

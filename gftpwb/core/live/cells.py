@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gftpwb.core.events import RankingRow, TuneUpdate
-from gftpwb.core.format import rate_text
+from gftpwb.core.format import pm_text, rate_text
 from gftpwb.core.specs import RunSpec
 
 from .models import TestRow, ThreadRow, TunePanel, TuneRowView
@@ -53,8 +53,8 @@ def tune_panel(update: TuneUpdate, spec: RunSpec | None, test_ids: tuple[str, ..
     rows = []
     for row in update.rows:
         mark, style = tune_mark(row, update.margin_mib_s, update.leader)
-        ci = "-" if row.ci_low_mib_s is None or row.ci_high_mib_s is None else \
-            f"±{(row.ci_high_mib_s - row.ci_low_mib_s) / 2:.0f}"
+        ci = pm_text(None if row.ci_low_mib_s is None or row.ci_high_mib_s is None else
+                     (row.ci_high_mib_s - row.ci_low_mib_s) / 2)
         rows.append(TuneRowView(row.rank, row.candidate, row.mean_mib_s, ci, row.runs, row.failures, mark,
                                 tune_note(row), style))
     line = ""

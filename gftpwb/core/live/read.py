@@ -46,6 +46,10 @@ def test_rows(live: LiveState) -> list[TestRow]:
         if transfers:
             bad = sum(1 for run in transfers if run.status not in (PASSED, QUEUED, RUNNING))
             notes.append(f"{len(transfers)} transfers" + (f" ({bad} not passed)" if bad else ""))
+        running = next((run for run in runs if run.status == RUNNING), None)
+        kind = registry().find(running.spec.kind) if running is not None else None
+        if kind is not None and running is not None and kind.progress_note(running.spec):
+            notes.append("no live progress (elapsed time only)")
         rows.append(TestRow(
             test_id=test_id, kind=live.test_kind.get(test_id, ""),
             hosts=", ".join(dict.fromkeys(run.spec.host for run in runs)),

@@ -7,12 +7,12 @@ from typing import Any
 
 from gftpwb.core.dsl.keys import Key
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel, on_tuple
-from gftpwb.core.format import rate_text
+from gftpwb.core.format import p_text, rate_text
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Kind, Program, TestInput
+from gftpwb.core.registry import Kind, Program, ReportSection, TestInput
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_rate, parse_size
-from gftpwb.kinds.guc.kind import GUC_PROGRAM, require_ends, timeout_of
+from gftpwb.kinds.guc.kind import GUC_PROGRAM, require_ends, timeout_of, transfer_endpoints
 from gftpwb.kinds.simulated.link import build_link
 
 from .candidates import TGFTP_37, params_line, repeated, resolve_candidates
@@ -27,9 +27,10 @@ class AutotuneKind(Kind):
     order = 30
     runner = "gftpwb.kinds.autotune.run.runner:run_autotune"
     # Its transfers are guc runs (with tag logs of their own); the tune's record ranks them and has no
-    # tag log, nor a row in the results table: the console prints the ranking instead.
+    # tag log, nor a row in the results table: the console prints the ranking as the tune ends, and
+    # the report one row per tune (its pick, how sure it is, why it stopped).
     writes_taglog = False
-    report = None
+    report = ReportSection("auto-tunes", 30, "gftpwb.kinds.autotune.report:tables", list_failures=False)
 
     def dsl_keys(self) -> tuple[Key, ...]:
         return autotune_keys()
@@ -98,13 +99,22 @@ class AutotuneKind(Kind):
     def programs(self, spec: RunSpec) -> tuple[Program, ...]:
         return (GUC_PROGRAM,) if spec.engine == REAL_ENGINE else ()
 
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        return transfer_endpoints(spec)
+
     def announce(self, spec: RunSpec) -> str | None:
         return f"auto-tune, {spec.params.get('strategy')}, {len(spec.params.get('candidates', []))} candidates"
+
+    def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
+        from .report import tune_facts
+
+        return tune_facts(record)
 
     def headline(self, record: ResultRecord) -> str:
         pick = record.details.get("pick") or {}
         return (f"pick {pick.get('params')} ({rate_text(pick.get('mean_mib_s'))} MiB/s) after "
-                f"{record.details.get('transfers_used')} transfers")
+                f"{record.details.get('transfers_used')} transfers, P(within margin) "
+                f"{p_text(record.details.get('p_within_margin'))}")
 
 
 KIND = AutotuneKind()

@@ -19,7 +19,7 @@ from gftpwb.core.plan import run_id_on
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import format_size_arg
-from gftpwb.kinds.guc.driver import build_argv
+from gftpwb.kinds.guc.driver import build_argv, run_details
 from gftpwb.kinds.guc.model import GucOptions
 from gftpwb.kinds.simulated.link import LinkModel
 
@@ -93,12 +93,13 @@ def transfer_run_id(tune: RunSpec, candidate: Candidate, n: int) -> str:
 def transfer_spec(tune: RunSpec, candidate: Candidate, n: int, length: int) -> RunSpec:
     """The guc spec of the ``n``-th transfer (0-based) of ``candidate`` in the tune ``tune``."""
     options = GucOptions(**{**candidate.options.set_options(), "length": length})
+    argv = build_argv(tune.source, tune.target, options, candidate.extra_args)
     return RunSpec(
         run_id=transfer_run_id(tune, candidate, n), scenario=tune.scenario, test_id=tune.test_id,
         case=tune.case + candidate.index, repeat=n, kind=TRANSFER_KIND, host=tune.host,
-        argv=build_argv(tune.source, tune.target, options, candidate.extra_args), params=options.set_options(),
-        timeout_s=tune.timeout_s, length_bytes=length, comment=tune.comment, source=tune.source,
-        target=tune.target, engine=tune.engine, link=tune.link, harness=child_harness(tune),
+        argv=argv, params=options.set_options(), timeout_s=tune.timeout_s, length_bytes=length, comment=tune.comment,
+        source=tune.source, target=tune.target, engine=tune.engine, link=tune.link, details=run_details(argv),
+        harness=child_harness(tune),
     )
 
 

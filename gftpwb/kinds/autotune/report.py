@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from gftpwb.core.events import TuneUpdate
-from gftpwb.core.format import rate_text
+from gftpwb.core.format import ci_text, p_text, short_error
+from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import ReportTable, registry
+from gftpwb.core.units import format_rate
 
 from .ranking import tie_note
 
@@ -17,26 +22,87 @@ def ranking_table(event: TuneUpdate) -> ReportTable:
     engine = f" {label}" if label else ""
     title = (f"{event.test_id}:{engine} auto-tune ranking ({event.strategy}, {event.transfers_used} of "
              f"{event.budget} transfers, rates in MiB/s incl. set-up)")
-    columns = (("rank", "right"), ("config", "left"), ("mean", "right"), ("95 % CI", "right"), ("runs", "right"),
+    columns = (("rank", "right"), ("config", "left"), ("mean ± 95 % CI", "right"), ("runs", "right"),
                ("failures", "right"), ("note", "left"))
     rows = []
     for row in event.rows:
-        ci = "-" if row.ci_low_mib_s is None else f"{row.ci_low_mib_s:.1f}-{row.ci_high_mib_s:.1f}"
+        half = None if row.ci_low_mib_s is None or row.ci_high_mib_s is None else \
+            (row.ci_high_mib_s - row.ci_low_mib_s) / 2
         marks = [tie_note(event.margin_mib_s)] if row.tied_with_leader else []
         if row.note:
             marks.append(row.note)
         style = "bold green" if row.rank == 1 and event.leader == row.candidate else (
             "dim" if row.eliminated or row.mean_mib_s is None else "")
-        rows.append(((str(row.rank), row.candidate, rate_text(row.mean_mib_s), ci, str(row.runs), str(row.failures),
+        rows.append(((str(row.rank), row.candidate, ci_text(row.mean_mib_s, half), str(row.runs), str(row.failures),
                       "; ".join(marks)), style))
-    return ReportTable(title, f"{MIB_NOTE} CI: 95 % confidence interval of the mean.", columns, tuple(rows))
+    return ReportTable(title, f"{MIB_NOTE} CI: 95 % confidence interval of the mean (Student's t).", columns,
+                       tuple(rows))
+
+
+def stop_text(stop_reason: str, transfers_used: int) -> str:
+    """Why a tune stopped, for people: the strategy's reason, or that it ran its whole plan."""
+    return stop_reason or f"every candidate ran as planned ({transfers_used} transfers)"
+
+
+def verdict_line(test_id: str, margin_mib_s: float, p_within_margin: float | None, stop_reason: str,
+                 transfers_used: int) -> str:
+    """``exh: P(pick within 20 MB/s of the best) = 0.97; stopped: ...``: how sure the pick is, and why the
+    tune ended."""
+    return (f"{test_id}: P(pick within {format_rate(margin_mib_s)} of the best) = {p_text(p_within_margin)}; "
+            f"stopped: {stop_text(stop_reason, transfers_used)}")
 
 
 def pick_lines(event: TuneUpdate) -> list[tuple[str, str]]:
     """What follows the ranking: the pick as tgftp -a prints it, or why there is none; (text, style)."""
     if event.leader is None:
-        return [(f"{event.test_id}: no pick: no candidate reached the tie margin ({event.margin_mib_s:g} MB/s)",
-                 "red")]
+        return [(f"{event.test_id}: no pick: no candidate reached the tie margin ({event.margin_mib_s:g} MB/s); "
+                 f"stopped: {stop_text(event.stop_reason, event.transfers_used)}", "red")]
     label = registry().engine_label(event.engine)
     engine = f" {label}" if label else ""
-    return [(f"{event.test_id}:{engine} best guc parameters (as tgftp -a prints them):", ""), (event.leader, "")]
+    verdict = verdict_line(event.test_id, event.margin_mib_s, event.p_within_margin, event.stop_reason,
+                           event.transfers_used)
+    return [(verdict, ""), (f"{event.test_id}:{engine} best guc parameters (as tgftp -a prints them):", ""),
+            (event.leader, "")]
+
+
+AUTOTUNE_KIND = "autotune"
+
+
+def _pick_row(details: dict[str, Any]) -> dict[str, Any]:
+    pick = details.get("pick") or {}
+    return next((row for row in details.get("ranking") or [] if row.get("candidate") == pick.get("params")), {})
+
+
+def tune_facts(record: ResultRecord) -> dict[str, str | float | int | bool | None]:
+    """What a report says of a tune besides its ranking: the pick, how sure it is, and why it stopped."""
+    d = record.details
+    pick = d.get("pick") or {}
+    return {"strategy": d.get("strategy"), "pick": pick.get("params"), "pick_mean_mib_s": pick.get("mean_mib_s"),
+            "p_within_margin": d.get("p_within_margin"), "margin_mib_s": d.get("margin_mib_s"),
+            "transfers_used": d.get("transfers_used"), "budget": d.get("budget"),
+            "stop_reason": stop_text(d.get("stop_reason") or "", d.get("transfers_used") or 0) if d else None}
+
+
+def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
+    """One row per auto-tune: its pick with mean ± 95 % CI, P(pick within margin), and why it stopped."""
+    rows = []
+    for record in records:
+        if record.kind != AUTOTUNE_KIND:
+            continue  # its transfers: the ranking speaks for them
+        d = record.details
+        row = _pick_row(d)
+        low, high = row.get("ci_low_mib_s"), row.get("ci_high_mib_s")
+        half = (high - low) / 2 if low is not None and high is not None else None
+        facts = tune_facts(record)
+        stopped = facts["stop_reason"] if record.status == "passed" else short_error(record.error)
+        rows.append(((record.test_id, str(d.get("strategy", "-")), str(facts["pick"] or "-"),
+                      ci_text(facts["pick_mean_mib_s"], half), str(row.get("runs", "-")),
+                      p_text(facts["p_within_margin"]), f"{d.get('transfers_used', '-')}/{d.get('budget', '-')}",
+                      str(stopped or "-")), "" if record.status == "passed" else "red"))
+    if not rows:
+        return []
+    columns = (("test", "left"), ("strategy", "left"), ("pick", "left"), ("mean ± 95 % CI", "right"),
+               ("runs", "right"), ("P(within margin)", "right"), ("transfers", "right"), ("stopped", "left"))
+    return [ReportTable("Auto-tunes (rates in MiB/s incl. set-up)",
+                        "P(within margin): estimated probability that the pick is within the tie margin of the "
+                        "best candidate.", columns, tuple(rows))]

@@ -11,7 +11,14 @@ from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import Kind, Program, TestInput
 from gftpwb.core.specs import RunSpec
 from gftpwb.kinds.guc.keys import shared_keys
-from gftpwb.kinds.guc.kind import GUC_PROGRAM, GUC_WAITING, TRANSFERS, build_transfer_test, require_ends
+from gftpwb.kinds.guc.kind import (
+    GUC_PROGRAM,
+    GUC_WAITING,
+    TRANSFERS,
+    build_transfer_test,
+    require_ends,
+    transfer_endpoints,
+)
 from gftpwb.kinds.guc.model import GucOptions, Test
 from gftpwb.kinds.guc.plan import plan_transfers
 
@@ -50,6 +57,9 @@ class ConnectionTestKind(Kind):
 
     def programs(self, spec: RunSpec) -> tuple[Program, ...]:
         return (GUC_PROGRAM,)
+
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        return transfer_endpoints(spec)
 
     def waiting(self, spec: RunSpec) -> str:
         return GUC_WAITING

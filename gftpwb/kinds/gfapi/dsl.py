@@ -1,6 +1,7 @@
 """``kind: gfapi`` tests: the checks the schema cannot express, and the typed model.
 
-A gfapi test inherits only ``repeat``, ``timeout``, ``comment`` and ``on`` from ``defaults`` (the
+A gfapi test inherits only ``repeat``, ``warmup``, ``order``, ``order_seed``, ``timeout``, ``comment``
+and ``on`` from ``defaults`` (the
 keys it shares with them; the other defaults are guc settings). Layout problems are checked
 for every combination a matrix can produce, so a sweep never fails half-way on a bad pair such as
 ``io_requests`` larger than a small ``file_size`` allows.
@@ -12,6 +13,7 @@ import itertools
 from typing import Any
 
 from gftpwb.core.dsl.model import LOCAL, on_tuple
+from gftpwb.core.dsl.repeats import SEQUENTIAL, check_repeats
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.limits import WORKERS_VARIABLE, limits
 from gftpwb.core.registry import TestInput
@@ -99,6 +101,7 @@ def check_gfapi_test(test: TestInput) -> None:
         report("warning", "read_pct", "read_pct only matters for workload rw-mix")
     if ("io_requests" in raw or "io_requests" in matrix) and not workloads & set(RANDOM_WORKLOADS):
         report("warning", "io_requests", "io_requests only matters for rnd-wr and rnd-rd")
+    check_repeats(test)
 
 
 def build_gfapi_test(test: TestInput) -> GfapiTest:
@@ -122,6 +125,8 @@ def build_gfapi_test(test: TestInput) -> GfapiTest:
     if "ready_timeout" in raw:
         kwargs["ready_timeout_s"] = parse_duration(raw["ready_timeout"]) or GfapiTest.ready_timeout_s
     return GfapiTest(id=raw["id"], kind=raw["kind"], description=raw.get("description", ""), volume=volume,
-                     directory=directory, repeat=merged.get("repeat", 1), timeout_s=timeout or None,
+                     directory=directory, repeat=merged.get("repeat", 1), warmup=merged.get("warmup", 0),
+                     order=merged.get("order", SEQUENTIAL), order_seed=merged.get("order_seed", 0),
+                     timeout_s=timeout or None,
                      comment=merged.get("comment", ""), matrix=matrix, on=on_tuple(merged.get("on", LOCAL)),
                      index=test.index, **settings, **kwargs)

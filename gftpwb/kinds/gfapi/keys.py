@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gftpwb.core.dsl.keys import DURATION, SIZE, Key
+from gftpwb.core.dsl.repeats import REPEAT_KEYS
 
 from .settings import GFAPI_SETTINGS, SWEEPABLE, TRANSPORTS, WORKLOADS, GfapiSetting
 
@@ -66,6 +67,7 @@ GFAPI_KEYS: tuple[Key, ...] = (
         },
     }, "Settings to sweep."),
     Key("repeat", {"type": "integer", "minimum": 1}, "How many times each case runs. Default 1."),
+    *REPEAT_KEYS,
     Key("timeout", DURATION,
         "Stop the workers after this long (building, connecting and running together); the run is recorded "
         "as timeout with what the threads did so far. Default: no limit."),

@@ -6,13 +6,20 @@ from __future__ import annotations
 from gftpwb.core.dsl.keys import Key
 from gftpwb.core.dsl.model import Scenario, TestModel
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Kind, ReportSection, TestInput
+from gftpwb.core.registry import Figure, Kind, ReportSection, TestInput
 from gftpwb.core.specs import RunSpec
 
 from .dsl import build_gfapi_test, check_gfapi_test
 from .keys import GFAPI_KEYS
 from .model import GfapiTest
 from .plan import plan_gfapi
+
+_LAST_DONE = ("details", "gfapi", "cluster", "last_done")
+# The figures of a gfapi run that are statistics of its case, at "last done" (the whole work): files/s
+# first (small files are the point), then MiB/s and IOPS.
+FILES_S = Figure("files_s", "files/s", "files/s", (*_LAST_DONE, "files_s"), digits=0)
+MIB_S = Figure("mib_s", "MiB/s", "MiB/s", (*_LAST_DONE, "mib_s"))
+IOPS = Figure("iops", "IOPS", "IOPS", (*_LAST_DONE, "iops"), digits=0)
 
 
 class GfapiKind(Kind):
@@ -23,6 +30,7 @@ class GfapiKind(Kind):
     consumers = ("gftpwb.kinds.gfapi.run.files:GfapiFilesSink",)  # result.csv, threads.csv, hosts.csv per run
     report = ReportSection("small files", 10, "gftpwb.kinds.gfapi.report:tables")
     whole_run_row = False  # its threads report themselves (WorkerProgress)
+    figures = (FILES_S, MIB_S, IOPS)
 
     def dsl_keys(self) -> tuple[Key, ...]:
         return GFAPI_KEYS
@@ -36,6 +44,11 @@ class GfapiKind(Kind):
     def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
         assert isinstance(test, GfapiTest)
         return plan_gfapi(scenario, test, first_case)
+
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        """The volume's volfile server (glusterd), when the test uses a volume (not POSIX mode)."""
+        server = spec.params.get("server")
+        return (f"glusterfs://{server}:{spec.params.get('port', 24007)}/",) if server else ()
 
     def waiting(self, spec: RunSpec) -> str:
         return "building, connecting and preparing the workers; measurement starts when all are ready"

@@ -56,6 +56,9 @@ class GfapiTest:
     start_lead_s: float = field(default=0.1, metadata={"key": "start_lead"})
     ready_timeout_s: float = field(default=120.0, metadata={"key": "ready_timeout"})
     repeat: int = 1
+    warmup: int = 0
+    order: str = "sequential"
+    order_seed: int = 0
     timeout_s: float | None = field(default=None, metadata={"key": "timeout"})
     comment: str = ""
     matrix: tuple[tuple[str, tuple[Any, ...]], ...] = ()

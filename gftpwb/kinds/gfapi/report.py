@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from statistics import fmean
 from typing import Any
 
-from gftpwb.core.format import human_bytes
+from gftpwb.core.format import ci_text, cv_text, human_bytes
 from gftpwb.core.format import rate_text as _f
-from gftpwb.core.records import PASSED, ResultRecord
+from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import ReportTable
+from gftpwb.core.report import case_notes, mean
+from gftpwb.core.summary import CaseSummary, summarize_cases
 from gftpwb.core.units import format_size_arg
 
 
@@ -49,55 +49,40 @@ def setup_text(params: dict[str, Any]) -> str:
             f"{params.get('files', 0)}x{size}/{record}{extra}")
 
 
-@dataclass(frozen=True)
-class GfapiCaseSummary:
-    test_id: str
-    case: int
-    setup: str
-    runs: int
-    passed: int
-    last_mib_s: float | None
-    last_files_s: float | None
-    last_iops: float | None
-    first_mib_s: float | None
-    first_pct: float | None
-    max_skew_ms: float | None
+def _median(case: CaseSummary, key: str, digits: int) -> str:
+    figure = case.figure(key)
+    return _f(figure.stats.median if figure and figure.stats else None, digits)
 
 
-def _mean(values: list[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return fmean(present) if present else None
+def _counted(case: CaseSummary) -> list[dict[str, Any]]:
+    return [r.record.details.get("gfapi") or {} for r in case.runs if r.counted]
 
 
-def summarize_gfapi_cases(records: Sequence[ResultRecord]) -> list[GfapiCaseSummary]:
-    """One row per (test, case) in first-seen order; means over passed runs."""
-    groups: dict[tuple[str, int], list[ResultRecord]] = {}
-    for record in records:
-        groups.setdefault((record.test_id, record.case), []).append(record)
-    rows = []
-    for (test_id, case), group in groups.items():
-        ok = [r.details.get("gfapi") or {} for r in group if r.status == PASSED]
-        last = [(g.get("cluster") or {}).get("last_done") or {} for g in ok]
-        first = [(g.get("cluster") or {}).get("first_done") or {} for g in ok]
-        skews = [g.get("start_skew_ms") for g in ok if g.get("start_skew_ms") is not None]
-        rows.append(GfapiCaseSummary(
-            test_id=test_id, case=case, setup=setup_text(group[0].params), runs=len(group), passed=len(ok),
-            last_mib_s=_mean([x.get("mib_s") for x in last]), last_files_s=_mean([x.get("files_s") for x in last]),
-            last_iops=_mean([x.get("iops") for x in last]), first_mib_s=_mean([x.get("mib_s") for x in first]),
-            first_pct=_mean([x.get("pct_done") for x in first]), max_skew_ms=max(skews) if skews else None))
-    return rows
+def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
+    """One row: medians at last done, files/s mean ± CI and CV, first done and the worst start skew."""
+    files = case.figure("files_s")
+    stats = files.stats if files else None
+    half = stats.ci_mean.half_width if stats and stats.ci_mean else None
+    counted = _counted(case)
+    first = [((g.get("cluster") or {}).get("first_done") or {}) for g in counted]
+    skews = [g["start_skew_ms"] for g in counted if g.get("start_skew_ms") is not None]
+    cells = (case.test_id, f"{case.case:03d}", setup_text(case.params), f"{case.passed}/{case.total}",
+             _median(case, "files_s", 0), ci_text(stats.mean if stats else None, half, 0),
+             cv_text(stats.cv if stats else None), _median(case, "mib_s", 1), _median(case, "iops", 0),
+             _f(mean([x.get("mib_s") for x in first])), _f(mean([x.get("pct_done") for x in first])),
+             _f(max(skews) if skews else None, 2), case_notes(case))
+    return cells, "" if case.passed == case.total else "red"
+
+
+COLUMNS = (("test", "left"), ("#", "right"), ("workload hosts x procs x threads files", "left"),
+           ("ok/runs", "right"), ("files/s", "right"), ("mean ± 95 % CI", "right"), ("CV", "right"),
+           ("MiB/s", "right"), ("IOPS", "right"), ("first done MiB/s", "right"), ("% done", "right"),
+           ("max skew ms", "right"), ("notes", "left"))
 
 
 def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
-    """One row per case: means of the passed runs at last done, first done, and the worst start skew."""
-    columns = (("test", "left"), ("#", "right"), ("workload hosts x procs x threads files", "left"),
-               ("ok/runs", "right"), ("MiB/s", "right"), ("files/s", "right"), ("IOPS", "right"),
-               ("first done MiB/s", "right"), ("% done", "right"), ("max skew ms", "right"))
-    rows = tuple(((row.test_id, f"{row.case:03d}", row.setup, f"{row.passed}/{row.runs}", _f(row.last_mib_s),
-                   _f(row.last_files_s, 0), _f(row.last_iops, 0), _f(row.first_mib_s), _f(row.first_pct),
-                   _f(row.max_skew_ms, 2)), "" if row.passed == row.runs else "red")
-                 for row in summarize_gfapi_cases(records))
-    return [ReportTable("gfapi results (means of passed runs; MiB/s, files/s, IOPS at last done)",
-                        "first done: stonewalled when the first thread finished; skew: latest minus earliest "
-                        "thread start", columns, rows)]
-
+    """One row per case: statistics of the counted runs at last done, first done, and the worst start skew."""
+    rows = tuple(case_row(case) for case in summarize_cases(records))
+    return [ReportTable("gfapi results (medians of passed runs at last done; files/s also mean ± 95 % CI and CV)",
+                        "first done: stonewalled when the first thread finished (means); skew: latest minus "
+                        "earliest thread start. Warm-ups are not counted.", COLUMNS, rows)]

@@ -16,11 +16,18 @@ from gftpwb.core.rates import mib_per_s
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, bound_output
 from gftpwb.core.units import format_duration, format_size_arg
 
+from .markers import StripeTracker
 from .model import GucOptions
 from .options import OPTIONS_BY_NAME
 from .output import GucOutputParser, ParsedItem, ProgressSample, TextLine
 
 GUC = "globus-url-copy"
+# guc times its -vb average in steps of 0.1 s, so the average of a transfer that took only a few
+# steps is one of a few values (512 MiB reads 5120, 2560 or 1706.7 MiB/s: 1, 2 or 3 steps). Below
+# QUANTISED_STEPS steps the error can pass 1/QUANTISED_STEPS (10 %), and the run's average is marked
+# "quantised" and left out of statistics; the rate incl. set-up (our own clock, µs) has no such step.
+GUC_STEP_S = 0.1
+QUANTISED_STEPS = 10
 
 
 def option_args(options: GucOptions) -> list[str]:
@@ -37,10 +44,81 @@ def option_args(options: GucOptions) -> list[str]:
     return args
 
 
-def build_argv(source: str, target: str, options: GucOptions, extra_args: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """``globus-url-copy -vb <options> <extra args> SOURCE TARGET``; ``-vb`` gives live progress."""
-    verbose = [] if ("-vb" in extra_args or "-verbose-perf" in extra_args) else ["-vb"]
-    return (GUC, *verbose, *option_args(options), *extra_args, source, target)
+VERBOSE_FLAGS = ("-vb", "-verbose-perf")
+# Flags that make guc use extended block mode (MODE E) on every data channel, checked with
+# `globus-url-copy -dbg` against globus-gridftp-server 13 (tests/test_guc_mode_real.py).
+EXTENDED_FLAGS = frozenset({"-p", "-parallel", "-fast", "-fast-data-channels", "-pp", "-pipeline", "-stripe",
+                            "-striped"})
+SERVER_SCHEMES = ("ftp", "gsiftp", "sshftp")
+STREAM, EXTENDED = "stream", "extended"
+
+
+def is_server_url(url: str) -> bool:
+    """A URL guc reaches through a (Grid)FTP server, as opposed to a file on the machine guc runs on."""
+    return url.partition("://")[0].lower() in SERVER_SCHEMES
+
+
+def server_endpoints(*urls: str) -> tuple[str, ...]:
+    """The servers among URLs, as ``scheme://host[:port]/`` (no path: what the environment probes)."""
+    out: list[str] = []
+    for url in urls:
+        if is_server_url(url):
+            scheme, _, rest = url.partition("://")
+            base = f"{scheme.lower()}://{rest.split('/', 1)[0]}/"
+            if base not in out:
+                out.append(base)
+    return tuple(out)
+
+
+def third_party(source: str, target: str) -> bool:
+    """Both ends are servers: guc steers a transfer between them and moves no data itself."""
+    return is_server_url(source) and is_server_url(target)
+
+
+def implies_extended(args: tuple[str, ...] | list[str]) -> bool:
+    """guc arguments that switch it to extended block mode wherever it runs (``-p``, even ``-p 1``)."""
+    return any(arg in EXTENDED_FLAGS for arg in args)
+
+
+def mode_of(argv: tuple[str, ...] | list[str]) -> str:
+    """The transfer mode a guc command line runs in: extended (MODE E) with ``-p``, ``-fast``,
+    ``-pp`` or ``-stripe``, and, between two servers, with ``-vb`` too (guc then asks both servers for
+    MODE E, to get performance markers); stream mode (guc sends no MODE command) otherwise."""
+    args, ends = list(argv[1:-2]), list(argv[-2:])
+    if implies_extended(args):
+        return EXTENDED
+    if len(ends) == 2 and third_party(*ends) and any(flag in args for flag in VERBOSE_FLAGS):
+        return EXTENDED
+    return STREAM
+
+
+def vb_changes_mode(source: str, target: str, args: tuple[str, ...] | list[str]) -> bool:
+    """Whether adding ``-vb`` would change the transfer mode: between two servers, in stream mode."""
+    return third_party(source, target) and not implies_extended(args)
+
+
+def build_argv(source: str, target: str, options: GucOptions, extra_args: tuple[str, ...] = (), *,
+               mode: str = "", debug: bool = False) -> tuple[str, ...]:
+    """``globus-url-copy [-vb] [-dbg] <options> <extra args> SOURCE TARGET``.
+
+    ``-vb`` gives live progress, and is added only where it leaves the transfer mode alone: between
+    two servers it would switch guc from stream mode to MODE E, so there it is added only when the
+    transfer is in extended mode anyway (``-p`` and friends) or the test asks for it (``mode:
+    extended``); otherwise the run has no live progress, only its elapsed time. ``debug`` adds ``-dbg``
+    (the control conversation, with the servers' performance markers: per-stripe progress).
+    """
+    args = (*option_args(options), *extra_args)
+    own = any(flag in extra_args for flag in VERBOSE_FLAGS)
+    add = not own and (mode == EXTENDED or not vb_changes_mode(source, target, args))
+    dbg = ["-dbg"] if debug and "-dbg" not in extra_args else []
+    return (GUC, *(["-vb"] if add else []), *dbg, *args, source, target)
+
+
+def run_details(argv: tuple[str, ...]) -> dict[str, object]:
+    """What a guc run's record says of its transfer (from its command line): ``mode`` (stream or
+    extended) and ``live_progress`` (whether guc reports progress, ``-vb``; without it a run has
+    only its elapsed time)."""
+    return {"mode": mode_of(argv), "live_progress": any(flag in argv[1:-2] for flag in VERBOSE_FLAGS)}
 
 
 def unbuffered(argv: tuple[str, ...]) -> tuple[str, ...]:
@@ -89,6 +167,10 @@ class GucRun:
     last_progress: ProgressSample | None = None
     stderr_lines: list[str] = field(default_factory=list)
     captured: list[str] = field(default_factory=list)
+    #: Read the servers' performance markers (``-dbg``) as per-stripe progress: set for striped
+    #: transfers (a connection test's ``-dbg`` shows a marker of its single stripe too: not wanted).
+    per_stripe: bool = False
+    stripes: StripeTracker = field(default_factory=StripeTracker)
 
     def feed(self, stream: str, data: bytes) -> list[ParsedItem]:
         self.captured.append(data.decode("utf-8", errors="replace"))
@@ -98,30 +180,46 @@ class GucRun:
         return self._track(self.parser.close())
 
     def _track(self, items: list[ParsedItem]) -> list[ParsedItem]:
+        out: list[ParsedItem] = []
         for item in items:
-            if isinstance(item, ProgressSample):
+            out.append(item)
+            if isinstance(item, ProgressSample) and item.channel is None:
                 self.last_progress = item
             elif isinstance(item, TextLine) and item.stream == "stderr":
                 self.stderr_lines.append(item.text)
-        return items
+                if self.per_stripe:
+                    out.extend(self.stripes.feed_line(item.text))  # -dbg: per-stripe performance markers
+        return out
 
     def outcome(self, exit_code: int | None, wall_seconds: float, *, timed_out: bool = False,
                 interrupted: bool = False, timeout_s: float | None = None, start_error: str = "") -> Outcome:
         """Decide status, bytes and rates once the process has ended (or could not start)."""
         output = bound_output("".join(self.captured))
+        stripes = self.stripes.summary()
+        details = {"stripes": stripes} if stripes else {}
         guc_avg = self.last_progress.avg_mib_s if self.last_progress else None
         moved = self.last_progress.bytes if self.last_progress else None
         if start_error:
-            return Outcome(FAILED, None, None, None, start_error, output)
+            return Outcome(FAILED, None, None, None, start_error, output, details)
         if interrupted:
             return Outcome(INTERRUPTED, moved, None, guc_avg, "interrupted by the user (Ctrl-C); guc was stopped",
-                           output)
+                           output, details)
         if timed_out:
             limit = format_duration(timeout_s) if timeout_s else "its time limit"
             return Outcome(TIMEOUT, moved, None, guc_avg,
-                           f"timed out after {limit}; guc and its process group were killed", output)
+                           f"timed out after {limit}; guc and its process group were killed", output, details)
         if exit_code != 0:
             detail = summarize_error(self.stderr_lines) or f"{GUC} exited with status {exit_code}"
-            return Outcome(FAILED, moved, None, guc_avg, detail, output)
+            return Outcome(FAILED, moved, None, guc_avg, detail, output, details)
         nbytes = self.length_bytes if self.length_bytes is not None else moved
-        return Outcome(PASSED, nbytes, mib_per_s(nbytes, wall_seconds), guc_avg, "", output)
+        if quantised(moved, guc_avg):
+            details["guc_avg_quantised"] = True
+        return Outcome(PASSED, nbytes, mib_per_s(nbytes, wall_seconds), guc_avg, "", output, details)
+
+
+def quantised(moved: int | None, avg_mib_s: float | None) -> bool:
+    """Whether guc's average covers fewer than QUANTISED_STEPS of its 0.1 s steps (the time it implies,
+    bytes over average, is what guc measured in those steps)."""
+    if not moved or not avg_mib_s:
+        return False
+    return moved / (avg_mib_s * 1048576) < GUC_STEP_S * QUANTISED_STEPS

@@ -87,4 +87,19 @@ def shared_keys() -> tuple[Key, ...]:
     )
 
 
+MODE_KEY = Key(
+    "mode", {"enum": ["stream", "extended"]},
+    "The transfer mode the test means to measure. Unset: the options decide (parallel, fast, pipeline and "
+    "stripe make guc use extended block mode, MODE E; otherwise stream mode), and gftpwb adds -vb for live "
+    "progress only where it does not change that: between two servers -vb would switch guc to MODE E, so "
+    "such runs have no live progress, only their elapsed time. extended: the test wants MODE E; between two "
+    "servers -vb (which asks for it) is then added. stream: the test must run in stream mode (an error if "
+    "its options say otherwise). Every record says the mode it ran in (details.mode).")
+
 MATRIX_KEY = Key("matrix", ref("guc_matrix"), "Option lists to sweep (see guc_matrix).")
+
+STRIPE_KEY = Key(
+    "stripe", {"type": "boolean"},
+    "A striped transfer with live rates per stripe: passes -stripe and -dbg, and reads the servers' performance "
+    "markers (112 replies, which guc prints only with -dbg) as each stripe's progress; the record keeps each "
+    "stripe's bytes and rate. options.stripe passes -stripe alone, as tgftp does. Default false.")

@@ -7,14 +7,25 @@ from typing import Any
 from gftpwb.core.commands import command_of
 from gftpwb.core.dsl.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel, on_tuple
+from gftpwb.core.dsl.repeats import REPEAT_KEYS, SEQUENTIAL, check_repeats
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Kind, Program, ReportSection, TestInput
+from gftpwb.core.registry import Figure, Kind, Measured, Program, ReportSection, TestInput
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_duration
 from gftpwb.kinds.simulated.link import build_link
 
-from .driver import GUC
-from .keys import MATRIX_KEY, definitions, shared_keys
+from .driver import (
+    EXTENDED,
+    GUC,
+    STREAM,
+    VERBOSE_FLAGS,
+    implies_extended,
+    mode_of,
+    option_args,
+    server_endpoints,
+    third_party,
+)
+from .keys import MATRIX_KEY, MODE_KEY, STRIPE_KEY, definitions, shared_keys
 from .model import GucOptions, Test
 from .plan import plan_transfers
 
@@ -22,6 +33,13 @@ from .plan import plan_transfers
 TRANSFERS = ReportSection("transfers", 20, "gftpwb.kinds.guc.report:tables")
 GUC_PROGRAM = Program(GUC, "install the Debian package globus-gass-copy-progs (make demo does)")
 GUC_WAITING = "waiting for guc's first progress report (third-party transfers report every 5 s)"
+NO_PROGRESS = ("no live progress, elapsed time only: between two servers -vb would switch guc from stream mode "
+               "to MODE E")
+# The figures of a guc run that are statistics of its case: the rate on our clock first (what
+# tgftp reports, and what to trust), then guc's own average (without connection set-up).
+RATE = Figure("rate_incl_setup_mib_s", "rate incl. set-up", "MiB/s", ("rate_incl_setup_mib_s",))
+GUC_AVG = Figure("rate_guc_avg_mib_s", "guc avg", "MiB/s", ("rate_guc_avg_mib_s",))
+QUANTISED = "quantised"
 
 
 def timeout_of(merged: dict[str, Any], default: float) -> float | None:
@@ -48,6 +66,10 @@ def build_transfer_test(test: TestInput, default_timeout: float = 0.0) -> Test:
         options=GucOptions.from_mapping(merged.get("options", {})),
         extra_args=tuple(merged.get("extra_args", ())),
         repeat=merged.get("repeat", 1),
+        warmup=merged.get("warmup", 0),
+        order=merged.get("order", SEQUENTIAL),
+        order_seed=merged.get("order_seed", 0),
+        mode=merged.get("mode", ""),
         timeout_s=timeout_of(merged, default_timeout),
         comment=merged.get("comment", ""),
         matrix=tuple((key, tuple(values)) for key, values in raw.get("matrix", {}).items()),
@@ -57,9 +79,58 @@ def build_transfer_test(test: TestInput, default_timeout: float = 0.0) -> Test:
         log_filename=raw.get("log_filename", ""),
         on=on_tuple(merged.get("on", LOCAL)),
         engine=merged.get("engine", REAL_ENGINE),
+        stripe=bool(merged.get("stripe", False)),
         link=build_link(merged.get("link")),
         index=test.index,
     )
+
+
+def transfer_endpoints(spec: RunSpec) -> tuple[str, ...]:
+    """The (Grid)FTP servers of a real transfer (a simulated one talks to nobody)."""
+    return server_endpoints(spec.source, spec.target) if spec.engine == REAL_ENGINE else ()
+
+
+def transfer_facts(record: ResultRecord) -> dict[str, str | float | int | bool | None]:
+    """A guc run's transfer mode and whether it had live progress (from the record, or for records
+    written before gftpwb recorded them, from its command line)."""
+    details = record.details
+    if not record.argv and "mode" not in details:
+        return {}
+    live = details.get("live_progress")
+    return {"mode": details.get("mode") or mode_of(record.argv),
+            "live_progress": live if isinstance(live, bool) else any(f in record.argv for f in VERBOSE_FLAGS)}
+
+
+def check_mode(test: TestInput) -> None:
+    """``mode`` must be one guc can give without other options changing behind the user's back, and
+    a ``-vb`` of the test's own between two servers (which makes guc use MODE E) is worth a word."""
+    merged = test.merged
+    source, target = str(merged.get("source", "")), str(merged.get("target", ""))
+    extra = [str(a) for a in merged.get("extra_args", ())]
+    options = dict(merged.get("options", {}))
+    matrix = test.raw.get("matrix", {})
+    try:
+        flags = option_args(GucOptions.from_mapping(options))
+    except (TypeError, ValueError, KeyError):
+        return  # the schema reports bad option values
+    sweeps_extended = any(name in matrix for name in ("parallel", "fast", "pipeline", "stripe"))
+    extended = implies_extended([*flags, *extra])
+    own_vb = any(flag in extra for flag in VERBOSE_FLAGS)
+    between_servers = third_party(source, target)
+    mode = merged.get("mode")
+    key = "mode" if "mode" in test.raw else None
+    if mode == STREAM and (extended or sweeps_extended):
+        test.error("mode: stream, but the options make guc use extended block mode (MODE E): parallel, fast, "
+                   "pipeline and stripe all do (even parallel: 1); drop them or the mode", key)
+    elif mode == STREAM and own_vb and between_servers:
+        test.error("mode: stream, but -vb in extra_args makes guc use MODE E between two servers; drop -vb "
+                   "(gftpwb then records the elapsed time only)", key)
+    elif mode == EXTENDED and not between_servers and not (extended or sweeps_extended):
+        test.error("mode: extended, but with one end on this machine (file://) guc uses MODE E only with "
+                   "parallel, fast, pipeline or stripe; set one (parallel: 1 keeps one stream)", key)
+    elif mode is None and own_vb and between_servers and not (extended or sweeps_extended):
+        test.warning("-vb between two servers makes guc use extended block mode (MODE E); the runs are "
+                     "recorded as extended (say mode: extended, or drop -vb to measure stream mode)", "extra_args")
 
 
 class GucKind(Kind):
@@ -69,12 +140,13 @@ class GucKind(Kind):
     runner = "gftpwb.kinds.guc.run.runner:run"
     writes_taglog = True
     report = TRANSFERS
+    figures = (RATE, GUC_AVG)
 
     def dsl_keys(self) -> tuple[Key, ...]:
-        return (*shared_keys(), MATRIX_KEY, *COMMAND_KEYS, LOG_FILENAME_KEY)
+        return (*shared_keys(), MATRIX_KEY, STRIPE_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS, LOG_FILENAME_KEY)
 
     def defaults_keys(self) -> tuple[Key, ...]:
-        return (*shared_keys(), *COMMAND_KEYS)
+        return (*shared_keys(), *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS)
 
     def definitions(self) -> dict[str, dict[str, Any]]:
         return definitions()
@@ -87,6 +159,8 @@ class GucKind(Kind):
         if "/dev/zero" in str(merged.get("source", "")) and not has_length and not timeout:
             test.warning(f"test '{test.id}' reads /dev/zero with no length and no timeout: guc never stops; set "
                          "options.length or timeout")
+        check_repeats(test)
+        check_mode(test)
 
     def build(self, test: TestInput) -> Test:
         return build_transfer_test(test)
@@ -98,13 +172,30 @@ class GucKind(Kind):
     def programs(self, spec: RunSpec) -> tuple[Program, ...]:
         return (GUC_PROGRAM,) if spec.engine == REAL_ENGINE else ()
 
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        return transfer_endpoints(spec)
+
     def waiting(self, spec: RunSpec) -> str:
         return GUC_WAITING
+
+    def progress_note(self, spec: RunSpec) -> str:
+        return NO_PROGRESS if spec.details.get("live_progress") is False else ""
 
     def headline(self, record: ResultRecord) -> str:
         from .report import headline
 
         return headline(record)
+
+    def measure(self, record: ResultRecord) -> dict[str, Measured]:
+        """The rates; guc's average of a short transfer is left out as quantised."""
+        measured = super().measure(record)
+        avg = measured[GUC_AVG.key]
+        if avg.value is not None and record.details.get("guc_avg_quantised"):
+            measured[GUC_AVG.key] = Measured(avg.value, QUANTISED)
+        return measured
+
+    def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
+        return transfer_facts(record)
 
     def params_text(self, params: dict[str, Any]) -> str:
         from .report import params_text

@@ -72,6 +72,10 @@ class Test:
     options: GucOptions = field(default_factory=GucOptions)
     extra_args: tuple[str, ...] = ()
     repeat: int = 1
+    warmup: int = 0
+    order: str = "sequential"
+    order_seed: int = 0
+    mode: str = ""  # "extended": the test asks for MODE E (then -vb may be added between two servers)
     timeout_s: float | None = field(default=None, metadata={"key": "timeout"})
     comment: str = ""
     matrix: tuple[tuple[str, tuple[Any, ...]], ...] = ()
@@ -82,4 +86,5 @@ class Test:
     on: tuple[str, ...] = (LOCAL,)
     engine: str = "real"
     link: LinkModel | None = None
+    stripe: bool = False  # -stripe -dbg, and per-stripe progress from the performance markers
     index: int = field(default=0, metadata={"derived": True})

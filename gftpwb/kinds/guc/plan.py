@@ -7,11 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 from gftpwb.core.dsl.model import Scenario
-from gftpwb.core.plan import case_label, log_name_for, matrix_points, run_id_on
+from gftpwb.core.plan import case_label, log_name_for, matrix_points, order_runs, run_id_on
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.kinds.simulated.link import LinkModel
 
-from .driver import build_argv
+from .driver import build_argv, run_details
 from .model import GucOptions, Test
 
 # What differs between kinds that run guc once per run: its argv, the parameters recorded, the length.
@@ -19,20 +19,27 @@ Shape = Callable[[Test, GucOptions], tuple[tuple[str, ...], dict[str, Any], int 
 
 
 def guc_shape(test: Test, options: GucOptions) -> tuple[tuple[str, ...], dict[str, Any], int | None]:
-    return build_argv(test.source, test.target, options, test.extra_args), options.set_options(), options.length
+    if test.stripe:  # a striped study run: -stripe, and -dbg for the per-stripe performance markers
+        options = options.with_values({"stripe": True})
+    argv = build_argv(test.source, test.target, options, test.extra_args, mode=test.mode, debug=test.stripe)
+    return argv, options.set_options(), options.length
 
 
 def plan_transfers(scenario: Scenario, test: Test, first_case: int,
                    shape: Shape = guc_shape) -> tuple[list[RunSpec], int]:
-    """Specs of a test that runs one guc per run; ``shape`` gives each case's argv, params and length."""
-    specs: list[RunSpec] = []
+    """Specs of a test that runs one guc per run; ``shape`` gives each case's argv, params and length.
+    Their details say the transfer mode and whether guc reports progress (:func:`run_details`), and
+    mark the first ``warmup`` runs of each case; ``order`` arranges the repeats of a matrix."""
+    cases: list[list[list[RunSpec]]] = []
     points = matrix_points(test)
     link = (test.link or LinkModel()) if test.engine != REAL_ENGINE else None
     for variant, point in enumerate(points):
         argv, params, length = shape(test, test.options.with_values(point))
+        details = run_details(argv)
+        cases.append([])
         for repeat in range(test.repeat):
             base = f"{case_label(test, variant)}/{repeat}"
-            specs.extend(RunSpec(
+            cases[-1].append([RunSpec(
                 run_id=run_id_on(base, host, test),
                 scenario=scenario.name,
                 test_id=test.id,
@@ -54,5 +61,6 @@ def plan_transfers(scenario: Scenario, test: Test, first_case: int,
                 post=test.post,
                 comment_command=test.comment_command,
                 log_name=log_name_for(test, variant, repeat),
-            ) for host in test.on)
-    return specs, len(points)
+                details={**details, "warmup": True} if repeat < test.warmup else dict(details),
+            ) for host in test.on])
+    return order_runs(cases, test.order, test.order_seed), len(points)

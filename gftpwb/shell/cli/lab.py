@@ -8,7 +8,7 @@ import argparse
 import json
 from dataclasses import asdict
 
-from gftpwb.core.errors import EXIT_OK
+from gftpwb.core.errors import EXIT_OK, UsageError
 from gftpwb.shell.lab.gluster import GlusterLab
 from gftpwb.shell.lab.gridftp import GridftpLab
 from gftpwb.shell.lab.netlab import NetLab
@@ -21,12 +21,14 @@ def cmd_lab(args: argparse.Namespace) -> int:
     if args.lab_command == "up":
         if args.hosts or args.rate:
             NetLab.check_request(args.hosts, args.rate or "")
+        if args.striped and not args.hosts:
+            raise UsageError("--striped needs --hosts N: the data nodes run on the namespace hosts")
         before = lab.status().running
         status = lab.up(port=args.port, address=args.address)
         verb = "already running" if before else "started"
         print(f"GridFTP server {verb}: {status.url} (pid {status.pid}, log {status.log})")
         if args.hosts:
-            hosts.up(args.hosts, rate=args.rate or "", gridftp_on_hosts=args.gridftp_on_hosts)
+            hosts.up(args.hosts, rate=args.rate or "", gridftp_on_hosts=args.gridftp_on_hosts, striped=args.striped)
             _print_hosts(hosts.status())
         if args.gluster:
             g = gluster.up(address=args.gluster_address, volume=args.gluster_volume)
@@ -66,4 +68,11 @@ def _print_hosts(net: dict | None) -> None:
         sshd = "sshd running" if h["sshd_running"] else "sshd NOT running"
         extra = f", GridFTP {h['gridftp_url']}" if h["gridftp_url"] else ""
         print(f"  {h['name']:<5} {h['address']:<15} netns {h['netns']}  {sshd}{extra}")
+    striped = net.get("striped")
+    if striped:
+        for side in ("source", "target"):
+            info = striped.get(side) or {}
+            stripes = ", ".join(s["host"] + ("" if s["running"] else " (NOT running)") for s in info.get("stripes", []))
+            state = "running" if info.get("running") else "NOT running"
+            print(f"  striped {side:<6} {info.get('url')}  {state}; stripes: {stripes}")
     print(f"  inventory: {net['inventory']} (user root, identity {net['identity']}, known_hosts {net['known_hosts']})")

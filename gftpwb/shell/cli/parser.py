@@ -65,6 +65,29 @@ def add_run(sub: Sub) -> None:
     handler(p, "gftpwb.shell.cli.commands:cmd_run")
 
 
+REPORT_EXAMPLES = """\
+examples:
+  gftpwb report results/20261122T143047Z-quickstart
+  gftpwb report results/*-quickstart --csv cases.csv --junit junit.xml
+  gftpwb report results/20261122T143047Z-quickstart --json | jq '.directories[0].cases[0].figures[0].stats'
+
+Per case: the median, mean ± 95 % confidence interval and CV of each kind's figures (guc: the rate
+incl. set-up and guc's own average), over passed runs that are not warm-ups. Every run of a directory
+counts, resumed or not (the latest record of each run id). --json follows schemas/report.schema.json.
+"""
+
+
+def add_report(sub: Sub) -> None:
+    p = sub.add_parser("report", help="summarise results directories: statistics per case, JSON, CSV, JUnit XML",
+                       description="Summarise one or more results directories.", epilog=REPORT_EXAMPLES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="results directories (results/<UTC>-<scenario>)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout instead of tables")
+    p.add_argument("--csv", metavar="FILE", help="also write each case's statistics as CSV (one row per figure)")
+    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML: one testcase per run, failures as failures")
+    handler(p, "gftpwb.shell.cli.report:cmd_report")
+
+
 def add_tui(sub: Sub) -> None:
     p = sub.add_parser("tui", help="the TUI workbench: scenario, live run, threads, auto-tune, past results")
     p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario to show and run (r); invalid ones "
@@ -104,6 +127,9 @@ def add_lab_up_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--rate", metavar="RATE", help="shape each host's link with tc tbf (e.g. 400mbit)")
     q.add_argument("--gridftp-on-hosts", action="store_true",
                    help="also run a GridFTP server in each namespace host")
+    q.add_argument("--striped", action="store_true",
+                   help="with --hosts N: striped GridFTP, a data node per side on each host and a front end per "
+                        "side on the bridge (guc -stripe from ftp://CONTROLLER:2812 to ftp://CONTROLLER:2813)")
     q.add_argument("--gluster", action="store_true",
                    help="also start glusterd and a single-brick volume for gfapi tests")
     q.add_argument("--gluster-address", metavar="ADDR",
@@ -136,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_validate(sub)
     add_schema(sub)
     add_run(sub)
+    add_report(sub)
     add_tui(sub)
     add_migration_parsers(sub)
     add_tgftp(sub)

@@ -38,6 +38,7 @@ from gftpwb.core.errors import EnvironmentProblem, LabError, UsageError
 from gftpwb.shell.files import atomic_write
 
 from .gridftp import SERVER, GridftpLab, _pid_alive, kill_group, port_open
+from .striped import LabNode, StripedLab
 
 SSHD = "/usr/sbin/sshd"
 STATE_FILE = "hosts.json"
@@ -74,6 +75,7 @@ class NetLabState:
     rate: str = ""
     gridftp_on_hosts: bool = False
     gridftp_port: int = 2811
+    striped: bool = False  # striped GridFTP: data nodes on the hosts, front ends on the bridge (striped.py)
     hosts: list[LabHost] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -136,6 +138,7 @@ class NetLab:
         self.state_file = os.path.join(state_dir, STATE_FILE)
         self.key_dir = os.path.join(state_dir, "ssh")
         self.bridge_gridftp = GridftpLab(os.path.join(state_dir, "bridge-gridftp"))
+        self.striped = StripedLab(state_dir)
 
     # --- state ------------------------------------------------------------------------------------
 
@@ -157,16 +160,18 @@ class NetLab:
     # --- up ---------------------------------------------------------------------------------------
 
     def up(self, count: int, *, rate: str = "", gridftp_on_hosts: bool = False,
-           gridftp_port: int = 2811) -> NetLabState:
-        """Create ``count`` namespace hosts (idempotent for the same request)."""
+           gridftp_port: int = 2811, striped: bool = False) -> NetLabState:
+        """Create ``count`` namespace hosts (idempotent for the same request); with ``striped``, a
+        striped GridFTP data node per side on each and a front end per side (:mod:`.striped`)."""
         self.check_request(count, rate)
         self._check_tools(gridftp_on_hosts)
         existing = self.load()
         if existing is not None:
-            if (len(existing.hosts), existing.rate, existing.gridftp_on_hosts) != (count, rate, gridftp_on_hosts):
+            if (len(existing.hosts), existing.rate, existing.gridftp_on_hosts, existing.striped) != (
+                    count, rate, gridftp_on_hosts, striped):
                 raise LabError(f"the lab already has {len(existing.hosts)} host(s) (rate {existing.rate or 'unshaped'}"
-                               f", GridFTP on hosts: {'yes' if existing.gridftp_on_hosts else 'no'}); run "
-                               "'gftpwb lab down' first to change it")
+                               f", GridFTP on hosts: {'yes' if existing.gridftp_on_hosts else 'no'}, striped: "
+                               f"{'yes' if existing.striped else 'no'}); run 'gftpwb lab down' first to change it")
             self._revive(existing)
             return existing
         os.makedirs(self.key_dir, exist_ok=True)
@@ -179,7 +184,7 @@ class NetLab:
                 prefix=self.prefix, subnet=str(subnet), bridge=f"{self.prefix}-br",
                 controller_address=str(addresses[0]), identity=os.path.join(self.key_dir, "id_ed25519"),
                 known_hosts=os.path.join(self.key_dir, "known_hosts"), rate=rate, gridftp_on_hosts=gridftp_on_hosts,
-                gridftp_port=gridftp_port,
+                gridftp_port=gridftp_port, striped=striped,
                 hosts=[LabHost(name=f"h{i}", netns=f"{self.prefix}-h{i}", veth_controller=f"{self.prefix}-h{i}c",
                                veth_host=f"{self.prefix}-h{i}n", address=str(addresses[i]),
                                host_key=os.path.join(self.key_dir, f"h{i}_host_ed25519"))
@@ -199,6 +204,8 @@ class NetLab:
                 self._save(state)
             self.bridge_gridftp.up(port=gridftp_port, address=state.controller_address)
             self._wait_for_sshd(state)
+            if striped:
+                self.striped.up(state.controller_address, self._striped_nodes(state))
         except BaseException:
             self.down()
             raise
@@ -358,6 +365,12 @@ class NetLab:
             self._save(state)
             self._wait_for_sshd(state)
         self.bridge_gridftp.up(port=state.gridftp_port, address=state.controller_address)
+        if state.striped:
+            self.striped.up(state.controller_address, self._striped_nodes(state))
+
+    @staticmethod
+    def _striped_nodes(state: NetLabState) -> list[LabNode]:
+        return [LabNode(h.name, h.netns, h.address) for h in state.hosts]
 
     def restart_sshd(self, name: str) -> None:
         """Start a host's sshd again (after a fault test killed it)."""
@@ -384,6 +397,7 @@ class NetLab:
         state = self.load()
         if state is None:
             return False
+        self.striped.down()
         for host in state.hosts:
             for pid, needle in ((host.sshd_pid, host.host_key), (host.gridftp_pid, SERVER)):
                 if pid is not None and _pid_alive(pid) and _cmdline_has(pid, needle):
@@ -417,6 +431,7 @@ class NetLab:
             "gridftp": {"url": f"ftp://{state.controller_address}:{bridge.port}", "running": bridge.running,
                         "pid": bridge.pid},
             "inventory": os.path.join(self.state_dir, "hosts.yaml"),
+            "striped": self.striped.status() if state.striped else None,
             "hosts": [{
                 "name": h.name, "netns": h.netns, "address": h.address, "port": 22,
                 "controller_address": state.controller_address, "veth_controller": h.veth_controller,

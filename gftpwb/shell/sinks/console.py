@@ -153,9 +153,10 @@ class ConsoleSink:
         self._index = 0
         self._plan: dict[str, RunSpec] = {}
         self._kind_of_test: dict[str, str] = {}
-        self.journal = Journal()  # this attempt's finished records, for the tables at the end
+        self.journal = Journal()  # every finished record, earlier attempts' too, for the tables at the end
         self._tune: TuneUpdate | None = None  # the latest ranking of the auto-tune in flight
         self.gone = False  # the terminal went away (SIGHUP, a closed pipe): nothing more is shown
+        self._noted: set[str] = set()  # tests whose runs were said to have no live progress
         # Copies of a run (concurrency): their group by run id, the run ids of each group in plan order,
         # the groups in flight, and the aggregates of finished groups (for the report).
         self._group_of: dict[str, str] = {}
@@ -178,6 +179,7 @@ class ConsoleSink:
                     self._live = None
 
     def _on_ScenarioStarted(self, event: ScenarioStarted) -> None:
+        self.journal.earlier = list(event.earlier)  # a resumed run's summary shows every run, not only the new
         self._plan = {s.run_id: s for s in event.plan}
         self._kind_of_test = {s.test_id: s.kind for s in event.plan}
         for spec in event.plan:
@@ -226,7 +228,16 @@ class ConsoleSink:
             if announced is not None or not self.live_enabled:  # a run that steers others says so in any case
                 what = announced if announced is not None else " ".join(spec.argv)
                 self.console.print(f"{label}: {len(run_ids)} copies at once: {what}", soft_wrap=True)
+                if announced is None:
+                    self._note_progress(spec)
         return flight
+
+    def _note_progress(self, spec: RunSpec) -> None:
+        """Once per test: that its runs report no live progress, and why (the kind says)."""
+        note = registry().kind(spec.kind).progress_note(spec)
+        if note and spec.test_id not in self._noted:  # once per test: its runs are alike
+            self._noted.add(spec.test_id)
+            self.console.print(Text(f"note: {spec.test_id}: {note}", style="dim"), soft_wrap=True)
 
     def _on_RunStarted(self, event: RunStarted) -> None:
         spec = event.spec
@@ -246,9 +257,11 @@ class ConsoleSink:
         if announced is not None:  # a run that steers others: they show as runs of their own
             self.console.print(f"{counter} {spec.run_id}:{mark} {announced}", soft_wrap=True)
             return
-        self._line.flights[spec.run_id] = _Flight(f"{counter} {spec.run_id}{mark}", event.t, kind.waiting(spec))
+        note = kind.progress_note(spec)
+        self._line.flights[spec.run_id] = _Flight(f"{counter} {spec.run_id}{mark}", event.t, note or kind.waiting(spec))
         if not self.live_enabled:
             self.console.print(f"{counter} {spec.run_id}:{mark} {' '.join(event.argv)}", soft_wrap=True)
+            self._note_progress(spec)
 
     def _on_Progress(self, event: Progress) -> None:
         group = self._group_of.get(event.run_id)
@@ -264,9 +277,10 @@ class ConsoleSink:
         if any(other != test for other in self._in_flight.values()):
             return  # other tests run at the same time: their progress lines would interleave
         if not self.live_enabled:
-            self.console.print(f"    {event.run_id}: {event.bytes} bytes  {rate_text(event.rate_avg_mib_s, 2)} MiB/s "
-                               f"avg  {rate_text(event.rate_inst_mib_s, 2)} MiB/s inst  ({event.elapsed_s:.1f}s)",
-                               soft_wrap=True)
+            part = f" [{event.channel}]" if event.channel else ""
+            avg, inst = rate_text(event.rate_avg_mib_s, 2), rate_text(event.rate_inst_mib_s, 2)
+            self.console.print(Text(f"    {event.run_id}{part}: {event.bytes} bytes  {avg} MiB/s avg  {inst} MiB/s "
+                                    f"inst  ({event.elapsed_s:.1f}s)"), soft_wrap=True)  # Text: "[...]" is no markup
 
     def _on_OutputLine(self, event: OutputLine) -> None:
         return None  # captured in the record and the tag log; errors are shown when the run ends
@@ -323,7 +337,7 @@ class ConsoleSink:
         if self._live is not None:
             self._live.stop()
             self._live = None
-        self.print_table(self.journal.records)
+        self.print_table(list(self.journal.latest().values()))
         if self.aggregates:
             self.console.print(rich_table(copies_table(self.aggregates)))
         s = event.summary
@@ -338,11 +352,18 @@ class ConsoleSink:
 
     def print_table(self, records: Sequence[ResultRecord]) -> None:
         """The report: each section's tables, then a line for every run that did not pass."""
-        shown: set[int] = set()
-        for section, section_records in report_sections(records, self._kind_of_test):
+        print_report(self.console, records, self._kind_of_test)
+
+
+def print_report(console: Console, records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> None:
+    """Each report section's tables (the kinds' statistics of ``records``), then a line for every run
+    that did not pass: the end of ``gftpwb run`` and ``gftpwb report`` alike."""
+    shown: set[int] = set()
+    for section, section_records in report_sections(records, kind_of_test):
+        if section.list_failures:
             shown.update(id(r) for r in section_records)
-            for table in section.build(section_records):
-                self.console.print(rich_table(table))
-        for r in (r for r in records if id(r) in shown and r.status != PASSED):
-            self.console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
-                                    style=CONSOLE_STATUS_STYLE.get(r.status, "")))
+        for table in section.build(section_records):
+            console.print(rich_table(table))
+    for r in (r for r in records if id(r) in shown and r.status != PASSED):
+        console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
+                           style=CONSOLE_STATUS_STYLE.get(r.status, "")))

@@ -17,6 +17,7 @@ from dataclasses import asdict
 from typing import Any
 
 from gftpwb.core.events import Notice, RunStarted, TuneUpdate
+from gftpwb.core.format import ci_text
 from gftpwb.core.records import FAILED, FINAL_STATUSES, INTERRUPTED, PASSED, ResultRecord
 from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
@@ -41,7 +42,8 @@ def tune_update(spec: RunSpec, tuner: Tuner, *, finished: bool = False) -> TuneU
     return TuneUpdate(test_id=spec.test_id, strategy=tuner.name, engine=spec.engine,
                       transfers_used=tuner.transfers_used, budget=tuner.budget, margin_mib_s=tuner.margin,
                       rows=tuner.rows(), leader=None if pick is None else tuner.candidates[pick].label,
-                      finished=finished)
+                      finished=finished, p_within_margin=tuner.p_within_margin() if finished else None,
+                      stop_reason=tuner.stop_reason if finished else "")
 
 
 def tune_details(spec: RunSpec, tuner: Tuner, ends: tuple[capmath.EndCaps, capmath.EndCaps],
@@ -73,11 +75,12 @@ def ranking_text(tuner: Tuner) -> str:
     """The ranking as plain text, for the record's output (people reading results.jsonl)."""
     lines = []
     for row in tuner.rows():
-        mean = "-" if row.mean_mib_s is None else f"{row.mean_mib_s:.1f}"
-        ci = "" if row.ci_low_mib_s is None else f" [{row.ci_low_mib_s:.1f}, {row.ci_high_mib_s:.1f}]"
+        half = None if row.ci_low_mib_s is None or row.ci_high_mib_s is None else \
+            (row.ci_high_mib_s - row.ci_low_mib_s) / 2
+        mean = ci_text(row.mean_mib_s, half)
         tied = " (tied with #1)" if row.tied_with_leader else ""
         note = f"  {row.note}" if row.note else ""
-        lines.append(f"{row.rank:>3}. {row.candidate}: {mean} MiB/s{ci}, {row.runs} runs, "
+        lines.append(f"{row.rank:>3}. {row.candidate}: {mean} MiB/s, {row.runs} runs, "
                      f"{row.failures} failed{tied}{note}")
     return "\n".join(lines) + "\n"
 

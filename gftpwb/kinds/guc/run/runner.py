@@ -17,7 +17,8 @@ async def run_guc(ctx: RunContext, spec: RunSpec) -> ResultRecord:
     if spec.engine != REAL_ENGINE:
         return await registry().engine_runner(spec.engine)(ctx, spec)
     argv = unbuffered(spec.argv) if ctx.unbuffer else spec.argv
-    return await run_process(ctx, spec, GucRun(length_bytes=spec.length_bytes), argv)
+    session = GucRun(length_bytes=spec.length_bytes, per_stripe=bool(spec.params.get("stripe")))
+    return await run_process(ctx, spec, session, argv)
 
 
 run = with_commands(run_guc)

@@ -43,11 +43,12 @@ async def run_simulated_guc(ctx: RunContext, spec: RunSpec) -> ResultRecord:
     transfer = transfer_of(spec)
     sim = simulate(link, transfer, run_rng(link.seed, spec.run_id), spec.timeout_s)
     output = simulated_output(link, spec)
+    verbose = "-vb" in spec.argv  # without -vb guc prints no progress and no average: neither does the model
     try:
         if link.time_scale > 0:
             for step in range(1, PROGRESS_STEPS + 1):
                 await asyncio.sleep(sim.seconds * link.time_scale / PROGRESS_STEPS)
-                if sim.status == PASSED:
+                if sim.status == PASSED and verbose:
                     moved = transfer.length * step // PROGRESS_STEPS
                     ctx.publish(Progress(run_id=spec.run_id, bytes=moved, rate_avg_mib_s=sim.rate_guc_avg_mib_s,
                                               rate_inst_mib_s=sim.rate_guc_avg_mib_s,
@@ -61,7 +62,8 @@ async def run_simulated_guc(ctx: RunContext, spec: RunSpec) -> ResultRecord:
                            seconds=round(time.monotonic() - t0, 6), exit_code=None)
         raise Interrupted(record) from None
     if sim.status == PASSED:
-        outcome = Outcome(PASSED, transfer.length, sim.rate_incl_setup_mib_s, sim.rate_guc_avg_mib_s, "", output)
+        outcome = Outcome(PASSED, transfer.length, sim.rate_incl_setup_mib_s,
+                          sim.rate_guc_avg_mib_s if verbose else None, "", output)
         exit_code: int | None = 0
     else:
         outcome = Outcome(sim.status, None, None, None, sim.error, output + sim.error + "\n")

@@ -1,0 +1,79 @@
+"""``gftpwb report --json``: the summary of results directories as one JSON document, like
+``iperf3 -J`` or ``fio --output-format=json``. Pure.
+
+The document follows ``schemas/report.schema.json``; ``version`` changes only when a reader would
+have to change (a key removed or its meaning changed); new keys may appear within a version.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from .samples import gaps, stalls
+from .summary import SUMMARY_VERSION, CaseSummary, DirectorySummary, FigureStats, RunRow
+
+SCHEMA_ID = "https://gftpwb.invalid/schemas/report.schema.json"
+
+
+def _round(value: Any) -> Any:
+    """Floats to 6 significant decimals past the point where it matters (µs, 1e-6 MiB/s): stable text."""
+    if isinstance(value, float):
+        return round(value, 6)
+    if isinstance(value, dict):
+        return {k: _round(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_round(v) for v in value]
+    return value
+
+
+def figure_data(stats: FigureStats) -> dict[str, Any]:
+    f = stats.figure
+    return {"key": f.key, "label": f.label, "unit": f.unit, "higher_is_better": f.higher_is_better,
+            "stats": stats.stats.to_dict() if stats.stats is not None else None, "excluded": dict(stats.excluded)}
+
+
+def samples_data(summary: DirectorySummary, run_id: str) -> dict[str, Any] | None:
+    samples = summary.samples.get(run_id)
+    if samples is None:
+        return None
+    whole = samples.series.get("")
+    return {"series": len(samples.series), "points": samples.points,
+            "stalls": [list(s) for s in stalls(whole)] if whole else [],
+            "gaps": [list(g) for g in gaps(whole)] if whole else []}
+
+
+def run_data(summary: DirectorySummary, run: RunRow) -> dict[str, Any]:
+    return {"run_id": run.run_id, "repeat": run.repeat, "host": run.host, "status": run.status,
+            "warmup": run.warmup, "counted": run.counted, "outlier": list(run.outlier), "values": dict(run.values),
+            "excluded": dict(run.excluded), "facts": dict(run.facts), "seconds": run.seconds, "bytes": run.bytes,
+            "started_at": run.started_at, "engine": run.engine, "error": run.error,
+            "samples": samples_data(summary, run.run_id)}
+
+
+def case_data(summary: DirectorySummary, case: CaseSummary) -> dict[str, Any]:
+    return {"test_id": case.test_id, "case": case.case, "kind": case.kind, "test_kind": case.test_kind,
+            "params": dict(case.params), "params_text": case.params_text, "engine": case.engine,
+            "runs_total": case.total, "passed": case.passed, "warmups": case.warmups, "statuses": case.statuses,
+            "figures": [figure_data(f) for f in case.figures], "runs": [run_data(summary, r) for r in case.runs]}
+
+
+def directory_data(summary: DirectorySummary) -> dict[str, Any]:
+    meta = summary.meta
+    return {"path": summary.path, "scenario": summary.scenario, "created_at": summary.created_at,
+            "planned": summary.planned, "counts": dict(sorted(summary.counts.items())),
+            "not_run": list(summary.not_run), "problems": list(summary.problems),
+            "gftpwb_version": meta.get("gftpwb_version"), "command": meta.get("command"),
+            "environment": meta.get("environment"),
+            "cases": [case_data(summary, c) for c in summary.cases]}
+
+
+def report_data(summaries: Sequence[DirectorySummary], generator: str) -> dict[str, Any]:
+    """The whole document; ``generator`` names the gftpwb that wrote it (``gftpwb 0.1.0``)."""
+    return _round({"$schema": SCHEMA_ID, "version": SUMMARY_VERSION, "generator": generator,
+                   "directories": [directory_data(s) for s in summaries]})
+
+
+def report_json(summaries: Sequence[DirectorySummary], generator: str) -> str:
+    return json.dumps(report_data(summaries, generator), indent=1, ensure_ascii=False) + "\n"

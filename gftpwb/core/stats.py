@@ -1,0 +1,139 @@
+"""Statistics of one case's figures (the rates of its repeated runs): what tells a stable result
+from a noisy one. Pure; numpy and scipy do the arithmetic.
+
+For ``n`` values :func:`describe` gives the median, mean, sample standard deviation, coefficient of
+variation, minimum and maximum, and two 95 % confidence intervals:
+
+* of the **mean**, from Student's t (``mean ± t(0.975, n-1) · s / √n``): symmetric, needs n >= 2;
+* of the **median**, by a percentile bootstrap (``RESAMPLES`` resamples of the values with
+  replacement), seeded so the same values always give the same interval: a report printed twice,
+  or by two machines, reads the same. Needs n >= 3 (a bootstrap of two values only repeats them).
+
+Outliers are flagged, never dropped: a value beyond 1.5 interquartile ranges below the first or
+above the third quartile (Tukey's fences; quartiles interpolated linearly, as numpy's default),
+from n >= 4. A flagged run still counts: whether it is a fluke or the truth is for a person to say.
+
+Confidence intervals print as ``centre ± half-width`` (:func:`gftpwb.core.format.ci_text`); the
+median's interval is not symmetric, so it is kept as its two bounds here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+CONFIDENCE = 0.95
+RESAMPLES = 2000  # bootstrap resamples: the bounds' own noise is well under 1 % of the spread at this size
+_CHUNK = 1 << 20  # values resampled per numpy call, so a case of many runs never needs a huge matrix
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A confidence interval: its bounds, and the level it was computed for."""
+
+    low: float
+    high: float
+    confidence: float = CONFIDENCE
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+
+@dataclass(frozen=True)
+class Stats:
+    """What :func:`describe` says about a sample; None where the sample is too small to say it."""
+
+    n: int
+    median: float
+    mean: float
+    stdev: float | None  # sample standard deviation (n - 1); None for one value
+    cv: float | None  # stdev / mean, a fraction; None for one value or a mean of 0
+    min: float
+    max: float
+    ci_mean: Interval | None  # Student's t; None below 2 values
+    ci_median: Interval | None  # percentile bootstrap, seeded; None below 3 values
+    outliers: tuple[int, ...] = ()  # positions (in the order given) beyond 1.5 IQR; checked from 4 values
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain JSON data (reports, the JSON summary): intervals as bounds with their half-width."""
+        def interval(value: Interval | None) -> dict[str, float] | None:
+            if value is None:
+                return None
+            return {"low": value.low, "high": value.high, "half_width": value.half_width,
+                    "confidence": value.confidence}
+
+        return {"n": self.n, "median": self.median, "mean": self.mean, "stdev": self.stdev, "cv": self.cv,
+                "min": self.min, "max": self.max, "ci_mean": interval(self.ci_mean),
+                "ci_median": interval(self.ci_median), "outliers": list(self.outliers)}
+
+
+def seed_of(*parts: object) -> int:
+    """A bootstrap seed from what names a case (test id, parameters): stable across runs, machines
+    and Python versions (unlike ``hash()``), and independent of the order cases are summarised in."""
+    text = "\x1f".join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
+def t_interval(mean: float, stdev: float, n: int, confidence: float = CONFIDENCE) -> Interval:
+    """``mean ± t((1 + confidence) / 2, n - 1) · stdev / √n``."""
+    from scipy import stats  # not at import time: `gftpwb --help` and validation never need it
+
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * stdev / math.sqrt(n)
+    return Interval(mean - half, mean + half, confidence)
+
+
+def bootstrap_median(values: Sequence[float], seed: int, confidence: float = CONFIDENCE,
+                     resamples: int = RESAMPLES) -> Interval:
+    """Percentile bootstrap interval of the median: the middle ``confidence`` of the medians of
+    ``resamples`` resamples (with replacement) of ``values``, drawn by a generator seeded with ``seed``."""
+    import numpy as np
+
+    data = np.asarray(values, dtype=float)
+    n = data.size
+    rng = np.random.default_rng(seed)
+    per_call = max(1, _CHUNK // n)
+    medians = np.empty(resamples)
+    done = 0
+    while done < resamples:
+        count = min(per_call, resamples - done)
+        medians[done:done + count] = np.median(data[rng.integers(0, n, size=(count, n))], axis=1)
+        done += count
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(medians, [tail, 100 - tail])
+    return Interval(float(low), float(high), confidence)
+
+
+def tukey_outliers(values: Sequence[float], k: float = 1.5) -> tuple[int, ...]:
+    """Positions of values below Q1 - k·IQR or above Q3 + k·IQR (none below 4 values)."""
+    import numpy as np
+
+    if len(values) < 4:
+        return ()
+    q1, q3 = np.percentile(np.asarray(values, dtype=float), [25, 75])
+    low, high = q1 - k * (q3 - q1), q3 + k * (q3 - q1)
+    return tuple(i for i, v in enumerate(values) if v < low or v > high)
+
+
+def describe(values: Sequence[float], *, seed: int = 0, confidence: float = CONFIDENCE,
+             resamples: int = RESAMPLES) -> Stats | None:
+    """The statistics of ``values`` (None for no values). ``seed`` seeds the median's bootstrap:
+    pass :func:`seed_of` of the case's name so every report of the case gives the same interval."""
+    import numpy as np
+
+    n = len(values)
+    if n == 0:
+        return None
+    data = np.asarray(values, dtype=float)
+    mean = math.fsum(values) / n
+    median = float(np.median(data))
+    stdev = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else None
+    cv = stdev / abs(mean) if stdev is not None and mean != 0 else None
+    return Stats(
+        n=n, median=median, mean=mean, stdev=stdev, cv=cv, min=float(data.min()), max=float(data.max()),
+        ci_mean=t_interval(mean, stdev, n, confidence) if stdev is not None else None,
+        ci_median=bootstrap_median(values, seed, confidence, resamples) if n >= 3 else None,
+        outliers=tukey_outliers(values),
+    )

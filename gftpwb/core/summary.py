@@ -1,0 +1,231 @@
+"""The summary of a scenario run's records: per case, the statistics of every figure its kind names,
+and per run what a report says of it. Pure.
+
+This is the data model every report reads: the console table at the end of ``gftpwb run``,
+``gftpwb report`` (console, ``--json``, ``--csv``, ``--junit``), and later the HTML report and
+``compare``. Kinds contribute through the registry (:attr:`gftpwb.core.registry.Kind.figures`,
+``measure``, ``facts``); nothing here knows a kind by name.
+
+Which runs count:
+
+* the **latest record of each run id** (a resumed run's final record supersedes its interrupted one);
+* statistics take **passed** runs that are not **warm-ups** (``details.warmup``, the first
+  ``warmup: N`` runs of a case) and whose value the kind did not exclude (a quantised guc average);
+  every run still appears, marked, in ``runs``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .records import PASSED, ResultRecord, latest_by_run
+from .registry import Figure, Kind, Measured, registry
+from .samples import RunSamples
+from .stats import Stats, describe, seed_of
+
+SUMMARY_VERSION = 1
+
+Fact = str | float | int | bool | None
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One run as a report shows it."""
+
+    run_id: str
+    repeat: int
+    host: str
+    status: str
+    warmup: bool
+    values: dict[str, float | None]  # figure key -> value (None: the run has none)
+    excluded: dict[str, str]  # figure key -> why its value is not a statistic
+    outlier: tuple[str, ...]  # figure keys whose statistics flag this run as an outlier
+    facts: dict[str, Fact]
+    seconds: float | None
+    bytes: int | None
+    started_at: str
+    error: str
+    engine: str
+    record: ResultRecord = field(repr=False, compare=False)
+
+    @property
+    def counted(self) -> bool:
+        """Whether the run's figures go into the statistics (passed and not a warm-up)."""
+        return self.status == PASSED and not self.warmup
+
+
+@dataclass(frozen=True)
+class FigureStats:
+    """The statistics of one figure over a case's counted runs, and what was left out and why."""
+
+    figure: Figure
+    stats: Stats | None
+    excluded: dict[str, int]  # reason -> runs whose value was left out for it
+
+
+@dataclass(frozen=True)
+class CaseSummary:
+    """One case (a test times one matrix combination) of one kind: its runs and their statistics."""
+
+    test_id: str
+    case: int
+    kind: str
+    test_kind: str  # the kind of the test (an auto-tune's transfers are guc runs of an autotune test)
+    params: dict[str, Any]
+    params_text: str
+    engine: str
+    runs: tuple[RunRow, ...]
+    figures: tuple[FigureStats, ...]
+
+    @property
+    def total(self) -> int:
+        return len(self.runs)
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for r in self.runs if r.status == PASSED)
+
+    @property
+    def warmups(self) -> int:
+        return sum(1 for r in self.runs if r.warmup)
+
+    @property
+    def statuses(self) -> dict[str, int]:
+        return dict(Counter(r.status for r in self.runs))
+
+    @property
+    def headline(self) -> FigureStats | None:
+        """The kind's headline figure (its first), if it has figures."""
+        return self.figures[0] if self.figures else None
+
+    def figure(self, key: str) -> FigureStats | None:
+        return next((f for f in self.figures if f.figure.key == key), None)
+
+
+def params_text(record: ResultRecord) -> str:
+    """A record's parameters as its kind writes them (``k=v`` for a kind not installed here)."""
+    kind = registry().find(record.kind)
+    if kind is not None:
+        return kind.params_text(dict(record.params))
+    return " ".join(f"{k}={v}" for k, v in record.params.items())
+
+
+def _measure(kind: Kind | None, record: ResultRecord) -> dict[str, Measured]:
+    if kind is None or record.status != PASSED:
+        return {}
+    return kind.measure(record)
+
+
+def summarize_cases(records: Sequence[ResultRecord], kind_of_test: Mapping[str, str] | None = None, *,
+                    latest: bool = True) -> list[CaseSummary]:
+    """One summary per (test, case, kind), in first-seen order. ``kind_of_test`` names each test's
+    kind (from the plan); a test not in it goes by its records' kind. ``latest``: only the last
+    record of each run id counts (pass False for records already reduced so)."""
+    kinds_of = dict(kind_of_test or {})
+    chosen = list(latest_by_run(list(records)).values()) if latest else list(records)
+    groups: dict[tuple[str, int, str], list[ResultRecord]] = {}
+    for record in chosen:
+        groups.setdefault((record.test_id, record.case, record.kind), []).append(record)
+    reg = registry()
+    return [_case(reg.find(kind), test_id, case, kind, kinds_of.get(test_id, kind), group)
+            for (test_id, case, kind), group in groups.items()]
+
+
+def _case(kind: Kind | None, test_id: str, case: int, kind_name: str, test_kind: str,
+          group: list[ResultRecord]) -> CaseSummary:
+    figures = kind.figures if kind is not None else ()
+    measured = [_measure(kind, r) for r in group]
+    warm = [bool(r.details.get("warmup")) for r in group]
+    stats: list[FigureStats] = []
+    outliers: dict[int, list[str]] = {}
+    for figure in figures:
+        values, positions, excluded = [], [], Counter[str]()
+        for i, (record, m) in enumerate(zip(group, measured, strict=True)):
+            got = m.get(figure.key)
+            if record.status != PASSED or warm[i] or got is None or got.value is None:
+                continue
+            if got.excluded:
+                excluded[got.excluded] += 1
+                continue
+            values.append(got.value)
+            positions.append(i)
+        described = describe(values, seed=seed_of(test_id, case, kind_name, figure.key))
+        if described is not None:
+            for index in described.outliers:
+                outliers.setdefault(positions[index], []).append(figure.key)
+        stats.append(FigureStats(figure, described, dict(excluded)))
+    runs = tuple(RunRow(
+        run_id=r.run_id, repeat=r.repeat, host=r.host, status=r.status, warmup=warm[i],
+        values={k: m.value for k, m in measured[i].items()},
+        excluded={k: m.excluded for k, m in measured[i].items() if m.excluded},
+        outlier=tuple(outliers.get(i, ())), facts=dict(kind.facts(r)) if kind is not None else {},
+        seconds=r.seconds, bytes=r.bytes, started_at=r.started_at, error=r.error, engine=r.engine, record=r,
+    ) for i, r in enumerate(group))
+    first = group[0]
+    text = kind.params_text(dict(first.params)) if kind is not None else params_text(first)
+    return CaseSummary(test_id=test_id, case=case, kind=kind_name, test_kind=test_kind, params=dict(first.params),
+                       params_text=text, engine=first.engine, runs=runs, figures=tuple(stats))
+
+
+def kind_of_tests(records: Sequence[ResultRecord], planned: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Each test's kind: from the plan when known, else the kind of the test's own record (a run
+    whose id is the test id, as an auto-tune's; its transfers are ``<test>#<n>/<i>``), else the kind
+    of its records."""
+    kinds: dict[str, str] = {}
+    own: dict[str, str] = {}
+    for record in records:
+        kinds.setdefault(record.test_id, record.kind)
+        if record.run_id.split("@")[0] == record.test_id:
+            own[record.test_id] = record.kind
+    return {**kinds, **own, **(planned or {})}
+
+
+# --- a results directory -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DirectorySummary:
+    """One results directory as every report reads it: what ran (all attempts, resumed or not),
+    each case's statistics, and where and with what it ran (``meta.json``, with the environment)."""
+
+    path: str
+    scenario: str
+    created_at: str
+    planned: int | None
+    counts: dict[str, int]  # status -> planned runs (their latest records; every run without a plan)
+    cases: tuple[CaseSummary, ...]
+    meta: dict[str, Any]
+    problems: tuple[str, ...]  # unreadable journal or samples lines
+    not_run: tuple[str, ...]  # run ids of the plan with no record (stopped before them)
+    kinds: dict[str, str]  # test id -> the test's kind
+    samples: dict[str, RunSamples]  # run id -> its progress samples
+
+    @property
+    def records(self) -> list[ResultRecord]:
+        return [run.record for case in self.cases for run in case.runs]
+
+
+def summarize_directory(path: str, records: Sequence[ResultRecord], *, meta: Mapping[str, Any] | None = None,
+                        plan: Sequence[Mapping[str, Any]] = (), samples: Mapping[str, RunSamples] | None = None,
+                        problems: Sequence[str] = ()) -> DirectorySummary:
+    """The summary of a results directory's contents (read by the shell): its journal's records, its
+    ``meta.json``, ``plan.json`` (the planned runs: which exist, and each test's kind) and samples."""
+    latest = list(latest_by_run(list(records)).values())
+    planned_kinds = {str(s["test_id"]): str(s["kind"]) for s in plan if "test_id" in s and "kind" in s}
+    kinds = kind_of_tests(latest, planned_kinds)
+    seen = {r.run_id for r in latest}
+    planned_ids = {str(s["run_id"]) for s in plan if "run_id" in s}
+    counted = [r for r in latest if r.run_id in planned_ids] if planned_ids else latest
+    meta = dict(meta or {})
+    planned = meta.get("runs")
+    return DirectorySummary(
+        path=path, scenario=str(meta.get("scenario") or (latest[0].scenario if latest else "")),
+        created_at=str(meta.get("created_at") or ""), planned=planned if isinstance(planned, int) else None,
+        counts=dict(Counter(r.status for r in counted)), cases=tuple(summarize_cases(latest, kinds, latest=False)),
+        meta=meta, problems=tuple(problems), not_run=tuple(str(s["run_id"]) for s in plan
+                                                            if "run_id" in s and s["run_id"] not in seen),
+        kinds=kinds, samples=dict(samples or {}),
+    )

@@ -1,0 +1,73 @@
+"""The ``iperf3`` kind: a network baseline between two hosts (registered as entry point
+``gftpwb.kinds: iperf3``). Everything about it lives in this folder."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gftpwb.core.dsl.keys import Key
+from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
+from gftpwb.core.records import ResultRecord
+from gftpwb.core.registry import Kind, Program, ReportSection, TestInput
+from gftpwb.core.specs import RunSpec
+
+from .dsl import build_iperf3_test, check_iperf3_test
+from .job import IPERF3, Iperf3Job
+from .keys import IPERF3_KEYS
+from .model import BDP, Iperf3Test
+from .plan import plan_iperf3
+
+IPERF3_PROGRAM = Program(IPERF3, "install the Debian package iperf3 (make test does)")
+
+
+class Iperf3Kind(Kind):
+    name = "iperf3"
+    description = ("a network baseline: iperf3 from a client host to a server started for each run on a "
+                   "server host (memory to memory, as guc from /dev/zero to /dev/null).")
+    order = 50
+    runner = "gftpwb.kinds.iperf3.run.runner:run"
+    report = ReportSection("iperf3", 25, "gftpwb.kinds.iperf3.report:tables")
+
+    def dsl_keys(self) -> tuple[Key, ...]:
+        return IPERF3_KEYS
+
+    def check(self, test: TestInput) -> None:
+        check_iperf3_test(test)
+
+    def build(self, test: TestInput) -> Iperf3Test:
+        return build_iperf3_test(test)
+
+    def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
+        assert isinstance(test, Iperf3Test)
+        return plan_iperf3(scenario, test, first_case)
+
+    def describe(self, spec: RunSpec, limit: str) -> list[str]:
+        job = Iperf3Job.from_params(spec.params)
+        port = job.port if job.port is not None else "<port>"
+        lines = [f"{spec.run_id}: server on {job.server}: {' '.join(job.server_argv(port))}",
+                 f"{' ' * len(spec.run_id)}  client on {job.client}: {' '.join(spec.argv)}{limit}"]
+        if job.window == BDP:
+            rtt = f"{job.rtt_s * 1000:g} ms" if job.rtt_s is not None else "measured by a 1 s probe before the run"
+            lines.append(f"{' ' * len(spec.run_id)}  window = {job.bandwidth_mib_s:g} MiB/s x RTT ({rtt}) / "
+                         f"{job.streams} stream(s)")
+        return lines
+
+    def programs(self, spec: RunSpec) -> tuple[Program, ...]:
+        job = Iperf3Job.from_params(spec.params)
+        return (IPERF3_PROGRAM,) if LOCAL in (job.client, job.server) else ()
+
+    def waiting(self, spec: RunSpec) -> str:
+        return "starting the iperf3 server; progress comes from its interval reports (every second)"
+
+    def headline(self, record: ResultRecord) -> str:
+        from .report import headline
+
+        return headline(record)
+
+    def params_text(self, params: dict[str, Any]) -> str:
+        from .report import params_text
+
+        return params_text(params)
+
+
+KIND = Iperf3Kind()

@@ -1,0 +1,73 @@
+"""``gftpwb report DIR...``: the summary of one or more results directories (every run, resumed or
+not) in the console, as JSON (``--json``, on stdout), as CSV (``--csv FILE``) and as JUnit XML
+(``--junit FILE``). The statistics are :mod:`gftpwb.core.summary`'s, the same the end of ``gftpwb run``
+prints."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rich.text import Text
+
+from gftpwb import __version__
+from gftpwb.core.errors import EXIT_OK, UsageError
+from gftpwb.core.format import counts_text
+from gftpwb.core.junit import junit_xml
+from gftpwb.core.report_csv import report_csv
+from gftpwb.core.report_json import report_json
+from gftpwb.core.samples import WHOLE, gaps, stalls
+from gftpwb.core.summary import DirectorySummary
+from gftpwb.shell.files import atomic_write
+from gftpwb.shell.results_index import read_directory
+from gftpwb.shell.sinks.console import plain_or_terminal_console, print_report
+
+
+def _write(path: str, text: str, what: str) -> None:
+    try:
+        atomic_write(path, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write the {what} to {path}: {exc.strerror or exc}") from None
+
+
+def sample_notes(summary: DirectorySummary) -> list[str]:
+    """A line per run whose progress stalled (no new bytes for a second or more) or went quiet."""
+    lines = []
+    for run_id, samples in summary.samples.items():
+        whole = samples.series.get(WHOLE)
+        if whole is None:
+            continue
+        spans = [("stalled", a, b) for a, b in stalls(whole)] + [("no progress report", a, b) for a, b in gaps(whole)]
+        if spans:
+            lines.append(f"  {run_id}: " + "; ".join(f"{what} for {b - a:.1f} s from {a:.1f} s" for what, a, b in
+                                                     sorted(spans, key=lambda span: span[1])))
+    return lines
+
+
+def print_directory(console, summary: DirectorySummary) -> None:
+    created = f", {summary.created_at}" if summary.created_at else ""
+    console.print(Text(f"{summary.path}: {summary.scenario}{created}", style="bold"), soft_wrap=True)
+    print_report(console, summary.records, summary.kinds)
+    planned = f" of {summary.planned} planned" if summary.planned is not None else ""
+    not_run = f"; {len(summary.not_run)} not run" if summary.not_run else ""
+    console.print(f"{counts_text(summary.counts)}{planned}{not_run}")
+    for line in sample_notes(summary):
+        console.print(Text(line, style="yellow"), soft_wrap=True)
+    for problem in summary.problems:
+        console.print(Text(f"warning: {problem}", style="yellow"), soft_wrap=True)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    summaries = [read_directory(path) for path in args.dirs]
+    generator = f"gftpwb {__version__}"
+    if args.csv:
+        _write(args.csv, report_csv(summaries), "CSV summary")
+    if args.junit:
+        _write(args.junit, junit_xml(summaries), "JUnit XML")
+    if args.json:
+        sys.stdout.write(report_json(summaries, generator))
+        return EXIT_OK
+    console = plain_or_terminal_console()
+    for summary in summaries:
+        print_directory(console, summary)
+    return EXIT_OK

@@ -1,0 +1,164 @@
+"""`gftpwb report`: console, --json (against its schema and a golden file), --csv and --junit (golden
+files), errors; and the summary at the end of `gftpwb run` after --resume.
+
+Golden files live in tests/golden/report/; after an intended change, rewrite them with
+``GFTPWB_UPDATE_GOLDEN=1 pytest tests/test_report.py`` and commit them with the reason.
+"""
+
+import json
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from clihelp import gftpwb
+from jsonschema import Draft7Validator
+from report_fixture import write_mixed
+
+from gftpwb import __version__
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).resolve().parent / "golden" / "report"
+SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
+UPDATE = bool(os.environ.get("GFTPWB_UPDATE_GOLDEN"))
+WIDE = {"COLUMNS": "200"}
+
+
+def normalised(text: str) -> str:
+    return text.replace(f"gftpwb {__version__}", "gftpwb <version>")
+
+
+def check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if UPDATE:
+        GOLDEN.mkdir(parents=True, exist_ok=True)
+        path.write_text(normalised(text))
+    assert normalised(text) == path.read_text(), f"{name} differs from tests/golden/report/{name}"
+
+
+@pytest.fixture
+def mixed(tmp_path):
+    write_mixed(tmp_path / "mixed")
+    return tmp_path
+
+
+def test_json_matches_its_schema_and_the_golden_file(mixed):
+    out = gftpwb("report", "mixed", "--json", cwd=mixed)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    Draft7Validator.check_schema(SCHEMA)
+    assert list(Draft7Validator(SCHEMA).iter_errors(doc)) == []
+    check_golden("report.json", out.stdout)
+
+
+def test_json_says_what_the_statistics_left_out(mixed):
+    doc = json.loads(gftpwb("report", "mixed", "--json", cwd=mixed).stdout)
+    (directory,) = doc["directories"]
+    assert directory["counts"] == {"failed": 1, "passed": 16, "timeout": 1} and directory["not_run"] == ["late/0"]
+    cases = {(c["test_id"], c["case"]): c for c in directory["cases"]}
+    sweep0 = cases[("sweep", 0)]
+    rate, avg = sweep0["figures"]
+    assert rate["stats"]["n"] == 5  # six runs, the warm-up left out
+    assert rate["stats"]["median"] == 701.2 and rate["stats"]["outliers"] == [4]
+    assert [r["run_id"] for r in sweep0["runs"] if r["outlier"]] == ["sweep[0]/5"]
+    assert avg["stats"]["n"] == 4 and avg["excluded"] == {"quantised": 1}
+    assert sweep0["runs"][0]["warmup"] is True and sweep0["runs"][0]["counted"] is False
+    stream = cases[("stream", 2)]
+    assert stream["runs_total"] == 2 and stream["runs"][1]["status"] == "passed"  # the resumed run's record
+    assert stream["runs"][0]["facts"] == {"mode": "stream", "live_progress": False}
+    bumpy = next(r for r in cases[("sweep", 1)]["runs"] if r["run_id"] == "sweep[1]/3")
+    assert bumpy["samples"] == {"series": 1, "points": 6, "stalls": [[4.0, 8.0]], "gaps": [[8.0, 16.0]]}
+    tune = cases[("tune", 6)]["runs"][0]["facts"]
+    assert tune["pick"] == "-vb -p 4" and tune["p_within_margin"] == 0.91
+    assert cases[("files", 5)]["figures"][0]["key"] == "files_s"
+
+
+def test_junit_and_csv_match_the_golden_files(mixed):
+    out = gftpwb("report", "mixed", "--junit", "junit.xml", "--csv", "cases.csv", env=WIDE, cwd=mixed)
+    assert out.returncode == 0, out.stderr
+    junit = (mixed / "junit.xml").read_text()
+    check_golden("junit.xml", junit)
+    check_golden("cases.csv", (mixed / "cases.csv").read_text())
+    check_golden("console.txt", out.stdout)
+    root = ET.fromstring(junit)
+    (suite,) = root
+    cases = suite.findall("testcase")
+    assert len(cases) == 21 == int(root.get("tests"))  # 20 runs (the latest record of each) and one not run
+    failures = {c.get("name"): c.find("failure").get("type") for c in cases if c.find("failure") is not None}
+    assert failures == {"sweep[1]/2": "failed", "slow/0": "timeout"}
+    assert [c.get("name") for c in cases if c.find("skipped") is not None] == ["late/0"]
+    warm = next(c for c in cases if c.get("name") == "sweep[0]/0")
+    assert {p.get("name"): p.get("value") for p in warm.iter("property")}["warmup"] == "true"
+
+
+def test_console_shows_the_statistics_and_the_stalls(mixed):
+    out = gftpwb("report", "mixed", env=WIDE, cwd=mixed)
+    assert out.returncode == 0, out.stderr
+    row = next(line for line in out.stdout.splitlines() if "│ sweep" in line and "│ 000" in line)
+    cells = [c.strip() for c in row.split("│")[1:-1]]
+    assert cells[4:9] == ["6/6", "701.2", "623.4 ± 217.3", "28.1 %", "752.8"]
+    assert "1 warm-up; outlier sweep[0]/5; guc avg: 1 quantised" in cells[9]
+    assert "sweep[1]/3: stalled for 4.0 s from 4.0 s; no progress report for 8.0 s from 8.0 s" in out.stdout
+    assert "P(within margin)" in out.stdout and re.search(r"900\.0\s", out.stdout)
+    assert not re.search(r"\d-\d", out.stdout.split("Results")[1].split("Auto-tunes")[0].replace("-len", ""))
+
+
+def test_several_directories_and_user_errors(mixed, tmp_path):
+    write_mixed(mixed / "again")
+    doc = json.loads(gftpwb("report", "mixed", "again", "--json", cwd=mixed).stdout)
+    assert [d["path"] for d in doc["directories"]] == ["mixed", "again"]
+    missing = gftpwb("report", "nowhere", cwd=mixed)
+    assert missing.returncode == 2 and missing.stderr == "gftpwb: nowhere: no such results directory\n"
+    (mixed / "empty").mkdir()
+    empty = gftpwb("report", "empty", cwd=mixed)
+    assert empty.returncode == 2 and "not a gftpwb results directory" in empty.stderr
+    assert "Traceback" not in missing.stderr + empty.stderr
+    bad = gftpwb("report", "mixed", "--junit", str(tmp_path / "no" / "such" / "dir.xml"), cwd=mixed)
+    assert bad.returncode == 2 and bad.stderr.startswith("gftpwb: cannot write the JUnit XML to ")
+
+
+def test_help_has_examples():
+    out = gftpwb("report", "--help")
+    assert out.returncode == 0 and "examples:" in out.stdout and "gftpwb report results/" in out.stdout
+
+
+def test_a_torn_samples_line_is_reported_not_fatal(mixed):
+    with open(mixed / "mixed" / "samples.jsonl", "a") as handle:
+        handle.write('{"run_id": "x", "series"')
+    out = gftpwb("report", "mixed", env=WIDE, cwd=mixed)
+    assert out.returncode == 0 and "warning: samples.jsonl: line 4: unreadable samples skipped" in out.stdout
+
+
+SCENARIO = """\
+version: 1
+name: resumed
+defaults: {source: "ftp://fake/dev/zero", target: "file:///dev/null", options: {length: 3M}}
+tests:
+  - {id: a, kind: guc, repeat: 3, warmup: 1}
+  - {id: b, kind: guc, matrix: {parallel: [1, 2]}, repeat: 2, order: interleaved}
+"""
+
+
+def test_run_summary_after_resume_covers_every_run(tmp_path, fake_guc):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    first = gftpwb("run", "s.yaml", "--results", "out", cwd=tmp_path, env=WIDE)
+    assert first.returncode == 0, first.stderr
+    journal = tmp_path / "out" / "results.jsonl"
+    lines = journal.read_text().splitlines(keepends=True)
+    assert [json.loads(line)["run_id"] for line in lines] == ["a/0", "a/1", "a/2", "b[0]/0", "b[1]/0", "b[0]/1",
+                                                               "b[1]/1"]  # interleaved repeats
+    assert [json.loads(line)["details"].get("warmup") for line in lines[:3]] == [True, None, None]
+    journal.write_text("".join(lines[:4]))  # as if stopped after four runs
+    resumed = gftpwb("run", "s.yaml", "--resume", "out", cwd=tmp_path, env=WIDE)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "3 run(s) (4 already done, resuming)" in resumed.stdout
+    rows = {c[0] + c[1]: c for c in ([x.strip() for x in line.split("│")[1:-1]]
+                                      for line in resumed.stdout.splitlines() if line.startswith("│"))}
+    assert rows["a000"][4] == "3/3" and "1 warm-up" in rows["a000"][9]
+    assert rows["b001"][4] == "2/2" and rows["b002"][4] == "2/2"
+    assert "7 passed of 7 planned" in resumed.stdout
+    samples = [json.loads(line) for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
+    # both attempts wrote the runs they ran (readers take the last line of a run id)
+    assert len(samples) == 10 and len({s["run_id"] for s in samples}) == 7
+    assert samples[0]["series"][""]["b"] == [1048576, 2097152, 3145728]
