@@ -4,8 +4,6 @@ a documented way up; and a fuzz suite over the loader keeps it so (seeded per ru
 
 from __future__ import annotations
 
-import os
-import random
 import subprocess
 import sys
 import time
@@ -13,6 +11,7 @@ import time
 import pytest
 from clihelp import gftpwb
 from conftest import ROOT
+from fuzzseed import FUZZ_SEED, say_seed
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
@@ -139,7 +138,6 @@ def test_masking_keeps_the_user_and_hides_the_password():
 
 # --- the fuzz suite over the scenario loader ------------------------------------------------------------
 
-FUZZ_SEED = int(os.environ.get("GFTPWB_FUZZ_SEED", str(random.SystemRandom().randrange(2**32))))
 SEEDS = [GUC + "    options: {length: 1M, parallel: 4}\n    repeat: 2\n    timeout: 30s\n",
          GUC + "    engine: simulated\n    link: {bandwidth: 1GB/s, rtt: 20ms}\n    matrix: {parallel: [1, 2]}\n",
          "version: 1\nname: g\ntests:\n  - id: g\n    kind: gfapi\n    volume: {name: v, server: 1.2.3.4}\n"
@@ -165,7 +163,7 @@ def mutate(text: str, edits: list[tuple[int, int, int]]) -> str:
 @given(base=st.sampled_from(SEEDS),
        edits=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 1_000), st.integers(0, 3)), max_size=6))
 def test_fuzzed_scenarios_load_or_fail_with_a_position(base, edits):
-    print(f"fuzz seed {FUZZ_SEED} (GFTPWB_FUZZ_SEED={FUZZ_SEED} repeats this run)")
+    say_seed()
     text = mutate(base, edits)
     try:
         scenario = load_scenario_text(text, "f.yaml")
@@ -183,7 +181,7 @@ def test_fuzzed_scenarios_load_or_fail_with_a_position(base, edits):
        edits=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 1_000), st.integers(0, 3)), max_size=6))
 def test_the_fast_yaml_path_reads_what_ruamel_reads(base, edits):
     """libyaml's path (fastyaml) takes a file only if ruamel reads it to the same data and positions."""
-    print(f"fuzz seed {FUZZ_SEED} (GFTPWB_FUZZ_SEED={FUZZ_SEED} repeats this run)")
+    say_seed()
     text = mutate(base, edits)
     fast = fast_load(text, MIN_VALUE_BUDGET, MAX_NESTING)
     if fast is None:

@@ -25,7 +25,7 @@ def mask_text(text: str) -> str:
 
 
 def mask(value: Any) -> Any:
-    """``value`` with every string in it masked: strings, lists, tuples, dicts and dataclass
+    """``value`` with every string in it masked: strings, lists, tuples, dicts (keys too) and dataclass
     instances (a new instance only where something changed; the original is left alone)."""
     if isinstance(value, str):
         return mask_text(value)
@@ -35,7 +35,7 @@ def mask(value: Any) -> Any:
         items = tuple(mask(item) for item in value)
         return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
     if isinstance(value, dict):
-        return {key: mask(item) for key, item in value.items()}
+        return {mask(key): mask(item) for key, item in value.items()}  # keys too: the environment's servers
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         changes = {}
         for f in dataclasses.fields(value):

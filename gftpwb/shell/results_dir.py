@@ -130,6 +130,7 @@ def _prepare_files(directory: str, scenario_text: str, specs: Sequence[RunSpec],
 def record_environment(directory: str, env: dict[str, Any], *, resumed: bool) -> None:
     """Put the environment of this attempt in meta.json: ``environment`` for the first attempt; a
     resumed attempt appends ``{"at", "environment"}`` to ``resumed``, so the original stays as it was."""
+    env = mask(env)  # servers are named by their URLs, which may hold a password
     meta_path = os.path.join(directory, "meta.json")
     try:
         with open(meta_path, encoding="utf-8") as handle:

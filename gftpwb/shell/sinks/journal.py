@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from gftpwb.core.journal import Journal
+from gftpwb.core.recordcheck import unreadable
 from gftpwb.core.records import ResultRecord, parse_journal
 
 JOURNAL_NAME = "results.jsonl"
@@ -85,9 +86,10 @@ class JournalSink(Journal):
 
 
 def read_journal(path: str) -> tuple[list[ResultRecord], list[str]]:
-    """Records and problems (torn or unreadable lines) of a journal; a missing file is empty."""
+    """Records and problems (torn or unreadable lines, records their kind cannot read) of a journal;
+    a missing file is empty."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return parse_journal(handle.read())
+            return parse_journal(handle.read(), unreadable)
     except FileNotFoundError:
         return [], []
