@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from gftpwb.core.dsl.fastyaml import fast_load
-from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
 from gftpwb.core.dsl.yamlpos import MAX_NESTING, MIN_VALUE_BUDGET, ruamel_load
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.masking import mask, mask_text
@@ -217,3 +217,19 @@ def test_copies_and_loops_count_against_the_cap(monkeypatch):
     monkeypatch.setenv("GFTPWB_MAX_RUNS", "1000")
     (error,) = errors_of(GUC.replace("tests:", "loops: 100\ntests:") + "    concurrency: 4\n    repeat: 3\n")
     assert "plans 1,200 runs" in error and "GFTPWB_MAX_RUNS=1200" in error
+
+
+def test_an_included_hosts_file_is_bounded_and_positioned(tmp_path):
+    """`hosts: {include: /dev/zero}` read without end before; a non-UTF-8 include points into it."""
+    (tmp_path / "latin1.yaml").write_bytes(b"hosts:\n  h1: {address: 10.0.0.1, comment: caf\xe9}\n")
+    head = "version: 1\nname: i\nhosts: {include: %s}\n" + GUC.split("\n", 2)[2]
+    path = tmp_path / "s.yaml"
+    path.write_text(head % "/dev/zero")
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(str(path))
+    assert [str(d) for d in caught.value.diagnostics] == [
+        f"{path}:3:18: hosts.include: cannot read /dev/zero: larger than 64 MiB"]
+    path.write_text(head % "latin1.yaml")
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(str(path))
+    assert str(caught.value.diagnostics[0]).startswith(f"{tmp_path / 'latin1.yaml'}:2:39: not UTF-8 text: byte 0xe9")

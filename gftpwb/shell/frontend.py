@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 def load(path: str, overrides: Mapping[str, str] | None = None,
          environ: Mapping[str, str] | None = None) -> Scenario:
     """A scenario file, or a tgftp batchfile imported on the fly (``gftpwb run tests.csv``); read once,
-    and at most :data:`~gftpwb.core.dsl.loader.MAX_SCENARIO_BYTES` (``validate /dev/zero``).
+    and at most :data:`~gftpwb.core.dsl.source.MAX_SCENARIO_BYTES` (``validate /dev/zero``).
 
     A scenario's variables take their values from ``overrides`` (``--set``) and the ``GFTPWB_VAR_*``
     entries of ``environ`` (default: this process's environment); a batchfile has no variables.

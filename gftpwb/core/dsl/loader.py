@@ -24,35 +24,8 @@ from .expand import expand_scenario
 from .harness import harness_diagnostics, test_schedules
 from .model import LOCAL, Host, Scenario, TestModel
 from .schema import kind_key_names, merged_key_names
+from .source import decode_source, read_source
 from .yamlpos import Path, Positions, load_yaml_with_positions
-
-MAX_SCENARIO_BYTES = 64 * 1024 * 1024  # a scenario of 20,000 tests is about 2 MiB
-
-
-def read_source(path: str) -> bytes:
-    """The bytes of an input file, at most :data:`MAX_SCENARIO_BYTES` (``validate /dev/zero`` ends
-    in an error, not in memory exhaustion)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_SCENARIO_BYTES + 1)
-    except OSError as exc:
-        raise ScenarioError([Diagnostic(path, 0, 0, f"cannot read scenario: {exc.strerror or exc}")]) from None
-    if len(data) > MAX_SCENARIO_BYTES:
-        raise ScenarioError([Diagnostic(path, 0, 0, f"larger than {MAX_SCENARIO_BYTES // (1024 * 1024)} MiB: not a "
-                                                    "scenario")])
-    return data
-
-
-def decode_source(data: bytes, path: str) -> str:
-    """UTF-8 text, or a ScenarioError at the line and column of the first byte that is not."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        before = data[:exc.start]
-        line = before.count(b"\n") + 1
-        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
-        raise ScenarioError([Diagnostic(path, line, column, f"not UTF-8 text: byte 0x{data[exc.start]:02x} "
-                                                            f"({exc.reason})")]) from None
 
 
 def load_scenario(path: str, *, overrides: Mapping[str, str] | None = None,
