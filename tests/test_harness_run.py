@@ -240,8 +240,9 @@ def test_the_console_shows_one_line_for_a_runs_copies_and_no_interleaved_progres
 
 
 async def test_services_run_alongside_the_whole_scenario_run(tmp_path, stand_in, monkeypatch):
-    """The seam for monitors: a service starts before the first run, can publish and reach the hosts'
-    transports, and stops after the last run, before the transports close."""
+    """The seam monitors use: a service starts before the first run, can publish and reach the hosts'
+    transports, and stops after the last run and before ScenarioFinished (so what it publishes on
+    stopping is part of the report), before the transports close."""
     from gftpwb.core.events import Notice, ScenarioFinished, ScenarioStarted
     from gftpwb.shell.session import RunRequest, execute, prepare_run
 
@@ -264,7 +265,7 @@ async def test_services_run_alongside_the_whole_scenario_run(tmp_path, stand_in,
     outcome = await execute(prepare_run(request), install_signal_handlers=False)
     assert outcome.summary.all_passed
     assert seen[0] == "probe started" and seen[1] == ScenarioStarted.__name__
-    assert seen[-2:] == [ScenarioFinished.__name__, "stopped"]
+    assert seen[-2:] == ["stopped", ScenarioFinished.__name__]
 
 
 def test_an_auto_tunes_transfers_carry_its_loop_and_copy(tmp_path):

@@ -80,7 +80,7 @@ def test_validation_uses_its_schema_fragment_and_its_checks(nap_kind):
         load_scenario_text(SCENARIO.replace("seconds: 0.05", "seconds: 0.05\n    snooze: 3"), "n.yaml")
     assert [str(d) for d in bad.value.diagnostics] == [
         "n.yaml:7:5: unknown key 'snooze' in tests[0]; allowed: concurrency, delay, description, id, kind, needs, "
-        "on, repeat, seconds"]
+        "on, repeat, seconds, trace"]
     with pytest.raises(ScenarioError) as bad:
         load_scenario_text(SCENARIO.replace("seconds: 0.05", "seconds: 11"), "n.yaml")
     assert [str(d) for d in bad.value.diagnostics] == ["n.yaml:6:14: test 'short': a nap of 11 s is too long "

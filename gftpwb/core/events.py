@@ -1,4 +1,5 @@
-"""Typed events: the only thing the executor tells the world.
+"""Typed events: the only thing the executor (and the services beside it, such as the monitors)
+tells the world.
 
 The journal, tag logs, the console and the TUI all subscribe to the same stream, which is what makes
 headless and TUI runs produce the same results. Every event carries ``t``, a monotonic timestamp in
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from .harness.aggregate import CopiesAggregate
 from .records import ResultRecord, Summary
@@ -112,6 +114,7 @@ class WorkerProgress(Event):
     files_total: int | None = None
     bytes_total: int | None = None
     error: str = ""
+    started_unix_ns: int | None = None  # when the thread started measuring, Unix ns on the controller's clock
 
 
 @dataclass(frozen=True)
@@ -146,3 +149,86 @@ class TuneUpdate(Event):
     finished: bool = False
     p_within_margin: float | None = None  # estimated P(the pick's true mean is within the margin of the best)
     stop_reason: str = ""  # why the strategy stopped before running all it could ("" : it ran its plan)
+
+
+@dataclass(frozen=True)
+class IoTrace(Event):
+    """A worker's binary I/O trace (``io`` level, :mod:`gftpwb.core.trace.iofmt`), fetched from its host
+    after the worker ended; the trace sink stores it. ``clock_offset_ns``: that host's clock minus the
+    controller's."""
+
+    run_id: str
+    host: str
+    process: int
+    data: bytes = field(repr=False)
+    clock_offset_ns: int = 0
+
+
+@dataclass(frozen=True)
+class TraceLevelChanged(Event):
+    """The trace level of a running worker was switched (the switch is itself part of the trace)."""
+
+    run_id: str
+    host: str
+    level: str
+    source: str = ""  # what switched it: "signal", "tui", ...
+# --- monitors (issue 13): samples polled on hosts while the tests run --------------------------------
+
+
+@dataclass(frozen=True)
+class SamplerStarted(Event):
+    """A host's sampler runs (one process for all the monitors on that host). ``clock_offset_s`` is the
+    host's clock minus the controller's (± ``clock_uncertainty_s``), applied to its samples."""
+
+    host: str
+    monitors: tuple[str, ...]
+    clock_offset_s: float
+    clock_uncertainty_s: float
+
+
+@dataclass(frozen=True)
+class SamplerEnded(Event):
+    """A host's sampler is gone: stopped at the end (``reason`` empty) or lost (why)."""
+
+    host: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class MonitorSample(Event):
+    """One reading of a monitor on a host: its figures (names carry their units, see
+    :mod:`gftpwb.core.monitors.readers`), or ``error`` when the reading failed. ``sampled_t`` is when
+    it was read, on the controller's monotonic clock (that of every event's ``t``: a run runs from its
+    RunStarted's ``t`` to its RunFinished's), with the host's clock offset applied; ``utc`` is the
+    same instant in UTC; ``span_s`` the time since this monitor's previous sample on this host (the
+    interval rates are averaged over)."""
+
+    monitor: str
+    type: str
+    host: str
+    sampled_t: float
+    utc: str
+    span_s: float
+    values: dict[str, float]
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class MonitorSummary(Event):
+    """The monitors' figures during one run: ``figures[monitor][host][figure]`` is
+    ``{"mean", "min", "max", "n"}`` (mean weighted by time; see :mod:`gftpwb.core.monitors.summary`)."""
+
+    run_id: str
+    started_utc: str
+    ended_utc: str
+    figures: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class MonitorsFinished(Event):
+    """The monitors stopped (after the last run, before ScenarioFinished): how many samples they
+    took and their figures over the whole scenario run, for the report."""
+
+    samples: int
+    figures: dict[str, Any]
+    types: dict[str, str] = field(default_factory=dict)  # monitor id -> its type

@@ -64,6 +64,16 @@ def duration_text(seconds: float | None) -> str:
     return f"{hours}h{minutes:02d}m"
 
 
+def latency_text(ns: float | None) -> str:
+    """A short latency: ``850 ns``, ``12.3 µs``, ``4.56 ms``, ``1.23 s``; ``-`` when unknown."""
+    if ns is None:
+        return "-"
+    for limit, unit, scale in ((1e3, "ns", 1.0), (1e6, "µs", 1e3), (1e9, "ms", 1e6)):
+        if ns < limit:
+            return f"{ns / scale:.0f} {unit}" if unit == "ns" else f"{ns / scale:.3g} {unit}"
+    return f"{ns / 1e9:.3g} s"
+
+
 def short_error(error: str, limit: int = 160) -> str:
     """The first and last line of a multi-line error, on one line, for tables and progress output."""
     lines = [line for line in error.splitlines() if line.strip()]

@@ -7,6 +7,7 @@ what lets ``--resume`` skip the runs a journal already holds, and keeps tag log 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -20,6 +21,7 @@ from gftpwb.core.harness.select import Selection
 from gftpwb.core.masking import mask
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
+from gftpwb.core.trace.setting import TraceSetting
 
 
 def plan(scenario: Scenario, only: Iterable[str] = (), where: Iterable[str] = ()) -> Plan:
@@ -35,12 +37,27 @@ def plan(scenario: Scenario, only: Iterable[str] = (), where: Iterable[str] = ()
     case = 0
     for test in scenario.tests:
         test_specs, cases = registry().kind(test.kind).plan(scenario, test, case)
+        test_specs = traced(test_specs, scenario.trace_of(test.id))
         if selection.wants_test(test.id):
             considered.extend(test_specs)
             specs.extend(selection.pick(test.id, test_specs, case, cases))
         case += cases
     selection.check_where(considered, len(specs))
     return Plan(scenario, specs)
+
+
+def traced(specs: list[RunSpec], setting: TraceSetting) -> list[RunSpec]:
+    """The specs with their trace setting in ``details.trace`` (where runners and the trace sink read
+    it, and records keep it); untraced specs stay exactly as the kind planned them."""
+    if not setting.on:
+        return specs
+    return [dataclasses.replace(s, details={**s.details, "trace": setting.details()}) for s in specs]
+
+
+def with_trace(scenario: Scenario, setting: TraceSetting) -> Scenario:
+    """The scenario with every test traced at ``setting`` (``--trace`` overrides the file's settings)."""
+    schedules = {tid: dataclasses.replace(s, trace=None) for tid, s in scenario.schedules.items()}
+    return dataclasses.replace(scenario, trace=setting, schedules=schedules)
 
 
 def matrix_points(test: Any) -> list[dict[str, object]]:

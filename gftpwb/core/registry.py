@@ -211,6 +211,10 @@ class Kind(abc.ABC):
     #: ``"module:attribute"`` of factories ``f(results_dir) -> handler``: bus subscribers added to
     #: every scenario run that has a test of this kind (imported then).
     consumers: tuple[str, ...] = ()
+    #: ``"module:attribute"`` of a factory ``f(spec) -> PhaseReader | None`` (:mod:`gftpwb.core.trace.records`):
+    #: reads a traced run's output lines and reports the phases of the run (guc: connect, login, data,
+    #: close from its ``-dbg`` conversation). "" : the trace has the run's span and samples only.
+    trace_phases: str = ""
     #: The report section its records are tabulated in at the end of a run (None: not tabulated).
     report: ReportSection | None = None
     #: A run that reported no per-thread telemetry shows as one row in the threads view.
@@ -452,6 +456,13 @@ class Registry:
         if reference not in self._resolved:
             self._resolved[reference] = resolve(reference)
         return self._resolved[reference]
+
+    def phase_reader(self, spec: RunSpec) -> Any:
+        """A reader of the phases of a traced run of ``spec`` (None when its kind reads none)."""
+        kind = self.find(spec.kind)
+        if kind is None or not kind.trace_phases:
+            return None
+        return self.resolve(kind.trace_phases)(spec)
 
     def runner(self, kind: str) -> Any:
         """The runner of ``kind`` (imported now, if it was not)."""

@@ -49,7 +49,21 @@ def run_data(summary: DirectorySummary, run: RunRow) -> dict[str, Any]:
             "warmup": run.warmup, "counted": run.counted, "outlier": list(run.outlier), "values": dict(run.values),
             "excluded": dict(run.excluded), "facts": dict(run.facts), "seconds": run.seconds, "bytes": run.bytes,
             "started_at": run.started_at, "engine": run.engine, "error": run.error,
-            "samples": samples_data(summary, run.run_id)}
+            "samples": samples_data(summary, run.run_id), **monitors_of_run(summary, run.run_id)}
+
+
+def monitors_of_run(summary: DirectorySummary, run_id: str) -> dict[str, Any]:
+    """``{"monitors": figures}`` of a run the monitors summarised (monitor -> host -> figure -> mean,
+    min, max, n), nothing for the others: results without monitors keep their document."""
+    figures = summary.monitors.runs.get(run_id) if summary.monitors is not None else None
+    return {"monitors": figures} if figures is not None else {}
+
+
+def directory_monitors_data(summary: DirectorySummary) -> dict[str, Any]:
+    m = summary.monitors
+    if m is None:
+        return {}
+    return {"monitors": {"samples": m.samples, "types": dict(m.types), "figures": m.figures}}
 
 
 def case_data(summary: DirectorySummary, case: CaseSummary) -> dict[str, Any]:
@@ -66,7 +80,7 @@ def directory_data(summary: DirectorySummary) -> dict[str, Any]:
             "not_run": list(summary.not_run), "problems": list(summary.problems),
             "gftpwb_version": meta.get("gftpwb_version"), "command": meta.get("command"),
             "environment": meta.get("environment"),
-            "cases": [case_data(summary, c) for c in summary.cases]}
+            "cases": [case_data(summary, c) for c in summary.cases], **directory_monitors_data(summary)}
 
 
 def report_data(summaries: Sequence[DirectorySummary], generator: str) -> dict[str, Any]:

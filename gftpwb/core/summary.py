@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .monitors.summary import DirectoryMonitors
 from .records import PASSED, ResultRecord, latest_by_run
 from .registry import Figure, Kind, Measured, registry
 from .samples import RunSamples
@@ -202,6 +203,7 @@ class DirectorySummary:
     not_run: tuple[str, ...]  # run ids of the plan with no record (stopped before them)
     kinds: dict[str, str]  # test id -> the test's kind
     samples: dict[str, RunSamples]  # run id -> its progress samples
+    monitors: DirectoryMonitors | None = None  # monitors.jsonl and monitor-summaries.jsonl, if it has them
 
     @property
     def records(self) -> list[ResultRecord]:
@@ -210,7 +212,7 @@ class DirectorySummary:
 
 def summarize_directory(path: str, records: Sequence[ResultRecord], *, meta: Mapping[str, Any] | None = None,
                         plan: Sequence[Mapping[str, Any]] = (), samples: Mapping[str, RunSamples] | None = None,
-                        problems: Sequence[str] = ()) -> DirectorySummary:
+                        problems: Sequence[str] = (), monitors: DirectoryMonitors | None = None) -> DirectorySummary:
     """The summary of a results directory's contents (read by the shell): its journal's records, its
     ``meta.json``, ``plan.json`` (the planned runs: which exist, and each test's kind) and samples."""
     latest = list(latest_by_run(list(records)).values())
@@ -227,5 +229,5 @@ def summarize_directory(path: str, records: Sequence[ResultRecord], *, meta: Map
         counts=dict(Counter(r.status for r in counted)), cases=tuple(summarize_cases(latest, kinds, latest=False)),
         meta=meta, problems=tuple(problems), not_run=tuple(str(s["run_id"]) for s in plan
                                                             if "run_id" in s and str(s["run_id"]) not in seen),
-        kinds=kinds, samples=dict(samples or {}),
+        kinds=kinds, samples=dict(samples or {}), monitors=monitors,
     )

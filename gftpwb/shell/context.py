@@ -66,14 +66,30 @@ class RunContext(Protocol):
 Runner = Callable[[RunContext, RunSpec], Awaitable[ResultRecord]]
 
 
-class Service(Protocol):
-    """Something that runs alongside a whole scenario run rather than inside one run: the seam for
-    polled monitors (issue 13, second milestone) and tracing. The session starts every service
-    after the bus, the journal and the host transports are wired and before the first run, with
-    the executor as its context (``publish``, ``transport_for``, ``stopping``) and the results
-    directory (None when there is none); it stops them after the last run, before the transports
-    close, also when the run was interrupted or failed."""
+class ServiceContext(Protocol):
+    """What a service may use of the executor: publish events, hear them, reach the hosts."""
 
-    async def start(self, ctx: RunContext, results_dir: str | None) -> None: ...
+    @property
+    def stopping(self) -> bool:
+        """A stop was asked for (Ctrl-C): the scenario run is ending early."""
+
+    def publish(self, event: Event) -> None: ...
+
+    def subscribe(self, handler: Callable[[Event], None]) -> Callable[[], None]:
+        """Hear every event from now on; returns the function that stops it."""
+
+    def transport_for(self, host: str) -> Transport: ...
+
+
+class Service(Protocol):
+    """Something that runs alongside a whole scenario run rather than inside one run: the polled
+    monitors (:mod:`gftpwb.shell.monitors`), later tracing. The session starts every service after
+    the bus, the journal and the host transports are wired and before the first run, with the
+    executor as its context (:class:`ServiceContext`) and the results directory (None when there is
+    none); it stops them after the last run and before ScenarioFinished (so what they publish on
+    stopping is part of the scenario run's report), and in any case before the transports close,
+    also when the run was interrupted or failed."""
+
+    async def start(self, ctx: ServiceContext, results_dir: str | None) -> None: ...
 
     async def stop(self) -> None: ...

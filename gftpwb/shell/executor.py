@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.events import Event, RunDelayed, RunFinished, ScenarioFinished, ScenarioStarted
@@ -70,6 +70,11 @@ class Executor:
         (journal, tag logs, console, TUI) never see one (:mod:`gftpwb.core.masking`)."""
         self.bus.publish(mask(event))
 
+    def subscribe(self, handler: Callable[[Event], None]) -> Callable[[], None]:
+        """Hear every event from now on (a service aligning its samples with runs); returns the
+        function that stops it."""
+        return self.bus.subscribe(handler)
+
     def runner_for(self, kind: str) -> Runner:
         runner = self.runners.get(kind)
         return runner if runner is not None else registry().runner(kind)
@@ -90,9 +95,12 @@ class Executor:
 
     async def run(self, specs: Sequence[RunSpec], *, results_dir: str, scenario: str,
                   done: frozenset[str] = frozenset(), earlier: list[ResultRecord] | None = None,
-                  schedule: Schedule | None = None) -> Summary:
+                  schedule: Schedule | None = None,
+                  wind_down: Callable[[], Awaitable[None]] | None = None) -> Summary:
         """Run every spec whose id is not in ``done``; ``earlier`` records count in the summary.
-        ``schedule`` says which tests need which and how many may run at once (default: none, one)."""
+        ``schedule`` says which tests need which and how many may run at once (default: none, one).
+        ``wind_down`` is awaited after the last run and before ScenarioFinished (the session stops
+        its services there, so what they publish last still belongs to the scenario run)."""
         self.publish(ScenarioStarted(scenario=scenario, results_dir=results_dir, plan=tuple(specs),
                                      skipped_run_ids=done, earlier=tuple(earlier or ())))
         self.history = list(earlier or [])
@@ -101,6 +109,8 @@ class Executor:
         final = {r.run_id: r for r in records if r.status in FINAL_STATUSES}
         scheduler = Scheduler(self, specs, schedule or Schedule(), done, final)
         records.extend(await scheduler.run())
+        if wind_down is not None:
+            await wind_down()
         summary = Summary.of(records, planned=len(specs), interrupted=self._stopping, results_dir=results_dir,
                              stopped_by=self.stopped_by)
         self.publish(ScenarioFinished(summary=summary))

@@ -12,9 +12,11 @@ import os
 from dataclasses import dataclass
 
 from gftpwb.core.errors import UsageError
+from gftpwb.core.monitors.summary import directory_monitors
 from gftpwb.core.records import ResultRecord, latest_by_run
 from gftpwb.core.summary import DirectorySummary, summarize_directory
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, read_journal
+from gftpwb.shell.sinks.monitors import SAMPLES_NAME, SUMMARIES_NAME, read_lines
 from gftpwb.shell.sinks.samples import read_samples
 
 
@@ -80,8 +82,8 @@ def _read_json(path: str) -> object:
 
 
 def read_directory(path: str) -> DirectorySummary:
-    """The summary of one results directory (journal, meta.json, plan.json, samples.jsonl); raises
-    UsageError when ``path`` is not one."""
+    """The summary of one results directory (journal, meta.json, plan.json, samples.jsonl, the
+    monitors' files); raises UsageError when ``path`` is not one."""
     journal = os.path.join(path, JOURNAL_NAME)
     meta_path = os.path.join(path, "meta.json")
     if not os.path.isdir(path):
@@ -96,4 +98,6 @@ def read_directory(path: str) -> DirectorySummary:
         path, records, meta=meta if isinstance(meta, dict) else {},
         plan=[s for s in plan if isinstance(s, dict)] if isinstance(plan, list) else [],
         samples=samples, problems=[*(f"{JOURNAL_NAME}: {p}" for p in problems),
-                                   *(f"samples.jsonl: {p}" for p in sample_problems)])
+                                   *(f"samples.jsonl: {p}" for p in sample_problems)],
+        monitors=directory_monitors(read_lines(os.path.join(path, SAMPLES_NAME)),
+                                    read_lines(os.path.join(path, SUMMARIES_NAME))))

@@ -1,5 +1,6 @@
 """One scenario run, wired: results directory, journal, tag logs, executor, extra subscribers, and
-services that run alongside it (:class:`~gftpwb.shell.context.Service`: the seam for monitors).
+services that run alongside it (:class:`~gftpwb.shell.context.Service`: the scenario's monitors,
+:mod:`gftpwb.shell.monitors`, and any a front end adds).
 
 Every front end runs scenarios through here (by way of :mod:`gftpwb.shell.frontend`): the headless
 CLI adds the console sink, the TUI its live state, the tgftp drop-ins their screens. That shared path
@@ -28,14 +29,19 @@ from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
 
 from . import results_dir as rd
+from . import tracecontrol
 from .context import Service
 from .environment import collect_environment
 from .executor import Executor
+from .monitors import monitor_services
 from .sinks.aggregates import AggregatesSink
 from .sinks.guard import WRITE_FAILED, WriteGuard
 from .sinks.journal import JOURNAL_NAME, JournalSink
+from .sinks.monitors import MonitorFiles
 from .sinks.samples import SamplesSink
 from .sinks.taglogs import TagLogSink
+from .sinks.trace import TraceSink
+from .tracestream import TraceStream
 from .transports.hosts import HostTransports
 
 
@@ -53,6 +59,7 @@ class RunRequest:
     accept_new_host_keys: bool = False  # trust unknown SSH hosts on first use (logged as a warning)
     record_environment: bool = True  # probe every host used and keep what it is in meta.json
     services: list[Service] = field(default_factory=list)  # run alongside the whole scenario run (monitors)
+    trace_to: str = ""  # HOST:PORT of a trace collector (gftpwb trace collect) to stream the trace to
 
 
 @dataclass
@@ -62,6 +69,7 @@ class PreparedRun:
     earlier: list[ResultRecord]
     notes: list[str]
     lock: rd.DirectoryLock | None = None  # held from here to the end of execute()
+    stream: TraceStream | None = None  # the live trace stream (--trace-to), connected before anything is written
 
     def release(self) -> None:
         """Unlock the results directory (execute() does it at its end; a front end that prepared a
@@ -79,11 +87,15 @@ class Outcome:
 
 
 def prepare_run(request: RunRequest) -> PreparedRun:
-    """Create (or, with resume, check and reopen) the results directory. Raises on refusal."""
+    """Create (or, with resume, check and reopen) the results directory. Raises on refusal (also when
+    the trace collector of ``--trace-to`` cannot be reached: before the directory is made)."""
     if request.results_dir is None:
         return PreparedRun(request, frozenset(), [], [])
-    lock = rd.lock(request.results_dir, request.command, create=not request.resume)
+    stream = (TraceStream.connect(request.trace_to, results_dir=request.results_dir, scenario=request.scenario.name)
+              if request.trace_to else None)
+    lock: rd.DirectoryLock | None = None
     try:
+        lock = rd.lock(request.results_dir, request.command, create=not request.resume)
         if request.resume:
             earlier, done, notes = rd.resume_state(request.results_dir, request.specs)
             notes = [*notes, *rd.repair_taglogs(request.results_dir, earlier)]
@@ -94,8 +106,10 @@ def prepare_run(request: RunRequest) -> PreparedRun:
     except BaseException:
         if lock is not None:
             lock.release()
+        if stream is not None:
+            stream.close()
         raise
-    return PreparedRun(request, done, earlier, notes, lock)
+    return PreparedRun(request, done, earlier, notes, lock=lock, stream=stream)
 
 
 def harness_meta(scenario: Scenario) -> dict[str, Any]:
@@ -135,10 +149,16 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     writes = WriteGuard(directory or "")
     bus.subscribe(writes.guard(journal, JOURNAL_NAME))  # first: a record is on disk before anyone else hears of it
     aggregates = AggregatesSink(directory) if directory is not None else None
+    stream = prepared.stream
+    trace = TraceSink(directory, stream) if directory is not None else None
+    monitor_files = MonitorFiles(directory) if directory is not None and request.scenario.monitors else None
     if directory is not None:
         bus.subscribe(writes.guard(TagLogSink(directory, shlex.join(request.command)), "tag log"))
         bus.subscribe(writes.guard(SamplesSink(directory), "progress samples"))
         bus.subscribe(writes.guard(aggregates, "aggregates"))
+        bus.subscribe(writes.guard(trace, "trace"))
+        if monitor_files is not None:
+            bus.subscribe(writes.guard(monitor_files, "monitor samples"))
         for consumer in consumers(request.specs, directory):
             bus.subscribe(writes.guard(consumer, "result files"))
     for subscriber in request.subscribers:
@@ -164,7 +184,13 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
 
     for sig in signals:
         loop.add_signal_handler(sig, stop, signal.Signals(sig).name)
+    uninstall = tracecontrol.install(loop) if install_signal_handlers else None
     started: list[Service] = []
+
+    async def stop_services() -> None:
+        while started:
+            await started.pop().stop()
+
     try:
         for note in prepared.notes:
             bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
@@ -181,22 +207,31 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
                 raise StorageError(f"cannot write {os.path.join(directory, 'meta.json')}: {exc.strerror or exc}; "
                                    "nothing was run") from None
             probing = None
-        for service in request.services:
+        for service in [*request.services, *monitor_services(request.scenario, request.specs)]:
+            if executor.stopping:
+                break  # stopped while the environment was probed: nothing runs, nothing to watch
             await service.start(executor, directory)
             started.append(service)
         summary = await executor.run(request.specs, results_dir=directory or os.getcwd(),
                                      scenario=request.scenario.name, done=prepared.done, earlier=prepared.earlier,
-                                     schedule=Schedule.of(request.scenario))
+                                     schedule=Schedule.of(request.scenario), wind_down=stop_services)
+        if stream is not None and stream.error:
+            bus.publish(Notice(level="warning", text=stream.error))
         if writes.failures:
             raise StorageError(writes.report(journal, summary))
         return Outcome(summary, journal)
     finally:
-        for service in reversed(started):
-            await service.stop()
+        await stop_services()
         for sig in signals:
             loop.remove_signal_handler(sig)
+        if uninstall is not None:
+            uninstall()
         await transports.close()
         journal.close()
         if aggregates is not None:
             aggregates.close()
+        if trace is not None:
+            trace.close()
+        if monitor_files is not None:
+            monitor_files.close()
         prepared.release()

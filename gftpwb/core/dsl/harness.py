@@ -14,6 +14,7 @@ from gftpwb.core.errors import Diagnostic
 from gftpwb.core.harness.delays import delay_problem, parse_delay
 from gftpwb.core.harness.needs import cycle_text, find_cycles
 from gftpwb.core.registry import TestInput
+from gftpwb.core.trace.setting import TraceSetting
 
 from .model import TestSchedule
 from .yamlpos import Positions
@@ -62,6 +63,13 @@ def harness_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> 
         else:
             text = f"tests need each other in a circle: {cycle_text(cycle)}; none of them could ever start"
         out.append(Diagnostic(filename, line, col, text))
+    for path in [("trace",), *(("tests", i, "trace") for i in range(len(tests)))]:
+        block = data if len(path) == 1 else tests[path[1]]
+        value = block.get("trace")
+        if isinstance(value, dict) and "every" in value and value.get("level") != "io":
+            line, col = pos.of_value((*path, "every"))
+            out.append(Diagnostic(filename, line, col, f"every samples I/O events, which only the io level records "
+                                  f"(this trace's level is {value.get('level')})"))
     for path in [("defaults", "delay"), *(("tests", i, "delay") for i in range(len(tests)))]:
         block = data.get("defaults", {}) if path[0] == "defaults" else tests[path[1]]
         problem = delay_problem(block.get("delay")) if "delay" in block else None
@@ -77,11 +85,12 @@ def test_schedules(inputs: list[TestInput]) -> dict[str, TestSchedule]:
     out = {}
     for test in inputs:
         merged = test.merged
-        if not any(key in merged for key in ("needs", "concurrency", "delay")):
+        if not any(key in merged for key in ("needs", "concurrency", "delay", "trace")):
             continue
         out[test.id] = TestSchedule(
             needs=tuple(needs_of(test.raw)),
             concurrency=merged.get("concurrency", 1),
             delay=parse_delay(merged["delay"]) if "delay" in merged else None,
+            trace=TraceSetting.of(merged["trace"]) if "trace" in merged else None,
         )
     return out

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gftpwb.core.commands import SHELL_NAME_PATTERN
+from gftpwb.core.trace.setting import TRACE_EXPECTED, TRACE_SCHEMA
 from gftpwb.core.units import DURATION_PATTERN, FRACTION_PATTERN, RATE_PATTERN, SIZE_PATTERN
 
 SCHEMA_ID = "https://gftpwb.invalid/schemas/scenario.schema.json"
@@ -194,7 +195,16 @@ DELAY_KEY = Key("delay", DELAY, "Wait this long before each run (and each copy) 
                 "{uniform: [0s, 5s]} or {exponential: 1s} (seeded by the scenario's seed). Default none.",
                 expected="a duration such as 2s, {uniform: [0s, 5s]} or {exponential: 1s}")
 
-# Keys every kind of test has: what it is, and how the harness runs it (needs, copies, delay).
+TRACE_KEY = Key(
+    "trace", TRACE_SCHEMA,
+    "Performance tracing of this test's runs (NetLogger style; overrides the scenario's trace, and --trace "
+    "overrides both): off (default); run: spans of every run and its phases (guc: connect, login, data, "
+    "close from its -dbg conversation; workers: prepare, wait, run per thread) and per-interval samples, "
+    "in trace.jsonl; io: also an event for every read, write, open, close, fsync and unlink of the gfapi "
+    "worker threads (32 bytes each, in trace/), {level: io, every: 64} keeping one in 64 per thread. "
+    "gftpwb trace export / summary read them.", expected=TRACE_EXPECTED)
+
+# Keys every kind of test has: what it is, and how the harness runs it (needs, copies, delay, trace).
 COMMON_TEST_KEYS: tuple[Key, ...] = (
     Key("id", ref("name"), "Unique id of the test within the scenario; --only selects by it.", True),
     Key("kind", {"type": "string"}, "What the test runs (see the kinds below).", True),
@@ -208,10 +218,11 @@ COMMON_TEST_KEYS: tuple[Key, ...] = (
         expected="a test id or a list of test ids"),
     CONCURRENCY_KEY,
     DELAY_KEY,
+    TRACE_KEY,
 )
 
 # Keys of a test that belong to the harness rather than to its kind (the generic TestSchedule models them).
-HARNESS_TEST_KEYS = ("needs", "concurrency", "delay")
+HARNESS_TEST_KEYS = ("needs", "concurrency", "delay", "trace")
 
 # Keys the defaults block accepts besides the ones kinds offer (Kind.defaults_keys).
 DEFAULT_ONLY_KEYS: tuple[Key, ...] = (
@@ -247,6 +258,13 @@ SCENARIO_KEYS: tuple[Key, ...] = (
     Key("concurrent_tests", {"type": "integer", "minimum": 1},
         "How many tests may run at the same time (each once its needs passed). Default 1: one after the "
         "other, in order."),
+    Key("trace", TRACE_SCHEMA, "Performance tracing of every test that does not set its own trace: off "
+        "(default), run or io (see a test's trace). --trace on the command line overrides it.",
+        expected=TRACE_EXPECTED),
+    Key("monitors", {"type": "array", "minItems": 1, "items": ref("monitor")},
+        "Monitors polled on chosen hosts at an interval while the tests run (CPU and load, memory, network "
+        "interfaces, disks, the guc data connections' TCP state, a command's numbers); samples go to "
+        "monitors.jsonl, and each run gets their mean and max during it (monitor-summaries.jsonl)."),
     Key("tests", {"type": "array", "minItems": 1, "items": ref("test")},
         "The tests, run in this order (or, with needs, after the tests they need).", True),
 )

@@ -17,12 +17,14 @@ from gftpwb.core.commands import COMMAND_ROLES
 from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.limits import RUNS_VARIABLE, limits
 from gftpwb.core.registry import TestInput, registry
+from gftpwb.core.trace.setting import NO_TRACE, TraceSetting
 from gftpwb.core.units import parse_duration
 
 from .diagnostics import label, schema_diagnostics
 from .expand import expand_scenario
 from .harness import harness_diagnostics, test_schedules
 from .model import LOCAL, Host, Scenario, TestModel
+from .monitors import build_monitors, monitor_diagnostics
 from .schema import kind_key_names, merged_key_names
 from .source import decode_source, read_source
 from .yamlpos import Path, Positions, load_yaml_with_positions
@@ -117,6 +119,10 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         inputs.append(test)
     errors.extend(command_diagnostics(defaults, ("defaults",), pos, filename))
     errors.extend(log_filename_diagnostics(data, pos, filename))
+    for index, monitor in enumerate(data.get("monitors", [])):
+        if "on" in monitor:
+            errors.extend(_on_diagnostics(monitor["on"], ("monitors", index, "on"), known_hosts, pos, filename))
+    errors.extend(monitor_diagnostics(data, pos, filename))
     if total_runs > cap.runs and not errors:
         line, col = pos.of_key(("tests",))
         errors.append(Diagnostic(filename, line, col, f"the scenario plans {total_runs:,} runs, more than the limit "
@@ -269,6 +275,8 @@ def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, te
         seed=data.get("seed"),
         loops=data.get("loops", 1),
         concurrent_tests=data.get("concurrent_tests", 1),
+        trace=TraceSetting.of(data["trace"]) if "trace" in data else NO_TRACE,
+        monitors=build_monitors(data),
         schedules=test_schedules(inputs),
         path=filename,
         text=text,

@@ -13,6 +13,8 @@ from typing import Any, Protocol
 
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.harness.delays import Delay
+from gftpwb.core.monitors.model import Monitor
+from gftpwb.core.trace.setting import NO_TRACE, TraceSetting
 
 LOCAL = "local"  # the implicit host: this machine, no SSH
 
@@ -65,13 +67,15 @@ def on_tuple(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class TestSchedule:
     """How the harness runs a test, whatever its kind: the tests it ``needs`` (ids), how many copies
-    of each run start at once (``concurrency``) and the ``delay`` before each run or copy."""
+    of each run start at once (``concurrency``), the ``delay`` before each run or copy, and its own
+    ``trace`` setting (None: the scenario's)."""
 
     __test__ = False  # not a pytest test class
 
     needs: tuple[str, ...] = ()
     concurrency: int = 1
     delay: Delay | None = None
+    trace: TraceSetting | None = None
 
 
 NO_SCHEDULE = TestSchedule()
@@ -89,6 +93,8 @@ class Scenario:
     seed: int | None = None  # None: not set (random delays then use 0)
     loops: int = 1
     concurrent_tests: int = 1
+    trace: TraceSetting = NO_TRACE  # the scenario's trace: (tests may set their own; --trace overrides both)
+    monitors: tuple[Monitor, ...] = ()  # polled while the tests run (gftpwb.shell.monitors)
     schedules: dict[str, TestSchedule] = field(default_factory=dict, metadata={"derived": True})
     path: str = field(default="", metadata={"derived": True})
     text: str = field(default="", metadata={"derived": True})
@@ -100,6 +106,11 @@ class Scenario:
     def schedule(self, test_id: str) -> TestSchedule:
         """The harness settings of a test (the defaults for a test that sets none)."""
         return self.schedules.get(test_id, NO_SCHEDULE)
+
+    def trace_of(self, test_id: str) -> TraceSetting:
+        """What a test's runs trace: its own ``trace``, else the scenario's."""
+        own = self.schedule(test_id).trace
+        return own if own is not None else self.trace
 
     def host(self, name: str) -> Host | None:
         return next((h for h in self.hosts if h.name == name), None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gftpwb.core.monitors.keys import monitor_definition
 from gftpwb.core.registry import Kind, registry
 
 from .keys import (
@@ -54,6 +55,7 @@ def build_schema() -> dict[str, Any]:
     definitions["defaults"] = object_schema(defaults_keys(), "Values every test inherits unless it sets its own "
                                             "(a test takes the ones its kind has).")
     definitions["host"] = object_schema(HOST_KEYS, "One host of the inventory, reached over SSH.")
+    definitions["monitor"] = monitor_definition()
     for kind in kinds:
         definitions[f"{kind.name}_test"] = object_schema(kind_keys(kind), f"A test of kind {kind.name}: "
                                                                           f"{kind.description}")

@@ -94,11 +94,14 @@ def transfer_spec(tune: RunSpec, candidate: Candidate, n: int, length: int) -> R
     """The guc spec of the ``n``-th transfer (0-based) of ``candidate`` in the tune ``tune``."""
     options = GucOptions(**{**candidate.options.set_options(), "length": length})
     argv = build_argv(tune.source, tune.target, options, candidate.extra_args)
+    details = run_details(argv)
+    if "trace" in tune.details:  # a traced tune traces its transfers
+        details["trace"] = tune.details["trace"]
     return RunSpec(
         run_id=transfer_run_id(tune, candidate, n), scenario=tune.scenario, test_id=tune.test_id,
         case=tune.case + candidate.index, repeat=n, kind=TRANSFER_KIND, host=tune.host,
         argv=argv, params=options.set_options(), timeout_s=tune.timeout_s, length_bytes=length, comment=tune.comment,
-        source=tune.source, target=tune.target, engine=tune.engine, link=tune.link, details=run_details(argv),
+        source=tune.source, target=tune.target, engine=tune.engine, link=tune.link, details=details,
         harness=child_harness(tune),
     )
 

@@ -38,6 +38,7 @@ class ConnectionTestKind(Kind):
                    "Default timeout 30s.")
     order = 20
     runner = "gftpwb.kinds.connection_test.run.runner:run"
+    trace_phases = "gftpwb.kinds.guc.phases:phase_reader"  # its -dbg conversation is a guc one
     writes_taglog = True
     report = TRANSFERS  # tabulated with the guc runs
 

@@ -114,8 +114,11 @@ class GfapiJob:
         return self.directory
 
 
-def worker_args(job: GfapiJob, binary: str, host: str, process: int) -> list[str]:
-    """The argv of worker process ``process`` on ``host`` (never run through a shell)."""
+def worker_args(job: GfapiJob, binary: str, host: str, process: int, *, io_trace: str = "",
+                io_trace_every: int = 1, io_trace_level: str = "io") -> list[str]:
+    """The argv of worker process ``process`` on ``host`` (never run through a shell); ``io_trace``: the
+    file on that host the worker writes its per-I/O trace to, one event in ``io_trace_every`` per
+    thread, from the start (``io_trace_level`` io) or once switched on (run)."""
     argv = [binary]
     if job.mode == "gfapi":
         argv += ["--gfapi", "--volume", job.volume, "--server", job.server, "--transport", job.transport,
@@ -134,6 +137,9 @@ def worker_args(job: GfapiJob, binary: str, host: str, process: int) -> list[str
         argv.append("--direct")
     if job.fsync:
         argv.append("--fsync")
+    if io_trace:
+        argv += ["--io-trace", io_trace, *(["--io-trace-every", str(io_trace_every)] if io_trace_every > 1 else []),
+                 *(["--io-trace-level", io_trace_level] if io_trace_level != "io" else [])]
     return argv
 
 

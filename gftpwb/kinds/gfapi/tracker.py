@@ -114,7 +114,9 @@ class GfapiRun:
     def _progress(self, t: ThreadState) -> WorkerProgress:
         return WorkerProgress(run_id=self.run_id, host=t.host, thread=t.thread, state=t.state, files=t.files,
                               bytes=t.bytes, ios=t.ios, elapsed_s=t.elapsed_ns / 1e9, files_total=self.job.files,
-                              bytes_total=self.job.files * self.job.bytes_per_file, error=t.error)
+                              bytes_total=self.job.files * self.job.bytes_per_file, error=t.error,
+                              started_unix_ns=None if t.start_host_ns is None
+                              else t.start_host_ns - self.offsets.get(t.host, 0))
 
     def initial_events(self) -> list[Event]:
         return [self._progress(t) for t in self.threads.values()]

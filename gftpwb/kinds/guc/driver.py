@@ -114,6 +114,15 @@ def build_argv(source: str, target: str, options: GucOptions, extra_args: tuple[
     return (GUC, *(["-vb"] if add else []), *dbg, *args, source, target)
 
 
+def with_debug(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """argv with ``-dbg`` (the control conversation on stderr), which a traced run reads its phases
+    from (:mod:`gftpwb.kinds.guc.phases`); it changes neither the mode nor what is transferred."""
+    if "-dbg" in argv or "-debugftp" in argv:
+        return argv
+    at = 2 if len(argv) > 1 and argv[1] in VERBOSE_FLAGS else 1
+    return (*argv[:at], "-dbg", *argv[at:])
+
+
 def run_details(argv: tuple[str, ...]) -> dict[str, object]:
     """What a guc run's record says of its transfer (from its command line): ``mode`` (stream or
     extended) and ``live_progress`` (whether guc reports progress, ``-vb``; without it a run has

@@ -138,6 +138,7 @@ class GucKind(Kind):
     description = "globus-url-copy transfers."
     order = 10
     runner = "gftpwb.kinds.guc.run.runner:run"
+    trace_phases = "gftpwb.kinds.guc.phases:phase_reader"
     writes_taglog = True
     report = TRANSFERS
     figures = (RATE, GUC_AVG)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gftpwb.core.errors import EXIT_OK, ScenarioError
+from gftpwb.core.errors import EXIT_OK, ScenarioError, UsageError
 from gftpwb.core.masking import mask_text
-from gftpwb.core.plan import plan
+from gftpwb.core.plan import plan, with_trace
 from gftpwb.core.registry import registry
 from gftpwb.shell import frontend
 
@@ -31,7 +31,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for warning in scenario.warnings:
             _err(str(warning))
         runs = len(plan(scenario))
-        print(f"{path}: ok ({len(scenario.tests)} test(s), {runs} run(s))")
+        monitors = f", {len(scenario.monitors)} monitor(s)" if scenario.monitors else ""
+        print(f"{path}: ok ({len(scenario.tests)} test(s), {runs} run(s){monitors})")
     return worst
 
 
@@ -50,9 +51,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     scenario = frontend.load(args.scenario, frontend.parse_assignments(args.set))
     for warning in scenario.warnings:
         _err(str(warning))
+    if args.trace is not None:
+        from gftpwb.core.trace.setting import parse_option
+
+        try:
+            scenario = with_trace(scenario, parse_option(args.trace))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     only = [item for value in args.only for item in value.split(",") if item]
     specs = plan(scenario, only, args.where)
     if args.dry_run:
+        for monitor in scenario.monitors:
+            print(monitor.describe())
         for spec in specs:
             limit = f"  # timeout {spec.timeout_s:g}s" if spec.timeout_s else ""
             if spec.delay_s:
@@ -64,7 +74,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from gftpwb.shell.session import RunRequest
 
     request = RunRequest(scenario=scenario, specs=specs, results_dir=directory, command=["gftpwb", *sys.argv[1:]],
-                         resume=args.resume is not None, accept_new_host_keys=args.accept_new_host_keys)
+                         resume=args.resume is not None, accept_new_host_keys=args.accept_new_host_keys,
+                         trace_to=args.trace_to)
     if args.tui:
         from gftpwb.tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
 

@@ -61,8 +61,48 @@ def add_run(sub: Sub) -> None:
     p.add_argument("--accept-new-host-keys", action="store_true",
                    help="trust SSH hosts missing from their known_hosts file on first use and add their keys "
                         "to it (logged); a changed key is always refused")
+    p.add_argument("--trace", metavar="LEVEL", help="trace every test at this level, whatever the scenario says: "
+                   "off, run (spans of runs and their phases, samples: trace.jsonl) or io (also every I/O of the "
+                   "gfapi workers; io:N keeps one in N per thread); gftpwb trace export/summary read it")
+    p.add_argument("--trace-to", metavar="HOST:PORT", default="",
+                   help="also stream the trace live to a collector (gftpwb trace collect --listen PORT on that host)")
     p.add_argument("--tui", action="store_true", help="show the run in the TUI workbench (same results)")
     handler(p, "gftpwb.shell.cli.commands:cmd_run")
+
+
+TRACE_EXAMPLES = """\
+examples:
+  gftpwb run scenario.yaml --trace run
+  gftpwb trace export results/20261122T143047Z-smallfiles --format perfetto   # open it in ui.perfetto.dev
+  gftpwb trace export results/20261122T143047Z-smallfiles --format bp -o trace.bp
+  gftpwb trace summary results/20261122T143047Z-smallfiles
+"""
+
+
+def add_trace(sub: Sub) -> None:
+    p = sub.add_parser("trace", help="export or summarise the traces of a results directory",
+                       epilog=TRACE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cmds = p.add_subparsers(dest="trace_command", required=True, metavar="ACTION")
+    q = cmds.add_parser("export", help="write the traces as NetLogger BP text or Chrome/Perfetto trace JSON")
+    q.add_argument("directory", metavar="DIR", help="a results directory of a traced run")
+    q.add_argument("--format", choices=("bp", "perfetto"), required=True,
+                   help="bp: NetLogger best-practice lines (ts=... event=... level=...); perfetto: Chrome "
+                        "Trace Event JSON (ui.perfetto.dev, chrome://tracing)")
+    q.add_argument("-o", "--output", metavar="FILE",
+                   help="where to write (default: DIR/trace.bp or DIR/trace.perfetto.json; - for stdout)")
+    handler(q, "gftpwb.shell.cli.trace:cmd_export")
+    q = cmds.add_parser("summary", help="per-operation latency histograms and the slowest intervals")
+    q.add_argument("directory", metavar="DIR", help="a results directory of a traced run")
+    q.add_argument("--top", type=int, default=5, metavar="N", help="how many slowest intervals and I/Os to list "
+                   "(default 5)")
+    handler(q, "gftpwb.shell.cli.trace:cmd_summary")
+    q = cmds.add_parser("collect", help="receive live traces over TCP (gftpwb run --trace-to HOST:PORT) and store them")
+    q.add_argument("--listen", metavar="[HOST]:PORT", default=":14380",
+                   help="address and port to listen on (default :14380, all addresses, NetLogger's netlogd port)")
+    q.add_argument("--out", metavar="DIR", default="traces",
+                   help="where to store them: DIR/<sender host>/<results directory>/ (default traces/)")
+    q.add_argument("--once", action="store_true", help="exit after the first sender has finished")
+    handler(q, "gftpwb.shell.cli.trace:cmd_collect")
 
 
 REPORT_EXAMPLES = """\
@@ -163,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_schema(sub)
     add_run(sub)
     add_report(sub)
+    add_trace(sub)
     add_tui(sub)
     add_migration_parsers(sub)
     add_tgftp(sub)

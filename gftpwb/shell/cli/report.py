@@ -14,13 +14,14 @@ from gftpwb import __version__
 from gftpwb.core.errors import EXIT_OK, UsageError
 from gftpwb.core.format import counts_text
 from gftpwb.core.junit import junit_xml
+from gftpwb.core.monitors.report import monitors_table
 from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_json import report_json
 from gftpwb.core.samples import WHOLE, gaps, stalls
 from gftpwb.core.summary import DirectorySummary
 from gftpwb.shell.files import atomic_write
 from gftpwb.shell.results_index import read_directory
-from gftpwb.shell.sinks.console import plain_or_terminal_console, print_report
+from gftpwb.shell.sinks.console import plain_or_terminal_console, print_report, rich_table
 
 
 def _write(path: str, text: str, what: str) -> None:
@@ -48,6 +49,9 @@ def print_directory(console, summary: DirectorySummary) -> None:
     created = f", {summary.created_at}" if summary.created_at else ""
     console.print(Text(f"{summary.path}: {summary.scenario}{created}", style="bold"), soft_wrap=True)
     print_report(console, summary.records, summary.kinds)
+    monitors = summary.monitors
+    if monitors is not None and monitors.figures:
+        console.print(rich_table(monitors_table(monitors.figures, monitors.types, monitors.samples)))
     planned = f" of {summary.planned} planned" if summary.planned is not None else ""
     not_run = f"; {len(summary.not_run)} not run" if summary.not_run else ""
     console.print(f"{counts_text(summary.counts)}{planned}{not_run}")

@@ -19,6 +19,7 @@ from rich.text import Text
 from gftpwb.core.events import (
     CopiesFinished,
     Event,
+    MonitorsFinished,
     Notice,
     OutputLine,
     Progress,
@@ -32,6 +33,7 @@ from gftpwb.core.events import (
 from gftpwb.core.format import CONSOLE_STATUS_STYLE, counts_text, human_bytes, rate_text, short_error
 from gftpwb.core.harness.aggregate import CopiesAggregate, copies_table, summary_text
 from gftpwb.core.journal import Journal
+from gftpwb.core.monitors.report import monitors_table
 from gftpwb.core.records import PASSED, STOPPED_BY_TEXT, ResultRecord
 from gftpwb.core.registry import ReportSection, ReportTable, registry
 from gftpwb.core.specs import RunSpec
@@ -164,6 +166,7 @@ class ConsoleSink:
         self._copies: dict[str, _CopyFlight] = {}
         self.aggregates: list[CopiesAggregate] = []
         self._in_flight: dict[str, str] = {}  # run id -> test id, of the runs started and not finished
+        self.monitors: MonitorsFinished | None = None  # the monitors' figures over the whole run
 
     def __call__(self, event: Event) -> None:
         self.journal(event)
@@ -331,6 +334,9 @@ class ConsoleSink:
             if line is not None:
                 self.console.print(line, soft_wrap=True)
 
+    def _on_MonitorsFinished(self, event: MonitorsFinished) -> None:
+        self.monitors = event
+
     def _on_ScenarioFinished(self, event: ScenarioFinished) -> None:
         for group in list(self._copies):  # copies stopped before their batch ended
             self._flush_copies(group)
@@ -340,6 +346,9 @@ class ConsoleSink:
         self.print_table(list(self.journal.latest().values()))
         if self.aggregates:
             self.console.print(rich_table(copies_table(self.aggregates)))
+        if self.monitors is not None and self.monitors.figures:
+            self.console.print(rich_table(monitors_table(self.monitors.figures, self.monitors.types,
+                                                         self.monitors.samples)))
         s = event.summary
         note = f" ({STOPPED_BY_TEXT.get(s.stopped_by, 'interrupted by the user')})" if s.interrupted else ""
         self.console.print(f"{counts_text(s.counts)} of {s.total} planned{note}. Results: {s.results_dir}")

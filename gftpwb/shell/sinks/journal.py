@@ -27,10 +27,13 @@ class JsonLine(Protocol):
 
 
 class JournalFile:
-    """Appends records (one JSON line each) to a journal file, each fsync'd before ``append`` returns."""
+    """Appends records (one JSON line each) to a journal file, each fsync'd before ``append`` returns
+    (``fsync=False``: written at once but not forced to disk, for frequent lines such as monitor
+    samples that a crash may cut short)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, *, fsync: bool = True):
         self.path = path
+        self.fsync = fsync
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self._heal_torn_tail()
 
@@ -46,15 +49,17 @@ class JournalFile:
                 os.write(self._fd, b"\n")
 
     def append(self, record: JsonLine) -> None:
-        """Append one record and fsync it; raises OSError (disk full, read-only, I/O error) after
-        cutting the file back to its last whole record, so a failed append never leaves a torn line."""
+        """Append one record (fsync'd unless ``fsync=False``); raises OSError (disk full, read-only, I/O
+        error) after cutting the file back to its last whole record, so a failed append never leaves a
+        torn line."""
         data = (record.to_json() + "\n").encode("utf-8")
         size = os.fstat(self._fd).st_size
         try:
             written = os.write(self._fd, data)
             if written < len(data):  # a full disk takes what fits and says so only on the next write
                 os.write(self._fd, data[written:])
-            os.fsync(self._fd)
+            if self.fsync:
+                os.fsync(self._fd)
         except OSError:
             with contextlib.suppress(OSError):
                 os.ftruncate(self._fd, size)

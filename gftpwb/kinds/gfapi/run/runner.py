@@ -29,20 +29,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from gftpwb.core.clockoffset import ZERO
-from gftpwb.core.events import Event, Notice, Progress, RunStarted
+from gftpwb.core.events import Event, IoTrace, Notice, Progress, RunStarted, TraceLevelChanged
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, ResultRecord, bound_output
 from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
+from gftpwb.core.trace.setting import IO, TraceSetting
 from gftpwb.core.transport import Process, StartError, Transport
 from gftpwb.kinds.gfapi.job import GfapiJob, worker_args
 from gftpwb.kinds.gfapi.protocol import Message, WorkerStream
 from gftpwb.kinds.gfapi.stats import summarize
 from gftpwb.kinds.gfapi.tracker import GfapiRun, ProcessState
+from gftpwb.shell import tracecontrol
 from gftpwb.shell.context import Interrupted, RunContext, utc_now_iso
 
 from .worker_build import WorkerBuilder, WorkerBuildError, default_cache_dir
@@ -77,6 +80,24 @@ class _Run:
         self.background: set[asyncio.Task[Any]] = set()
         self.last_sample: tuple[float, int] | None = None  # (monotonic, bytes) of the last Progress
         self.clocks: dict[str, dict[str, Any]] = {}  # per host: offset_s, uncertainty_ms, source
+        self.trace = TraceSetting.of_details(spec.details)
+        self.trace_token = secrets.token_hex(8)  # names this run's I/O trace files on the workers' hosts
+        self.transports: dict[str, Transport] = {}
+        self.io_traced = self.trace.io  # I/O events were on at some point: the files are worth fetching
+
+    def io_trace_path(self, host: str, p: int) -> str:
+        """Where worker ``p`` on ``host`` writes its I/O trace ("" when the run is not traced): a new,
+        unguessable name in that host's /tmp (the worker creates it with O_EXCL, mode 0600). A run at
+        the ``run`` level has one too, with I/O events off, so they can be switched on while it runs."""
+        return f"/tmp/gftpwb-iotrace-{self.trace_token}-{host}-p{p}.bin" if self.trace.on else ""
+
+    def switch_level(self, level: str, source: str) -> None:
+        """Switch the running workers' I/O events on (io) or off (run): a line on their stdin."""
+        self.io_traced |= level == IO
+        for proc in self.tracker.live():
+            self.spawn(self.send(proc, f"trace {level}\n"))
+        for host in sorted({proc.host for proc in self.tracker.live()}):
+            self.ctx.publish(TraceLevelChanged(run_id=self.spec.run_id, host=host, level=level, source=source))
 
     def publish(self, events: list[Event]) -> None:
         for event in events:
@@ -121,6 +142,7 @@ class GfapiRunner:
         ctx.publish(RunStarted(spec=spec, argv=spec.argv, started_at=started_at))
         run.publish(run.tracker.initial_events())
         timed_out = interrupted = False
+        unregister = tracecontrol.register(run.switch_level) if run.trace.on else None
         try:
             async with asyncio.timeout(spec.timeout_s):
                 await self._run(run)
@@ -133,6 +155,9 @@ class GfapiRunner:
         except BaseException:
             await _unstoppable(self._stop_all(run))  # a bug of ours or a sink's: leave nothing running
             raise
+        finally:
+            if unregister is not None:
+                unregister()
         if run.background:  # late `snap` writes and stops of dropped workers: let them finish
             await asyncio.wait(run.background, timeout=run.ctx.kill_grace_s * 2 + EXIT_WAIT_S)
         seconds = round(time.monotonic() - t0, 6)
@@ -147,7 +172,7 @@ class GfapiRunner:
     async def _run(self, run: _Run) -> None:
         job = run.job
         need_gfapi = job.mode == "gfapi"
-        transports = {host: run.ctx.transport_for(host) for host in job.hosts}
+        transports = run.transports = {host: run.ctx.transport_for(host) for host in job.hosts}
         built, _ = await asyncio.gather(
             asyncio.gather(*(self.builder.ensure(transports[h], h, need_gfapi=need_gfapi) for h in job.hosts),
                            return_exceptions=True),
@@ -199,7 +224,8 @@ class GfapiRunner:
                             "source": "measured"}
 
     async def _launch(self, run: _Run, transport: Transport, host: str, p: int, binary: str) -> None:
-        argv = worker_args(run.job, binary, host, p)
+        argv = worker_args(run.job, binary, host, p, io_trace=run.io_trace_path(host, p),
+                           io_trace_every=run.trace.every, io_trace_level=run.trace.level)
         try:
             process = await transport.start(argv, stdin=True)
         except (StartError, OSError) as exc:
@@ -240,7 +266,41 @@ class GfapiRunner:
                 exit_code = await asyncio.wait_for(process.wait(), EXIT_WAIT_S)
         with contextlib.suppress(Exception):
             await process.close_stdin()
+        if run.trace.on:
+            await self._fetch_io_trace(run, host, p)
         run.publish(run.tracker.process_exited(host, p, exit_code, reason))
+
+    async def _fetch_io_trace(self, run: _Run, host: str, p: int) -> None:
+        """Bring a worker's I/O trace from its host (after the worker ended: never during the measurement)
+        to the trace sink, and remove it there. A trace that cannot be fetched is a warning, not a failure."""
+        path, transport = run.io_trace_path(host, p), run.transports[host]
+        chunks: list[bytes] = []
+        problem = ""
+        if not run.io_traced:  # never switched on: only a header; remove it
+            with contextlib.suppress(StartError, OSError):
+                await (await transport.start(["rm", "-f", "--", path])).wait()
+            return
+        try:
+            process = await transport.start(["cat", "--", path])
+            async for name, data in process.output():
+                if name == "stdout":
+                    chunks.append(data)
+                else:
+                    problem += data.decode("utf-8", errors="replace")
+            code = await process.wait()
+            if code != 0:
+                problem = problem.strip() or f"cat exited with status {code}"
+        except (StartError, OSError) as exc:
+            problem = str(exc)
+        with contextlib.suppress(StartError, OSError):
+            remover = await transport.start(["rm", "-f", "--", path])
+            await remover.wait()
+        if problem:
+            run.publish([Notice(level="warning", text=f"{run.spec.run_id}: no I/O trace from {host} process {p}: "
+                                                      f"{problem.strip()}")])
+            return
+        run.publish([IoTrace(run_id=run.spec.run_id, host=host, process=p, data=b"".join(chunks),
+                             clock_offset_ns=run.tracker.offsets.get(host, 0))])
 
     def _handle(self, run: _Run, host: str, p: int, message: Message) -> None:
         run.publish(run.tracker.feed(host, p, message))

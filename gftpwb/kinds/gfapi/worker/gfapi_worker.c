@@ -12,6 +12,13 @@
  * latency-histogram deltas); no per-operation text is ever written. The protocol is documented in
  * gftpwb/drivers/gfapi_protocol.py, which parses it.
  *
+ * I/O tracing (--io-trace FILE, gftpwb's `trace: io`): every open, read, write, fsync, close and unlink
+ * (or one in --io-trace-every N per thread) becomes a 32-byte binary event in a per-thread chunk in
+ * memory; full chunks go to a writer thread, which alone writes the file, so the measuring threads
+ * never wait for a disk. The format is gftpwb/core/trace/iofmt.py's. --io-trace-level run opens the file
+ * with I/O events off; `trace io` / `trace run` on stdin (or SIGUSR2 / SIGUSR1) switch them on and off
+ * while the worker runs, each switch an event of its own.
+ *
  * Build (the controller does this on each host, keyed by this file's hash):
  *   cc -O2 -Wall -Wextra -pthread -DGFTPWB_WITH_GFAPI -o gfapi-worker gfapi_worker.c -lgfapi
  *   cc -O2 -Wall -Wextra -pthread -o gfapi-worker gfapi_worker.c      (POSIX mode only)
@@ -95,6 +102,9 @@ typedef struct {
     int port, threads, thread_base, trace_level, interval_ms, direct, fsync_on_close, read_pct;
     enum workload workload;
     uint64_t files, file_size, record_size, files_per_dir, dirs_per_dir, io_requests, seed;
+    const char *io_trace;
+    uint64_t io_trace_every;
+    int io_trace_level;
 } options_t;
 
 static options_t opt = {
@@ -102,6 +112,7 @@ static options_t opt = {
     .port = 24007, .threads = 1, .thread_base = 0, .trace_level = 4, .interval_ms = 250, .direct = 0,
     .fsync_on_close = 0, .read_pct = 50, .workload = WL_SEQ_WR, .files = 100, .file_size = 1 << 20,
     .record_size = 64 << 10, .files_per_dir = 1000, .dirs_per_dir = 1000, .io_requests = 0, .seed = 1,
+    .io_trace = NULL, .io_trace_every = 1, .io_trace_level = 2 /* TRACE_IO */,
 };
 
 /* ---- output: one writer at a time, whole lines ----------------------------------------------- */
@@ -238,6 +249,157 @@ static int fs_stat(const char *path, struct stat *st)
     return stat(path, st);
 }
 
+/* ---- I/O trace: per-thread chunks of 32-byte events, one writer thread ----------------------------- */
+
+#define TRACE_MAGIC "GFTPWBIO"
+#define TRACE_VERSION 1
+#define TRACE_CHUNK_EVENTS 2048 /* 64 KiB of events per chunk */
+#define TRACE_OP_LEVEL 0xFFFFu
+#define TRACE_FLAG_ERROR 1u
+enum trace_level { TRACE_OFF, TRACE_RUN, TRACE_IO };
+
+typedef struct {
+    uint64_t start_ns, duration_ns, bytes;
+    uint32_t thread;
+    uint16_t op, flags;
+} trace_event_t;
+_Static_assert(sizeof(trace_event_t) == 32, "an I/O trace event is 32 bytes");
+
+typedef struct trace_chunk {
+    struct trace_chunk *next;
+    uint32_t n;
+    trace_event_t ev[TRACE_CHUNK_EVENTS];
+} trace_chunk_t;
+
+static int trace_fd = -1;
+static _Atomic int trace_level = TRACE_OFF;
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t trace_cond = PTHREAD_COND_INITIALIZER;
+static trace_chunk_t *trace_full_head, *trace_full_tail, *trace_free;
+static int trace_closing;
+static pthread_t trace_writer;
+static uint64_t trace_write_errors;
+
+static trace_chunk_t *trace_chunk_new(void)
+{
+    trace_chunk_t *c = NULL;
+    pthread_mutex_lock(&trace_lock);
+    if (trace_free) {
+        c = trace_free;
+        trace_free = c->next;
+    }
+    pthread_mutex_unlock(&trace_lock);
+    if (!c)
+        c = malloc(sizeof *c);
+    if (c) {
+        c->next = NULL;
+        c->n = 0;
+    }
+    return c;
+}
+
+static void trace_submit(trace_chunk_t *c)
+{
+    if (!c || !c->n) {
+        if (c) {
+            pthread_mutex_lock(&trace_lock);
+            c->next = trace_free;
+            trace_free = c;
+            pthread_mutex_unlock(&trace_lock);
+        }
+        return;
+    }
+    c->next = NULL;
+    pthread_mutex_lock(&trace_lock);
+    if (trace_full_tail)
+        trace_full_tail->next = c;
+    else
+        trace_full_head = c;
+    trace_full_tail = c;
+    pthread_cond_signal(&trace_cond);
+    pthread_mutex_unlock(&trace_lock);
+}
+
+static void *trace_writer_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&trace_lock);
+    for (;;) {
+        while (!trace_full_head && !trace_closing)
+            pthread_cond_wait(&trace_cond, &trace_lock);
+        trace_chunk_t *list = trace_full_head;
+        trace_full_head = trace_full_tail = NULL;
+        if (!list && trace_closing)
+            break;
+        pthread_mutex_unlock(&trace_lock);
+        while (list) {
+            trace_chunk_t *next = list->next;
+            const char *p = (const char *)list->ev;
+            size_t left = (size_t)list->n * sizeof(trace_event_t);
+            while (left) {
+                ssize_t w = write(trace_fd, p, left);
+                if (w < 0 && errno == EINTR)
+                    continue;
+                if (w <= 0) {
+                    trace_write_errors++;
+                    break;
+                }
+                p += w;
+                left -= (size_t)w;
+            }
+            pthread_mutex_lock(&trace_lock);
+            list->next = trace_free;
+            trace_free = list;
+            pthread_mutex_unlock(&trace_lock);
+            list = next;
+        }
+        pthread_mutex_lock(&trace_lock);
+    }
+    pthread_mutex_unlock(&trace_lock);
+    return NULL;
+}
+
+static void trace_open(void)
+{
+    trace_fd = open(opt.io_trace, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (trace_fd < 0)
+        fatal(EXIT_USAGE, "--io-trace %s: %s", opt.io_trace, strerror(errno));
+    unsigned char h[64];
+    memset(h, 0, sizeof h);
+    uint16_t version = TRACE_VERSION, size = sizeof(trace_event_t);
+    uint32_t every = (uint32_t)opt.io_trace_every, pid = (uint32_t)getpid(), base = (uint32_t)opt.thread_base;
+    uint64_t mono = now_ns(CLOCK_MONOTONIC), real = now_ns(CLOCK_REALTIME);
+    memcpy(h, TRACE_MAGIC, 8);
+    memcpy(h + 8, &version, 2);
+    memcpy(h + 10, &size, 2);
+    memcpy(h + 12, &every, 4);
+    memcpy(h + 16, &pid, 4);
+    memcpy(h + 20, &base, 4);
+    memcpy(h + 24, &mono, 8);
+    memcpy(h + 32, &real, 8);
+    if (write(trace_fd, h, sizeof h) != (ssize_t)sizeof h)
+        fatal(EXIT_USAGE, "--io-trace %s: cannot write its header: %s", opt.io_trace, strerror(errno));
+    if (pthread_create(&trace_writer, NULL, trace_writer_main, NULL) != 0)
+        fatal(EXIT_PREPARE, "cannot start the trace writer thread: %s", strerror(errno));
+    atomic_store(&trace_level, opt.io_trace_level);
+}
+
+/* After every thread ended: hand over what is left, let the writer drain, close the file. */
+static void trace_close(void)
+{
+    if (trace_fd < 0)
+        return;
+    pthread_mutex_lock(&trace_lock);
+    trace_closing = 1;
+    pthread_cond_signal(&trace_cond);
+    pthread_mutex_unlock(&trace_lock);
+    pthread_join(trace_writer, NULL);
+    if (close(trace_fd) != 0 || trace_write_errors)
+        fprintf(stderr, "gfapi-worker: trace file %s incomplete: %" PRIu64 " chunk(s) not written\n", opt.io_trace,
+                trace_write_errors);
+    trace_fd = -1;
+}
+
 /* ---- threads --------------------------------------------------------------------------------- */
 
 enum state { ST_PREPARING, ST_READY, ST_RUNNING, ST_DONE };
@@ -254,6 +416,9 @@ typedef struct {
     char status[16];
     char errop[16];
     char errmsg[PATH_MAX + 256];
+    /* I/O trace: the chunk being filled, and how many traced operations this thread saw */
+    struct trace_chunk *tchunk;
+    uint64_t tseen;
     /* working memory */
     char *buf;
     uint64_t *offsets;
@@ -325,6 +490,48 @@ static inline void note(thread_t *t, enum op op, uint64_t ns)
     if (ns > atomic_load_explicit(&h->max_ns, memory_order_relaxed))
         atomic_store_explicit(&h->max_ns, ns, memory_order_relaxed);
     relaxed_add(&h->count, 1);
+}
+
+/* One traced operation: a relaxed load when tracing is off; when on, 32 bytes into this thread's chunk
+ * (a full chunk goes to the writer thread and a fresh one is taken, from a free list once warm). */
+static inline void trace_io(thread_t *t, enum op op, uint64_t start, uint64_t ns, int64_t result)
+{
+    if (atomic_load_explicit(&trace_level, memory_order_relaxed) != TRACE_IO)
+        return;
+    if (t->tseen++ % opt.io_trace_every)
+        return;
+    trace_chunk_t *c = t->tchunk;
+    if (!c && !(c = t->tchunk = trace_chunk_new()))
+        return; /* out of memory: the event is lost, the measurement goes on */
+    trace_event_t *e = &c->ev[c->n++];
+    e->start_ns = start;
+    e->duration_ns = ns;
+    e->bytes = (result > 0 && (op == OP_READ || op == OP_WRITE)) ? (uint64_t)result : 0;
+    e->thread = (uint32_t)t->label;
+    e->op = (uint16_t)op;
+    e->flags = result < 0 ? TRACE_FLAG_ERROR : 0;
+    if (c->n == TRACE_CHUNK_EVENTS) {
+        trace_submit(c);
+        t->tchunk = NULL;
+    }
+}
+
+/* A switch of the trace level, recorded in the trace (thread -1: the process). */
+static void trace_level_event(int level)
+{
+    if (trace_fd < 0)
+        return;
+    trace_chunk_t *c = trace_chunk_new();
+    if (!c)
+        return;
+    trace_event_t *e = &c->ev[c->n++];
+    e->start_ns = now_ns(CLOCK_MONOTONIC);
+    e->duration_ns = 0;
+    e->bytes = (uint64_t)level;
+    e->thread = UINT32_MAX;
+    e->op = TRACE_OP_LEVEL;
+    e->flags = 0;
+    trace_submit(c);
 }
 
 static uint64_t records_per_file(void)
@@ -451,6 +658,10 @@ static int make_dirs(thread_t *t, const char *path, int *existed)
  * seq-wr (removed so that seq-wr measures creating new files, as O_EXCL demands). */
 static int prepare(thread_t *t)
 {
+    if (trace_fd >= 0 && !(t->tchunk = trace_chunk_new())) {
+        thread_fail(t, "prepare", ENOMEM, "cannot allocate the I/O trace buffer");
+        return -1;
+    }
     if (posix_memalign((void **)&t->buf, ALIGNMENT, opt.record_size) != 0) {
         thread_fail(t, "prepare", ENOMEM, "cannot allocate a %" PRIu64 "-byte buffer", opt.record_size);
         return -1;
@@ -506,7 +717,9 @@ static int prepare(thread_t *t)
     do {                                                   \
         uint64_t t0_ = now_ns(CLOCK_MONOTONIC);            \
         result = (call);                                   \
-        note((t), (op), now_ns(CLOCK_MONOTONIC) - t0_);    \
+        uint64_t ns_ = now_ns(CLOCK_MONOTONIC) - t0_;      \
+        note((t), (op), ns_);                              \
+        trace_io((t), (op), t0_, ns_, (int64_t)(result));  \
     } while (0)
 
 static int do_io(thread_t *t, file_t *f, int write, uint64_t off, const char *what)
@@ -663,6 +876,8 @@ static void *thread_main(void *arg)
         }
     }
     t->end_mono = now_ns(CLOCK_MONOTONIC);
+    trace_submit(t->tchunk); /* after the measured part */
+    t->tchunk = NULL;
     atomic_store_explicit(&t->state, ST_DONE, memory_order_release);
     wake_reporter();
     return NULL;
@@ -814,6 +1029,24 @@ static void on_signal(int sig)
     atomic_store(&stop_requested, 1);
 }
 
+/* SIGUSR1: I/O events off ("run" level); SIGUSR2: on ("io"). The main loop records the switch. */
+static _Atomic int level_requested = -1;
+
+static void on_level_signal(int sig)
+{
+    atomic_store(&level_requested, sig == SIGUSR2 ? TRACE_IO : TRACE_RUN);
+}
+
+static void apply_level_request(void)
+{
+    int want = atomic_exchange(&level_requested, -1);
+    if (want < 0 || trace_fd < 0 || want == atomic_load(&trace_level))
+        return;
+    atomic_store(&trace_level, want);
+    trace_level_event(want);
+    fprintf(stderr, "gfapi-worker: trace level %s\n", want == TRACE_IO ? "io" : "run");
+}
+
 /* Read one command line from stdin, waiting at most timeout_ms (-1: forever).
  * Returns 1 with a line, 0 on timeout or signal, -1 at end of input. */
 static int read_command(char *line, size_t size, int timeout_ms)
@@ -865,6 +1098,7 @@ static void usage(void)
           "         [--files N] [--file-size BYTES] [--record-size BYTES] [--files-per-dir N]\n"
           "         [--dirs-per-dir N] [--io-requests N] [--read-pct P] [--direct] [--fsync]\n"
           "         [--trace-level N] [--log-file PATH] [--interval-ms N] [--seed N]\n"
+          "         [--io-trace FILE [--io-trace-every N] [--io-trace-level run|io]]\n"
           "       gfapi-worker --version | --bucket-of\n"
           "Prepares, prints 'ready', waits for 'start <unix-ns>' (0: now) on stdin; see\n"
           "gftpwb/drivers/gfapi_protocol.py for the line protocol.\n",
@@ -875,7 +1109,7 @@ static void parse_args(int argc, char **argv)
 {
     enum { OPT_GFAPI = 256, OPT_VOLUME, OPT_SERVER, OPT_TRANSPORT, OPT_PORT, OPT_DIR, OPT_THREADS, OPT_THREAD_BASE, OPT_WORKLOAD,
            OPT_FILES, OPT_FILE_SIZE, OPT_RECORD_SIZE, OPT_FPD, OPT_DPD, OPT_IOREQ, OPT_READ_PCT, OPT_DIRECT, OPT_FSYNC, OPT_TRACE,
-           OPT_LOG, OPT_INTERVAL, OPT_SEED, OPT_VERSION, OPT_BUCKET, OPT_HELP };
+           OPT_LOG, OPT_INTERVAL, OPT_SEED, OPT_VERSION, OPT_BUCKET, OPT_HELP, OPT_IO_TRACE, OPT_IO_EVERY, OPT_IO_LEVEL };
     static const struct option longopts[] = {
         {"gfapi", no_argument, NULL, OPT_GFAPI}, {"volume", required_argument, NULL, OPT_VOLUME},
         {"server", required_argument, NULL, OPT_SERVER}, {"transport", required_argument, NULL, OPT_TRANSPORT},
@@ -889,7 +1123,9 @@ static void parse_args(int argc, char **argv)
         {"trace-level", required_argument, NULL, OPT_TRACE}, {"log-file", required_argument, NULL, OPT_LOG},
         {"interval-ms", required_argument, NULL, OPT_INTERVAL}, {"seed", required_argument, NULL, OPT_SEED},
         {"version", no_argument, NULL, OPT_VERSION}, {"bucket-of", no_argument, NULL, OPT_BUCKET},
-        {"help", no_argument, NULL, OPT_HELP}, {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, OPT_HELP}, {"io-trace", required_argument, NULL, OPT_IO_TRACE},
+        {"io-trace-every", required_argument, NULL, OPT_IO_EVERY},
+        {"io-trace-level", required_argument, NULL, OPT_IO_LEVEL}, {NULL, 0, NULL, 0},
     };
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -934,6 +1170,13 @@ static void parse_args(int argc, char **argv)
             exit(0);
         }
         case OPT_HELP: usage(); exit(0);
+        case OPT_IO_TRACE: opt.io_trace = optarg; break;
+        case OPT_IO_EVERY: opt.io_trace_every = parse_u64("io-trace-every", optarg, 1); break;
+        case OPT_IO_LEVEL:
+            if (strcmp(optarg, "run") != 0 && strcmp(optarg, "io") != 0)
+                fatal(EXIT_USAGE, "--io-trace-level: run or io, got '%s'", optarg);
+            opt.io_trace_level = strcmp(optarg, "io") == 0 ? TRACE_IO : TRACE_RUN;
+            break;
         default: usage(); exit(EXIT_USAGE);
         }
     }
@@ -975,6 +1218,11 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    sa.sa_handler = on_level_signal;
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGUSR2, &sa, NULL);
+    if (opt.io_trace)
+        trace_open();
 
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -1062,6 +1310,9 @@ int main(int argc, char **argv)
         } else if (strcmp(line, "stop") == 0) {
             exit_code = EXIT_STOPPED;
             break;
+        } else if (strcmp(line, "trace io") == 0 || strcmp(line, "trace run") == 0) {
+            atomic_store(&level_requested, line[6] == 'i' ? TRACE_IO : TRACE_RUN);
+            apply_level_request();
         }
     }
     if (!started) { /* threads wait on the start condition: release them as stopped */
@@ -1081,6 +1332,7 @@ int main(int argc, char **argv)
             all_done &= atomic_load_explicit(&threads[i].state, memory_order_acquire) == ST_DONE;
         if (all_done)
             break;
+        apply_level_request();
         int rc = eof ? (poll(NULL, 0, 50), 0) : read_command(line, sizeof line, 50);
         if (rc < 0) {
             eof = 1;
@@ -1090,12 +1342,17 @@ int main(int argc, char **argv)
             wake_reporter();
         } else if (rc > 0 && strcmp(line, "stop") == 0) {
             atomic_store(&stop_requested, 1);
+        } else if (rc > 0 && (strcmp(line, "trace io") == 0 || strcmp(line, "trace run") == 0)) {
+            atomic_store(&level_requested, line[6] == 'i' ? TRACE_IO : TRACE_RUN);
+            apply_level_request();
         }
     }
     for (int i = 0; i < opt.threads; i++)
         pthread_join(threads[i].tid, NULL);
     wake_reporter();
     pthread_join(reporter, NULL);
+    apply_level_request();
+    trace_close(); /* the trace file is complete before `end` */
 
     if (exit_code < 0) {
         exit_code = EXIT_ALL_OK;

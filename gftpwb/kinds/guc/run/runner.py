@@ -6,7 +6,8 @@ from __future__ import annotations
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
-from gftpwb.kinds.guc.driver import GucRun, unbuffered
+from gftpwb.core.trace.setting import TraceSetting
+from gftpwb.kinds.guc.driver import GucRun, unbuffered, with_debug
 from gftpwb.shell.commands import with_commands
 from gftpwb.shell.context import RunContext
 from gftpwb.shell.runners import run_process
@@ -16,7 +17,10 @@ async def run_guc(ctx: RunContext, spec: RunSpec) -> ResultRecord:
     """One guc transfer (real or on the spec's engine), no commands."""
     if spec.engine != REAL_ENGINE:
         return await registry().engine_runner(spec.engine)(ctx, spec)
-    argv = unbuffered(spec.argv) if ctx.unbuffer else spec.argv
+    argv = spec.argv
+    if TraceSetting.of_details(spec.details).on:  # traced: the phases come from guc's -dbg conversation
+        argv = with_debug(argv)
+    argv = unbuffered(argv) if ctx.unbuffer else argv
     session = GucRun(length_bytes=spec.length_bytes, per_stripe=bool(spec.params.get("stripe")))
     return await run_process(ctx, spec, session, argv)
 
