@@ -133,7 +133,7 @@ def main() -> int:
             except Failure as exc:
                 failures.append(f"{exc}: {text!r}")
             except Exception:
-                failures.append(traceback.format_exc(limit=3))
+                failures.append(traceback.format_exc(limit=-2))
             slowest = max(slowest, time.perf_counter() - started)
         failed += len(failures)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -141,7 +141,7 @@ def main() -> int:
               f"peak memory {peak:.0f} MiB")
         for outcome, count in outcomes.most_common():
             print(f"  {count:6d}  {outcome}")
-        for failure in failures[:5]:
+        for failure in list(dict.fromkeys(failures))[:8]:  # the distinct ones
             print(f"  FAILURE {failure}")
     return 1 if failed else 0
 

@@ -66,8 +66,29 @@ def mutate_lines(rng: random.Random, text: str, edits: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The monitors' files of a run with a cpu monitor (issue 15), as shell/sinks/monitors.py writes them.
+MONITOR_LINES = [
+    {"event": "sampler-started", "host": "local", "utc": "2026-11-22T10:00:00Z", "monitors": ["cpu"],
+     "clock_offset_s": 0.0, "clock_uncertainty_s": 0.001},
+    {"event": "sample", "monitor": "cpu", "type": "cpu", "host": "local", "utc": "2026-11-22T10:00:01Z", "t": 1.0,
+     "span_s": 1.0, "values": {"busy_pct": 50.0, "iowait_pct": 1.5}},
+    {"event": "sample", "monitor": "cpu", "type": "cpu", "host": "local", "utc": "2026-11-22T10:00:02Z", "t": 2.0,
+     "span_s": 1.0, "error": "cannot read /proc/stat"},
+    {"event": "sampler-ended", "host": "local", "utc": "2026-11-22T10:00:03Z"},
+]
+MONITOR_SUMMARIES = [{"run_id": "sweep[0]/1", "started_at": "2026-11-22T10:00:00Z", "ended_at": "2026-11-22T10:00:04Z",
+                      "monitors": {"cpu": {"local": {"busy_pct": {"mean": 50.0, "min": 40.0, "max": 60.0, "n": 3}}}}}]
+
+
 def damage(rng: random.Random, directory: Path) -> None:
-    """Type changes in records and samples, byte edits (torn lines, NULs, bad UTF-8), other meta/plan."""
+    """Type changes in records, samples and monitor lines, byte edits (torn lines, NULs, bad UTF-8),
+    other meta/plan."""
+    (directory / "monitors.jsonl").write_text("".join(json.dumps(line) + "\n" for line in MONITOR_LINES))
+    (directory / "monitor-summaries.jsonl").write_text("".join(json.dumps(line) + "\n" for line in MONITOR_SUMMARIES))
+    for name in ("monitors.jsonl", "monitor-summaries.jsonl"):
+        if rng.random() < 0.5:
+            path = directory / name
+            path.write_text(mutate_lines(rng, path.read_text(), rng.randrange(1, 4)))
     for name in ("results.jsonl", "samples.jsonl"):
         path = directory / name
         if rng.random() < 0.8:
