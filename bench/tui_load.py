@@ -90,7 +90,8 @@ class NaiveApp(ProbeApp):
             elapsed = event.elapsed_s or 1.0
             table.set_row(key, [event.run_id, event.host, str(event.thread),
                                 f"{100 * event.files / (event.files_total or 1):.0f}", f"{event.bytes / MIB:.1f}",
-                                f"{event.bytes / MIB / elapsed:.1f}", f"{event.ios / elapsed:.0f}",
+                                f"{event.bytes / MIB / elapsed:.1f}", "",  # "": no bar (its peak is not known here)
+                                f"{event.ios / elapsed:.0f}",
                                 f"{event.files / elapsed:.1f}", event.state])
         elif isinstance(event, OutputLine):
             self.query_one("#log", Log).write_line(event.text)
@@ -133,8 +134,8 @@ class Producer:
 
 
 async def measure(app: ProbeApp, *, seconds: float, rate: float | None, key_every: float, hosts: int,
-                  threads: int, view: str, naive: bool) -> dict[str, float]:
-    async with app.run_test(size=(80, 24)) as pilot:
+                  threads: int, view: str, naive: bool, size: tuple[int, int] = (80, 24)) -> dict[str, float]:
+    async with app.run_test(size=size) as pilot:
         await pilot.press(str(["scenario", "run", "threads", "tune", "results"].index(view) + 1))
         await pilot.pause()
         bus = EventBus()
@@ -198,9 +199,12 @@ async def main() -> None:
     parser.add_argument("--hosts", type=int, default=4)
     parser.add_argument("--threads", type=int, default=16, help="worker threads per host")
     parser.add_argument("--view", default="threads", choices=("run", "threads"), help="view shown under load")
+    parser.add_argument("--size", default="80x24", help="terminal size, WIDTHxHEIGHT (the charts grow with it)")
     parser.add_argument("--aggregator-only", action="store_true",
                         help="only measure events/s through an EventBus into LiveState, without a UI")
     args = parser.parse_args()
+    width, height = (int(n) for n in args.size.lower().split("x"))
+    size = (width, height)
     if args.aggregator_only:
         rates = []
         for _ in range(args.rounds):
@@ -225,14 +229,15 @@ async def main() -> None:
         for name, mode in modes:
             app = NaiveApp() if mode["naive"] else ProbeApp()
             result = await measure(app, seconds=args.seconds, rate=mode["rate"], key_every=args.key_every,
-                                   hosts=args.hosts, threads=args.threads, view=args.view, naive=mode["naive"])
+                                   hosts=args.hosts, threads=args.threads, view=args.view, naive=mode["naive"],
+                                   size=size)
             results[name].append(result)
             keys = result["handled"]
             print(f"round {round_no + 1} {name}: {result['events_s']:.0f} ev/s, cpu {result['cpu']:.0%}, "
                   f"{len(keys)}/{result['presses']} keys, median {pct(keys, 0.5) * 1000:.1f} ms", flush=True)
 
-    print(f"\n{args.hosts} hosts x {args.threads} threads, {args.view} view, 80x24 headless, {args.rounds} rounds "
-          f"x {args.seconds:g} s, a key every {args.key_every:g} s\n")
+    print(f"\n{args.hosts} hosts x {args.threads} threads, {args.view} view, {args.size} headless, "
+          f"{args.rounds} rounds x {args.seconds:g} s, a key every {args.key_every:g} s\n")
     print("| mode | events/s sustained (median) | CPU | key → action: median | p90 | key → next frame: median "
           "| p90 | keys handled / pressed | queue left |")
     print("|---|---|---|---|---|---|---|---|---|")

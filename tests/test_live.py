@@ -3,6 +3,8 @@
 Pure and clock-free, so every figure here is exact: events carry their own monotonic ``t``.
 """
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -205,10 +207,11 @@ def test_rate_history_counts_bytes_moved_per_second():
     live(Progress(run_id="a/0", bytes=1 << 30, rate_avg_mib_s=200.0, rate_inst_mib_s=200.0, elapsed_s=3.9,
                   t=104.1))
     # 1024 MiB over 102.6..104.1 s: 0.4 s in second 2, 1 s in second 3, 0.1 s in second 4; and from
-    # 104.1 s to now the last rate, 200 MiB/s, stands in (0.4 s in second 4).
+    # 104.1 s to now the last rate, 200 MiB/s, stands in (0.4 s in second 4). Second 4 is half gone:
+    # its rate is what moved in it over that half second.
     series = read.rate_series(live, now=104.5, points=10)
-    assert series == pytest.approx([0.0, 0.0, 1024 * 0.4 / 1.5, 1024 / 1.5, 1024 * 0.1 / 1.5 + 200 * 0.4])
-    assert read.rate_series(live, now=104.5, points=2) == series[-2:]
+    assert series == pytest.approx([0.0, 0.0, 1024 * 0.4 / 1.5, 1024 / 1.5, (1024 * 0.1 / 1.5 + 200 * 0.4) / 0.5])
+    assert read.rate_series(live, now=104.5, points=2) == pytest.approx(series[-2:])
     live(RunFinished(record=record(PLAN[0], nbytes=1 << 30), t=105.0))
     # Finished and nothing new: the estimate is gone, and the real bytes say nothing moved after 104.1 s.
     assert read.rate_series(live, now=108.0, points=10)[4:] == pytest.approx([1024 * 0.1 / 1.5, 0.0, 0.0, 0.0, 0.0])
@@ -226,6 +229,58 @@ def test_a_transfer_that_reports_only_at_its_end_is_spread_over_its_run():
     live(RunStarted(spec=PLAN[1], argv=PLAN[1].argv, started_at="", t=102.0))
     live(RunFinished(record=record(PLAN[1], nbytes=1 << 30, seconds=0.5), t=102.5))  # no -vb line at all
     assert read.rate_series(live, now=103.5, points=10) == pytest.approx([1024.0, 1024.0, 1024.0, 0.0])
+
+
+def test_rate_chart_has_a_time_axis_and_one_line_per_host_when_there_are_several():
+    one = (spec("g", host="h1"),)
+    live = LiveState(history_step_s=1.0)
+    live(started(plan=one, t=100.0))
+    live(RunStarted(spec=one[0], argv=one[0].argv, started_at="", t=100.0))
+    live(Progress(run_id="g/0", bytes=100 * MIB, rate_avg_mib_s=50.0, rate_inst_mib_s=50.0, elapsed_s=2.0, t=102.0))
+    chart = read.rate_chart(live, 102.0, 10)
+    assert chart.seconds == (1.0, 2.0, 3.0) and chart.total == pytest.approx((50.0, 50.0, 0.0))
+    assert chart.hosts == {}  # one host: the aggregate line says it all
+
+    two = (spec("g", host="h1"), spec("g", host="h2", repeat=1))
+    live = LiveState(history_step_s=1.0)
+    live(started(plan=two, t=100.0))
+    for s in two:
+        live(RunStarted(spec=s, argv=s.argv, started_at="", t=100.0))
+    live(Progress(run_id="g/0", bytes=100 * MIB, rate_avg_mib_s=50.0, rate_inst_mib_s=50.0, elapsed_s=2.0, t=102.0))
+    live(Progress(run_id="g/1", bytes=20 * MIB, rate_avg_mib_s=10.0, rate_inst_mib_s=10.0, elapsed_s=2.0, t=102.0))
+    chart = read.rate_chart(live, 102.0, 10)
+    assert list(chart.hosts) == ["h1", "h2"]
+    assert chart.hosts["h1"][:2] == pytest.approx((50.0, 50.0)) and chart.hosts["h2"][:2] == pytest.approx((10.0, 10.0))
+    assert [a + b for a, b in zip(chart.hosts["h1"], chart.hosts["h2"], strict=True)] == pytest.approx(chart.total)
+    assert chart.peak == pytest.approx(60.0)
+
+
+def test_thread_totals_sum_spread_and_first_and_last_done():
+    from gftpwb.core.live.cells import thread_totals, totals_text
+
+    rows = [ThreadRow(key=f"k{n}", run_id="r", host="h", thread=str(n), percent=None, mib=mib, mib_s=rate, iops=None,
+                      files_s=None, state=state) for n, (mib, rate, state) in
+            enumerate(((10.0, 5.0, "done"), (30.0, 15.0, "done"), (20.0, 10.0, "running"), (0.0, None, "ready")))]
+    totals = thread_totals(rows, {"k0": 2.0, "k1": 3.5})
+    assert (totals.rows, totals.mib, totals.mib_s, totals.min_mib_s, totals.max_mib_s) == (4, 60.0, 30.0, 5.0, 15.0)
+    assert totals.cv == pytest.approx(0.5)  # stdev 5 of mean 10
+    assert (totals.done, totals.first_done_s, totals.last_done_s) == (2, 2.0, 3.5)
+    assert totals_text(totals) == ("4 row(s)  ·  60.0 MiB  ·  30.0 MiB/s in all  ·  per row 5.0 to 15.0 MiB/s "
+                                   "(CV 50.0 %)  ·  2 done: first after 2.0s, last after 3.5s")
+
+
+def test_simulated_runs_are_marked_in_the_scenario_run_and_thread_rows():
+    simulated = (replace(spec("sim"), engine="simulated"),)
+    live = LiveState()
+    live(started(plan=simulated))
+    live(RunStarted(spec=simulated[0], argv=simulated[0].argv, started_at="", t=100.0))
+    assert by_id(live)["sim"].engine == "SIMULATED"
+    assert read.run_panel(live, 101.0).running[0].engine == "SIMULATED"
+    live(Progress(run_id="sim/0", bytes=MIB, rate_avg_mib_s=1.0, rate_inst_mib_s=1.0, elapsed_s=1.0, t=101.0))
+    assert [r.engine for r in read.thread_rows(live)] == ["SIMULATED"]
+    live = LiveState()
+    live(started(plan=(spec("real"),)))
+    assert by_id(live)["real"].engine == ""
 
 
 def test_log_keeps_the_tail_and_says_what_it_dropped():

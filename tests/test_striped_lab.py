@@ -61,6 +61,9 @@ def test_lab_up_starts_data_nodes_on_every_host_and_a_front_end_per_side(striped
     assert [s["host"] for s in striped["target"]["stripes"]] == ["h2", "h1"]  # rotated: stripes cross hosts
     assert all(s["running"] for side in ("source", "target") for s in striped[side]["stripes"])
     assert f"striped source ftp://{ctrl}:2812  running; stripes: h1, h2" in printed
+    # a front-end pair over fewer nodes, for striping studies: h1 -> h2 with one node per side
+    assert striped["subsets"] == {"1": {"source": f"ftp://{ctrl}:2820", "target": f"ftp://{ctrl}:2821"}}
+    assert f"striped over 1 node(s): ftp://{ctrl}:2820 -> ftp://{ctrl}:2821" in printed
     for host in status["hosts"]:  # each namespace runs one data node per side
         nodes = [cmd for _, cmd in processes_in(host["netns"]) if "globus-gridftp-server -dn" in cmd]
         assert len(nodes) == 2 and {"-p 2812" in " ".join(nodes), "-p 2813" in " ".join(nodes)} == {True}
@@ -117,3 +120,32 @@ def test_striped_needs_hosts_and_lab_down_stops_every_striped_server(tmp_path):
     down = gftpwb("lab", "down", "--state-dir", str(tmp_path))
     assert down.returncode == 0, down.stderr
     assert [p for p in pids if _pid_alive(p)] == [] and not (tmp_path / "striped.json").exists()
+
+
+def test_the_one_node_front_ends_stripe_from_the_first_host_to_the_second(striped_lab, tmp_path):
+    state, _ = striped_lab
+    status = lab_status(state)
+    ctrl = status["controller_address"]
+    veths = {h["name"]: h["veth_controller"] for h in status["hosts"]}
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(f"""\
+version: 1
+name: one
+tests:
+  - id: one
+    kind: guc
+    source: ftp://{ctrl}:2820/dev/zero
+    target: ftp://{ctrl}:2821/dev/null
+    stripe: true
+    options: {{length: 512M}}
+    timeout: 2m
+""")
+    before = {name: rx_bytes(veth) for name, veth in veths.items()}
+    out = gftpwb("run", str(scenario), "--results", str(tmp_path / "r"))
+    after = {name: rx_bytes(veth) for name, veth in veths.items()}
+    assert out.returncode == 0, out.stdout + out.stderr
+    (record,), _ = parse_journal((tmp_path / "r" / "results.jsonl").read_text())
+    assert record.status == PASSED and record.details["stripes"]["count"] == 1
+    assert [s["bytes"] for s in record.details["stripes"]["stripes"]] == [512 << 20]
+    sent = {name: after[name] - before[name] for name in veths}
+    assert sent["h1"] >= 512 << 20 and sent["h2"] < 64 << 20, sent  # h1 sent it (h2 only acknowledged)

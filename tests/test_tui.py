@@ -16,12 +16,14 @@ import pytest
 from tui_standins import BUDGET, CANDIDATES, GfapiStandIn, TuneStandIn, thread_speed
 
 from gftpwb.core.bus import EventBus
+from gftpwb.core.format import rate_text
 from gftpwb.core.live import read
 from gftpwb.shell.executor import Executor
 from gftpwb.shell.frontend import exit_code
+from gftpwb.shell.results_index import read_directory
 from gftpwb.tui.app import WorkbenchApp
 from gftpwb.tui.views import ResultsView, ThreadsView
-from gftpwb.tui.widgets import ConfirmScreen, LiveTable, RateChart
+from gftpwb.tui.widgets import ChoiceScreen, ConfirmScreen, FastTable, LiveTable, RateChart
 
 SIZE = (80, 24)
 
@@ -178,6 +180,59 @@ async def test_quit_while_running_asks_then_stops_and_keeps_the_record(tmp_path,
     assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
 
 
+async def stopped_run(pilot, app: WorkbenchApp) -> str:
+    """Start the scenario, stop it while its first run hangs, and return the results directory."""
+    await pilot.press("r")
+    await wait_for(pilot, lambda: read.run_panel(app.live, time.monotonic()).bytes_moved > 0, "the run to report")
+    await pilot.press("s")
+    await wait_for(pilot, lambda: app.summary is not None, "the stop")
+    assert app.summary.interrupted
+    return app.live.results_dir
+
+
+@pytest.mark.parametrize("answer", ["resume", "anew"])
+async def test_r_after_a_stop_asks_to_resume_or_start_anew(tmp_path, fake_guc, monkeypatch, answer):
+    monkeypatch.setenv("FAKE_GUC_MODE", "hang")
+    monkeypatch.setenv("FAKE_GUC_CHILD_PID", str(tmp_path / "child.pid"))
+    path = write_scenario(tmp_path, "- {id: a, kind: guc, source: ftp://x/a, target: ftp://y/b, repeat: 2}\n")
+    base = tmp_path / "results"
+    app = WorkbenchApp(path, results_base=str(base), executor_factory=lambda: Executor(EventBus(), kill_grace_s=1.0))
+    async with app.run_test(size=SIZE) as pilot:
+        first = await stopped_run(pilot, app)
+        monkeypatch.setenv("FAKE_GUC_MODE", "ok")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+        assert "Resume" in str(app.screen.query_one("#confirm-question").render())
+        await pilot.press("r" if answer == "resume" else "a")
+        await wait_for(pilot, lambda: app.summary is not None and not app.running, "the second attempt")
+        second = app.live.results_dir
+    assert exit_code(app.summary) == 0
+    if answer == "resume":
+        assert second == first and len(list(base.iterdir())) == 1
+        # the interrupted a/0 ran again (its final record supersedes the interrupted one), then a/1
+        assert [(r["run_id"], r["status"]) for r in journal(first)] == [
+            ("a/0", "interrupted"), ("a/0", "passed"), ("a/1", "passed")]
+    else:
+        assert second != first and len(list(base.iterdir())) == 2
+        assert [(r["run_id"], r["status"]) for r in journal(first)] == [("a/0", "interrupted")]
+        assert [(r["run_id"], r["status"]) for r in journal(second)] == [("a/0", "passed"), ("a/1", "passed")]
+
+
+async def test_r_after_a_stop_can_be_cancelled(tmp_path, fake_guc, monkeypatch):
+    monkeypatch.setenv("FAKE_GUC_MODE", "hang")
+    monkeypatch.setenv("FAKE_GUC_CHILD_PID", str(tmp_path / "child.pid"))
+    path = write_scenario(tmp_path, "- {id: a, kind: guc, source: ftp://x/a, target: ftp://y/b}\n")
+    app = WorkbenchApp(path, results_base=str(tmp_path / "results"),
+                       executor_factory=lambda: Executor(EventBus(), kill_grace_s=1.0))
+    async with app.run_test(size=SIZE) as pilot:
+        await stopped_run(pilot, app)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ChoiceScreen) and not app.running
+
+
 # --- invalid scenario, filter, export -----------------------------------------------------------------
 
 
@@ -247,9 +302,21 @@ async def test_threads_view_shows_worker_rows_and_sorts(tmp_path):
                                                          ("c2", "0"), ("c2", "1"), ("c2", "2")]
         c2t2 = rows["smallfiles/0|c2|2"]
         mib = 4 * thread_speed(1, 2)
-        # run, host, thread, %, MiB, MiB/s, IOPS, files/s, state: 40 of 200 files in 2 s, 16 ios per MiB
-        assert c2t2 == ["smallfiles/0", "c2", "2", "20", f"{mib:.1f}", f"{mib / 2:.1f}", f"{mib * 16 / 2:.0f}",
-                        "20.0", "running"]
+        # run, host, thread, %, MiB, MiB/s, rate bar (of the fastest), IOPS, files/s, state: 40 of 200
+        # files in 2 s, 16 ios per MiB; c2's thread 2 is the fastest: a full bar
+        assert c2t2 == ["smallfiles/0", "c2", "2", "20", f"{mib:.1f}", f"{mib / 2:.1f}", "1.000",
+                        f"{mib * 16 / 2:.0f}", "20.0", "running"]
+        slowest = rows["smallfiles/0|c1|0"]
+        assert float(slowest[6]) == pytest.approx(thread_speed(0, 0) / thread_speed(1, 2), abs=1e-3)
+        table = app.query_one("#thread-table", FastTable)
+        bar_width = table._widths[6]
+        assert bar_width > len("rate")  # the bar takes the width the other columns leave
+        rates = [4 * thread_speed(h, t) / 2 for h in range(2) for t in range(3)]
+        totals = str(app.query_one("#thread-totals").render())
+        assert f"6 row(s)  ·  {sum(4 * thread_speed(h, t) for h in range(2) for t in range(3)):.1f} MiB" in totals
+        assert f"{sum(rates):.1f} MiB/s in all" in totals
+        assert f"per row {min(rates):.1f} to {max(rates):.1f} MiB/s (CV " in totals
+        assert "done" not in totals  # no thread has finished yet
         view = app.query_one(ThreadsView)
         for _ in range(4):  # host -> thread -> percent -> mib -> mib_s
             await pilot.press("o")
@@ -261,7 +328,8 @@ async def test_threads_view_shows_worker_rows_and_sorts(tmp_path):
         hold.set()
         await wait_for(pilot, lambda: app.summary is not None, "the run to end")
         await pilot.pause(0.3)
-        assert {r[8] for r in cells(app, "thread-table").values()} == {"done"}
+        assert {r[9] for r in cells(app, "thread-table").values()} == {"done"}
+        assert "6 done: first after" in str(app.query_one("#thread-totals").render())
 
 
 async def test_autotune_view_ranks_marks_ties_dims_eliminated_and_saves_the_line(tmp_path):
@@ -288,7 +356,7 @@ async def test_autotune_view_ranks_marks_ties_dims_eliminated_and_saves_the_line
         expected = f"globus-url-copy {CANDIDATES[2]} ftp://127.0.0.1:2811/dev/zero ftp://127.0.0.1:2811/dev/null"
         assert line.startswith(f"final: {expected}")
         await pilot.press("c")
-        assert app.clipboard == expected
+        assert app.clipboard == expected, (app.focused, app.screen.active_bindings.keys())
         await pilot.press("w")
         await pilot.pause()
         assert (Path(app.live.results_dir) / "autotune-tune.txt").read_text() == expected + "\n"
@@ -343,6 +411,15 @@ async def test_results_view_lists_opens_and_diffs_two_runs(tmp_path, fake_guc, m
         await pilot.press("enter")
         await pilot.pause()
         assert list(cells(app, "records")) == ["a[0]/0", "a[1]/0"]
+        assert [row[5] for row in cells(app, "records").values()] == ["-p 1 -len 3M", "-p 4 -len 3M"]  # parameters
+        # Per case: n, median, mean ± CI (none for one run), CV, runs, figure, parameters, from core/summary.
+        opened = read_directory(app.query_one(ResultsView)._open)
+        case_rows = cells(app, "cases")
+        assert len(case_rows) == len(opened.cases) == 2
+        for case, row in zip(opened.cases, case_rows.values(), strict=True):
+            stats = case.headline.stats
+            assert row == [case.test_id, "1", rate_text(stats.median), rate_text(stats.mean), "-", "1/1 passed",
+                           "rate incl. set-up (MiB/s)", case.params_text]
         await pilot.press("m", "down", "m", "d")
         await pilot.pause()
         diff = cells(app, "diff")
@@ -536,6 +613,14 @@ async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
         await pilot.pause(0.3)
         final = updates[-1]
         assert final.finished and final.engine == "simulated" and len(updates) > 10
+        facts = str(app.query_one("#tune-facts").render())
+        assert final.p_within_margin is not None and f"P(within margin) {final.p_within_margin:.2f}" in facts
+        assert f"stop reason {final.stop_reason or 'ran its plan'}" in facts
+        assert "SIMULATED" in str(app.query_one("#tune-head").render())
+        panel = read.tune(app.live)
+        pick = next(r for r in panel.rows if r.candidate == final.leader)
+        # the chart plots every candidate's mean and CI, and the band of the margin under the pick
+        assert app.query_one("#tune-chart")._key == (panel.rows, pick.mean_mib_s, final.margin_mib_s)
         rows = cells(app, "ranking")
         assert list(rows) == [r.candidate for r in final.rows]
         table = app.query_one("#ranking", LiveTable)
@@ -559,7 +644,7 @@ async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
         await pilot.pause()
         test_row = cells(app, "tests")["tune"]
         assert test_row[1:5] == ["autotune", "local", "passed", "1/1"]
-        assert test_row[6].startswith(f"{final.transfers_used} transfers")
+        assert test_row[6].startswith(f"SIMULATED, {final.transfers_used} transfers")  # marked as simulated
 
 
 @pytest.mark.real
@@ -592,6 +677,7 @@ async def test_threads_view_on_real_gfapi_workers(tmp_path, gluster):
         assert len(rows) == len(threads) == 8
         assert sorted((r[1], int(r[2])) for r in rows) == sorted((t["host"], int(t["thread"])) for t in threads)
         for row in rows:
-            # run, host, thread, %, MiB, MiB/s, IOPS, files/s, state: 100 files of 64 KiB each, all done
+            # run, host, thread, %, MiB, MiB/s, bar, IOPS, files/s, state: 100 files of 64 KiB each, all done
             assert row[3] == "100" and float(row[4]) == pytest.approx(100 * 64 / 1024, abs=0.05)
-            assert float(row[5]) > 0 and float(row[6]) > 0 and float(row[7]) > 0 and row[8] == "done"
+            assert 0 < float(row[6]) <= 1
+            assert float(row[5]) > 0 and float(row[7]) > 0 and float(row[8]) > 0 and row[9] == "done"

@@ -158,6 +158,10 @@ def test_tui_command_runs_on_r_and_quits_on_q(tmp_path, gridftp):
     assert code == 0, screen[-3000:]
     (results,) = base.glob("*-parity")
     assert [r["status"] for r in records(results)] == ["passed"] * 4
+    # On quit the TUI prints what a headless run prints at its end: the report and the results path.
+    after = screen.rsplit(b"\x1b[?1049l", 1)[-1].replace(b"\r", b"").replace(b"\n", b"")  # after the screen closed
+    assert b"4 passed of 4 planned. Results: " in after and str(results).encode() in after
+    assert b"median" in after  # the report's statistics table
     meta = json.loads((results / "meta.json").read_text())
     assert meta["command"] == ["gftpwb", "run", str(path), "--results", str(results)]
 

@@ -5,9 +5,11 @@ the report; the SVGs live in tests/__snapshots__/."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from report_fixture import write_mixed
 from test_live import RANKING, record
 from tui_standins import GfapiStandIn, thread_speed
 
@@ -51,8 +53,11 @@ def scenario_path(tmp_path, monkeypatch) -> str:
     return "quickstart.yaml"
 
 
-def mid_run_events(path: str) -> list:
+def mid_run_events(path: str, *, simulated: bool = False) -> list:
+    """``simulated``: the run in flight is carried out by the simulated engine (marked SIMULATED)."""
     specs = {s.run_id: s for s in plan(load_scenario(path))}
+    if simulated:
+        specs["parallel[0]/1"] = replace(specs["parallel[0]/1"], engine="simulated")
     events: list = [ScenarioStarted(scenario="quickstart", results_dir=RESULTS, plan=tuple(specs.values()), t=T0)]
     t = T0
     for run_id, seconds, status in (("stream-mode/0", 2.1, "passed"), ("stream-mode/1", 2.0, "passed"),
@@ -90,17 +95,23 @@ def feeding(*keys: str):
     return run_before
 
 
-def test_scenario_view_mid_run(snap_compare, scenario_path):
+SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+
+
+@SIZES
+def test_scenario_view_mid_run(snap_compare, scenario_path, size):
     events = mid_run_events(scenario_path)
-    assert snap_compare(app_for(scenario_path, events), terminal_size=(80, 24), run_before=feeding("1"))
+    assert snap_compare(app_for(scenario_path, events), terminal_size=size, run_before=feeding("1"))
 
 
-def test_run_view_mid_run(snap_compare, scenario_path):
+@SIZES
+def test_run_view_mid_run(snap_compare, scenario_path, size):
     events = mid_run_events(scenario_path)
-    assert snap_compare(app_for(scenario_path, events), terminal_size=(80, 24), run_before=feeding("2"))
+    assert snap_compare(app_for(scenario_path, events), terminal_size=size, run_before=feeding("2"))
 
 
-def test_threads_view_with_workers(snap_compare, scenario_path):
+@SIZES
+def test_threads_view_with_workers(snap_compare, scenario_path, size):
     spec = plan(load_scenario(scenario_path))[0]
     events: list = [ScenarioStarted(scenario="quickstart", results_dir=RESULTS, plan=(spec,), t=T0),
                     RunStarted(spec=spec, argv=spec.argv, started_at="", t=T0)]
@@ -112,15 +123,17 @@ def test_threads_view_with_workers(snap_compare, scenario_path):
             events.append(WorkerProgress(run_id=spec.run_id, host=host, thread=thread, state=state, files=30 + thread,
                                          bytes=mib * MIB, ios=mib * 16, elapsed_s=1.5, files_total=200,
                                          error="EIO on /vol/d3/f31" if state == "failed" else "", t=T0 + 1.5))
-    assert snap_compare(app_for(scenario_path, events), terminal_size=(80, 24), run_before=feeding("3"))
+    assert snap_compare(app_for(scenario_path, events), terminal_size=size, run_before=feeding("3"))
 
 
-def test_autotune_view_finished(snap_compare, scenario_path):
+@SIZES
+def test_autotune_view_finished(snap_compare, scenario_path, size):
     spec = plan(load_scenario(scenario_path))[0]
     events = [ScenarioStarted(scenario="quickstart", results_dir=RESULTS, plan=(spec,), t=T0),
               TuneUpdate(test_id=spec.test_id, strategy="adaptive", engine="simulated", transfers_used=40, budget=40,
-                         margin_mib_s=20.0, rows=RANKING, leader=RANKING[0].candidate, finished=True, t=T0 + 9)]
-    assert snap_compare(app_for(scenario_path, events), terminal_size=(80, 24), run_before=feeding("4"))
+                         margin_mib_s=20.0, rows=RANKING, leader=RANKING[0].candidate, finished=True,
+                         p_within_margin=0.93, stop_reason="confident: P(within margin) 0.93 >= 0.9", t=T0 + 9)]
+    assert snap_compare(app_for(scenario_path, events), terminal_size=size, run_before=feeding("4"))
 
 
 def test_invalid_scenario(snap_compare, tmp_path, monkeypatch):
@@ -130,3 +143,33 @@ def test_invalid_scenario(snap_compare, tmp_path, monkeypatch):
                                    "  - {id: a, kind: guc, source: s, target: t, repeat: many}\n"
                                    "  - {id: b, kind: guc, source: s, target: t, timeout: soon}\n")
     assert snap_compare(app_for("broken.yaml", []), terminal_size=(80, 24), run_before=feeding())
+
+
+@SIZES
+def test_results_view_case_statistics(snap_compare, tmp_path, monkeypatch, size):
+    """The results view with a directory open: each case's parameters and statistics, then its runs."""
+    monkeypatch.chdir(tmp_path)
+    write_mixed(Path("results/20261122T100000Z-mixed"))
+    assert snap_compare(app_for(None, []), terminal_size=size, run_before=feeding("5", "enter"))
+
+
+def test_run_view_marks_a_simulated_run(snap_compare, scenario_path):
+    events = mid_run_events(scenario_path, simulated=True)
+    assert snap_compare(app_for(scenario_path, events), terminal_size=(80, 24), run_before=feeding("2"))
+
+
+def test_run_view_two_hosts(snap_compare, scenario_path):
+    """A batch on two hosts: the chart draws the aggregate and one line per host."""
+    base = plan(load_scenario(scenario_path))[2]
+    specs = tuple(replace(base, run_id=f"{base.run_id}@{host}", host=host, group=base.run_id)
+                  for host in ("dtn1", "dtn2"))
+    events: list = [ScenarioStarted(scenario="quickstart", results_dir=RESULTS, plan=specs, t=T0)]
+    events += [RunStarted(spec=s, argv=s.argv, started_at="", t=T0) for s in specs]
+    moved = {s.run_id: 0.0 for s in specs}
+    for n in range(1, 25):
+        t = 0.5 * n
+        for s, rate in zip(specs, (600.0 + 15 * (n % 7), 250.0 + 80 * (n > 12)), strict=True):
+            moved[s.run_id] += rate * 0.5
+            events.append(Progress(run_id=s.run_id, bytes=int(moved[s.run_id] * MIB), rate_avg_mib_s=rate,
+                                   rate_inst_mib_s=rate, elapsed_s=t, length_bytes=20 << 30, t=T0 + t))
+    assert snap_compare(app_for(scenario_path, events), terminal_size=(160, 50), run_before=feeding("2"))

@@ -83,6 +83,8 @@ class TestInput:
     #: The scenario's host inventory as written (name -> its mapping; ``local`` is implicit), for
     #: kinds whose keys name hosts besides ``on`` (an iperf3 test's client and server hosts).
     inventory: dict[str, Any] = field(default_factory=dict)
+    #: Every test of the scenario as written, for keys that name another test (a guc test's baseline).
+    tests: tuple[dict[str, Any], ...] = ()
 
     @property
     def id(self) -> str:

@@ -137,3 +137,45 @@ def describe(values: Sequence[float], *, seed: int = 0, confidence: float = CONF
         ci_median=bootstrap_median(values, seed, confidence, resamples) if n >= 3 else None,
         outliers=tukey_outliers(values),
     )
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """The ratio of two samples' means (guc's rate over its iperf3 baseline's: an efficiency) and its
+    percentile-bootstrap interval (None below 2 values on either side)."""
+
+    value: float
+    ci: Interval | None
+    n_numerator: int
+    n_denominator: int
+
+    def to_dict(self) -> dict[str, object]:
+        ci = None if self.ci is None else {"low": self.ci.low, "high": self.ci.high, "half_width": self.ci.half_width,
+                                          "confidence": self.ci.confidence}
+        return {"value": self.value, "ci": ci, "n_numerator": self.n_numerator, "n_denominator": self.n_denominator}
+
+
+def ratio_of_means(numerator: Sequence[float], denominator: Sequence[float], *, seed: int = 0,
+                   confidence: float = CONFIDENCE, resamples: int = RESAMPLES) -> Ratio | None:
+    """``mean(numerator) / mean(denominator)`` with a percentile bootstrap interval: each sample is
+    resampled on its own (with replacement, ``resamples`` times, a generator seeded with ``seed``)
+    and the middle ``confidence`` of the resampled ratios is the interval. Resampling the two on
+    their own keeps the interval honest when a run of one side failed (no complete pairs needed);
+    the spread of both samples widens it. None when either side has no value or the denominator's
+    mean is not positive."""
+    import numpy as np
+
+    num = np.asarray(numerator, dtype=float)
+    den = np.asarray(denominator, dtype=float)
+    if num.size == 0 or den.size == 0 or den.mean() <= 0:
+        return None
+    value = float(num.mean() / den.mean())
+    if num.size < 2 or den.size < 2:
+        return Ratio(value, None, int(num.size), int(den.size))
+    rng = np.random.default_rng(seed)
+    top = num[rng.integers(0, num.size, size=(resamples, num.size))].mean(axis=1)
+    bottom = den[rng.integers(0, den.size, size=(resamples, den.size))].mean(axis=1)
+    ratios = top / np.where(bottom > 0, bottom, np.nan)
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.nanpercentile(ratios, [tail, 100 - tail])
+    return Ratio(value, Interval(float(low), float(high), confidence), int(num.size), int(den.size))

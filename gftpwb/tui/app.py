@@ -41,7 +41,7 @@ from gftpwb.shell.session import PreparedRun, RunRequest, execute, prepare_run
 
 from .state import SaveText
 from .views import ResultsView, RunView, ScenarioView, ThreadsView, TuneView, View
-from .widgets import ConfirmScreen, FilterInput
+from .widgets import ChoiceScreen, ConfirmScreen, FilterInput
 
 VIEWS = (("scenario", "Scenario", ScenarioView), ("run", "Run", RunView), ("threads", "Threads", ThreadsView),
          ("tune", "Auto-tune", TuneView), ("results", "Results", ResultsView))
@@ -232,24 +232,43 @@ class WorkbenchApp(App[None]):
             self.notify("no valid scenario to run" + (": see the scenario view" if self.diagnostics else ""),
                         severity="error")
             return
+        stopped = self.live.summary is not None and self.live.summary.interrupted
+        if stopped and self.live.results_dir and os.path.isdir(self.live.results_dir):
+            directory = self.live.results_dir
+
+            def answered(choice: str | None) -> None:
+                if choice in ("resume", "new"):
+                    self._start_prepared(directory if choice == "resume" else None)
+
+            self.push_screen(ChoiceScreen(
+                f"The last run was stopped. Resume it in {directory} (the runs not finished run now; finished "
+                "ones are kept), or start anew in a new results directory?",
+                [("resume", "Resume", "r"), ("new", "Start anew", "a"), ("cancel", "Cancel", "escape")]), answered)
+            return
+        self._start_prepared(None)
+
+    def _start_prepared(self, resume: str | None) -> None:
         try:
-            self.start(self._prepare())
+            self.start(self._prepare(resume))
         except GftpwbError as exc:
             self.notify(str(exc), title="cannot start", severity="error", timeout=10)
 
-    def _prepare(self) -> PreparedRun:
+    def _prepare(self, resume: str | None = None) -> PreparedRun:
+        """A run of the selected tests in a new results directory, or with ``resume`` in that one
+        (as ``gftpwb run --resume DIR``: the plan must be the one that directory was made for)."""
         assert self.scenario is not None and self.scenario_path is not None
         only = self.selected_tests()
         if not only:
             raise GftpwbError(f"the filter {self.filter_text!r} matches no test")
         specs = plan(self.scenario, only if self.filter_text else ())
         frontend.preflight(specs)
-        directory = frontend.results_dir(self.scenario, self.results_base)
+        directory = frontend.results_dir(self.scenario, self.results_base, resume=resume)
         # The headless command that repeats this run, so the results directory says how to reproduce it.
         command = frontend.repeat_command(self.scenario_path, directory, only=only if self.filter_text else (),
                                           accept_new_host_keys=self.accept_new_host_keys, overrides=self.overrides)
         return prepare_run(RunRequest(scenario=self.scenario, specs=specs, results_dir=directory,
-                                      command=command, accept_new_host_keys=self.accept_new_host_keys))
+                                      command=command, resume=resume is not None,
+                                      accept_new_host_keys=self.accept_new_host_keys))
 
     def start(self, prepared: PreparedRun) -> None:
         """Run a prepared scenario run in a worker; the live state is one more subscriber of its bus."""

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Mapping
 
@@ -28,7 +29,29 @@ def cmd_tui(args: argparse.Namespace) -> int:
     app = WorkbenchApp(args.scenario, results_base=args.results_base, handle_signals=True,
                        accept_new_host_keys=args.accept_new_host_keys, overrides=parse_assignments(args.set))
     app.run()
+    print_results(app)
     return exit_code(app.summary)
+
+
+def print_results(app: WorkbenchApp) -> None:
+    """After the screen closes: the report and the results path, as the end of a headless run prints
+    them (every attempt's records of the directory, so a resumed run shows all its runs)."""
+    directory = app.live.results_dir
+    if not directory or not os.path.isdir(directory):
+        return
+    from gftpwb.core.format import counts_text
+    from gftpwb.shell.results_index import read_directory
+    from gftpwb.shell.sinks.console import plain_or_terminal_console, print_report
+
+    console = plain_or_terminal_console()
+    summary = read_directory(directory)
+    print_report(console, summary.records, summary.kinds)
+    s = app.summary or app.live.summary
+    if s is None:
+        console.print(f"Results: {directory}")
+        return
+    note = " (interrupted by the user)" if s.interrupted else ""
+    console.print(f"{counts_text(s.counts)} of {s.total} planned{note}. Results: {directory}")
 
 
 def run_in_tui(request: RunRequest, *, scenario_path: str, results_base: str,
@@ -43,4 +66,5 @@ def run_in_tui(request: RunRequest, *, scenario_path: str, results_base: str,
     app = WorkbenchApp(scenario_path, prepared=prepared, results_base=results_base, handle_signals=True,
                        accept_new_host_keys=request.accept_new_host_keys, overrides=overrides)
     app.run()
+    print_results(app)
     return exit_code(app.summary)

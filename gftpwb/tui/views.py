@@ -17,7 +17,18 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Log, ProgressBar, Static
 
 from gftpwb.core.compare import DIFF_COLUMNS, diff_cells, diff_rates
-from gftpwb.core.format import STATUS_STYLE, TUNE_STYLE, duration_text, human_bytes, rate_text, short_error
+from gftpwb.core.errors import GftpwbError
+from gftpwb.core.format import (
+    STATUS_STYLE,
+    TUNE_STYLE,
+    ci_text,
+    cv_text,
+    duration_text,
+    human_bytes,
+    p_text,
+    rate_text,
+    short_error,
+)
 from gftpwb.core.live import read
 from gftpwb.core.live.cells import (
     TEST_COLUMNS,
@@ -26,15 +37,18 @@ from gftpwb.core.live.cells import (
     TUNE_COLUMNS,
     test_cells,
     thread_cells,
+    totals_text,
     tune_cells,
 )
 from gftpwb.core.live.models import RunLine
 from gftpwb.core.records import ResultRecord
-from gftpwb.shell.results_index import ResultsDirInfo, list_results, load_records
+from gftpwb.core.registry import registry
+from gftpwb.core.summary import CaseSummary, DirectorySummary, params_text
+from gftpwb.shell.results_index import ResultsDirInfo, list_results, load_records, read_directory
 from gftpwb.shell.sinks.journal import JOURNAL_NAME
 
 from .state import SaveText, WorkbenchState
-from .widgets import FastTable, LiveTable, RateChart, Row
+from .widgets import FastTable, LiveTable, RateChart, Row, TuneChart
 
 Table = tuple[tuple[str, ...], list[tuple[str, ...]]]  # (header, rows) as exported
 
@@ -65,14 +79,30 @@ class View(Vertical):
 
     can_focus = True  # so the view's own keys work while it shows no table
 
+    def token(self, name: str, extra: str = "") -> str:
+        """A Rich style from one of the theme's design tokens (``accent``, ``warning``, ``success``...),
+        so inline text follows the theme as the stylesheet's ``$accent`` does."""
+        colour = self.app.theme_variables.get(name, "")
+        return f"{extra} {colour}".strip()
+
     def focus_main(self) -> None:
         """Focus the view's table, or the view itself: never leave focus on a hidden view's table, or
         TabbedContent switches back to the pane holding the focused widget."""
         for table in self.query("DataTable, FastTable"):
-            if table.display:
+            if self._shown(table):
                 table.focus()
                 return
         self.focus()
+
+    def _shown(self, widget) -> bool:
+        """Whether ``widget`` and every container between it and this view are displayed (the auto-tune
+        view hides the box around its ranking, not the ranking itself)."""
+        node = widget
+        while node is not None and node is not self:
+            if not node.display:
+                return False
+            node = node.parent
+        return True
 
 
 # --- Scenario -------------------------------------------------------------------------------------
@@ -116,20 +146,37 @@ class ScenarioView(View):
 # --- Run ------------------------------------------------------------------------------------------
 
 
+def fields(*pairs: tuple[str, str | Text], sep: str = "   ") -> Text:
+    """Labelled values, ``label value`` with the label dim and a clear gap between pairs, so a value
+    never runs into the next label ("39%3.87 GiB", "MiB/savg" in the first pass)."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for n, (label, value) in enumerate(pairs):
+        if n:
+            text.append(sep)
+        text.append(f"{label} ", style="dim")
+        text.append(value) if isinstance(value, Text) else text.append(value, style="bold")
+    return text
+
+
+def engine_badge(label: str) -> Text:
+    """The mark of runs another engine carried out (the simulated engine's ``SIMULATED``)."""
+    return Text(f" {label} ", style="bold black on yellow") if label else Text("")
+
+
 class RunView(View):
     def compose(self) -> ComposeResult:
         yield Static(id="run-head", classes="head")
         yield Static(id="run-cmd")
         with Horizontal(id="run-progress"):
-            yield ProgressBar(id="run-bar", show_eta=False, show_percentage=True)
+            yield ProgressBar(id="run-bar", show_eta=False, show_percentage=False)
             yield Static(id="run-eta")
         yield Static(id="run-rates")
-        yield Static(id="spark-label")
         yield RateChart(id="spark")
         yield Log(id="log", max_lines=2000, auto_scroll=True)
 
     def on_mount(self) -> None:
         self._seq = 0
+        self._chart_moment: tuple | None = None
 
     def refresh_view(self) -> None:
         wb = self.wb
@@ -137,57 +184,65 @@ class RunView(View):
         panel = read.run_panel(wb.live, now)
         head = self.query_one("#run-head", Static)
         current: RunLine | None = panel.running[0] if len(panel.running) == 1 else None
+        shown = current or (panel.last if not panel.running else None)
+        badge = engine_badge(shown.engine if shown is not None else "")
         if panel.state == "idle":
             head.update(Text("idle: press r to run the scenario" if wb.scenario else "idle", style="dim"))
         elif panel.state == "running":
-            where = f"run {min(panel.runs_done + 1, panel.runs_total)}/{panel.runs_total}"
+            where = f"run {min(panel.runs_done + 1, panel.runs_total)} of {panel.runs_total}"
             if current is not None:
-                text = Text.assemble((where, "bold"), "  ", (current.run_id, "bold cyan"), f" on {current.host}  ",
-                                     f"{duration_text(current.elapsed_s)}")
+                text = Text.assemble((where, "bold"), "   ", (current.run_id, self.token("accent", "bold")), "   ",
+                                     ("on ", "dim"), current.host, "   ", ("elapsed ", "dim"),
+                                     duration_text(current.elapsed_s), "   ", badge)
             elif panel.running:
-                text = Text.assemble((where, "bold"), f"  {len(panel.running)} runs in flight: ",
-                                     ", ".join(r.run_id for r in panel.running))
+                marks = {r.engine for r in panel.running if r.engine}
+                text = Text.assemble((where, "bold"), f"   {len(panel.running)} runs in flight: ",
+                                     ", ".join(r.run_id for r in panel.running), "   ",
+                                     *(engine_badge(m) for m in sorted(marks)))
             else:
-                text = Text.assemble((where, "bold"), ("  starting the next run…", "dim"))
+                text = Text.assemble((where, "bold"), ("   starting the next run…", "dim"))
             if wb.stopping:
-                text.append("  stopping: recording the run in flight as interrupted…", style="magenta")
+                text.append("   stopping: recording the run in flight as interrupted…", style="magenta")
             head.update(text)
         else:
             s = panel.summary
             counts = ", ".join(f"{n} {k}" for k, n in sorted(s.counts.items())) if s else ""
             style = "magenta" if panel.state == "interrupted" else ("green" if s and s.all_passed else "red")
+            again = "   r: resume or start anew" if panel.state == "interrupted" else ""
             head.update(Text.assemble((panel.state, f"bold {style}"), f": {counts or 'no runs'} of "
-                                      f"{s.total if s else 0} planned", ("  (results: see the top line)", "dim")))
-        shown = current or (panel.last if not panel.running else None)
-        self.query_one("#run-cmd", Static).update(Text(f"$ {shown.command}" if shown else "", style="dim",
-                                                       no_wrap=True, overflow="ellipsis"))
+                                      f"{s.total if s else 0} planned", (again, "dim")))
+        command = self.query_one("#run-cmd", Static)
+        command.display = shown is not None  # several runs in flight: their commands are in the log
+        command.update(Text(f"$ {shown.command}" if shown else "", style="dim", no_wrap=True, overflow="ellipsis"))
         bar = self.query_one("#run-bar", ProgressBar)
         eta = self.query_one("#run-eta", Static)
         if shown is not None and shown.length_bytes and (shown.status == "running" or shown.bytes):
             bar.display = True
             bar.update(total=shown.length_bytes, progress=min(shown.bytes, shown.length_bytes))
-            left = f"ETA {duration_text(shown.eta_s)}" if shown.eta_s is not None else shown.status
-            eta.update(f" {human_bytes(shown.bytes)} of {human_bytes(shown.length_bytes)}  {left}")
+            left = ("ETA", duration_text(shown.eta_s)) if shown.eta_s is not None else ("status", shown.status)
+            eta.update(fields(("", f"{100 * (shown.fraction or 0):.0f} %"),
+                              ("moved", f"{human_bytes(shown.bytes)} of {human_bytes(shown.length_bytes)}"), left))
         else:
             bar.display = False
             unknown = shown is not None and shown.status == "running"
             eta.update(Text("length unknown (no -len): bytes and rates only" if unknown else "", style="dim"))
-        rates = Text.assemble(("inst ", "dim"), (f"{rate_text(panel.rate_inst_mib_s)} MiB/s", "bold"),
-                              ("   avg ", "dim"), f"{rate_text(panel.rate_avg_mib_s)} MiB/s",
-                              ("   moved ", "dim"), human_bytes(panel.bytes_moved),
-                              ("   runs ", "dim"), f"{panel.runs_done}/{panel.runs_total}")
+        self.query_one("#run-progress").display = bar.display or (shown is not None and shown.status == "running")
+        pairs: list[tuple[str, str | Text]] = [
+            ("now", f"{rate_text(panel.rate_inst_mib_s)} MiB/s"),
+            ("average", f"{rate_text(panel.rate_avg_mib_s)} MiB/s"),
+            ("moved in all", human_bytes(panel.bytes_moved)), ("runs", f"{panel.runs_done}/{panel.runs_total}")]
         if not panel.running and panel.last is not None and panel.last.rate_avg_mib_s is not None:
-            rates.append(f"   last {rate_text(panel.last.rate_avg_mib_s)} MiB/s", style="dim")
-        self.query_one("#run-rates", Static).update(rates)
-        spark = self.query_one("#spark", RateChart)
-        width = max(spark.size.width, 10)
-        series = read.rate_series(wb.live, now, width)
-        peak = max(series) if series else 0.0
-        step = wb.live.history_step_s
-        self.query_one("#spark-label", Static).update(Text(
-            f"aggregate MiB/s, last {duration_text(len(series) * step)} (one column per {step:g}s), "
-            f"peak {peak:.1f}", style="dim"))
-        spark.show(series)
+            pairs.append(("last run", f"{rate_text(panel.last.rate_avg_mib_s)} MiB/s"))
+        self.query_one("#run-rates", Static).update(fields(*pairs))
+        chart = self.query_one("#spark", RateChart)
+        # The chart has one point per history step: rebuild it (plotext: 10-50 ms) when a step passes,
+        # new data lands in another step, the size changes or the run starts or ends; not every frame.
+        history = wb.live.history
+        step = history.step_s
+        moment = (int(now / step), int((history.last_t or 0.0) / step), history.t0, wb.live.active, chart.size)
+        if moment != self._chart_moment:
+            self._chart_moment = moment
+            chart.show(read.rate_chart(wb.live, now, max(chart.size.width - 10, 10)))
         self._seq, lines, dropped = read.log_since(wb.live, self._seq)
         log = self.query_one("#log", Log)
         if dropped:
@@ -217,8 +272,11 @@ class ThreadsView(View):
 
     def compose(self) -> ComposeResult:
         yield Static(id="threads-head", classes="head")
-        yield FastTable([(label, key, "left" if key in ("run_id", "host", "state") else "right")
-                         for label, key in zip(THREAD_COLUMNS, THREAD_SORT_KEYS, strict=True)], id="thread-table")
+        columns = [(label, key, "left" if key in ("run_id", "host", "state") else "right")
+                   for label, key in zip(THREAD_COLUMNS, THREAD_SORT_KEYS, strict=True)]
+        columns.insert(THREAD_SORT_KEYS.index("mib_s") + 1, ("rate", "mib_s", "bar"))  # a bar per row
+        yield FastTable(columns, id="thread-table")
+        yield Static(id="thread-totals")
 
     def _rows(self):
         return read.thread_rows(self.wb.live, self.sort_column, self.sort_reverse, self.wb.filter_text)
@@ -234,10 +292,23 @@ class ThreadsView(View):
         else:
             head.update(Text("No run yet. gfapi tests show one row per worker thread and host; guc runs one row "
                              "per host, or per stream where guc reports streams.", style="dim"))
-        self.query_one("#thread-table", FastTable).show([(row.key, _styled(thread_cells(row), 8)) for row in rows])
+        peak = max((row.mib_s for row in rows if row.mib_s is not None), default=0.0)
+        at = THREAD_SORT_KEYS.index("mib_s") + 1
+        shown = []
+        for row in rows:
+            cells = _styled(thread_cells(row), 8)
+            fraction = f"{row.mib_s / peak:.3f}" if peak > 0 and row.mib_s is not None else ""
+            cells.insert(at, Text(fraction, style="red" if row.error else "cyan"))
+            shown.append((row.key, cells))
+        self.query_one("#thread-table", FastTable).show(shown)
+        totals = self.query_one("#thread-totals", Static)
+        totals.display = bool(rows)
+        if rows:
+            totals.update(Text.assemble(("total  ", "bold"), totals_text(read.thread_summary(self.wb.live, rows))))
 
     def export_table(self) -> Table:
-        return THREAD_COLUMNS, [thread_cells(row) for row in self._rows()]
+        rows = self._rows()
+        return THREAD_COLUMNS, [thread_cells(row) for row in rows]
 
     def action_sort_next(self) -> None:
         index = THREAD_SORT_KEYS.index(self.sort_column)
@@ -275,8 +346,16 @@ class TuneView(View):
             yield Static("transfers", id="tune-budget-label")
             yield ProgressBar(id="tune-budget", show_eta=False, show_percentage=False)
             yield Static(id="tune-budget-text")
-        yield LiveTable([(label, f"c{i}") for i, label in enumerate(TUNE_COLUMNS)], id="ranking", show_cursor=False)
+        yield Static(id="tune-facts")
+        with Horizontal(id="tune-body"):
+            yield LiveTable([(label, f"c{i}") for i, label in enumerate(TUNE_COLUMNS)], id="ranking",
+                            show_cursor=False)
+            yield TuneChart(id="tune-chart")
         yield Static(id="tune-line")
+
+    def on_resize(self, event) -> None:
+        # Side by side when there is room for the table and a useful chart; stacked at 80 columns.
+        self.query_one("#tune-body").set_class(event.size.width >= 140, "-wide")
 
     def panel(self):
         return read.tune(self.wb.live, self.test_id)
@@ -287,20 +366,30 @@ class TuneView(View):
         line = self.query_one("#tune-line", Static)
         progress = self.query_one("#tune-progress")
         table = self.query_one("#ranking", LiveTable)
+        body = self.query_one("#tune-body")
+        facts = self.query_one("#tune-facts", Static)
         if panel is None:
             head.update(Text("No auto-tune test has reported yet: auto-tune tests show their ranking here, "
                              "updated as each transfer completes.", style="dim"))
-            progress.display = table.display = line.display = False
+            progress.display = body.display = line.display = facts.display = False
             return
-        progress.display = table.display = line.display = True
-        others = f"  ({len(panel.test_ids)} tune tests, n: next)" if len(panel.test_ids) > 1 else ""
-        state = ("finished", "bold green") if panel.finished else ("running", "bold cyan")
-        head.update(Text.assemble(("auto-tune ", "bold"), (panel.test_id, "bold"), "  ", state,
-                                  f"  {panel.strategy} · {panel.engine} · margin {panel.margin_mib_s:g} MB/s",
+        progress.display = body.display = line.display = facts.display = True
+        others = f"   ({len(panel.test_ids)} tune tests, n: next)" if len(panel.test_ids) > 1 else ""
+        state = ("finished", self.token("success", "bold")) if panel.finished else \
+            ("running", self.token("accent", "bold"))
+        simulated = registry().engine_label(panel.engine)
+        head.update(Text.assemble(engine_badge(simulated), " " if simulated else "", ("auto-tune ", "bold"),
+                                  (panel.test_id, "bold"), "  ", state, "  ",
+                                  fields((panel.strategy, ""), ("margin", f"{panel.margin_mib_s:g} MB/s"), sep="· "),
                                   (others, "dim")))
         bar = self.query_one("#tune-budget", ProgressBar)
         bar.update(total=max(panel.budget, 1), progress=min(panel.transfers_used, max(panel.budget, 1)))
         self.query_one("#tune-budget-text", Static).update(f" {panel.transfers_used}/{panel.budget} of the budget")
+        reason = panel.stop_reason or ("ran its plan" if panel.finished else "still running")
+        facts.update(fields(("P(within margin)", p_text(panel.p_within_margin)), ("stop reason", reason)))
+        pick = next((r for r in panel.rows if r.candidate == panel.leader), None)
+        self.query_one("#tune-chart", TuneChart).show(panel.rows, pick.mean_mib_s if pick else None,
+                                                      panel.margin_mib_s)
         rows: list[Row] = []
         for row in panel.rows:
             style = TUNE_STYLE.get(row.style, "")
@@ -343,7 +432,25 @@ class TuneView(View):
 # --- Results --------------------------------------------------------------------------------------
 
 DIR_COLUMNS = ("", "results directory", "scenario", "created (UTC)", "records")
-RECORD_COLUMNS = ("run", "status", "MiB/s incl.", "guc avg", "seconds", "error")
+RECORD_COLUMNS = ("run", "status", "MiB/s incl.", "guc avg", "seconds", "parameters", "error")
+# Statistics first and parameters last: parameters can be long (a gfapi workload), numbers are short.
+CASE_COLUMNS = ("test", "n", "median", "mean ± 95% CI", "CV", "runs", "figure", "parameters")
+
+
+def case_cells(case: CaseSummary) -> tuple[str, ...]:
+    """One case of a results directory: its headline figure's statistics (median, mean ± CI, CV, n)."""
+    head = case.headline
+    stats = head.stats if head is not None else None
+    figure = "-" if head is None else head.figure.label if head.figure.unit in head.figure.label else \
+        f"{head.figure.label} ({head.figure.unit})"
+    engine = registry().engine_label(case.engine)
+    params = case.params_text + (f" [{engine}]" if engine else "")
+    runs = f"{case.passed}/{case.total} passed" + (f", {case.warmups} warm-up" if case.warmups else "")
+    if stats is None:
+        return (case.test_id, "0", "-", "-", "-", runs, figure, params)
+    half = stats.ci_mean.half_width if stats.ci_mean is not None else None
+    return (case.test_id, str(stats.n), rate_text(stats.median), ci_text(stats.mean, half), cv_text(stats.cv), runs,
+            figure, params)
 
 
 class ResultsView(View):
@@ -357,6 +464,7 @@ class ResultsView(View):
         yield Static(id="results-head", classes="head")
         yield LiveTable([(label, f"d{i}") for i, label in enumerate(DIR_COLUMNS)], id="dirs")
         yield Static(id="detail-head", classes="head")
+        yield LiveTable([(label, f"s{i}") for i, label in enumerate(CASE_COLUMNS)], id="cases")
         yield LiveTable([(label, f"r{i}") for i, label in enumerate(RECORD_COLUMNS)], id="records")
         yield LiveTable([(label, f"x{i}") for i, label in enumerate(DIFF_COLUMNS)], id="diff")
 
@@ -367,6 +475,7 @@ class ResultsView(View):
         self._diff: tuple[str, str] | None = None
         self._scanned = False
         self._cache: dict[str, tuple[tuple[float, int], list[ResultRecord], list[str]]] = {}
+        self._summaries: dict[str, tuple[tuple[float, int], DirectorySummary | None]] = {}
         self.query_one("#diff").display = False
 
     def _records(self, path: str) -> tuple[list[ResultRecord], list[str]]:
@@ -381,6 +490,22 @@ class ResultsView(View):
             records, problems = load_records(path)
             cached = self._cache[path] = (stamp, records, problems)
         return cached[1], cached[2]
+
+    def _summary(self, path: str) -> DirectorySummary | None:
+        """A directory's per-case statistics (core/summary), computed again only when its journal changed."""
+        try:
+            stat = os.stat(os.path.join(path, JOURNAL_NAME))
+            stamp = (stat.st_mtime, stat.st_size)
+        except OSError:
+            stamp = (0.0, -1)
+        cached = self._summaries.get(path)
+        if cached is None or cached[0] != stamp:
+            try:
+                summary: DirectorySummary | None = read_directory(path)
+            except GftpwbError:
+                summary = None
+            cached = self._summaries[path] = (stamp, summary)
+        return cached[1]
 
     def rescan(self) -> None:
         self._dirs = list_results(self.wb.results_base)
@@ -399,7 +524,7 @@ class ResultsView(View):
             head.update(Text(f"No results under {base}/ yet.", style="dim"))
         else:
             head.update(Text.assemble((f"{len(dirs)} results directories", "bold"), f" under {base}/",
-                                      ("  enter: open  m: mark  d: diff the two marked (or marked vs open)", "dim")))
+                                      ("   enter: open  m: mark  d: diff", "dim")))
         rows: list[Row] = []
         for info in dirs:
             mark = "A" if self._marked[:1] == [info.path] else ("B" if self._marked[1:2] == [info.path] else "")
@@ -417,19 +542,28 @@ class ResultsView(View):
             detail.update(Text.assemble(("diff ", "bold"), f"A {os.path.basename(a)}  B {os.path.basename(b)}",
                                         ("  (mean MiB/s incl. set-up of passed runs, per test and options)", "dim")))
             records_table.display, diff_table.display = False, True
+            self.query_one("#cases").display = False
             diff_table.show([(f"{row.test_id}|{row.params}", list(diff_cells(row))) for row in self._diff_rows()])
             return
-        records_table.display, diff_table.display = True, False
+        cases_table = self.query_one("#cases", LiveTable)
+        records_table.display, diff_table.display, cases_table.display = True, False, True
         if self._open is None:
-            detail.update(Text("Select a results directory and press enter to see its runs.", style="dim"))
+            detail.update(Text("Select a results directory and press enter to see its cases and runs.", style="dim"))
             records_table.show([])
+            cases_table.show([])
             return
         records, problems = self._records(self._open)
+        summary = self._summary(self._open)
+        cases = list(summary.cases) if summary is not None else []
         note = f"  ({len(problems)} unreadable line(s) skipped)" if problems else ""
-        detail.update(Text.assemble((os.path.basename(self._open), "bold"), f": {len(records)} run(s){note}"))
+        detail.update(Text.assemble((os.path.basename(self._open), "bold"), "   ",
+                                    fields(("cases", str(len(cases))), ("runs", str(len(records)))), note,
+                                    ("   statistics of passed runs, warm-ups left out", "dim")))
+        cases_table.show([(f"{c.test_id}|{c.case}|{c.kind}", list(case_cells(c))) for c in cases])
         records_table.show([(r.run_id, [r.run_id, Text(r.status, style=STATUS_STYLE.get(r.status, "")),
                                          rate_text(r.rate_incl_setup_mib_s), rate_text(r.rate_guc_avg_mib_s),
-                                         "-" if r.seconds is None else f"{r.seconds:.2f}", short_error(r.error, 60)])
+                                         "-" if r.seconds is None else f"{r.seconds:.2f}", params_text(r),
+                                         short_error(r.error, 60)])
                             for r in records])
 
     def _diff_rows(self):
@@ -478,5 +612,5 @@ class ResultsView(View):
             records, _ = self._records(self._open)
             return RECORD_COLUMNS, [(r.run_id, r.status, rate_text(r.rate_incl_setup_mib_s),
                                      rate_text(r.rate_guc_avg_mib_s), "" if r.seconds is None else f"{r.seconds:.3f}",
-                                     short_error(r.error)) for r in records]
+                                     params_text(r), short_error(r.error)) for r in records]
         return DIR_COLUMNS[1:], [(d.name, d.scenario, d.created_at, str(d.records)) for d in self._shown_dirs()]

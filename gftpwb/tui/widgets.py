@@ -19,6 +19,9 @@ from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Button, DataTable, Input, Static
+from textual_plotext import PlotextPlot
+
+from gftpwb.core.live.models import RateChartData, TuneRowView
 
 Cell = str | Text
 Row = tuple[str, Sequence[Cell]]  # (row key, cells)
@@ -46,6 +49,13 @@ class LiveTable(DataTable):
     def on_mount(self) -> None:
         for label, key in self._spec:
             self.add_column(label, key=key)
+
+    def _update_dimensions(self, new_rows) -> None:
+        """Textual 8.2 keeps a row rendered before the idle pass measured the new rows in its render
+        cache (keyed by an update count this pass does not bump): the first row of a fresh snapshot
+        then kept the header widths ("swe" for "sweep[0]/1"). Bumping the count drops it."""
+        super()._update_dimensions(new_rows)
+        self._update_count += 1
 
     @property
     def keys(self) -> list[str]:
@@ -134,7 +144,8 @@ class FastTable(ScrollView, can_focus=True):
             self.column_key = column_key
 
     def __init__(self, columns: Sequence[tuple[str, str, str]], **kwargs) -> None:
-        """``columns``: (label, key, "left" or "right")."""
+        """``columns``: (label, key, "left", "right" or "bar"). A "bar" column's cells are fractions
+        (``"0.73"``) drawn as bars that take the width the other columns leave (at least the label's)."""
         super().__init__(**kwargs)
         self._spec = list(columns)
         self._widths = [cell_len(label) for label, _, _ in self._spec]
@@ -169,6 +180,8 @@ class FastTable(ScrollView, can_focus=True):
             shown = tuple((cell, "") if isinstance(cell, str) else (cell.plain, str(cell.style)) for cell in cells)
             shown_rows.append(shown)
             for index, (plain, _) in enumerate(shown):
+                if self._spec[index][2] == "bar":
+                    continue
                 width = cell_len(plain)
                 if width > self._widths[index]:
                     self._widths[index] = width
@@ -182,7 +195,7 @@ class FastTable(ScrollView, can_focus=True):
                 self._shown.append(shown)
                 self._strips.append(None)
         del self._rows[len(rows):], self._shown[len(rows):], self._strips[len(rows):]
-        if widened:
+        if self._fit() or widened:
             self._strips = [None] * len(self._rows)
         self._order = [key for key, _ in rows]
         if keep is not None and keep in self._order:
@@ -204,6 +217,25 @@ class FastTable(ScrollView, can_focus=True):
     def _total_width(self) -> int:
         return sum(width + 2 for width in self._widths)
 
+    def _fit(self) -> bool:
+        """Give a "bar" column the width the others leave; True if a width changed."""
+        changed = False
+        for index, (label, _, justify) in enumerate(self._spec):
+            if justify != "bar":
+                continue
+            others = sum(w + 2 for i, w in enumerate(self._widths) if i != index)
+            width = max(cell_len(label), self.size.width - others - 2 - 1)  # 1: room for the scrollbar
+            if width != self._widths[index]:
+                self._widths[index] = width
+                changed = True
+        return changed
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._fit():
+            self._strips = [None] * len(self._rows)
+            self.virtual_size = Size(self._total_width(), len(self._rows) + 1)
+            self.refresh()
+
     def _style(self, name: str) -> Style:
         style = self._styles.get(name)
         if style is None:
@@ -213,7 +245,10 @@ class FastTable(ScrollView, can_focus=True):
     def _line(self, cells: Sequence[tuple[str, str]]) -> Strip:
         segments = []
         for (plain, style), width, (_, _, justify) in zip(cells, self._widths, self._spec, strict=True):
-            text = plain.rjust(width) if justify == "right" else plain.ljust(width)
+            if justify == "bar":
+                text = hbar(float(plain), width) if plain and plain[0].isdigit() else plain.ljust(width)
+            else:
+                text = plain.rjust(width) if justify == "right" else plain.ljust(width)
             segments.append(Segment(" "))
             segments.append(Segment(text, self._style(style)))
             segments.append(Segment(" "))
@@ -271,31 +306,99 @@ class FastTable(ScrollView, can_focus=True):
 
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
+HBLOCKS = " ▏▎▍▌▋▊▉█"
 
 
-def bar_rows(series: Sequence[float], height: int, top: float | None = None) -> list[str]:
-    """A bar chart of ``series`` in ``height`` text rows of eighth blocks, scaled from 0 to ``top``
-    (default: the series' peak), so a flat line at zero is empty and any rate above zero shows."""
-    peak = top if top is not None else max(series, default=0.0)
-    rows = [[" "] * len(series) for _ in range(height)]
-    if peak <= 0:
-        return ["".join(row) for row in rows]
-    for column, value in enumerate(series):
-        units = round(max(value, 0.0) / peak * height * 8)
-        if value > 0:
-            units = max(units, 1)
-        for level in range(height):
-            fill = min(max(units - level * 8, 0), 8)
-            rows[height - 1 - level][column] = BLOCKS[fill]
-    return ["".join(row) for row in rows]
+def hbar(fraction: float, width: int) -> str:
+    """A horizontal bar of ``width`` cells filled to ``fraction`` (0..1) in eighths of a cell."""
+    units = round(min(max(fraction, 0.0), 1.0) * width * 8)
+    if fraction > 0:
+        units = max(units, 1)
+    full, rest = divmod(units, 8)
+    return ("█" * full + (HBLOCKS[rest] if rest else "")).ljust(width)[:width]
 
 
-class RateChart(Static):
-    """The aggregate rate over time, as bars from zero (Textual's Sparkline scales from the minimum)."""
+class RateChart(PlotextPlot):
+    """The aggregate rate over time (textual-plotext): MiB/s against seconds since the scenario
+    started, one line per host when the runs span several, sized to the widget.
 
-    def show(self, series: Sequence[float]) -> None:
-        height = max(self.size.height, 1)
-        self.update(Text("\n".join(bar_rows(series, height)), style="cyan", no_wrap=True))
+    plotext builds the whole figure as text on every render (10-50 ms from 80x24 to 160x50), so the
+    chart is rebuilt only when its data changed, and the run view asks for new data only when a
+    history step (a second) has passed: under load that is about once a second, not once a frame.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._data: RateChartData | None = None
+
+    def show(self, data: RateChartData) -> None:
+        if data == self._data:
+            return
+        self._data = data
+        plt = self.plt
+        plt.clear_data()
+        plt.clear_figure()
+        plt.xlabel(f"seconds since the start (one point per {data.step_s:g} s)")
+        plt.ylabel("MiB/s")
+        if not data.total:
+            plt.title("no data moved yet")
+            self.refresh()
+            return
+        xs = list(data.seconds)
+        plt.plot(xs, list(data.total), label="all" if data.hosts else "", marker="braille", color="cyan")
+        for n, (host, series) in enumerate(data.hosts.items()):
+            plt.plot(xs, list(series), label=host, marker="braille", color=HOST_COLORS[n % len(HOST_COLORS)])
+        plt.ylim(0, max(data.peak * 1.1, 1.0))
+        if len(xs) == 1:
+            plt.xlim(0, xs[0] + data.step_s)
+        self.refresh()
+
+
+HOST_COLORS = ("orange", "magenta", "green", "yellow", "red", "blue")
+
+
+class TuneChart(PlotextPlot):
+    """Each auto-tune candidate's mean with its 95 % interval (a vertical segment), by rank, and the
+    margin band under the pick: candidates whose interval reaches into the band are not yet told apart."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._key: object = None
+
+    def show(self, rows: Sequence[TuneRowView], pick_mean: float | None, margin: float) -> None:
+        key = (tuple(rows), pick_mean, margin)
+        if key == self._key:
+            return
+        self._key = key
+        plt = self.plt
+        plt.clear_data()
+        plt.clear_figure()
+        plt.ylabel("MiB/s")
+        # No legend: plotext puts it in the top left corner, over the best candidates at 80x24.
+        plt.xlabel(f"candidate (#: rank)   ● mean  │ 95 % CI   ─ pick  ┄ pick - margin ({margin:g})")
+        ranked = [r for r in rows if r.mean_mib_s is not None]
+        if not ranked:
+            plt.title("no candidate has a mean yet")
+            self.refresh()
+            return
+        xs = [r.rank for r in ranked]
+        low = min((r.ci_low_mib_s if r.ci_low_mib_s is not None else r.mean_mib_s) for r in ranked)  # type: ignore[misc]
+        high = max((r.ci_high_mib_s if r.ci_high_mib_s is not None else r.mean_mib_s) for r in ranked)  # type: ignore[misc]
+        if pick_mean is not None:
+            band = pick_mean - margin
+            plt.plot([0.5, max(xs) + 0.5], [pick_mean, pick_mean], color="green", marker="─")
+            plt.plot([0.5, max(xs) + 0.5], [band, band], color="yellow", marker="┄")
+            low, high = min(low, band), max(high, pick_mean)
+        for r in ranked:
+            if r.ci_low_mib_s is not None and r.ci_high_mib_s is not None:
+                colour = "gray" if r.style == "eliminated" else "cyan"
+                plt.plot([r.rank, r.rank], [r.ci_low_mib_s, r.ci_high_mib_s], color=colour, marker="│")
+        plt.scatter(xs, [r.mean_mib_s for r in ranked], marker="●", color="white")
+        pad = max((high - low) * 0.1, 1.0)
+        plt.ylim(max(low - pad, 0.0), high + pad)
+        plt.xlim(0.5, max(xs) + 0.5)
+        plt.xticks(xs, [f"#{x}" for x in xs])
+        self.refresh()
 
 
 class FilterInput(Input):
@@ -335,4 +438,33 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
     def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
+class ChoiceScreen(ModalScreen[str | None]):
+    """A question with several answers, each a button and a key: ``choices`` are (value, label, key);
+    the dialog returns the value chosen (the first button has focus)."""
+
+    def __init__(self, question: str, choices: Sequence[tuple[str, str, str]]) -> None:
+        super().__init__()
+        self.question = question
+        self.choices = list(choices)
+        for value, label, key in self.choices:
+            self._bindings.bind(key, f"answer({value!r})", label, show=False)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Static(self.question, id="confirm-question")
+            with Horizontal(id="confirm-buttons"):
+                for n, (value, label, key) in enumerate(self.choices):
+                    shown = "Esc" if key == "escape" else key
+                    yield Button(f"{label} ({shown})", id=f"choice-{value}", variant="primary" if n == 0 else "default")
+
+    def on_mount(self) -> None:
+        self.query_one(Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss((event.button.id or "").removeprefix("choice-"))
+
+    def action_answer(self, value: str) -> None:
         self.dismiss(value)

@@ -101,7 +101,7 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         if "on" in raw:
             errors.extend(_on_diagnostics(raw["on"], ("tests", index, "on"), known_hosts, pos, filename))
         test = TestInput(raw=raw, merged=merged_test(defaults, raw), index=index, pos=pos, filename=filename,
-                         inventory=dict(data.get("hosts", {})))
+                         inventory=dict(data.get("hosts", {})), tests=tuple(data["tests"]))
         runs = planned_runs(test.merged) * loops
         total_runs += runs
         if runs > cap.runs:  # before the kind's checks, which may walk the matrix themselves

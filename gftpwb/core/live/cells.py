@@ -3,13 +3,13 @@ TUI's tables show and its CSV export writes, so both always say the same thing. 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from gftpwb.core.events import RankingRow, TuneUpdate
-from gftpwb.core.format import pm_text, rate_text
+from gftpwb.core.format import cv_text, duration_text, pm_text, rate_text
 from gftpwb.core.specs import RunSpec
 
-from .models import TestRow, ThreadRow, TunePanel, TuneRowView
+from .models import TestRow, ThreadRow, ThreadTotals, TunePanel, TuneRowView
 
 THREAD_SORT_KEYS = ("run_id", "host", "thread", "percent", "mib", "mib_s", "iops", "files_s", "state")
 
@@ -56,7 +56,7 @@ def tune_panel(update: TuneUpdate, spec: RunSpec | None, test_ids: tuple[str, ..
         ci = pm_text(None if row.ci_low_mib_s is None or row.ci_high_mib_s is None else
                      (row.ci_high_mib_s - row.ci_low_mib_s) / 2)
         rows.append(TuneRowView(row.rank, row.candidate, row.mean_mib_s, ci, row.runs, row.failures, mark,
-                                tune_note(row), style))
+                                tune_note(row), style, row.ci_low_mib_s, row.ci_high_mib_s))
     line = ""
     if update.leader:
         program = spec.argv[0] if spec is not None and spec.argv else "globus-url-copy"
@@ -64,7 +64,7 @@ def tune_panel(update: TuneUpdate, spec: RunSpec | None, test_ids: tuple[str, ..
         line = " ".join([program, update.leader, *ends])
     return TunePanel(update.test_id, update.strategy, update.engine, update.transfers_used, update.budget,
                      update.margin_mib_s, tuple(rows), update.leader, update.finished, line,
-                     test_ids or (update.test_id,))
+                     test_ids or (update.test_id,), update.p_within_margin, update.stop_reason)
 
 
 TEST_COLUMNS = ("test", "kind", "host(s)", "status", "runs", "last MiB/s", "note")
@@ -73,14 +73,43 @@ TUNE_COLUMNS = ("#", "candidate", "MiB/s", "±95%", "runs", "mark", "note")
 
 
 def test_cells(row: TestRow) -> tuple[str, ...]:
+    note = ", ".join(part for part in (row.engine, row.note) if part)
     return (row.test_id, row.kind, row.hosts, row.status, f"{row.done}/{row.total}", rate_text(row.last_rate_mib_s),
-            row.note)
+            note)
 
 
 def thread_cells(row: ThreadRow) -> tuple[str, ...]:
+    state = row.state + (f": {row.error}" if row.error else "")
     return (row.run_id, row.host, row.thread, "-" if row.percent is None else f"{row.percent:.0f}",
             f"{row.mib:.1f}", rate_text(row.mib_s), rate_text(row.iops, 0), rate_text(row.files_s, 1),
-            row.state + (f": {row.error}" if row.error else ""))
+            f"{state} ({row.engine})" if row.engine else state)
+
+
+def thread_totals(rows: Sequence[ThreadRow], elapsed: Mapping[str, float]) -> ThreadTotals:
+    """Sums and spread over ``rows``; ``elapsed`` gives each finished row's seconds (by key)."""
+    rates = [r.mib_s for r in rows if r.mib_s is not None]
+    mean = sum(rates) / len(rates) if rates else None
+    cv = None
+    if mean and len(rates) > 1:
+        cv = (sum((x - mean) ** 2 for x in rates) / (len(rates) - 1)) ** 0.5 / mean
+    done = [elapsed[r.key] for r in rows if r.key in elapsed]
+    return ThreadTotals(rows=len(rows), mib=sum(r.mib for r in rows), mib_s=sum(rates) if rates else None,
+                        min_mib_s=min(rates) if rates else None, max_mib_s=max(rates) if rates else None, cv=cv,
+                        done=len(done), first_done_s=min(done) if done else None,
+                        last_done_s=max(done) if done else None)
+
+
+def totals_text(totals: ThreadTotals) -> str:
+    """The totals row as one line: ``8 rows · 1,234.5 MiB · 456.7 MiB/s in all · spread 50.1-60.2 (CV 5.0 %) ...``."""
+    parts = [f"{totals.rows} row(s)", f"{totals.mib:.1f} MiB"]
+    if totals.mib_s is not None:
+        parts.append(f"{rate_text(totals.mib_s)} MiB/s in all")
+        parts.append(f"per row {rate_text(totals.min_mib_s)} to {rate_text(totals.max_mib_s)} MiB/s"
+                     + (f" (CV {cv_text(totals.cv)})" if totals.cv is not None else ""))
+    if totals.done:
+        parts.append(f"{totals.done} done: first after {duration_text(totals.first_done_s)}, "
+                     f"last after {duration_text(totals.last_done_s)}")
+    return "  ·  ".join(parts)
 
 
 def tune_cells(row: TuneRowView) -> tuple[str, ...]:

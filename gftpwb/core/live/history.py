@@ -15,17 +15,24 @@ from .models import MIB, RunState
 
 
 class RateHistory:
-    """MiB moved per bucket of ``step_s`` seconds since the run started; the newest ``length`` kept."""
+    """MiB moved per bucket of ``step_s`` seconds since the run started; the newest ``length`` kept.
+    A series gives MiB/s per bucket (the newest bucket over the part of it gone by).
+
+    ``by_host`` keeps the same buckets per host of the runs (``RunSpec.host``), so the run view can
+    draw one line per host when a run or a batch spans several.
+    """
 
     def __init__(self, step_s: float = 1.0, length: int = 900):
         self.step_s = step_s
         self.length = length
         self.t0: float | None = None
         self.moved: dict[int, float] = {}
+        self.by_host: dict[str, dict[int, float]] = {}
         self.last_t: float | None = None  # the newest event time
 
     def restart(self, t: float) -> None:
         self.moved.clear()
+        self.by_host.clear()
         self.t0 = self.last_t = t
 
     def account(self, run: RunState, total_bytes: int, t: float) -> None:
@@ -36,10 +43,15 @@ class RateHistory:
         delta = total_bytes - run.accounted_bytes
         if delta > 0:
             self.spread(delta / MIB, run.accounted_t, t, self.moved)
+            host = self.by_host.get(run.spec.host)
+            if host is None:
+                host = self.by_host[run.spec.host] = {}
+            self.spread(delta / MIB, run.accounted_t, t, host, trim=True)
         run.accounted_bytes, run.accounted_t = total_bytes, max(run.accounted_t, t)
 
-    def spread(self, mib: float, start: float, end: float, into: dict[int, float]) -> None:
-        """Add ``mib`` to the buckets of [start, end] in proportion to their overlap."""
+    def spread(self, mib: float, start: float, end: float, into: dict[int, float], *, trim: bool = False) -> None:
+        """Add ``mib`` to the buckets of [start, end] in proportion to their overlap; ``trim`` (always
+        for ``moved``) drops buckets older than ``length``."""
         t0 = self.t0
         assert t0 is not None
         step = self.step_s
@@ -53,7 +65,7 @@ class RateHistory:
                 high = min(end, t0 + (bucket + 1) * step)
                 if high > low:
                     into[bucket] = into.get(bucket, 0.0) + mib * (high - low) / (end - start)
-        if into is self.moved and len(into) > self.length:
+        if (trim or into is self.moved) and len(into) > self.length:
             oldest = last - self.length
             for bucket in [b for b in into if b < oldest]:
                 del into[bucket]
@@ -70,7 +82,40 @@ class RateHistory:
         for run in in_flight:
             if run.inst and run.accounted_t is not None and now > run.accounted_t:
                 self.spread(run.inst * (now - run.accounted_t), run.accounted_t, now, estimate)
-        return [(self.moved.get(b, 0.0) + estimate.get(b, 0.0)) / step for b in range(first, end_bucket + 1)]
+        spans = self._spans(first, end_bucket, until)
+        return [(self.moved.get(b, 0.0) + estimate.get(b, 0.0)) / span for b, span in zip(range(first, end_bucket + 1),
+                                                                                           spans, strict=True)]
+
+    def _spans(self, first: int, last: int, until: float) -> list[float]:
+        """Seconds each bucket covers up to ``until``: ``step_s`` for past ones; the newest, still filling,
+        only the part gone by (at least a quarter step), so it reads as the rate so far in it instead
+        of a drop at the right edge of the chart."""
+        assert self.t0 is not None
+        step = self.step_s
+        gone = until - (self.t0 + last * step)
+        return [step] * (last - first) + [min(step, max(gone, step / 4))]
+
+    def window(self, points: int, until: float) -> tuple[int, int]:
+        """The first and last bucket of the newest ``points`` buckets up to ``until``."""
+        assert self.t0 is not None
+        end_bucket = max(0, int((until - self.t0) / self.step_s))
+        return max(0, end_bucket - points + 1), end_bucket
+
+    def host_series(self, now: float, points: int, until: float,
+                    in_flight: Iterable[RunState]) -> dict[str, list[float]]:
+        """:meth:`series` per host, over the same buckets (hosts in the order they first moved data)."""
+        if self.t0 is None or points <= 0:
+            return {}
+        first, last = self.window(points, until)
+        estimates: dict[str, dict[int, float]] = {}
+        for run in in_flight:
+            if run.inst and run.accounted_t is not None and now > run.accounted_t:
+                self.spread(run.inst * (now - run.accounted_t), run.accounted_t, now,
+                            estimates.setdefault(run.spec.host, {}))
+        spans = self._spans(first, last, until)
+        hosts = [*self.by_host, *(h for h in estimates if h not in self.by_host)]
+        return {host: [(self.by_host.get(host, {}).get(b, 0.0) + estimates.get(host, {}).get(b, 0.0)) / span
+                       for b, span in zip(range(first, last + 1), spans, strict=True)] for host in hosts}
 
 
 class LogBuffer:

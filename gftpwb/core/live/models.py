@@ -35,6 +35,7 @@ class TestRow:
     passed: int
     note: str  # "1 failed, 1 timeout", "2 done earlier", "not selected"
     last_rate_mib_s: float | None  # the live average while running, else the last finished run's rate
+    engine: str = ""  # how its runs are marked when another engine carries them out ("SIMULATED")
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class RunLine:
     length_bytes: int | None
     rate_avg_mib_s: float | None
     rate_inst_mib_s: float | None
+    engine: str = ""  # "SIMULATED" when the simulated engine carries the run out
 
     @property
     def fraction(self) -> float | None:
@@ -97,6 +99,38 @@ class ThreadRow:
     files_s: float | None
     state: str
     error: str = ""
+    engine: str = ""  # "SIMULATED" for a simulated run's rows
+
+
+@dataclass(frozen=True)
+class ThreadTotals:
+    """The totals row under the per-thread table: sums, the spread of the rates, and when the first
+    and the last thread finished (seconds since their run started)."""
+
+    rows: int
+    mib: float
+    mib_s: float | None  # the sum of the rows' rates
+    min_mib_s: float | None
+    max_mib_s: float | None
+    cv: float | None  # stdev / mean of the rows' rates (a fraction)
+    done: int  # rows that finished (passed, done, failed, ...)
+    first_done_s: float | None
+    last_done_s: float | None
+
+
+@dataclass(frozen=True)
+class RateChartData:
+    """The run view's chart: seconds since the scenario started (the end of each bucket), the
+    aggregate MiB/s per bucket, and one series per host when the runs span several."""
+
+    seconds: tuple[float, ...]
+    total: tuple[float, ...]
+    hosts: dict[str, tuple[float, ...]]
+    step_s: float
+
+    @property
+    def peak(self) -> float:
+        return max(self.total, default=0.0)
 
 
 @dataclass(frozen=True)
@@ -110,6 +144,8 @@ class TuneRowView:
     mark: str  # "leader", "tied with #1 (within 20 MB/s)", "eliminated after 12", "failed" or ""
     note: str  # "1 failed; guc failed: 500 Command failed", "same kernel-capped buffer as ..."
     style: str  # "leader", "tied", "eliminated", "failed" or ""
+    ci_low_mib_s: float | None = None
+    ci_high_mib_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +161,8 @@ class TunePanel:
     finished: bool
     guc_line: str  # the command line to use, once finished (or the current leader's, marked as such)
     test_ids: tuple[str, ...]  # every auto-tune test seen, in first-seen order
+    p_within_margin: float | None = None  # P(the pick's true mean is within the margin of the best)
+    stop_reason: str = ""  # why the strategy stopped before its plan ran out ("": it ran its plan)
 
 
 # --- mutable per-run state ----------------------------------------------------------------------

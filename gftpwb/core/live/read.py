@@ -7,18 +7,20 @@ from gftpwb.core.format import short_error
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, SKIPPED, TIMEOUT, ResultRecord
 from gftpwb.core.registry import registry
 
-from .cells import sort_thread_rows, tune_panel
+from .cells import sort_thread_rows, thread_totals, tune_panel
 from .models import (
     MIB,
     QUEUED,
     RUNNING,
     TEST_STATUS_ORDER,
     PartState,
+    RateChartData,
     RunLine,
     RunPanel,
     RunState,
     TestRow,
     ThreadRow,
+    ThreadTotals,
     TunePanel,
 )
 from .state import LiveState
@@ -54,7 +56,7 @@ def test_rows(live: LiveState) -> list[TestRow]:
             test_id=test_id, kind=live.test_kind.get(test_id, ""),
             hosts=", ".join(dict.fromkeys(run.spec.host for run in runs)),
             status=status, done=done, total=len(runs), passed=statuses.count(PASSED), note=", ".join(notes),
-            last_rate_mib_s=_last_rate(all_runs),
+            last_rate_mib_s=_last_rate(all_runs), engine=_engine(runs[0]),
         ))
     return rows
 
@@ -69,15 +71,21 @@ def _last_rate(runs: list[RunState]) -> float | None:
     return None
 
 
+def _engine(run: RunState) -> str:
+    """How a run is marked when another engine than the real program carries it out ("SIMULATED")."""
+    engine = run.record.engine if run.record is not None else run.spec.engine
+    return registry().engine_label(engine)
+
+
 def _line(run: RunState, now: float) -> RunLine:
     if run.status == RUNNING:
         elapsed = now - (run.started_t if run.started_t is not None else now)
         return RunLine(run.spec.run_id, run.spec.host, run.command, run.status, max(elapsed, 0.0), run.bytes,
-                       run.spec.length_bytes, run.avg, run.inst)
+                       run.spec.length_bytes, run.avg, run.inst, _engine(run))
     record = run.record
     return RunLine(run.spec.run_id, run.spec.host, run.command or " ".join(run.spec.argv), run.status,
                    (record.seconds if record and record.seconds is not None else 0.0), run.bytes,
-                   run.spec.length_bytes, record.rate_incl_setup_mib_s if record else run.avg, None)
+                   run.spec.length_bytes, record.rate_incl_setup_mib_s if record else run.avg, None, _engine(run))
 
 
 def run_panel(live: LiveState, now: float) -> RunPanel:
@@ -115,6 +123,21 @@ def rate_series(live: LiveState, now: float, points: int) -> list[float]:
     return live.history.series(now, points, until, live.running.values())
 
 
+def rate_chart(live: LiveState, now: float, points: int) -> RateChartData:
+    """The run view's chart: :func:`rate_series` with its time axis, and one series per host when the
+    runs span more than one host."""
+    history = live.history
+    total = rate_series(live, now, points)
+    if history.t0 is None or not total:
+        return RateChartData((), (), {}, history.step_s)
+    until = now if live.active else (history.last_t or now)
+    first, last = history.window(points, until)
+    seconds = tuple((b + 1) * history.step_s for b in range(first, last + 1))
+    hosts = history.host_series(now, points, until, live.running.values())
+    return RateChartData(seconds, tuple(total), {h: tuple(v) for h, v in hosts.items()} if len(hosts) > 1 else {},
+                         history.step_s)
+
+
 def log_since(live: LiveState, seq: int) -> tuple[int, list[str], int]:
     """Lines after sequence number ``seq``: (new seq, lines, lines dropped because the buffer wrapped)."""
     return live.log.since(seq)
@@ -138,6 +161,24 @@ def thread_rows(live: LiveState, sort: str = "host", reverse: bool = False, text
     return sort_thread_rows(rows, sort, reverse)
 
 
+def thread_summary(live: LiveState, rows: list[ThreadRow]) -> ThreadTotals:
+    """The totals row of ``rows`` (as :func:`thread_rows` gave them): when a row is no longer running,
+    its part's elapsed time (or its run's seconds) is when it finished."""
+    elapsed: dict[str, float] = {}
+    for row in rows:
+        if row.state in (RUNNING, "preparing", "ready", QUEUED):
+            continue
+        run = live.runs.get(row.run_id)
+        if run is None:
+            continue
+        part = run.parts.get((row.host, row.thread))
+        if part is not None and part.elapsed > 0:
+            elapsed[row.key] = part.elapsed
+        elif run.record is not None and run.record.seconds is not None:
+            elapsed[row.key] = run.record.seconds
+    return thread_totals(rows, elapsed)
+
+
 def _part_row(run: RunState, part: PartState) -> ThreadRow:
     elapsed = part.elapsed
     per_s = (lambda n: n / elapsed) if elapsed > 0 else (lambda n: None)
@@ -146,7 +187,7 @@ def _part_row(run: RunState, part: PartState) -> ThreadRow:
         thread=part.label, percent=part.percent, mib=part.bytes / MIB,
         mib_s=part.avg if elapsed > 0 else None,
         iops=per_s(part.ios) if part.worker else None, files_s=per_s(part.files) if part.worker else None,
-        state=part.state, error=part.error,
+        state=part.state, error=part.error, engine=_engine(run),
     )
 
 
@@ -157,7 +198,7 @@ def _run_row(run: RunState) -> ThreadRow:
         key=f"{run.spec.run_id}|{run.spec.host}|all", run_id=run.spec.run_id, host=run.spec.host,
         thread="all", percent=100.0 * run.bytes / length if length else None, mib=run.bytes / MIB,
         mib_s=rate, iops=None, files_s=None, state=run.status,
-        error=short_error(run.record.error, 60) if run.record and run.record.error else "",
+        error=short_error(run.record.error, 60) if run.record and run.record.error else "", engine=_engine(run),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import DURATION, Key, ref
+from gftpwb.core.dsl.keys import DURATION, SIZE, Key, ref
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import REAL_ENGINE
 
@@ -53,7 +53,9 @@ def matrix_object() -> dict[str, Any]:
 
 
 def definitions() -> dict[str, dict[str, Any]]:
-    return {"guc_options": options_object(), "guc_matrix": matrix_object()}
+    from .files import FILES_SCHEMA
+
+    return {"guc_options": options_object(), "guc_matrix": matrix_object(), "guc_files": FILES_SCHEMA}
 
 
 def engine_keys() -> tuple[Key, ...]:
@@ -103,3 +105,31 @@ STRIPE_KEY = Key(
     "A striped transfer with live rates per stripe: passes -stripe and -dbg, and reads the servers' performance "
     "markers (112 replies, which guc prints only with -dbg) as each stripe's progress; the record keeps each "
     "stripe's bytes and rate. options.stripe passes -stripe alone, as tgftp does. Default false.")
+
+BASELINE_KEY = Key(
+    "baseline", {"anyOf": [ref("name"), {
+        "type": "object", "additionalProperties": False,
+        "properties": {
+            "client": {**ref("name"), "description": "Host of the iperf3 client. Default: the source end's host."},
+            "server": {**ref("name"), "description": "Host of the iperf3 server. Default: the target end's host."},
+            "server_address": {"type": "string", "minLength": 1,
+                               "description": "Address the client connects to. Default: the target URL's host."},
+            "port": {"type": "integer", "minimum": 1, "maximum": 65535,
+                     "description": "Server port. Default: a free one per run."},
+            "duration": {**DURATION, "description": "How long each iperf3 run sends (whole seconds). Default 10s."},
+            "bytes": {**SIZE, "description": "Send this many bytes instead of for a duration."},
+            "omit": {**DURATION, "description": "Seconds left out at the start (iperf3 -O). Default 0."},
+            "timeout": {**DURATION, "description": "Stop an iperf3 run after this long. Default: no limit."},
+        }}]},
+    "An iperf3 run on the same host pair before every guc run, with the case's streams (parallel) and window "
+    "(tcp_buffer): the report gives guc's efficiency = guc rate / iperf3 rate with its 95 % CI. iperf3: the hosts "
+    "from the URLs (the client on the source end's host, the server on the target end's; a file end is the host "
+    "guc runs on); a mapping: the same with client, server, server_address, port, duration, bytes, omit or "
+    "timeout given; the id of an iperf3 test: that test's settings (it still runs where it stands too).",
+    expected="iperf3, the id of an iperf3 test, or a mapping of iperf3 settings")
+
+
+def files_key() -> Key:
+    from .files import FILES_DESCRIPTION
+
+    return Key("files", ref("guc_files"), FILES_DESCRIPTION)

@@ -14,6 +14,7 @@ from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_duration
 from gftpwb.kinds.simulated.link import build_link
 
+from .baseline import Baseline, BaselineError, build_baseline
 from .driver import (
     EXTENDED,
     GUC,
@@ -25,7 +26,8 @@ from .driver import (
     server_endpoints,
     third_party,
 )
-from .keys import MATRIX_KEY, MODE_KEY, STRIPE_KEY, definitions, shared_keys
+from .files import build_files
+from .keys import BASELINE_KEY, MATRIX_KEY, MODE_KEY, STRIPE_KEY, definitions, files_key, shared_keys
 from .model import GucOptions, Test
 from .plan import plan_transfers
 
@@ -40,6 +42,7 @@ NO_PROGRESS = ("no live progress, elapsed time only: between two servers -vb wou
 RATE = Figure("rate_incl_setup_mib_s", "rate incl. set-up", "MiB/s", ("rate_incl_setup_mib_s",))
 GUC_AVG = Figure("rate_guc_avg_mib_s", "guc avg", "MiB/s", ("rate_guc_avg_mib_s",))
 QUANTISED = "quantised"
+PER_FILE = "per file"  # guc's average of a multi-file transfer is its last file's
 
 
 def timeout_of(merged: dict[str, Any], default: float) -> float | None:
@@ -80,9 +83,70 @@ def build_transfer_test(test: TestInput, default_timeout: float = 0.0) -> Test:
         on=on_tuple(merged.get("on", LOCAL)),
         engine=merged.get("engine", REAL_ENGINE),
         stripe=bool(merged.get("stripe", False)),
+        baseline=baseline_of(test),
+        files=files_of(test),
         link=build_link(merged.get("link")),
         index=test.index,
     )
+
+
+def baseline_of(test: TestInput) -> Baseline | None:
+    """The test's iperf3 baseline, or None (checked first: :func:`check_baseline`)."""
+    value = test.merged.get("baseline")
+    if value is None:
+        return None
+    return build_baseline(value, source=str(test.merged.get("source", "")), target=str(test.merged.get("target", "")),
+                          on=on_tuple(test.merged.get("on", LOCAL)), inventory=test.inventory, tests=test.tests)
+
+
+def files_of(test: TestInput) -> Any:
+    """The test's file set (``files:``), or None."""
+    value = test.merged.get("files")
+    if value is None:
+        return None
+    return build_files(value, source=str(test.merged.get("source", "")), target=str(test.merged.get("target", "")),
+                       on=on_tuple(test.merged.get("on", LOCAL)), inventory=test.inventory)
+
+
+def check_files(test: TestInput) -> None:
+    """A files test needs directories on known hosts, and no -len (the files' size is the length)."""
+    if test.merged.get("files") is None:
+        return
+    key = "files" if "files" in test.raw else None
+    if test.merged.get("engine", REAL_ENGINE) != REAL_ENGINE:
+        test.error(f"test '{test.id}': files: disk-to-disk runs are real; this test uses another engine", key)
+        return
+    if "length" in test.merged.get("options", {}) or "length" in test.raw.get("matrix", {}):
+        test.error(f"test '{test.id}': files: the files' size is what moves; leave options.length (-len) out", key)
+    if test.merged.get("baseline") is not None:
+        test.error(f"test '{test.id}': files: a baseline is memory to memory; pair the test without files instead",
+                   key)
+    if int(test.merged.get("concurrency", 1) or 1) > 1:
+        test.error(f"test '{test.id}': files: copies of a run (concurrency) would make, move and remove the same "
+                   "files; run one copy", key)
+    try:
+        files_of(test)
+    except ValueError as exc:
+        test.error(f"test '{test.id}': {exc}", key)
+
+
+def check_baseline(test: TestInput) -> None:
+    """A baseline must find its hosts; a simulated or striped test has no path iperf3 could measure alike."""
+    if test.merged.get("baseline") is None:
+        return
+    key = "baseline" if "baseline" in test.raw else None
+    if test.merged.get("engine", REAL_ENGINE) != REAL_ENGINE:
+        test.error(f"test '{test.id}': baseline: an iperf3 baseline measures a real path; this test uses another "
+                   "engine", key)
+        return
+    if test.merged.get("stripe"):
+        test.error(f"test '{test.id}': baseline: a striped transfer spreads over several host pairs; an iperf3 "
+                   "baseline measures one (pair the unstriped test instead)", key)
+        return
+    try:
+        baseline_of(test)
+    except (BaselineError, ValueError) as exc:
+        test.error(f"test '{test.id}': {exc}", key)
 
 
 def transfer_endpoints(spec: RunSpec) -> tuple[str, ...]:
@@ -144,10 +208,11 @@ class GucKind(Kind):
     figures = (RATE, GUC_AVG)
 
     def dsl_keys(self) -> tuple[Key, ...]:
-        return (*shared_keys(), MATRIX_KEY, STRIPE_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS, LOG_FILENAME_KEY)
+        return (*shared_keys(), MATRIX_KEY, STRIPE_KEY, BASELINE_KEY, files_key(), *REPEAT_KEYS, MODE_KEY,
+                *COMMAND_KEYS, LOG_FILENAME_KEY)
 
     def defaults_keys(self) -> tuple[Key, ...]:
-        return (*shared_keys(), *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS)
+        return (*shared_keys(), BASELINE_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS)
 
     def definitions(self) -> dict[str, dict[str, Any]]:
         return definitions()
@@ -162,6 +227,8 @@ class GucKind(Kind):
                          "options.length or timeout")
         check_repeats(test)
         check_mode(test)
+        check_baseline(test)
+        check_files(test)
 
     def build(self, test: TestInput) -> Test:
         return build_transfer_test(test)
@@ -175,6 +242,15 @@ class GucKind(Kind):
 
     def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
         return transfer_endpoints(spec)
+
+    def describe(self, spec: RunSpec, limit: str) -> list[str]:
+        lines = super().describe(spec, limit)
+        files = spec.details.get("files")
+        if files:
+            from .files import FileSet
+
+            lines.append(f"{' ' * len(spec.run_id)}  {FileSet.from_dict(files).describe()}")
+        return lines
 
     def waiting(self, spec: RunSpec) -> str:
         return GUC_WAITING
@@ -193,6 +269,8 @@ class GucKind(Kind):
         avg = measured[GUC_AVG.key]
         if avg.value is not None and record.details.get("guc_avg_quantised"):
             measured[GUC_AVG.key] = Measured(avg.value, QUANTISED)
+        elif avg.value is not None and (record.details.get("files") or {}).get("count", 1) > 1:
+            measured[GUC_AVG.key] = Measured(avg.value, PER_FILE)
         return measured
 
     def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:

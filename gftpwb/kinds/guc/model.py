@@ -58,6 +58,25 @@ def convert_option_value(name: str, value: Any) -> Any:
 
 
 
+DEFAULT_BASELINE_S = 10.0
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """Where and how long the iperf3 run next to each guc run goes (streams and window per case)."""
+
+    client: str
+    server: str
+    server_address: str
+    reverse: bool = False
+    port: int | None = None
+    duration_s: float | None = DEFAULT_BASELINE_S
+    bytes: int | None = None
+    omit_s: float = 0.0
+    timeout_s: float | None = None
+    template: str = ""  # the iperf3 test it took its settings from, if any
+
+
 @dataclass(frozen=True)
 class Test:
     """One test with the scenario's defaults merged in."""
@@ -87,4 +106,6 @@ class Test:
     engine: str = "real"
     link: LinkModel | None = None
     stripe: bool = False  # -stripe -dbg, and per-stripe progress from the performance markers
+    baseline: Baseline | None = None  # an iperf3 run before every guc run (efficiency = guc / iperf3)
+    files: Any = None  # a files.FileSet: disk-to-disk runs of test files gftpwb makes and removes
     index: int = field(default=0, metadata={"derived": True})

@@ -11,8 +11,13 @@ from gftpwb.core.plan import case_label, log_name_for, matrix_points, order_runs
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.kinds.simulated.link import LinkModel
 
+from .baseline import Baseline
 from .driver import build_argv, run_details
+from .files import LIST, FileSet, list_path
 from .model import GucOptions, Test
+from .probe import probe_specs
+
+BASELINE_SUFFIX = "/iperf3"  # the run id of a guc run's baseline: the guc run's id plus this
 
 # What differs between kinds that run guc once per run: its argv, the parameters recorded, the length.
 Shape = Callable[[Test, GucOptions], tuple[tuple[str, ...], dict[str, Any], int | None]]
@@ -21,8 +26,20 @@ Shape = Callable[[Test, GucOptions], tuple[tuple[str, ...], dict[str, Any], int 
 def guc_shape(test: Test, options: GucOptions) -> tuple[tuple[str, ...], dict[str, Any], int | None]:
     if test.stripe:  # a striped study run: -stripe, and -dbg for the per-stripe performance markers
         options = options.with_values({"stripe": True})
+    if test.files is not None:
+        return files_argv(test, options), options.set_options(), test.files.total_bytes
     argv = build_argv(test.source, test.target, options, test.extra_args, mode=test.mode, debug=test.stripe)
     return argv, options.set_options(), options.length
+
+
+def files_argv(test: Test, options: GucOptions) -> tuple[str, ...]:
+    """A files run: ``... -cd -r SRC/ DST/``, or ``... -f LIST`` (no URLs: the list has them; build_argv
+    puts its last two arguments last, which is where ``-f LIST`` goes)."""
+    files: FileSet = test.files
+    if files.transfer == LIST:
+        return build_argv("-f", list_path(test.id), options, test.extra_args, mode=test.mode, debug=test.stripe)
+    return build_argv(files.source_url, files.target_url, options, (*test.extra_args, "-cd", "-r"), mode=test.mode,
+                      debug=test.stripe)
 
 
 def plan_transfers(scenario: Scenario, test: Test, first_case: int,
@@ -36,10 +53,18 @@ def plan_transfers(scenario: Scenario, test: Test, first_case: int,
     for variant, point in enumerate(points):
         argv, params, length = shape(test, test.options.with_values(point))
         details = run_details(argv)
+        if test.files is not None:
+            details["files"] = {**test.files.to_dict(), **({"list": argv[-1]} if test.files.transfer == LIST else {})}
         cases.append([])
+        if test.files is not None and test.files.probe:  # the disks of both ends, before the case's runs
+            cases[-1].append(probe_specs(scenario.name, test.id, test.files, case=first_case + variant,
+                                         label=case_label(test, variant), streams=params.get("parallel") or 1,
+                                         timeout_s=test.timeout_s))
         for repeat in range(test.repeat):
             base = f"{case_label(test, variant)}/{repeat}"
-            cases[-1].append([RunSpec(
+            group = [baseline_spec(scenario, test, test.baseline, first_case + variant, repeat, base,
+                                   test.options.with_values(point), repeat < test.warmup)] if test.baseline else []
+            cases[-1].append(group + [RunSpec(
                 run_id=run_id_on(base, host, test),
                 scenario=scenario.name,
                 test_id=test.id,
@@ -64,3 +89,22 @@ def plan_transfers(scenario: Scenario, test: Test, first_case: int,
                 details={**details, "warmup": True} if repeat < test.warmup else dict(details),
             ) for host in test.on])
     return order_runs(cases, test.order, test.order_seed), len(points)
+
+
+def baseline_spec(scenario: Scenario, test: Test, baseline: Baseline, case: int, repeat: int, base: str,
+                  options: GucOptions, warmup: bool) -> RunSpec:
+    """The iperf3 run before a guc run: same test and case (so reports pair them), kind iperf3, the
+    case's streams (``parallel``) and window (``tcp_buffer``); the guc run's id plus ``/iperf3``."""
+    from gftpwb.kinds.iperf3.job import IPERF3, Iperf3Job  # the iperf3 kind's own description of a run
+
+    job = Iperf3Job(client=baseline.client, server=baseline.server, server_address=baseline.server_address,
+                    port=baseline.port, streams=options.parallel or 1, window=options.tcp_buffer,
+                    duration_s=baseline.duration_s, bytes=baseline.bytes, reverse=baseline.reverse,
+                    omit_s=baseline.omit_s)
+    details: dict[str, Any] = {"baseline_for": run_id_on(base, test.on[0], test), "guc_streams": options.parallel or 1}
+    if warmup:
+        details["warmup"] = True
+    return RunSpec(run_id=f"{base}{BASELINE_SUFFIX}", scenario=scenario.name, test_id=test.id, case=case,
+                   repeat=repeat, kind=IPERF3, host=baseline.client, argv=job.display_argv(), params=job.to_params(),
+                   timeout_s=baseline.timeout_s, length_bytes=job.bytes, comment=test.comment,
+                   source=baseline.client, target=baseline.server, details=details)

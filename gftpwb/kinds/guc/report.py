@@ -75,6 +75,56 @@ CAPTION = (f"{MIB_NOTE} Rate incl. set-up (gftpwb's clock, the one to trust): me
 
 
 def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
-    """One row per case: the statistics of the rate incl. set-up, and guc's own average."""
-    rows = tuple(case_row(case) for case in summarize_cases(records))
-    return [ReportTable(f"Results{engine_marks(records)} (rates in MiB/s)", CAPTION, COLUMNS, rows)]
+    """One row per case: the statistics of the rate incl. set-up, and guc's own average; then, for
+    tests with a baseline, guc against iperf3 (and the baseline runs' own table), and for striped
+    runs, each stripe's rate."""
+    from gftpwb.kinds.iperf3.report import tables as iperf3_tables
+
+    from .efficiency import (
+        GFAPI,
+        IPERF3,
+        baseline_records,
+        disk_table,
+        efficiencies,
+        efficiency_table,
+        is_companion,
+    )
+
+    cases = summarize_cases(records)
+    baselines = baseline_records(records)
+    guc_records = [r for r in records if r.kind not in (IPERF3, GFAPI)]
+    rows = tuple(case_row(case) for case in cases if not is_companion(case))
+    out = [ReportTable(f"Results{engine_marks(guc_records)} (rates in MiB/s)", CAPTION, COLUMNS, rows)]
+    found = efficiencies(cases)
+    if found:
+        out.append(efficiency_table(found))
+        out.extend(iperf3_tables(baselines))
+    out.extend(table for table in (disk_table(cases), stripe_table(cases)) if table is not None)
+    return out
+
+
+def stripe_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
+    """Striped cases (``stripe: true``): how many stripes, and each one's median rate from the servers'
+    performance markers over the passed runs (a median: a server may send a stripe's only marker
+    early, which makes that run's rate of the stripe meaningless)."""
+    rows = []
+    for case in cases:
+        per_run = [(r.record.details.get("stripes") or {}).get("stripes") or [] for r in case.runs if r.counted]
+        per_run = [s for s in per_run if s]
+        if not per_run:
+            continue
+        count = max(len(s) for s in per_run)
+        medians = []
+        for i in range(count):
+            rates = sorted(s[i]["mib_s"] for s in per_run if i < len(s) and s[i].get("mib_s") is not None)
+            mid = len(rates) // 2
+            medians.append(None if not rates else rates[mid] if len(rates) % 2 else (rates[mid - 1] + rates[mid]) / 2)
+        total = _median(case, "rate_incl_setup_mib_s")
+        rows.append(((case.test_id, f"{case.case:03d}", case.params_text, str(count), total,
+                      ", ".join(rate_text(m) for m in medians)), ""))
+    if not rows:
+        return None
+    return ReportTable("Striped transfers (MiB/s)", "Per stripe: median rate from the servers' 112 performance markers "
+                       "(-dbg) over the passed runs; median: the whole transfer incl. set-up.",
+                       (("test", "left"), ("#", "right"), ("guc options", "left"), ("stripes", "right"),
+                        ("median", "right"), ("per stripe", "left")), tuple(rows))

@@ -8,7 +8,7 @@ from typing import Any
 from gftpwb.core.dsl.keys import Key
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Kind, Program, ReportSection, TestInput
+from gftpwb.core.registry import Figure, Kind, Program, ReportSection, TestInput
 from gftpwb.core.specs import RunSpec
 
 from .dsl import build_iperf3_test, check_iperf3_test
@@ -18,6 +18,10 @@ from .model import BDP, Iperf3Test
 from .plan import plan_iperf3
 
 IPERF3_PROGRAM = Program(IPERF3, "install the Debian package iperf3 (make test does)")
+# iperf3's receiver rate after the omitted seconds (its own clock; the record keeps it where a guc
+# record keeps guc's own average), then all bytes over the client's wall time.
+RECEIVER = Figure("rate_guc_avg_mib_s", "iperf3 rate", "MiB/s", ("rate_guc_avg_mib_s",))
+WALL = Figure("rate_incl_setup_mib_s", "rate incl. omit + set-up", "MiB/s", ("rate_incl_setup_mib_s",))
 
 
 class Iperf3Kind(Kind):
@@ -27,6 +31,7 @@ class Iperf3Kind(Kind):
     order = 50
     runner = "gftpwb.kinds.iperf3.run.runner:run"
     report = ReportSection("iperf3", 25, "gftpwb.kinds.iperf3.report:tables")
+    figures = (RECEIVER, WALL)
 
     def dsl_keys(self) -> tuple[Key, ...]:
         return IPERF3_KEYS

@@ -44,7 +44,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
         status = lab.status()
         net = hosts.status()
         g = gluster.status() if gluster.configured else None
-        if args.json:
+        if getattr(args, "vars", False):
+            print(lab_vars(lab.state_dir, net))
+        elif args.json:
             print(json.dumps({"gridftp": lab.status_dict(), "hosts": net, **({"gluster": asdict(g)} if g else {})},
                              indent=1))
         else:
@@ -55,6 +57,20 @@ def cmd_lab(args: argparse.Namespace) -> int:
                 state = "started" if g.running else "not running"
                 print(f"gluster  {g.address}:/{g.volume}  {state}  (brick {g.brick})")
     return EXIT_OK
+
+
+def lab_vars(state_dir: str, net: dict | None) -> str:
+    """``--set lab=DIR --set ctrl=A --set src=H1 --set dst=H2``: the lab as a scenario's variables
+    (the controller, the first host and the second, or the first again with one host)."""
+    import shlex
+
+    if not net or not net.get("hosts"):
+        raise UsageError(f"the lab in {state_dir} has no namespace hosts; start them with gftpwb lab up --hosts 2 "
+                         "(or more)")
+    hosts = net["hosts"]
+    values = {"lab": state_dir, "ctrl": net["controller_address"], "src": hosts[0]["address"],
+              "dst": hosts[1 if len(hosts) > 1 else 0]["address"]}
+    return " ".join(f"--set {shlex.quote(f'{k}={v}')}" for k, v in values.items())
 
 
 def _print_hosts(net: dict | None) -> None:
@@ -75,4 +91,6 @@ def _print_hosts(net: dict | None) -> None:
             stripes = ", ".join(s["host"] + ("" if s["running"] else " (NOT running)") for s in info.get("stripes", []))
             state = "running" if info.get("running") else "NOT running"
             print(f"  striped {side:<6} {info.get('url')}  {state}; stripes: {stripes}")
+        for k, urls in sorted((striped.get("subsets") or {}).items()):
+            print(f"  striped over {k} node(s): {urls.get('source')} -> {urls.get('target')}")
     print(f"  inventory: {net['inventory']} (user root, identity {net['identity']}, known_hosts {net['known_hosts']})")

@@ -190,6 +190,8 @@ def add_lab(sub: Sub) -> None:
             add_lab_up_options(q)
         if name == "status":
             q.add_argument("--json", action="store_true", help="machine-readable output")
+            q.add_argument("--vars", action="store_true", help="print --set options that point a scenario's "
+                           "variables at the lab (lab, ctrl, src, dst), as scenarios/teragrid-study.yaml takes them")
         handler(q, "gftpwb.shell.cli.lab:cmd_lab")
 
 

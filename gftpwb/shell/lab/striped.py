@@ -6,6 +6,11 @@ every namespace host, and a striped front end per side on the controller's bridg
     front end "source" CTRL:2812  -r h1:2812,h2:2812,...,hN:2812     (data nodes: -dn, one per host)
     front end "target" CTRL:2813  -r h2:2813,...,hN:2813,h1:2813     (the same hosts, rotated by one)
 
+For the study of striping (1, 2, ..., N nodes per side) the lab also starts a front-end pair for every
+smaller count k: source ``CTRL:2818+2k`` over h1..hk, target ``CTRL:2819+2k`` over h2..h(k+1) (the
+hosts after the source's, wrapping around), so even one stripe crosses from one host to another, over
+the links a transfer of N stripes uses too. ``lab status`` lists them under ``subsets``.
+
 A striped transfer pairs stripe i of the source with stripe i of the target (checked with ``ss`` in
 the namespaces), so rotating the target's list makes every stripe cross from one namespace to the
 next (h1 -> h2, ..., hN -> h1) over the hosts' veths, shaped or not; with one host the single stripe
@@ -35,6 +40,12 @@ from .gridftp import SERVER, GridftpLab, _is_our_server, _pid_alive, kill_group,
 
 STATE_FILE = "striped.json"
 SIDES = {"source": 2812, "target": 2813}  # the same port in every namespace, and on the controller
+SUBSET_BASE = 2818  # front ends over the first k < N nodes: source 2818 + 2k, target 2819 + 2k
+
+
+def front_port(side: str, k: int, n: int) -> int:
+    """The controller port of the front end of ``side`` over ``k`` of the lab's ``n`` data nodes."""
+    return SIDES[side] if k == n else SUBSET_BASE + 2 * k + (side == "target")
 
 
 @dataclass(frozen=True)
@@ -54,6 +65,7 @@ class Server:
     port: int
     argv: list[str]
     pid: int | None = None
+    nodes: int | None = None  # a front end: how many data nodes it stripes over (None: all, as before)
 
     @property
     def contact(self) -> str:
@@ -73,9 +85,12 @@ class StripedState:
                    front_ends=[Server(**s) for s in data.get("front_ends", [])])
 
 
-def stripe_order(nodes: list[LabNode], side: str) -> list[LabNode]:
-    """The data nodes of a side in stripe order: the target's rotated by one (see the module docstring)."""
-    return nodes[1:] + nodes[:1] if side == "target" else list(nodes)
+def stripe_order(nodes: list[LabNode], side: str, k: int | None = None) -> list[LabNode]:
+    """The data nodes of a side's front end over ``k`` nodes (all by default) in stripe order: the
+    source's first k, the target's the k after them, wrapping around (see the module docstring)."""
+    k = len(nodes) if k is None else k
+    rotated = nodes[1:] + nodes[:1] if side == "target" else list(nodes)
+    return rotated[:k]
 
 
 def _is_server(pid: int | None) -> bool:
@@ -100,7 +115,8 @@ class StripedLab:
         atomic_write(self.state_file, json.dumps(asdict(state), indent=1))
 
     def _log(self, server: Server) -> str:
-        return os.path.join(self.state_dir, f"striped-{server.side}-{server.host}.log")
+        subset = f"-{server.nodes}" if server.nodes else ""
+        return os.path.join(self.state_dir, f"striped-{server.side}-{server.host}{subset}.log")
 
     # --- up -------------------------------------------------------------------------------------
 
@@ -114,13 +130,16 @@ class StripedLab:
                     state.data_nodes.append(Server(side, node.name, node.address, port, [
                         "ip", "netns", "exec", node.netns, binary, "-dn", "-aa", "-anonymous-user", "nobody",
                         "-p", str(port), "-control-interface", node.address, "-data-interface", node.address, "-s"]))
-            for side, port in SIDES.items():
-                contacts = ",".join(f"{n.address}:{port}" for n in stripe_order(nodes, side))
-                if port_open(controller_address, port):
-                    raise LabError(f"port {controller_address}:{port} for the striped {side} front end is in use")
-                state.front_ends.append(Server(side, "controller", controller_address, port, [
-                    binary, "-aa", "-anonymous-user", "nobody", "-p", str(port), "-control-interface",
-                    controller_address, "-r", contacts, "-s"]))
+            for k in range(len(nodes), 0, -1):
+                for side, port in SIDES.items():
+                    contacts = ",".join(f"{n.address}:{port}" for n in stripe_order(nodes, side, k))
+                    front = front_port(side, k, len(nodes))
+                    if port_open(controller_address, front):
+                        raise LabError(f"port {controller_address}:{front} for the striped {side} front end is in "
+                                       "use")
+                    state.front_ends.append(Server(side, "controller", controller_address, front, [
+                        binary, "-aa", "-anonymous-user", "nobody", "-p", str(front), "-control-interface",
+                        controller_address, "-r", contacts, "-s"], nodes=k))
             self._save(state)  # recorded before anything is started
         for server in state.data_nodes:
             self._start(state, server)
@@ -170,8 +189,13 @@ class StripedLab:
         state = self.load()
         if state is None:
             return None
-        sides = {}
+        sides: dict = {}
+        total = max((f.nodes or 0 for f in state.front_ends), default=0)
+        subsets: dict[str, dict[str, str]] = {}
         for front in state.front_ends:
+            if front.nodes is not None and front.nodes < total:
+                subsets.setdefault(str(front.nodes), {})[front.side] = f"ftp://{front.contact}"
+                continue
             nodes = [s for s in state.data_nodes if s.side == front.side]
             order = front.argv[front.argv.index("-r") + 1].split(",")
             by_contact = {n.contact: n for n in nodes}
@@ -180,4 +204,4 @@ class StripedLab:
                 "stripes": [{"host": by_contact[c].host if c in by_contact else "?", "contact": c,
                              "running": c in by_contact and _is_server(by_contact[c].pid)} for c in order],
             }
-        return {"nodes": len(sides.get("source", {}).get("stripes", [])), **sides}
+        return {"nodes": len(sides.get("source", {}).get("stripes", [])), **sides, "subsets": subsets}

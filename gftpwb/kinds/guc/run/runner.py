@@ -1,5 +1,6 @@
 """The runner of guc tests: one globus-url-copy per run on the spec's host, or, with another
-``engine:``, that engine's runner; the spec's pre, comment and post commands around it."""
+``engine:``, that engine's runner; the test files of a disk-to-disk run (``files:``) made before and
+removed after it, and the spec's pre, comment and post commands around all that."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from gftpwb.core.registry import registry
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.trace.setting import TraceSetting
 from gftpwb.kinds.guc.driver import GucRun, unbuffered, with_debug
+from gftpwb.kinds.guc.run.files import with_files
 from gftpwb.shell.commands import with_commands
 from gftpwb.shell.context import RunContext
 from gftpwb.shell.runners import run_process
@@ -25,4 +27,4 @@ async def run_guc(ctx: RunContext, spec: RunSpec) -> ResultRecord:
     return await run_process(ctx, spec, session, argv)
 
 
-run = with_commands(run_guc)
+run = with_commands(with_files(run_guc))

@@ -1,0 +1,164 @@
+"""``files:`` of guc tests: checks at file:line:col, the planned argv (directory or list), and the
+shell steps run for real with /bin/sh on this machine (make, verify, compare, clean up)."""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.errors import ScenarioError
+from gftpwb.core.plan import plan
+from gftpwb.kinds.guc.files import FileSet, compare
+
+HEAD = "version: 1\nname: f\nhosts:\n  h1: {address: 10.9.0.2}\n  h2: {address: 10.9.0.3}\ntests:\n"
+FIRST = HEAD.count("\n") + 1
+
+
+def load(tests: str):
+    return load_scenario_text(HEAD + textwrap.dedent(tests), "f.yaml")
+
+
+def test_directory_and_list_transfers_are_planned_with_their_files():
+    scenario = load("""\
+      - id: dir
+        kind: guc
+        source: ftp://10.9.0.2:2811/data/src/
+        target: ftp://h2:2811/data/dst/
+        files: {size: 64M, count: 4, drop_caches: true}
+        matrix: {parallel: [1, 4]}
+      - id: lst
+        kind: guc
+        on: h1
+        source: file:///scratch/a/
+        target: ftp://10.9.0.3:2811/scratch/b/
+        files: {size: 1M, transfer: list, verify: checksum, content: sparse}
+    """)
+    one, four, lst = plan(scenario)
+    assert one.argv == ("globus-url-copy", "-vb", "-p", "1", "-cd", "-r", "ftp://10.9.0.2:2811/data/src/",
+                        "ftp://h2:2811/data/dst/")
+    assert four.length_bytes == 256 << 20 and four.details["mode"] == "extended"
+    files = FileSet.from_dict(four.details["files"])
+    assert (files.source_host, files.source_dir, files.target_host, files.target_dir, files.drop_caches) == (
+        "h1", "/data/src/", "h2", "/data/dst/", True)
+    assert lst.argv == ("globus-url-copy", "-vb", "-f", "/tmp/gftpwb-list-lst.txt")
+    assert lst.details["files"]["list"] == "/tmp/gftpwb-list-lst.txt"
+    assert (lst.details["files"]["source_host"], lst.details["files"]["target_host"]) == ("h1", "h2")
+    assert lst.details["mode"] == "stream" and lst.details["live_progress"] is True
+
+
+def test_files_that_cannot_work_are_errors_at_their_key():
+    with pytest.raises(ScenarioError) as info:
+        load("""\
+          - id: nodir
+            kind: guc
+            source: ftp://h1/data/src
+            target: ftp://h2/data/dst/
+            files: {size: 1M}
+          - id: len
+            kind: guc
+            source: ftp://h1/data/src/
+            target: ftp://h2/data/dst/
+            options: {length: 1M}
+            files: {size: 1M}
+          - id: where
+            kind: guc
+            source: ftp://far.example/data/src/
+            target: ftp://h2/data/dst/
+            files: {size: 1M}
+          - id: same
+            kind: guc
+            source: file:///data/x/
+            target: ftp://localhost:2811/data/x/
+            files: {size: 1M}
+          - id: copies
+            kind: guc
+            source: file:///data/x/
+            target: ftp://localhost:2811/data/y/
+            concurrency: 2
+            files: {size: 1M}
+        """)
+    line = FIRST
+    assert [str(d) for d in info.value.diagnostics] == [
+        f"f.yaml:{line + 4}:10: test 'nodir': files: the source must be a directory URL ending in / (got "
+        "ftp://h1/data/src)",
+        f"f.yaml:{line + 10}:10: test 'len': files: the files' size is what moves; leave options.length (-len) out",
+        f"f.yaml:{line + 15}:10: test 'where': files: cannot tell which host the source "
+        "ftp://far.example/data/src/ is on (its host 'far.example' is neither this machine nor a host of the "
+        "inventory, by name or address)",
+        f"f.yaml:{line + 20}:10: test 'same': files: source and target are the same directory on the same host",
+        f"f.yaml:{line + 26}:10: test 'copies': files: copies of a run (concurrency) would make, move and remove the "
+        "same files; run one copy",
+    ]
+
+
+def sh(script: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True, check=True)
+
+
+@pytest.mark.parametrize("content", ["random", "sparse"])
+def test_the_steps_make_verify_and_remove_the_files(tmp_path: Path, content: str):
+    files = FileSet(size=100_000, count=3, content=content, transfer="directory", verify="checksum",
+                    drop_caches=False, source_host="local", target_host="local",
+                    source_dir=f"{tmp_path}/a b/src/", target_dir=f"{tmp_path}/dst/", source_url="", target_url="")
+    sh(files.create_script())
+    sh(files.target_script())
+    made = sorted((tmp_path / "a b" / "src").iterdir())
+    assert [p.name for p in made] == files.names and {p.stat().st_size for p in made} == {100_000}
+    blocks = sum(p.stat().st_blocks for p in made)
+    assert (blocks == 0) == (content == "sparse")  # holes take no blocks; random data does
+    for path in made:  # "transfer": copy two whole, one short
+        data = path.read_bytes()
+        (tmp_path / "dst" / path.name).write_bytes(data if path.name != files.names[2] else data[:10])
+    source, target = sh(files.verify_script("source")).stdout, sh(files.verify_script("target")).stdout
+    assert compare(files, source, target) == [f"{files.names[2]}: 10 bytes on the target, 100000 expected"]
+    (tmp_path / "dst" / files.names[2]).write_bytes(b"x" * 100_000)  # right size, other content
+    target = sh(files.verify_script("target")).stdout
+    problems = compare(files, source, target)
+    assert len(problems) == 1 and problems[0].startswith(f"{files.names[2]}: SHA-256 differs")
+    (tmp_path / "dst" / files.names[0]).unlink()
+    assert compare(files, source, sh(files.verify_script("target")).stdout)[0] == (
+        f"{files.names[0]}: missing on the target")
+    (tmp_path / "dst" / "mine").write_text("not ours")
+    sh(files.cleanup_script("source"))
+    sh(files.cleanup_script("target"))
+    assert not (tmp_path / "a b" / "src").exists()  # ours, and empty: removed
+    assert [p.name for p in (tmp_path / "dst").iterdir()] == ["mine"]  # only our files go
+
+
+def test_a_probe_measures_both_disks_before_each_case_beside_the_directories():
+    scenario = load("""\
+      - id: p
+        kind: guc
+        source: ftp://h1/data/src/
+        target: ftp://h2/data/dst/
+        files: {size: 64M, count: 8, probe: true}
+        matrix: {parallel: [1, 4]}
+        repeat: 2
+    """)
+    specs = list(plan(scenario))
+    assert [s.run_id for s in specs[:7]] == [
+        "p[0]/probe/source-write", "p[0]/probe/source-read", "p[0]/probe/source-clean", "p[0]/probe/target-write",
+        "p[0]/probe/target-clean", "p[0]/0", "p[0]/1"]
+    read, write = specs[8], specs[10]  # case 1: four streams
+    assert (read.kind, read.host, read.case, read.details) == ("gfapi", "h1", 1,
+                                                               {"probe": "source-read", "probe_side": "source"})
+    assert (read.params["workload"], read.params["threads"], read.params["files"], read.params["direct"]) == (
+        "seq-rd", 4, 2, True)  # the 8 files' bytes over 4 threads, past the page cache
+    assert (read.params["directory"], write.params["directory"]) == ("/data/src.gftpwb-probe", "/data/dst.gftpwb-probe")
+    assert (write.host, write.params["workload"]) == ("h2", "seq-wr")
+
+
+def test_what_limits_a_disk_to_disk_transfer():
+    from gftpwb.kinds.guc.efficiency import limit_text
+
+    probe = {"source-read": 80.0, "target-write": 200.0}
+    assert limit_text(75.0, 110.0, probe) == "source disk (80.0)"
+    assert limit_text(40.0, 45.0, probe) == "network/guc (45.0)"
+    assert limit_text(40.0, None, probe) == "network, guc or file I/O (the disks are faster)"
+    assert limit_text(20.0, 110.0, probe) == "the servers' file I/O (every probe is faster)"
+    assert limit_text(75.0, None, probe) == "source disk (80.0)"
+    assert limit_text(75.0, 110.0, {}) == "-"
