@@ -54,7 +54,8 @@ def produce(scenario: str, workdir: Path, pythonpath: str | None = None) -> dict
     files = {"console.stdout": proc.stdout, "console.stderr": proc.stderr, "exit_code": f"{proc.returncode}\n"}
     out = workdir / "out"
     for path in sorted(out.iterdir()):
-        if path.is_file() and path.name != "meta.json":  # meta.json: creation time, host name, version
+        # meta.json: creation time, host name, version; .gftpwb.lock: the pid that held the directory
+        if path.is_file() and path.name not in ("meta.json", ".gftpwb.lock"):
             files[path.name] = path.read_text()
     return files
 

@@ -38,7 +38,8 @@ def test_run_writes_the_results_directory(tmp_path, fake_guc):
     out = gftpwb("run", write(tmp_path), "--results", str(results), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     names = sorted(os.listdir(results))
-    assert names == ["clitest_#000_000.log", "clitest_#000_001.log", "clitest_#001_000.log", "clitest_#002_000.log",
+    assert names == [".gftpwb.lock", "clitest_#000_000.log", "clitest_#000_001.log", "clitest_#001_000.log",
+                     "clitest_#002_000.log",
                      "meta.json", "plan.json", "results.jsonl", "samples.jsonl", "scenario.yaml"]
     records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
     assert [r["run_id"] for r in records] == ["a/0", "a/1", "b[0]/0", "b[1]/0"]
