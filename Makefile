@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 GFTPWB := $(BIN)/gftpwb
+# The real tgftp 0.7.0 / tgftp_log 0.2.0 for the differential suite tests/compat (not part of the project).
+TGFTP_REFERENCE ?= $(wildcard $(CURDIR)/../shared/reference/tgftp-0.7.0)
 
 .PHONY: demo test lint schema deps deps-test lab-up lab-down bench clean
 
@@ -14,7 +16,8 @@ demo: deps $(VENV)/.installed
 test: deps-test $(VENV)/.installed-test
 	$(GFTPWB) lab up
 	$(BIN)/ruff check .
-	GFTPWB_FORBID_SKIPS=1 $(BIN)/python -m pytest
+	@$(if $(TGFTP_REFERENCE),,echo "tests/compat not run: no tgftp 0.7.0 reference at ../shared/reference/tgftp-0.7.0 (set TGFTP_REFERENCE=DIR)")
+	GFTPWB_FORBID_SKIPS=1 $(if $(TGFTP_REFERENCE),GFTPWB_TGFTP_REFERENCE=$(abspath $(TGFTP_REFERENCE))) $(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

@@ -18,7 +18,7 @@ import tempfile
 import time
 
 from gftpwb.shell.lab.gridftp import GridftpLab, free_port
-from gftpwb.tgftp_autotune import run_tgftp_autotune
+from gftpwb.tgftp.run.autotune import run_tgftp_autotune
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,10 @@ CHECKOUT``, CHECKOUT being a ``git archive`` of that commit with ``gftpwb/tui``,
 ``tests/test_golden.py`` compares a fresh run with it. Issue 12 changed them on purpose (regenerated
 with ``python tests/golden_runs.py``): third-party stream-mode runs lost ``-vb``, records gained
 ``details.mode``/``live_progress``/``guc_avg_quantised``, plan.json specs their ``details``, the
-console its statistics table and the auto-tune lines, and real runs write ``samples.jsonl``.
+console its statistics table and the auto-tune lines, and real runs write ``samples.jsonl``. Issue 10
+regenerated them for its tag-log and record changes only: the GFTPWB_* tags moved before tgftp's
+own, GSIFTP_TRANSFER_RATE/SIZE follow tgftp's formulas, records gain ``details.vb_added`` and plans
+gain ``tgftp_style`` and ``on_failure``.
 
 Only clock readings differ from run to run. :func:`normalise` replaces them (start and end times,
 durations, and the rates computed from durations of real processes) by placeholders, on both sides;
@@ -51,7 +54,8 @@ def produce(scenario: str, workdir: Path, pythonpath: str | None = None) -> dict
     files = {"console.stdout": proc.stdout, "console.stderr": proc.stderr, "exit_code": f"{proc.returncode}\n"}
     out = workdir / "out"
     for path in sorted(out.iterdir()):
-        if path.is_file() and path.name != "meta.json":  # meta.json: creation time, host name, version
+        # meta.json: creation time, host name, version; .gftpwb.lock: the pid that held the directory
+        if path.is_file() and path.name not in ("meta.json", ".gftpwb.lock"):
             files[path.name] = path.read_text()
     return files
 

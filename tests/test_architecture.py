@@ -24,13 +24,12 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE_DIRS = {"gftpwb": ROOT / "gftpwb", "gftpwb.converters": ROOT / "converters", "gftpwb.schemas": ROOT / "schemas"}
+PACKAGE_DIRS = {"gftpwb": ROOT / "gftpwb", "gftpwb.schemas": ROOT / "schemas"}
 
 FORBIDDEN_IN_CORE = {"asyncio", "subprocess", "socket", "selectors", "threading", "multiprocessing", "asyncssh",
                      "textual", "rich", "pty", "signal"}
-# Modules of the tgftp area that still branch on kind names; issue 10 (tgftp fidelity) rewrites them,
-# and they move into gftpwb/tgftp/ once it is merged.
-KIND_BRANCH_ALLOWED = {"gftpwb.tgftp_cli", "gftpwb.migrate_cli", "gftpwb.converters.batchfile"}
+# Modules allowed to branch on kind names outside gftpwb/kinds (none: the tgftp area asks the kinds).
+KIND_BRANCH_ALLOWED: set[str] = set()
 
 
 def module_name(path: Path) -> str:
@@ -55,7 +54,7 @@ def layer(name: str) -> str:
         return "cli"
     if name.startswith("gftpwb.shell") or (parts[:2] == ["gftpwb", "kinds"] and "run" in parts[3:]):
         return "shell"
-    if name in ("gftpwb.tgftp_cli", "gftpwb.migrate_cli", "gftpwb.tgftp_autotune", "gftpwb.schemas"):
+    if name.startswith("gftpwb.tgftp.run") or name in ("gftpwb.schemas", "gftpwb.tgftp.log"):
         return "shell"
     return "core"
 

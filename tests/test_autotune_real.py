@@ -13,7 +13,7 @@ from gftpwb.core.units import format_size_arg
 from gftpwb.kinds.autotune.ranking import tgftp_pick
 from gftpwb.kinds.guc.model import GucOptions
 from gftpwb.shell.lab.gridftp import free_port
-from gftpwb.tgftp_autotune import run_tgftp_autotune
+from gftpwb.tgftp.run.autotune import run_tgftp_autotune
 
 pytestmark = pytest.mark.real
 

@@ -11,7 +11,6 @@ import time
 
 import pytest
 from clihelp import gftpwb, popen
-from gftpwb.converters.taglog import parse_tags
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -19,6 +18,7 @@ from gftpwb.core.events import RunFinished, TuneUpdate
 from gftpwb.core.plan import plan
 from gftpwb.kinds.autotune.ranking import tgftp_pick
 from gftpwb.shell.executor import Executor
+from gftpwb.tgftp.taglog import parse_tags
 
 LINK = "{bandwidth: 1GB/s, rtt: 20ms, noise: 4%, buffer_cap: 4M, seed: 7EXTRA}"
 
@@ -219,11 +219,11 @@ def test_simulated_guc_tests_need_no_guc_and_are_labelled(tmp_path, monkeypatch)
 
 
 def test_tgftp_dash_a_prints_only_the_tuners_line(monkeypatch, capsys, tmp_path):
-    """The drop-in's -a calls gftpwb.tgftp_autotune.run_tgftp_autotune (checked against the real
+    """The drop-in's -a calls gftpwb.tgftp.run.autotune.run_tgftp_autotune (checked against the real
     server in test_autotune_real.py); here: what it prints and returns around that call."""
-    import gftpwb.tgftp_autotune as tuner_module
+    import gftpwb.tgftp.run.autotune as tuner_module
     from gftpwb.core.records import Summary
-    from gftpwb.tgftp_cli import tgftp_main
+    from gftpwb.tgftp.run.dropin import tgftp_main
 
     calls = []
 
@@ -236,11 +236,11 @@ def test_tgftp_dash_a_prints_only_the_tuners_line(monkeypatch, capsys, tmp_path)
 
     monkeypatch.setattr(tuner_module, "run_tgftp_autotune", fake)
     monkeypatch.chdir(tmp_path)
-    assert tgftp_main(["-s", "gsiftp://a/x", "-t", "gsiftp://b/y", "-a", "--", "-p", "4"], prog="tgftp") == 0
+    assert tgftp_main(["-s", "gsiftp://a/x", "-t", "gsiftp://b/y", "-a", "--", "-p", "4"], program="tgftp") == 0
     out = capsys.readouterr()
     assert out.out == "-vb -p 16 -tcp-bs 8M\n"
     assert "guc parameters are not used with --auto-tune (as in tgftp): -p 4" in out.err
     assert "results in results/" in out.err and "-tgftp-autotune" in calls[0][2]["results_dir"]
     assert calls[0][:2] == ("gsiftp://a/x", "gsiftp://b/y")
-    assert tgftp_main(["-s", "gsiftp://a/stop", "-t", "gsiftp://b/y", "-a"], prog="tgftp") == 130
+    assert tgftp_main(["-s", "gsiftp://a/stop", "-t", "gsiftp://b/y", "-a"], program="tgftp") == 130
     assert capsys.readouterr().out == ""

@@ -38,15 +38,17 @@ def test_run_writes_the_results_directory(tmp_path, fake_guc):
     out = gftpwb("run", write(tmp_path), "--results", str(results), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     names = sorted(os.listdir(results))
-    assert names == ["clitest_#000_000.log", "clitest_#000_001.log", "clitest_#001_000.log", "clitest_#002_000.log",
+    assert names == [".gftpwb.lock", "clitest_#000_000.log", "clitest_#000_001.log", "clitest_#001_000.log",
+                     "clitest_#002_000.log",
                      "meta.json", "plan.json", "results.jsonl", "samples.jsonl", "scenario.yaml"]
     records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
     assert [r["run_id"] for r in records] == ["a/0", "a/1", "b[0]/0", "b[1]/0"]
     first = records[0]
     assert first["status"] == "passed" and first["bytes"] == 3 * 1048576 and first["comment"] == "#first"
     assert first["argv"] == ["globus-url-copy", "-len", "3M", "ftp://fake/dev/zero", "ftp://fake/dev/null"]
-    assert first["details"] == {"mode": "stream", "live_progress": False, "guc_avg_quantised": True}
-    assert records[2]["details"] == {"mode": "extended", "live_progress": True, "guc_avg_quantised": True}
+    assert first["details"] == {"mode": "stream", "live_progress": False, "vb_added": False, "guc_avg_quantised": True}
+    assert records[2]["details"] == {"mode": "extended", "live_progress": True, "vb_added": True,
+                                     "guc_avg_quantised": True}
     assert first["rate_guc_avg_mib_s"] == 300.0 and first["rate_incl_setup_mib_s"] > 0
     assert first["started_at"].endswith("+00:00") and first["seconds"] > 0
     assert (results / "scenario.yaml").read_text() == SCENARIO

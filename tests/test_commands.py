@@ -193,3 +193,23 @@ async def test_ctrl_c_during_pre_records_an_interrupted_run_and_stops_the_comman
     await asyncio.sleep(0.2)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_a_pre_command_that_may_fail_lets_the_transfer_run_with_a_warning(fake_guc, tmp_path):
+    s = scenario("""\
+        - id: a
+          kind: guc
+          pre: {run: "exit 5", shell: bash, on_failure: continue}
+          post: [touch, post-ran]
+    """)
+    events, (record,) = run(s, tmp_path)
+    assert record.status == "passed" and (tmp_path / "argv.log").exists() and (tmp_path / "post-ran").exists()
+    assert record.details["commands"]["pre"]["exit_code"] == 5
+    assert any(isinstance(e, Notice) and "pre command failed (exit status 5)" in e.text and "runs anyway" in e.text
+               for e in events)
+
+
+def test_on_failure_is_for_pre_only():
+    assert errors_of("""\
+        - {id: a, kind: guc, post: {run: [touch, x], on_failure: continue}}
+    """)[0].endswith("tests[0].post: on_failure is for pre only (a post command never fails the run)")

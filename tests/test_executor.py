@@ -126,3 +126,29 @@ async def test_local_transport_stdin_and_upload(tmp_path):
     assert await transport.upload(str(source), str(target)) is True
     assert target.read_text() == source.read_text()
     assert await transport.upload(str(source), str(target)) is False  # same content: skipped
+
+
+async def test_a_missing_program_behind_stdbuf_is_named_not_stdbuf():
+    from gftpwb.core.transport import StartError
+    from gftpwb.shell.transports.local import LocalTransport
+
+    with pytest.raises(StartError, match=r"^no-such-guc-binary: command not found$"):
+        await LocalTransport().start(["stdbuf", "-o0", "no-such-guc-binary", "x"])
+
+
+async def test_local_children_carry_the_watchdog_token(tmp_path):
+    from gftpwb.shell.transports import watchdog
+    from gftpwb.shell.transports.local import LocalTransport, owner_env
+
+    token = owner_env()[watchdog.ENV_NAME]
+    proc = await LocalTransport().start(["sleep", "30"])
+    try:
+        for _ in range(50):  # /proc shows the new environment once exec is through
+            if proc.pid in watchdog.owned_pids(token):
+                break
+            await asyncio.sleep(0.05)
+        assert proc.pid in watchdog.owned_pids(token)
+        assert owner_env()[watchdog.ENV_NAME] == token  # one watchdog per gftpwb process
+    finally:
+        await proc.stop(0.5)
+    assert proc.pid not in watchdog.owned_pids(token)

@@ -1,6 +1,6 @@
 """Thresholds (``expect:``): how they are written and read, how the loader reports bad ones, and a real
 run against the lab's GridFTP server that checks them at the end of each test: expectations.jsonl,
-the console, JUnit, the report's JSON and exit code 6."""
+the console, JUnit, the report's JSON and exit code 8."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_the_loader_reports_bad_thresholds_at_their_place(tmp_path):
 
 
 @pytest.mark.real
-def test_a_real_run_checks_thresholds_and_exits_6(tmp_path, gridftp):
+def test_a_real_run_checks_thresholds_and_exits_8(tmp_path, gridftp):
     scenario = tmp_path / "gate.yaml"
     scenario.write_text(textwrap.dedent(f"""\
         version: 1
@@ -88,7 +88,7 @@ def test_a_real_run_checks_thresholds_and_exits_6(tmp_path, gridftp):
     """))
     results = tmp_path / "r"
     out = gftpwb("run", str(scenario), "--results", str(results), env={"COLUMNS": "200"})
-    assert out.returncode == 6, out.stdout + out.stderr
+    assert out.returncode == 8, out.stdout + out.stderr
     assert "Expectations: 1 of 5 violated" in out.stdout and "VIOLATED" in out.stdout
     records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
     assert [r["status"] for r in records] == ["passed"] * 6  # every run passed: the threshold fails the run

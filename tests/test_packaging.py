@@ -1,4 +1,5 @@
-"""converters/ installs as gftpwb.converters, from a wheel and editable; the TUI and the kinds come along."""
+"""schemas/ installs as gftpwb.schemas, from a wheel and editable; the TUI, the tgftp area and the kinds come
+along."""
 
 import shutil
 import subprocess
@@ -7,9 +8,9 @@ import tomllib
 import venv
 from pathlib import Path
 
-import gftpwb.converters
 import pytest
 
+import gftpwb.tgftp
 import gftpwb.tui
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_editable_install_maps_top_level_folders():
     # The test environment is the editable install made by `make test`.
     assert Path(gftpwb.tui.__file__).resolve() == ROOT / "gftpwb" / "tui" / "__init__.py"
-    assert Path(gftpwb.converters.__file__).resolve() == ROOT / "converters" / "__init__.py"
+    assert Path(gftpwb.tgftp.__file__).resolve() == ROOT / "gftpwb" / "tgftp" / "__init__.py"
 
 
 def test_every_package_is_in_the_wheel_list():
@@ -39,7 +40,7 @@ def test_wheel_installs_and_imports(tmp_path):
     py = env_dir / "bin" / "python"
     # A clean environment, as a user's: the wheel and its declared dependencies only.
     subprocess.run([py, "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
-    code = ("import gftpwb.tui, gftpwb.converters.taglog, gftpwb.core.dsl.schema as s, pathlib;"
+    code = ("import gftpwb.tui, gftpwb.tgftp.taglog, gftpwb.core.dsl.schema as s, pathlib;"
             "from gftpwb.core.registry import registry;"
             "names = registry().kind_names();"
             "assert names == ('guc', 'connection-test', 'autotune', 'gfapi', 'iperf3'), names;"

@@ -107,3 +107,27 @@ def test_two_tests_cannot_share_a_log_filename():
     with pytest.raises(ScenarioError) as info:
         scenario("  - {id: a, kind: guc, log_filename: x.log}\n  - {id: b, kind: guc, log_filename: x}\n")
     assert "log_filename 'x' is also used by the test at line 5" in str(info.value)
+
+
+def test_exact_args_reach_guc_as_given_and_the_record_says_whether_gftpwb_added_vb():
+    s = load_scenario_text("version: 1\nname: p\ntests:\n"
+                           "  - {id: exact, kind: guc, source: ftp://a/x, target: ftp://b/y, "
+                           "args: [-len, 1024M, -p, '4', -tcp-bs, 4M]}\n"
+                           "  - {id: progress, kind: guc, source: ftp://a/x, target: ftp://b/y, args: [-p, '2'], "
+                           "add_vb: true}\n"
+                           "  - {id: typed, kind: guc, source: ftp://a/x, target: ftp://b/y, options: {parallel: 2}}\n"
+                           "  - {id: quiet, kind: guc, source: ftp://a/x, target: ftp://b/y, options: {parallel: 2}, "
+                           "add_vb: false}\n", "p.yaml")
+    exact, progress, typed, quiet = plan(s)
+    assert exact.argv == ("globus-url-copy", "-len", "1024M", "-p", "4", "-tcp-bs", "4M", "ftp://a/x", "ftp://b/y")
+    assert exact.params == {"parallel": 4, "tcp_buffer": 4 << 20, "length": 1 << 30} and exact.length_bytes == 1 << 30
+    assert [spec.details["vb_added"] for spec in (exact, progress, typed, quiet)] == [False, True, True, False]
+    assert progress.argv[:3] == ("globus-url-copy", "-vb", "-p") and "-vb" not in quiet.argv
+
+
+def test_args_cannot_be_combined_with_typed_options():
+    with pytest.raises(ScenarioError) as info:
+        load_scenario_text("version: 1\nname: p\ndefaults: {options: {parallel: 2}}\ntests:\n"
+                           "  - {id: a, kind: guc, source: ftp://a/x, target: ftp://b/y, args: [-p, '4']}\n", "p.yaml")
+    assert "args gives guc's parameters exactly, so it cannot be combined with options (from defaults)" in \
+        str(info.value.diagnostics[0])

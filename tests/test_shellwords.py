@@ -2,9 +2,10 @@
 
 import subprocess
 
-from gftpwb.converters.shellwords import quote_word, split_words
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+
+from gftpwb.tgftp.shellwords import quote_word, split_words
 
 
 def bash_words(text: str) -> list[str]:

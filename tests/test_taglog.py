@@ -6,21 +6,23 @@ import subprocess
 from datetime import UTC, datetime
 
 import pytest
-from gftpwb.converters.taglog import (
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gftpwb.core.records import STATUSES, ResultRecord
+from gftpwb.core.units import GIB
+from gftpwb.tgftp.model import rate_text
+from gftpwb.tgftp.taglog import (
     STANDARD_TAGS,
     TagLogError,
     attribute_is_empty,
+    epoch_seconds,
     format_taglog,
     get_attribute,
     parse_log_name,
     parse_tags,
     record_from_taglog,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from gftpwb.core.records import STATUSES, ResultRecord
-from gftpwb.core.units import GIB
 
 
 def make(status: str, **kw) -> ResultRecord:
@@ -37,24 +39,76 @@ def test_successful_run_has_size_and_integer_rate_after_the_standard_order(monke
     text = format_taglog(make("passed", bytes=4 * GIB, rate_incl_setup_mib_s=1638.39, rate_guc_avg_mib_s=1700.0,
                               seconds=2.5), "gftpwb run s.yaml")
     tags = parse_tags(text)
-    assert [t for t, _ in tags][:8] == [
+    # gftpwb's own tags first (tgftp_log reads downwards from a tag's name, so it never reaches them)
+    assert [t for t, _ in tags] == [
+        "GFTPWB_RUN_ID", "GFTPWB_STATUS", "GFTPWB_RATE_INCL_SETUP_MIB_S", "GFTPWB_RATE_GUC_AVG_MIB_S",
+        "GFTPWB_SECONDS", "GFTPWB_RECORD",
         "GSIFTP_TRANSFER_LOG_COMMENT", "TGFTP_COMMAND", "GSIFTP_TRANSFER_COMMAND", "GSIFTP_TRANSFER_COMMAND_OUTPUT",
         "GSIFTP_TRANSFER_START", "GSIFTP_TRANSFER_END", "GSIFTP_TRANSFER_SIZE", "GSIFTP_TRANSFER_RATE"]
     values = dict(tags)
-    assert values["GSIFTP_TRANSFER_RATE"] == "1638 MB/s"
+    # tgftp's formula: whole seconds (23:59:26 -> 23:59:28), 4096 MiB / 2 s
+    assert values["GSIFTP_TRANSFER_RATE"] == "2048 MB/s"
     assert values["GSIFTP_TRANSFER_SIZE"] == "4 GB"
     assert values["GSIFTP_TRANSFER_START"] == "2026-11-21_23:59:26"
     assert values["GSIFTP_TRANSFER_COMMAND"] == ("globus-url-copy -vb -p 4 -len 4G ftp://h/dev/zero "
                                                  "ftp://h/dev/null")
     assert values["GSIFTP_TRANSFER_COMMAND_OUTPUT"] == "Source: x\n 1 bytes\r\n"  # guc output + one empty line
     assert values["GSIFTP_TRANSFER_LOG_COMMENT"] == "#lab"
-    assert "GSIFTP_TRANSFER_ERROR" not in values
-    assert text.startswith("<GSIFTP_TRANSFER_LOG_COMMENT>\n#lab\n</GSIFTP_TRANSFER_LOG_COMMENT>\n<TGFTP_COMMAND>\n")
+    assert "GSIFTP_TRANSFER_ERROR" not in values and "GSIFTP_TRANSFER_LIST" not in values
+    assert "\n<GSIFTP_TRANSFER_LOG_COMMENT>\n#lab\n</GSIFTP_TRANSFER_LOG_COMMENT>\n<TGFTP_COMMAND>\n" in text
+
+
+@pytest.mark.parametrize(("argv_len", "bytes_", "seconds", "size", "rate"), [
+    ("1024M", 1 << 30, (0, 0.2), "1024 MB", "1024"),  # a run under a second counts as one second
+    ("1G", 1 << 30, (0.9, 2.1), "1 GB", "512"),  # 00:00:00.9 -> 00:00:02.1: two whole seconds
+    ("512K", 512 << 10, (0, 1), "512 KB", "0"),
+    ("1000000", 10 ** 6, (0, 1), "1000000 B", "0"),
+    ("010M", 8 << 20, (0, 1), "010 MB", "8"),  # bash reads 010 as octal
+    ("4g", 4 << 30, (0, 1), "4 B", ""),  # only upper-case units are tgftp's; bash cannot compute 4g * 1
+])
+def test_size_and_rate_are_what_tgftp_wrote(argv_len, bytes_, seconds, size, rate):
+    def iso(offset: float) -> str:
+        return datetime.fromtimestamp(1_700_000_000 + offset, UTC).isoformat(timespec="microseconds")
+
+    record = make("passed", argv=["globus-url-copy", "-len", argv_len, "ftp://h/dev/zero", "ftp://h/dev/null"],
+                  bytes=bytes_, started_at=iso(seconds[0]), ended_at=iso(seconds[1]), rate_incl_setup_mib_s=1.0)
+    values = dict(parse_tags(format_taglog(record)))
+    assert (values["GSIFTP_TRANSFER_SIZE"], values["GSIFTP_TRANSFER_RATE"]) == (size, f"{rate} MB/s")
+
+
+def test_no_size_or_rate_for_connection_tests_and_for_tgftp_runs_it_could_not_size():
+    connection = make("passed", kind="connection-test", bytes=1, rate_incl_setup_mib_s=0.001,
+                      details={"connection_test": {}},
+                      argv=["globus-url-copy", "-dbg", "-vb", "-len", "1", "ftp://h/dev/zero", "ftp://h/dev/null"])
+    unsized = make("passed", argv=["globus-url-copy", "-p", "2", "ftp://h/dev/zero", "ftp://h/dev/null"], bytes=5,
+                   rate_incl_setup_mib_s=1.0, details={"tgftp_style": True})
+    for record in (connection, unsized):
+        values = dict(parse_tags(format_taglog(record)))
+        assert "GSIFTP_TRANSFER_SIZE" not in values and "GSIFTP_TRANSFER_RATE" not in values
+
+
+def test_a_listed_transfer_has_tgftps_list_and_its_size_in_bytes():
+    listing = '"ftp://h/a" "ftp://h/b" 0,-1 size=3145728;modify=1;mode=0644;'
+    record = make("passed", argv=["globus-url-copy", "ftp://h/a", "ftp://h/b"], bytes=3 << 20,
+                  rate_incl_setup_mib_s=3.0, details={"transfer_list": listing, "tgftp_style": True})
+    values = dict(parse_tags(format_taglog(record)))
+    assert values["GSIFTP_TRANSFER_LIST"] == listing
+    assert values["GSIFTP_TRANSFER_SIZE"] == "3145728 B" and values["GSIFTP_TRANSFER_RATE"] == "1 MB/s"
+
+
+def test_the_drop_ins_log_is_written_with_echo_e_as_tgftp_did():
+    record = make("passed", comment="#a\\tb", details={"tgftp": {"params": "-len 1M", "command": "globus-url-copy "
+                                                                 "-len 1M ftp://h/dev/zero ftp://h/dev/null",
+                                                                 "echo_e": True}},
+                  argv=["globus-url-copy", "-len", "1M", "ftp://h/dev/zero", "ftp://h/dev/null"])
+    assert dict(parse_tags(format_taglog(record, "tgftp -x\\n")))["GSIFTP_TRANSFER_LOG_COMMENT"] == "#a\tb"
+    assert "<TGFTP_COMMAND>\ntgftp -x\n\n</TGFTP_COMMAND>" in format_taglog(record, "tgftp -x\\n")
 
 
 def test_failed_runs_have_tgftps_error_lines_and_no_rate():
+    # tgftp 0.7.0 logged a timeout as "failed." (its "timed out." was unreachable); GFTPWB_STATUS tells them apart
     for status, line in (("failed", 'ERROR: "globus-url-copy" failed.'),
-                         ("timeout", 'ERROR: "globus-url-copy" timed out.'),
+                         ("timeout", 'ERROR: "globus-url-copy" failed.'),
                          ("interrupted", 'ERROR: "globus-url-copy" was interrupted.')):
         values = dict(parse_tags(format_taglog(make(status, error="details here"))))
         assert values["GSIFTP_TRANSFER_ERROR"] == line
@@ -113,15 +167,16 @@ def test_the_standard_tags_alone_tell_tgftps_story(record):
     record.output = ""
     record.argv = ["globus-url-copy", "-len", "4G", "ftp://h/dev/zero", "ftp://h/dev/null"]
     text = format_taglog(record)
-    tgftp_only = text[: text.index("<GFTPWB_RUN_ID>")]
+    tgftp_only = text[text.index("<GSIFTP_TRANSFER_LOG_COMMENT>\n"):]
     back = record_from_taglog(tgftp_only, "s_#007_002.log").record
     assert (back.test_id, back.case, back.repeat, back.scenario) == ("test-007", 7, 2, "s")
-    expected_status = {"skipped": "failed"}.get(record.status, record.status)
+    expected_status = {"skipped": "failed", "timeout": "failed"}.get(record.status, record.status)
     assert back.status == expected_status
     assert back.comment == record.comment and back.argv == record.argv
-    if record.status == "passed" and record.bytes is not None and record.rate_incl_setup_mib_s is not None:
-        assert back.rate_incl_setup_mib_s == int(record.rate_incl_setup_mib_s)
-        assert back.bytes == record.bytes
+    if record.status == "passed" and "connection_test" not in record.details:  # real connection tests carry it
+        expected = rate_text("4G", *(epoch_seconds(t) for t in (record.started_at, record.ended_at)))
+        assert back.rate_incl_setup_mib_s == (int(expected) if expected.isdigit() else None)
+        assert back.bytes == 4 << 30
     else:
         assert back.rate_incl_setup_mib_s is None
 
@@ -252,7 +307,7 @@ def test_get_attribute_matches_tgftp_log_on_our_logs(monkeypatch):
     for attribute in STANDARD_TAGS:
         lines = get_attribute(text, attribute)
         assert "".join(line + "\n" for line in lines) == sed_attribute(text, attribute), attribute
-    assert get_attribute(text, "GSIFTP_TRANSFER_RATE") == ["1638 MB/s"]
+    assert get_attribute(text, "GSIFTP_TRANSFER_RATE") == ["2048 MB/s"]
     assert attribute_is_empty(get_attribute(text, "GSIFTP_TRANSFER_ERROR"))
     assert attribute_is_empty(get_attribute(format_taglog(make("passed", comment="")), "GSIFTP_TRANSFER_LOG_COMMENT"))
 
@@ -269,3 +324,23 @@ def test_get_attribute_matches_sed_on_odd_logs(lines, final_newline):
     ours = "".join(line + "\n" for line in get_attribute(text, "GSIFTP_TRANSFER_RATE"))
     theirs = sed_attribute(text, "GSIFTP_TRANSFER_RATE")
     assert ours.rstrip("\n") == theirs.rstrip("\n")
+
+
+def test_a_tag_name_in_a_comment_never_makes_tgftp_log_read_gftpwbs_tags(monkeypatch):
+    """A comment that opens a tag it never closes makes tgftp_log read to the end of the file; gftpwb's tags
+    are at the start, and the record's JSON holds no '<', so it reads what it reads in tgftp's own log."""
+    monkeypatch.setenv("TZ", "UTC")
+    record = make("failed", comment="#see <GSIFTP_TRANSFER_RATE> and <GSIFTP_TRANSFER_LIST>", error="boom")
+    text = format_taglog(record)
+    tgftp_only = text[text.index("<GSIFTP_TRANSFER_LOG_COMMENT>\n"):]
+    for attribute in STANDARD_TAGS:
+        assert sed_attribute(text, attribute) == sed_attribute(tgftp_only, attribute), attribute
+    assert "<GSIFTP" not in text.split("<GSIFTP_TRANSFER_LOG_COMMENT>\n")[0]
+    assert record_from_taglog(text, "x.log").record == record
+
+
+def test_logs_of_earlier_gftpwb_versions_with_their_tags_at_the_end_still_import():
+    record = make("passed", bytes=4 * GIB, rate_incl_setup_mib_s=2.0)
+    text = format_taglog(record)
+    own, standard = text.split("<GSIFTP_TRANSFER_LOG_COMMENT>\n", 1)
+    assert record_from_taglog("<GSIFTP_TRANSFER_LOG_COMMENT>\n" + standard + own, "x.log").record == record

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 from clihelp import gftpwb
-from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog
 
 from gftpwb.core.records import ResultRecord
-from gftpwb.tgftp_args import TgftpLogUsage, TgftpUsage, parse_tgftp_args, parse_tgftp_log_args
+from gftpwb.tgftp.args import TgftpUsage, parse_tgftp_args
+from gftpwb.tgftp.log import Usage, parse_args
+from gftpwb.tgftp.taglog import STANDARD_TAGS, format_taglog, get_attribute
 
 BIN = Path(sys.executable).parent
 
@@ -22,14 +23,15 @@ def test_tgftp_options_and_precedence():
     args = parse_tgftp_args(["-s", "ftp://a/x", "--target", "ftp://b/y", "-k", "30", "--log-filename", "l.log",
                              "--log-comment", "#c", "--pre-command", "p", "--post-command", "q",
                              "--force-log-overwrite", "--", "-p", "4", "--", "-len", "1G"])
-    assert (args.source, args.target, args.timeout_s(), args.mode) == ("ftp://a/x", "ftp://b/y", 30.0, "single")
+    assert (args.source, args.target, args.value("--timeout|-k"), args.mode) == ("ftp://a/x", "ftp://b/y", "30",
+                                                                                  "single")
     assert args.guc_params == ["-p", "4", "--", "-len", "1G"] and "--force-log-overwrite" in args.flags
     assert parse_tgftp_args(["-s", "a", "-t", "b", "-c"]).mode == "connection-test"
     assert parse_tgftp_args(["-s", "a", "-t", "b", "-c", "-a"]).mode == "auto-tune"
     assert parse_tgftp_args(["-s", "a", "-t", "b", "-a", "-f", "x"]).mode == "batch"
     assert parse_tgftp_args(["--", "-f", "pairs.txt", "-len", "1M"]).url_list_file() == "pairs.txt"
-    assert parse_tgftp_args(["-s", "a", "-t", "b", "-k", "5m"]).timeout_s() == 300
-    assert parse_tgftp_args(["-s", "a", "-t", "b", "-k", "0"]).timeout_s() is None
+    assert parse_tgftp_args(["--", "-fast", "-f", "pairs.txt"]).url_list_file() == "pairs.txt"
+    assert parse_tgftp_args(["-s", "a", "-t", "b", "-k", "soon"]).value("--timeout|-k") == "soon"  # tgftp took it
     assert parse_tgftp_args(["-s", "x", "--help", "--bogus"]).action == "help"
     assert parse_tgftp_args(["-V"]).action == "version"
 
@@ -41,7 +43,6 @@ def test_tgftp_options_and_precedence():
     ([], ""),
     (["-s", "a", "-t", "b", "--source", "c"], 'tgftp: the parameter "--source|-s" cannot be used multiple times!'),
     (["-c", "-s", "a", "-t", "b", "-c"], 'tgftp: the parameter "--connection-test|-c" cannot be used multiple times!'),
-    (["-s", "a", "-t", "b", "-k", "soon"], 'tgftp: the timeout "soon" is not a number of seconds!'),
 ])
 def test_tgftp_usage_errors(argv, message):
     with pytest.raises(TgftpUsage) as info:
@@ -91,11 +92,14 @@ def test_single_test_with_the_fake_guc_prints_what_tgftp_prints(tmp_path, fake_g
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     (log,) = [n for n in os.listdir(tmp_path) if n.endswith("_testgftp.sh.log")]
-    assert lines[0] == "Source: ftp://fake/dev/" and lines[-1] == f'Please see "{log}" for details.'
+    assert lines[0] == "Source: ftp://fake/dev/" and lines[-1] == f'tgftp: please see "{log}" for details.'
     assert lines[-3].endswith(" MB/s") and lines[-3].split()[0].isdigit() and lines[-4] == ""
-    assert "3145728 bytes" in out.stdout  # guc's progress is shown, as tgftp's tee did
-    assert ast.literal_eval((tmp_path / "argv.log").read_text().splitlines()[0]) == [
-        "-vb", "-p", "2", "-len", "3M", "ftp://a/dev/zero", "ftp://b/dev/null"]
+    assert "3145728 bytes" in out.stdout  # guc's output is shown as it comes, as tgftp's tee did
+    calls = [ast.literal_eval(line) for line in (tmp_path / "argv.log").read_text().splitlines()]
+    # exactly tgftp's argv (no -vb added), then tgftp's listing of the transfer
+    assert calls[0] == ["-p", "2", "-len", "3M", "ftp://a/dev/zero", "ftp://b/dev/null"]
+    assert calls[1][0] == "-do" and calls[1][1].endswith("_transferList") and calls[1][2:] == calls[0][-2:]
+    assert not any(n.endswith("_transferList") for n in os.listdir(tmp_path))
 
 
 def test_failure_is_exit_1_with_tgftps_message(tmp_path, fake_guc):
@@ -118,6 +122,7 @@ def write_log(tmp_path, name="a.log", **kw) -> Path:
                 argv=["globus-url-copy", "-len", "1G", "ftp://h/dev/zero", "ftp://h/dev/null"], status="passed",
                 started_at="2026-11-21T23:59:26.000000+00:00", ended_at="2026-11-21T23:59:28.500000+00:00",
                 bytes=1 << 30, rate_incl_setup_mib_s=409.6, seconds=2.5, comment="#lab", output="out\n")
+    # the rate tag is tgftp's: 1024 MiB over the two whole seconds 23:59:26 -> 23:59:28, 512 MB/s
     base.update(kw)
     path = tmp_path / name
     path.write_text(format_taglog(ResultRecord(**base), "gftpwb run s.yaml"))
@@ -133,21 +138,27 @@ def run_tool(name: str, *args, cwd=None):
 def test_tgftp_log_drop_in(tmp_path):
     log = write_log(tmp_path)
     out = run_tool("tgftp_log", "-a", "GSIFTP_TRANSFER_RATE", "-f", str(log))
-    assert (out.returncode, out.stdout, out.stderr) == (0, "409 MB/s\n", "")
+    assert (out.returncode, out.stdout, out.stderr) == (0, "512 MB/s\n", "")
     out = run_tool("tgftp_log", "--file", str(log), "--get-attribute", "GSIFTP_TRANSFER_ERROR")
     assert (out.returncode, out.stdout) == (0, "")
     assert out.stderr == f'tgftp_log: attribute "GSIFTP_TRANSFER_ERROR" not found in "{log}" or empty.\n'
+    # as the real tgftp_log: a part of a name passes its check (a grep) and then is not found
     out = run_tool("tgftp_log", "-a", "RATE", "-f", str(log))
-    assert (out.returncode, out.stderr) == (1, 'tgftp_log: the attribute "RATE" is not supported!\n')
+    assert (out.returncode, out.stdout) == (0, "")
+    assert out.stderr == f'tgftp_log: attribute "RATE" not found in "{log}" or empty.\n'
+    out = run_tool("tgftp_log", "-a", "transfer_rate", "-f", str(log))
+    assert (out.returncode, out.stderr) == (1, 'tgftp_log: the attribute "transfer_rate" is not supported!\n')
     out = run_tool("tgftp_log", "-a", "GSIFTP_TRANSFER_RATE", "-f", str(tmp_path / "nope.log"))
-    assert out.returncode == 1 and "does not exist" in out.stderr
+    assert out.returncode == 1 and out.stderr == f'tgftp_log: the logfile "{tmp_path / "nope.log"}" does not exist!\n'
+    out = run_tool("tgftp_log", "-a", "GSIFTP_TRANSFER_COMMAND_OUTPUT", "-f", str(log))
+    assert out.stdout == "out\n"  # $(...) in tgftp_log drops the empty line tgftp leaves after the output
     assert run_tool("tgftp_log", "-a", "X").returncode == 1  # 2 arguments: usage
     assert run_tool("tgftp_log", "--version").stdout == "tgftp_log - v0.2.0\n"
     out = run_tool("tgftp_log", "--help")
     assert out.returncode == 0 and all(tag in out.stdout for tag in STANDARD_TAGS)
-    with pytest.raises(TgftpLogUsage) as info:
-        parse_tgftp_log_args(["-a", "X", "-f", "y", "-a", "Z"])
-    assert info.value.message == 'tgftp_log: the parameter "--get-attribute|-a" cannot be used multiple times!'
+    with pytest.raises(Usage) as info:
+        parse_args(["-a", "X", "-f", "y", "-a", "Z"])
+    assert info.value.message == 'tgftp_log: the parameter "--get-attribute|-a" can not be used multiple times.'
 
 
 def test_gftpwb_log_get_several_files_and_json(tmp_path):
@@ -155,25 +166,32 @@ def test_gftpwb_log_get_several_files_and_json(tmp_path):
     two = write_log(tmp_path, "two.log", status="timeout", rate_incl_setup_mib_s=None)
     out = gftpwb("log", "get", "GSIFTP_TRANSFER_RATE", str(one), str(two))
     assert out.returncode == 0
-    assert out.stdout == f"{one}:409 MB/s\n"
+    assert out.stdout == f"{one}:512 MB/s\n"
     assert out.stderr == f'gftpwb: attribute "GSIFTP_TRANSFER_RATE" not found in "{two}" or empty.\n'
     out = gftpwb("log", "get", "GSIFTP_TRANSFER_ERROR", str(one), str(two), "--json")
     data = json.loads(out.stdout)
     assert data == {"attribute": "GSIFTP_TRANSFER_ERROR", "files": [
         {"file": str(one), "found": False, "value": None, "error": None},
-        {"file": str(two), "found": True, "value": 'ERROR: "globus-url-copy" timed out.', "error": None}]}
+        {"file": str(two), "found": True, "value": 'ERROR: "globus-url-copy" failed.', "error": None}]}
     out = gftpwb("log", "get", "GSIFTP_TRANSFER_COMMAND_OUTPUT", str(one))
-    assert out.stdout == "out\n\n"  # guc's output and the empty line tgftp leaves, as tgftp_log prints it
+    assert out.stdout == "out\n"  # as tgftp_log prints it: trailing empty lines removed
     out = gftpwb("log", "get", "transfer_rate", str(one))
-    assert out.returncode == 1 and "exact names" in out.stderr and "Traceback" not in out.stderr
+    assert out.returncode == 1 and "is not supported" in out.stderr and "Traceback" not in out.stderr
     out = gftpwb("log", "get", "GSIFTP_TRANSFER_RATE", str(one), str(tmp_path / "gone.log"))
-    assert out.returncode == 1 and out.stdout == f"{one}:409 MB/s\n" and "cannot read" in out.stderr
+    assert out.returncode == 1 and out.stdout == f"{one}:512 MB/s\n" and "does not exist" in out.stderr
+    # gftpwb's own tags
+    out = gftpwb("log", "get", "GFTPWB_STATUS", str(one), str(two))
+    assert (out.returncode, out.stdout) == (0, f"{one}:passed\n{two}:timeout\n")
+    out = gftpwb("log", "get", "GFTPWB_RATE_INCL_SETUP_MIB_S", str(one))
+    assert out.stdout == "409.600\n"
+    out = gftpwb("log", "get", "GFTPWB_NOPE", str(one))
+    assert out.returncode == 1 and "GFTPWB_STATUS" in out.stderr
 
 
 def test_gftpwb_log_list_attributes():
     out = gftpwb("log", "list-attributes")
-    assert out.stdout.split() == list(STANDARD_TAGS) and len(STANDARD_TAGS) == 10
-    assert json.loads(gftpwb("log", "list-attributes", "--json").stdout) == list(STANDARD_TAGS)
+    assert out.stdout.split()[:10] == list(STANDARD_TAGS) and "GFTPWB_RECORD" in out.stdout.split()[10:]
+    assert json.loads(gftpwb("log", "list-attributes", "--json").stdout)[:10] == list(STANDARD_TAGS)
 
 
 # --- records <-> tag logs through the CLI ------------------------------------------------------------
@@ -240,3 +258,34 @@ def test_export_batchfile_round_trips_through_import(tmp_path):
         "ftp://a/dev/zero;ftp://b/dev/null;;yes;30;;;;;1"]
     dry = gftpwb("run", str(tmp_path / "s.csv"), "--dry-run")
     assert dry.returncode == 0 and dry.stdout.splitlines()[1].startswith("test-001/0: globus-url-copy -vb -p 4")
+
+
+def test_the_tgftp_log_drop_in_loads_nothing_but_itself(tmp_path):
+    """Scripts call tgftp_log thousands of times: reading a log must not import the rest of gftpwb (the
+    executor, asyncssh, Textual, Rich, YAML, the schema). Its speed is measured in bench/startup.py."""
+    import subprocess
+
+    log = write_log(tmp_path)
+    script = ("import sys; before = set(sys.modules); from gftpwb.tgftp.log import main; "
+              f"code = main(['-a', 'GSIFTP_TRANSFER_RATE', '-f', {str(log)!r}]); "
+              "print(sorted(set(sys.modules) - before), file=sys.stderr); sys.exit(code)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (out.returncode, out.stdout) == (0, "512 MB/s\n")
+    # the package gftpwb.tgftp imports nothing itself
+    assert ast.literal_eval(out.stderr.strip().splitlines()[-1]) == ["gftpwb", "gftpwb.tgftp", "gftpwb.tgftp.log"]
+
+
+def test_a_timeout_coreutils_refuses_fails_the_test_without_running_guc(tmp_path, fake_guc):
+    """tgftp handed the value to coreutils timeout, which refused it (exit 125) before guc ran."""
+    out = gftpwb("tgftp", "-s", "ftp://a/dev/zero", "-t", "ftp://b/dev/null", "-k", "3S", "--log-filename", "k.log",
+                 "--", "-len", "1M", cwd=tmp_path)
+    assert out.returncode == 1 and 'tgftp: "globus-url-copy" failed. Please see "k.log" for details.' in out.stderr
+    assert not (tmp_path / "argv.log").exists()  # the fake guc never ran
+    log = (tmp_path / "k.log").read_text()
+    assert get_attribute(log, "GSIFTP_TRANSFER_ERROR") == ['ERROR: "globus-url-copy" failed.']
+    assert "refused the timeout value" in log
+
+
+def test_shell_code_in_guc_parameters_is_refused_with_exit_69(tmp_path, fake_guc):
+    out = gftpwb("tgftp", "-s", "ftp://a/dev/zero", "-t", "ftp://b/dev/null", "--", "-len $(echo 1M)", cwd=tmp_path)
+    assert out.returncode == 69 and "command substitution" in out.stderr and not (tmp_path / "argv.log").exists()

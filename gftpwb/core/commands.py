@@ -32,6 +32,7 @@ class Command:
     script: str = ""
     shell: str = ""  # "" = no shell; otherwise the shell program, e.g. "/bin/sh" or "bash"
     timeout_s: float | None = None
+    on_failure: str = "fail"  # a pre command: "fail" the run, or "continue" with the transfer (tgftp)
 
     def program_argv(self) -> tuple[str, ...]:
         """What the transport starts (never through another shell)."""
@@ -45,17 +46,18 @@ class Command:
 
 
 def from_dsl(value: object, timeout_s: float | None = None) -> Command:
-    """Build from a validated DSL value: a list of arguments, or ``{run, shell, timeout}``."""
+    """Build from a validated DSL value: a list of arguments, or ``{run, shell, timeout, on_failure}``."""
     if isinstance(value, list | tuple):
         return Command(argv=tuple(str(v) for v in value), timeout_s=timeout_s)
     if not isinstance(value, dict):
         raise ValueError(f"not a command: {value!r}")
     shell = value.get("shell", False)
     run = value["run"]
+    on_failure = str(value.get("on_failure", "fail"))
     if shell:
         program = DEFAULT_SHELL if shell is True else str(shell)
-        return Command(script=str(run), shell=program, timeout_s=timeout_s)
-    return Command(argv=tuple(str(v) for v in run), timeout_s=timeout_s)
+        return Command(script=str(run), shell=program, timeout_s=timeout_s, on_failure=on_failure)
+    return Command(argv=tuple(str(v) for v in run), timeout_s=timeout_s, on_failure=on_failure)
 
 
 def command_of(value: object) -> Command | None:
@@ -71,9 +73,14 @@ def command_of(value: object) -> Command | None:
 def to_dsl(command: Command) -> object:
     """The DSL value for ``command`` (the inverse of :func:`from_dsl`, without the timeout)."""
     if not command.shell:
+        if command.on_failure != "fail":
+            return {"run": list(command.argv), "on_failure": command.on_failure}
         return list(command.argv)
     shell: object = True if command.shell == DEFAULT_SHELL else command.shell
-    return {"run": command.script, "shell": shell}
+    value: dict[str, object] = {"run": command.script, "shell": shell}
+    if command.on_failure != "fail":
+        value["on_failure"] = command.on_failure
+    return value
 
 
 def is_plain(text: str) -> bool:
@@ -86,9 +93,9 @@ def is_plain(text: str) -> bool:
     return all(_PLAIN_WORD.match(word) for word in words)
 
 
-def from_shell_text(text: str, shell: str = "bash") -> Command:
+def from_shell_text(text: str, shell: str = "bash", on_failure: str = "fail") -> Command:
     """A tgftp command string: an argv list when it is plain words, else shell code for ``shell``."""
     text = text.strip()
     if is_plain(text):
-        return Command(argv=tuple(text.split()))
-    return Command(script=text, shell=shell)
+        return Command(argv=tuple(text.split()), on_failure=on_failure)
+    return Command(script=text, shell=shell, on_failure=on_failure)

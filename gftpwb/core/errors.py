@@ -7,9 +7,14 @@ Hierarchy::
     ├── ScenarioError                2   invalid scenario: carries positioned Diagnostics
     ├── EnvironmentProblem           3   a tool or service this machine lacks (guc not installed)
     ├── LabError                     4   the local lab could not be started, stopped or inspected
-    └── ResumeError                  5   --resume refused (scenario changed, no journal)
+    ├── ResumeError                  5   --resume refused (scenario changed, no journal)
+    ├── BusyError                    6   the results directory is in use by another gftpwb
+    └── StorageError                 7   results could not be written (disk full, read-only, ...)
 
-Runs that fail are not errors: they are results (exit code 1 from ``gftpwb run``; 6 when every run
+A run stopped by a signal exits with 128 + the signal's number, as shells report it: 130 for
+Ctrl-C (SIGINT), 143 for SIGTERM, 129 for SIGHUP (the terminal or SSH session went away).
+
+Runs that fail are not errors: they are results (exit code 1 from ``gftpwb run``; 8 when every run
 passed but a threshold of ``expect:`` was not met). The CLI turns
 every ``GftpwbError`` into one message on stderr and its exit code, never a traceback.
 """
@@ -24,8 +29,13 @@ EXIT_INVALID_INPUT = 2
 EXIT_ENVIRONMENT = 3
 EXIT_LAB = 4
 EXIT_RESUME = 5
-EXIT_EXPECTATIONS = 6  # every run passed, but a threshold (expect:) was not met
-EXIT_INTERRUPTED = 130
+EXIT_BUSY = 6
+EXIT_STORAGE = 7
+EXIT_HANGUP = 129  # 128 + SIGHUP
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+EXIT_STOPPED_BY = {"SIGHUP": EXIT_HANGUP, "SIGINT": EXIT_INTERRUPTED, "SIGTERM": EXIT_TERMINATED}
+EXIT_EXPECTATIONS = 8  # every run passed, but a threshold (expect:) was not met
 
 
 @dataclass(frozen=True, order=True)
@@ -78,3 +88,15 @@ class LabError(GftpwbError):
 
 class ResumeError(GftpwbError):
     exit_code = EXIT_RESUME
+
+
+class BusyError(GftpwbError):
+    """Another gftpwb holds the results directory (a second ``--resume`` of it, say)."""
+
+    exit_code = EXIT_BUSY
+
+
+class StorageError(GftpwbError):
+    """Results could not be written; the message says what is on disk and what is not."""
+
+    exit_code = EXIT_STORAGE

@@ -18,6 +18,7 @@ from typing import Any
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
 from gftpwb.core.harness.instances import Plan
 from gftpwb.core.harness.select import Selection
+from gftpwb.core.masking import mask
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.trace.setting import TraceSetting
@@ -118,10 +119,13 @@ def order_runs(cases: list[list[list[RunSpec]]], order: str = "sequential", seed
 
 
 def plan_fingerprint(specs: Iterable[RunSpec]) -> str:
-    """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan."""
+    """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan.
+    Passwords in URLs are masked first: a hash is no place for them either (and a new password
+    does not make another plan)."""
     payload = [[s.run_id, list(s.argv), s.host, s.timeout_s, s.params, s.engine,
-                asdict(s.link) if s.link else None] + ([s.group] if s.group else []) + _extras(s) for s in specs]
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+                asdict(s.link) if s.link else None] + ([s.group] if s.group else []) + _extras(s)
+               + (["tgftp_style"] if s.tgftp_style else []) for s in specs]
+    return hashlib.sha256(json.dumps(mask(payload), sort_keys=True).encode()).hexdigest()
 
 
 def spec_json(spec: RunSpec) -> dict[str, object]:

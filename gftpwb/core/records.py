@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import functools
 import json
+import math
+import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -22,6 +25,15 @@ STATUSES = (PASSED, FAILED, TIMEOUT, INTERRUPTED, SKIPPED)
 FINAL_STATUSES = frozenset({PASSED, FAILED, TIMEOUT, SKIPPED})
 
 OUTPUT_LIMIT = 64 * 1024  # characters of captured output kept per run (head and tail)
+
+# What stopped a scenario run (``Summary.stopped_by``, ``details["interrupted_by"]`` of the run in flight).
+STOPPED_BY_TEXT = {
+    "SIGINT": "interrupted by the user (Ctrl-C)",
+    "SIGTERM": "interrupted by SIGTERM",
+    "SIGHUP": "interrupted by SIGHUP (the terminal or SSH session went away)",
+    "write-failure": "interrupted: results could not be written",
+}
+_USER_INTERRUPT = re.compile(r"interrupted by the user(?: \(Ctrl-C\))?")
 
 
 @dataclass
@@ -59,9 +71,18 @@ class ResultRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ResultRecord:
+        """The record of a journal line or a tag log's ``GFTPWB_RECORD``; raises :class:`RecordError`
+        when a field is missing or of the wrong type (every reader trusts the types afterwards)."""
+        if not isinstance(data, dict):
+            raise RecordError(f"a record is a JSON object, not {_json_type(data)}")
         known = _record_fields()
         kwargs = {k: v for k, v in data.items() if k in known}
         extra = {k: v for k, v in data.items() if k not in known}
+        missing = [name for name in _REQUIRED if name not in kwargs]
+        if missing:
+            raise RecordError(f"no {', '.join(missing)}")
+        for name, value in kwargs.items():
+            _check_field(name, value)
         if extra:
             kwargs["details"] = {**kwargs.get("details", {}), **extra}
         return cls(**kwargs)
@@ -73,6 +94,63 @@ def _record_fields() -> frozenset[str]:
     return frozenset(f.name for f in fields(ResultRecord))
 
 
+class RecordError(TypeError, ValueError):
+    """A record (journal line, tag log record) with a missing field or one of the wrong type. Both a
+    TypeError and a ValueError, so every reader that skipped unreadable records before skips it."""
+
+
+_REQUIRED = ("scenario", "test_id", "run_id", "case", "repeat", "kind", "host", "argv", "status")
+_TEXT = frozenset({"scenario", "test_id", "run_id", "kind", "host", "status", "started_at", "ended_at", "error",
+                   "output", "comment", "engine", "taglog"})
+_WHOLE = frozenset({"case", "repeat", "bytes", "exit_code"})  # bytes and exit_code may be null
+_NUMBER = frozenset({"seconds", "rate_incl_setup_mib_s", "rate_guc_avg_mib_s"})  # null allowed
+
+
+def _json_type(value: Any) -> str:
+    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
+             dict: "an object", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _check_field(name: str, value: Any) -> None:
+    nullable = name not in ("case", "repeat")
+    if value is None and nullable and (name in _WHOLE or name in _NUMBER):
+        return
+    if name in _TEXT:
+        ok = isinstance(value, str)
+        want = "a string"
+    elif name in _WHOLE:
+        ok = isinstance(value, int) and not isinstance(value, bool) and (value >= 0 or name == "exit_code")
+        want = "a whole number" + ("" if name == "exit_code" else " of 0 or more")
+    elif name in _NUMBER:
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        want = "a finite number"
+    elif name == "argv":
+        ok = isinstance(value, list) and all(isinstance(a, str) for a in value)
+        want = "an array of strings"
+    else:  # params, details
+        ok = isinstance(value, dict)
+        want = "an object"
+    if not ok:
+        raise RecordError(f"{name} is {_json_type(value)}" + ("" if _json_type(value) == "null" else
+                                                               f" ({str(value)[:40]})") + f", not {want}")
+
+
+def attribute_interruption(record: ResultRecord, stopped_by: str) -> None:
+    """Say in an interrupted record what stopped it: runners write "interrupted by the user (Ctrl-C)"
+    without knowing the signal; the executor, which does, names it here (SIGTERM, SIGHUP)."""
+    if not stopped_by:
+        return
+    record.details["interrupted_by"] = stopped_by
+    text = STOPPED_BY_TEXT.get(stopped_by, f"interrupted by {stopped_by}")
+    if _USER_INTERRUPT.search(record.error):
+        record.error = _USER_INTERRUPT.sub(text, record.error, count=1)
+    elif not record.error:
+        record.error = text
+    elif stopped_by != "SIGINT":  # a runner's own wording ("stopped during its delay"): add the cause
+        record.error = f"{record.error} ({text})"
+
+
 def bound_output(text: str, limit: int = OUTPUT_LIMIT) -> str:
     """Keep the head and the tail of long output, with a marker saying how much was dropped."""
     if len(text) <= limit:
@@ -82,12 +160,14 @@ def bound_output(text: str, limit: int = OUTPUT_LIMIT) -> str:
     return f"{text[:half]}\n[... {dropped} characters elided by gftpwb ...]\n{text[-half:]}"
 
 
-def parse_journal(text: str) -> tuple[list[ResultRecord], list[str]]:
+def parse_journal(text: str, check: Callable[[ResultRecord], str | None] | None = None,
+                  ) -> tuple[list[ResultRecord], list[str]]:
     """Parse ``results.jsonl`` text into records, returning (records, problems).
 
     A last line without its newline is a torn write and is skipped with a note; any other bad line
     is reported as a problem with its line number and skipped too, so one damaged line never loses
-    the rest of a journal.
+    the rest of a journal. ``check`` says why a record that parsed cannot be reported (its kind cannot
+    read its details: :func:`gftpwb.core.recordcheck.unreadable`); such records are skipped too.
     """
     records: list[ResultRecord] = []
     problems: list[str] = []
@@ -100,7 +180,12 @@ def parse_journal(text: str) -> tuple[list[ResultRecord], list[str]]:
             data = json.loads(line)
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
-            records.append(ResultRecord.from_dict(data))
+            record = ResultRecord.from_dict(data)
+            why = check(record) if check is not None else None
+            if why:
+                problems.append(f"line {number}: record of {record.run_id} skipped: {why}")
+                continue
+            records.append(record)
         except (ValueError, TypeError) as exc:
             if torn and number == len(lines):
                 problems.append(f"line {number}: torn last record skipped (an interrupted write)")
@@ -119,20 +204,22 @@ def latest_by_run(records: list[ResultRecord]) -> dict[str, ResultRecord]:
 
 @dataclass(frozen=True)
 class Summary:
-    """Counts by status for a scenario run; ``interrupted`` says the user stopped it."""
+    """Counts by status for a scenario run; ``interrupted`` says it was stopped before its end, and
+    ``stopped_by`` by what (a signal name such as ``SIGTERM``, or "" for a front end's own stop)."""
 
     total: int
     counts: dict[str, int]
     interrupted: bool = False
     results_dir: str = ""
     violations: int = 0  # thresholds (expect:) not met, over the tests that ended
+    stopped_by: str = ""
 
     @classmethod
     def of(cls, records: list[ResultRecord], *, planned: int, interrupted: bool, results_dir: str,
-           violations: int = 0) -> Summary:
+           violations: int = 0, stopped_by: str = "") -> Summary:
         counts = Counter(r.status for r in records)
         return cls(total=planned, counts=dict(counts), interrupted=interrupted, results_dir=results_dir,
-                   violations=violations)
+                   violations=violations, stopped_by=stopped_by if interrupted else "")
 
     @property
     def all_passed(self) -> bool:

@@ -332,6 +332,12 @@ class Kind(abc.ABC):
         """A run's parameters as one short text (reports, comparisons)."""
         return " ".join(f"{k}={v}" for k, v in params.items())
 
+    def tgftp_line(self, test: Any, point: dict[str, Any]) -> tuple[tuple[str, ...], bool, str] | None:
+        """One case (matrix ``point``) of ``test`` as a tgftp 0.7.0 batchfile line (``gftpwb export
+        batchfile``): its guc parameters, whether it is a connection test, and a note on what tgftp
+        cannot say ("" if none). None: the kind has no tgftp equivalent."""
+        return None
+
     # --- statistics -----------------------------------------------------------------------------
 
     def measure(self, record: ResultRecord) -> dict[str, Measured]:

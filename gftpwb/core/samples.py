@@ -52,9 +52,20 @@ class Series:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Series:
+        """A series read back; raises ValueError for anything but equally long arrays of whole numbers
+        (readers index ``t``, ``b`` and ``f`` together)."""
         files = data.get("f")
-        return cls([int(x) for x in data.get("t", [])], [int(x) for x in data.get("b", [])],
-                   [int(x) for x in files] if files is not None else None)
+        series = cls(_whole_numbers(data.get("t", []), "t"), _whole_numbers(data.get("b", []), "b"),
+                     _whole_numbers(files, "f") if files is not None else None)
+        if len(series.b) != len(series.t) or (series.f is not None and len(series.f) != len(series.t)):
+            raise ValueError("t, b and f are not of the same length")
+        return series
+
+
+def _whole_numbers(values: Any, name: str) -> list[int]:
+    if not isinstance(values, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise ValueError(f"{name} is not an array of whole numbers")
+    return values
 
 
 class SeriesBuilder:

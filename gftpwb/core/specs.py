@@ -105,9 +105,14 @@ class RunSpec:
     group: str = ""  # runs sharing a group start together (one test on several hosts)
     link: Any = None  # the engine's settings for this run (the simulated engine's LinkModel), a dataclass
     # What the record's details start with, known before the run: ``warmup`` (a warm-up run, left out
-    # of statistics), and what the kind says of the run (guc: ``mode``, ``live_progress``).
+    # of statistics), and what the kind says of the run (guc: ``mode``, ``live_progress``, ``vb_added``:
+    # gftpwb put -vb into argv; the tgftp drop-in: ``tgftp``, the texts tgftp itself would write to the
+    # tag log, see converters.taglog).
     details: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
     harness: Harness | None = None  # loop, copy and delay of this instance (None: no harness feature used)
+    # Run as tgftp did: guc's output left buffered, the transfer listed after success (guc -do), and
+    # the tag log written with tgftp's rules (see converters.taglog).
+    tgftp_style: bool = False
 
     @property
     def host_suffix(self) -> str:

@@ -254,6 +254,6 @@ def summarize_directory(path: str, records: Sequence[ResultRecord], *, meta: Map
         created_at=str(meta.get("created_at") or ""), planned=planned if isinstance(planned, int) else None,
         counts=dict(Counter(r.status for r in counted)), cases=tuple(summarize_cases(latest, kinds, latest=False)),
         meta=meta, problems=tuple(problems), not_run=tuple(str(s["run_id"]) for s in plan
-                                                            if "run_id" in s and s["run_id"] not in seen),
+                                                            if "run_id" in s and str(s["run_id"]) not in seen),
         kinds=kinds, samples=dict(samples or {}), checks=tuple(checks), monitors=monitors,
     )

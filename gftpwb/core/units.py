@@ -29,6 +29,8 @@ def parse_size(value: int | str) -> int:
     """
     if isinstance(value, bool):
         raise ValueError(f"not a size: {value!r}")
+    if isinstance(value, float) and value.is_integer():  # YAML's 4096.0 or 1e3: JSON Schema's integers too
+        value = int(value)
     if isinstance(value, int):
         if value < 0:
             raise ValueError(f"a size cannot be negative: {value}")

@@ -1,7 +1,8 @@
 """Pre, post and comment commands around a run, on the run's own host.
 
 Order, as in tgftp: the **pre** command runs before timing starts (a failing one fails the run and the
-transfer is not started, unlike tgftp, which ignored its exit status); the transfer; the **comment
+transfer is not started, unless it says ``on_failure: continue``: then, as in tgftp, which ignored its
+exit status, the transfer runs and a warning is published); the transfer; the **comment
 command**, whose standard output becomes the run's comment (after any plain ``comment``); the **post**
 command, only after a successful transfer. Each command's argv, exit code, output and duration are
 kept in the record under ``details["commands"]``.
@@ -26,7 +27,7 @@ from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import StartError, Transport
 from gftpwb.core.units import format_duration
 
-from .context import Interrupted, RunContext, Runner, utc_now_iso
+from .context import Interrupted, RunContext, Runner, Tee, utc_now_iso
 
 COMMAND_OUTPUT_LIMIT = 16 * 1024  # characters of each stream kept per command
 
@@ -57,8 +58,10 @@ class CommandResult:
         return asdict(self)
 
 
-async def run_command(transport: Transport, command: Command, role: str, *, kill_grace_s: float = 2.0) -> CommandResult:
-    """Run ``command`` to its end (or its timeout). Cancelling stops it, then re-raises."""
+async def run_command(transport: Transport, command: Command, role: str, *, kill_grace_s: float = 2.0,
+                      tee: Tee | None = None) -> CommandResult:
+    """Run ``command`` to its end (or its timeout). Cancelling stops it, then re-raises. ``tee`` gets a
+    copy of its output as it comes."""
     argv = list(command.program_argv())
     t0 = time.monotonic()
     try:
@@ -72,6 +75,8 @@ async def run_command(transport: Transport, command: Command, role: str, *, kill
         async with asyncio.timeout(command.timeout_s):
             async for stream, data in proc.output():
                 chunks.setdefault(stream, []).append(data)
+                if tee is not None:
+                    tee(role, stream, data)
             exit_code: int | None = await proc.wait()
     except TimeoutError:
         timed_out = True
@@ -105,7 +110,8 @@ def with_commands(runner: Runner) -> Runner:
 
         async def step(command: Command, role: str, record: ResultRecord | None) -> CommandResult:
             try:
-                result = await run_command(transport, command, role, kill_grace_s=ctx.kill_grace_s)
+                result = await run_command(transport, command, role, kill_grace_s=ctx.kill_grace_s,
+                                           tee=ctx.tee)
             except asyncio.CancelledError:
                 done[role] = {"role": role, "command": command.text(), "error": "interrupted by the user"}
                 if record is None:
@@ -119,7 +125,10 @@ def with_commands(runner: Runner) -> Runner:
         if spec.pre is not None:
             started_at = utc_now_iso()
             pre = await step(spec.pre, "pre", None)
-            if not pre.ok:
+            if not pre.ok and spec.pre.on_failure == "continue":
+                ctx.publish(Notice(level="warning", text=f"{spec.run_id}: pre command failed ({pre.summary()}); "
+                                                         "the transfer runs anyway (on_failure: continue)"))
+            elif not pre.ok:
                 record = _record_without_transfer(spec, FAILED, f"pre command failed ({pre.summary()}); the "
                                                                 f"transfer was not started", started_at)
                 record.details["commands"] = done

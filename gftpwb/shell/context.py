@@ -42,6 +42,8 @@ class RunContext(Protocol):
     kill_grace_s: float
     #: Whether local programs run under ``stdbuf -o0`` (so guc's progress arrives as it happens).
     unbuffer: bool
+    #: Gets a copy of every output chunk of the run's programs (role, stream, bytes), or None.
+    tee: Tee | None
 
     @property
     def stopping(self) -> bool:
@@ -64,6 +66,7 @@ class RunContext(Protocol):
 
 
 Runner = Callable[[RunContext, RunSpec], Awaitable[ResultRecord]]
+Tee = Callable[[str, str, bytes], None]  # role ("transfer", "pre", "post", "comment_command"), stream, data
 
 
 class ServiceContext(Protocol):

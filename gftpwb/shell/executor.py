@@ -25,13 +25,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from gftpwb.core.bus import EventBus
 from gftpwb.core.events import Event, RunDelayed, RunFinished, ScenarioFinished, ScenarioStarted
 from gftpwb.core.harness.agenda import Schedule
-from gftpwb.core.records import FINAL_STATUSES, INTERRUPTED, ResultRecord, Summary
+from gftpwb.core.masking import mask
+from gftpwb.core.records import FINAL_STATUSES, INTERRUPTED, ResultRecord, Summary, attribute_interruption
 from gftpwb.core.registry import registry
 from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import Transport
 
-from .context import Interrupted, Runner, utc_now_iso
+from .context import Interrupted, Runner, Tee, utc_now_iso
 from .scheduler import Scheduler, batches
 from .transports.local import LocalTransport
 
@@ -45,7 +46,7 @@ class Executor:
 
     def __init__(self, bus: EventBus, transport_for: Callable[[str], Transport] | None = None,
                  *, kill_grace_s: float = 2.0, unbuffer: bool | None = None,
-                 runners: dict[str, Runner] | None = None):
+                 runners: dict[str, Runner] | None = None, tee: Tee | None = None):
         local = LocalTransport()
         self.bus = bus
         self.transport_for = transport_for or (lambda host: local)
@@ -53,7 +54,11 @@ class Executor:
         # Without stdbuf guc's progress arrives only at its exit; results stay the same.
         self.unbuffer = shutil.which("stdbuf") is not None if unbuffer is None else unbuffer
         self.runners = dict(runners or {})
+        # A copy of every chunk the runs' programs write, as it comes: (role, stream, bytes), role being
+        # "transfer" or a command's role. The tgftp drop-in shows it on the screen, as tgftp's tee did.
+        self.tee = tee
         self._stopping = False
+        self.stopped_by = ""  # what stop() was told stopped us: "SIGINT", "SIGTERM", "SIGHUP", "" (a front end)
         self._current: set[asyncio.Task[ResultRecord]] = set()  # runs in flight, of every batch
         # Final records of earlier attempts (--resume), including runs a runner started itself (an
         # auto-tune's transfers): a runner that decides its own runs replays them from here.
@@ -64,7 +69,9 @@ class Executor:
         return self._stopping
 
     def publish(self, event: Event) -> None:
-        self.bus.publish(event)
+        """Every event runners and the executor publish, with passwords in URLs masked: subscribers
+        (journal, tag logs, console, TUI) never see one (:mod:`gftpwb.core.masking`)."""
+        self.bus.publish(mask(event))
 
     def subscribe(self, handler: Callable[[Event], None]) -> Callable[[], None]:
         """Hear every event from now on (a service aligning its samples with runs); returns the
@@ -75,11 +82,19 @@ class Executor:
         runner = self.runners.get(kind)
         return runner if runner is not None else registry().runner(kind)
 
-    def stop(self) -> None:
-        """Stop after recording the run in flight as interrupted; no further runs start."""
+    def stop(self, stopped_by: str = "SIGINT") -> None:
+        """Stop after recording the run in flight as interrupted; no further runs start.
+
+        Only the first call cancels: a second Ctrl-C (or SIGTERM after it) while the runs in flight
+        are being stopped must not cancel their clean-up, which ends in a SIGKILL of whatever ignored
+        the polite signal."""
+        if self._stopping:
+            return
         self._stopping = True
+        self.stopped_by = stopped_by
         for task in list(self._current):
-            task.cancel()
+            if not task.done():
+                task.cancel()
 
     async def run(self, specs: Sequence[RunSpec], *, results_dir: str, scenario: str,
                   done: frozenset[str] = frozenset(), earlier: list[ResultRecord] | None = None,
@@ -100,7 +115,7 @@ class Executor:
         if wind_down is not None:
             await wind_down()
         summary = Summary.of(records, planned=len(specs), interrupted=self._stopping, results_dir=results_dir,
-                             violations=scheduler.violations)
+                             violations=scheduler.violations, stopped_by=self.stopped_by)
         self.publish(ScenarioFinished(summary=summary))
         return summary
 
@@ -111,7 +126,8 @@ class Executor:
             await self._prepare(batch)
             if self._stopping:  # stopped while connecting: these runs never started
                 return []
-        tasks = [asyncio.create_task(self.run_one(spec)) for spec in batch]
+        published: list[ResultRecord] = []
+        tasks = [asyncio.create_task(self.run_one(spec, published)) for spec in batch]
         self._current.update(tasks)
         try:
             await asyncio.wait(tasks)
@@ -122,29 +138,52 @@ class Executor:
             raise
         finally:
             self._current.difference_update(tasks)
-        return [task.result() for task in tasks]
+        # The records published, not the tasks' results: a task stopped before its runner began has
+        # none (nothing ran), and one stopped while publishing its record ends cancelled.
+        for task in tasks:
+            if task.cancelled():
+                if not self._stopping:
+                    raise asyncio.CancelledError
+            elif task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+        order = {spec.run_id: index for index, spec in enumerate(batch)}
+        return sorted(published, key=lambda record: order.get(record.run_id, len(order)))
 
     async def _prepare(self, batch: list[RunSpec]) -> None:
         """Connect to every host of a group before any of its runs starts (errors surface at start)."""
         transports = {id(t): t for t in (self.transport_for(s.host) for s in batch)}.values()
         await asyncio.gather(*(t.prepare() for t in transports), return_exceptions=True)
 
-    async def run_one(self, spec: RunSpec) -> ResultRecord:
-        """Run one spec (after its delay) with the runner of its kind and publish its record."""
+    async def run_one(self, spec: RunSpec, published: list[ResultRecord] | None = None) -> ResultRecord:
+        """Run one spec (after its delay) with the runner of its kind and publish its record (also
+        appended to ``published``)."""
         runner = self.runner_for(spec.kind)
         try:
             if spec.delay_s > 0:
                 await self._delay(spec)
             record = await runner(self, spec)
-        except Interrupted as exc:
-            self.publish(RunFinished(record=exc.record))
+        except (Interrupted, asyncio.CancelledError) as exc:
+            # A runner that let the cancellation through without recording the run gets a record here,
+            # so every run that started ends in exactly one RunFinished.
+            record = exc.record if isinstance(exc, Interrupted) else \
+                record_for(spec, INTERRUPTED, ended_at=utc_now_iso(), error="interrupted by the user (Ctrl-C)")
+            attribute_interruption(record, self.stopped_by)
+            record = self._finish(record, published)
             task = asyncio.current_task()
             if not self._stopping or task is None:
                 raise asyncio.CancelledError from None  # cancelled from outside: keep cancelling
             task.uncancel()  # our own stop(): the interruption is recorded, not propagated
-            return exc.record
-        self.publish(RunFinished(record=record))
-        return record
+            return record
+        return self._finish(record, published)
+
+    def _finish(self, record: ResultRecord, published: list[ResultRecord] | None) -> ResultRecord:
+        """Publish a run's RunFinished (the journal, first subscriber, has it on disk after this);
+        returns the record as published (passwords masked)."""
+        event = mask(RunFinished(record=record))
+        self.bus.publish(event)
+        if published is not None:
+            published.append(event.record)
+        return event.record
 
     async def _delay(self, spec: RunSpec) -> None:
         """Wait the run's delay; a stop while waiting records the run as interrupted (never started)."""
@@ -163,6 +202,7 @@ class Executor:
         try:
             record = await self.runner_for(spec.kind)(self, spec)
         except Interrupted as exc:
+            attribute_interruption(exc.record, self.stopped_by)
             self.publish(RunFinished(record=exc.record))
             raise asyncio.CancelledError from None
         self.publish(RunFinished(record=record))

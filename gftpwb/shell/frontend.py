@@ -25,6 +25,7 @@ from gftpwb.core.errors import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUNS_FAILED,
+    EXIT_STOPPED_BY,
     EnvironmentProblem,
     UsageError,
 )
@@ -40,24 +41,24 @@ if TYPE_CHECKING:
 
 def load(path: str, overrides: Mapping[str, str] | None = None,
          environ: Mapping[str, str] | None = None) -> Scenario:
-    """A scenario file, or a tgftp batchfile imported on the fly (``gftpwb run tests.csv``).
+    """A scenario file, or a tgftp batchfile imported on the fly (``gftpwb run tests.csv``); read once,
+    and at most :data:`~gftpwb.core.dsl.source.MAX_SCENARIO_BYTES` (``validate /dev/zero``).
 
     A scenario's variables take their values from ``overrides`` (``--set``) and the ``GFTPWB_VAR_*``
     entries of ``environ`` (default: this process's environment); a batchfile has no variables.
     """
-    from gftpwb.core.dsl.loader import load_scenario
-    from gftpwb.migrate_cli import is_batchfile, load_scenario_or_batchfile
+    from gftpwb.core.dsl.loader import decode_source, load_scenario_text, read_source
+    from gftpwb.tgftp import is_batchfile
 
-    try:
-        with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-            batchfile = is_batchfile(path, handle.read())
-    except OSError:
-        batchfile = False  # the loader says why it cannot read the file
-    if batchfile:
+    data = read_source(path)
+    if is_batchfile(path, data.decode("utf-8", "replace")):
         if overrides:
             raise UsageError(f"--set: {path} is a tgftp batchfile, which has no variables")
+        from gftpwb.tgftp.run.migrate import load_scenario_or_batchfile  # the importer only for batchfiles
+
         return load_scenario_or_batchfile(path)
-    return load_scenario(path, overrides=overrides, environ=os.environ if environ is None else environ)
+    return load_scenario_text(decode_source(data, path), path, overrides=overrides,
+                              environ=os.environ if environ is None else environ)
 
 
 def parse_assignments(items: Sequence[str]) -> dict[str, str]:
@@ -117,12 +118,13 @@ def run(request: RunRequest) -> Outcome:
 
 
 def exit_code(summary: Summary | None) -> int:
-    """0 all passed (or nothing run), 1 some run did not pass, 6 all passed but a threshold
-    (``expect:``) was not met, 130 stopped by the user."""
+    """0 all passed (or nothing run), 1 some run did not pass, 8 all passed but a threshold
+    (``expect:``) was not met, 130 stopped by the user (Ctrl-C or a front end's stop), 143 by
+    SIGTERM, 129 by SIGHUP."""
     if summary is None:
         return EXIT_OK
     if summary.interrupted:
-        return EXIT_INTERRUPTED
+        return EXIT_STOPPED_BY.get(summary.stopped_by, EXIT_INTERRUPTED)
     if not summary.all_passed:
         return EXIT_RUNS_FAILED
     return EXIT_EXPECTATIONS if summary.violations else EXIT_OK

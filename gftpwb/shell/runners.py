@@ -67,6 +67,8 @@ async def run_process(ctx: RunContext, spec: RunSpec, session: Session,
             try:
                 async with asyncio.timeout(spec.timeout_s):
                     async for stream, data in proc.output():
+                        if ctx.tee is not None:
+                            ctx.tee("transfer", stream, data)
                         emit_items(ctx, spec, session.feed(stream, data), t0)
                     exit_code = await proc.wait()
             except TimeoutError:

@@ -19,6 +19,7 @@ from typing import Any
 
 from gftpwb.core.bus import EventBus, Handler
 from gftpwb.core.dsl.model import Scenario
+from gftpwb.core.errors import StorageError
 from gftpwb.core.events import Notice
 from gftpwb.core.harness.agenda import Schedule
 from gftpwb.core.harness.instances import effective_seed
@@ -35,6 +36,7 @@ from .executor import Executor
 from .monitors import monitor_services
 from .sinks.aggregates import AggregatesSink
 from .sinks.expectations import ExpectationsSink
+from .sinks.guard import WRITE_FAILED, WriteGuard
 from .sinks.journal import JOURNAL_NAME, JournalSink
 from .sinks.monitors import MonitorFiles
 from .sinks.samples import SamplesSink
@@ -67,7 +69,14 @@ class PreparedRun:
     done: frozenset[str]
     earlier: list[ResultRecord]
     notes: list[str]
+    lock: rd.DirectoryLock | None = None  # held from here to the end of execute()
     stream: TraceStream | None = None  # the live trace stream (--trace-to), connected before anything is written
+
+    def release(self) -> None:
+        """Unlock the results directory (execute() does it at its end; a front end that prepared a
+        run and then did not execute it calls this)."""
+        if self.lock is not None:
+            self.lock.release()
 
 
 @dataclass
@@ -85,18 +94,23 @@ def prepare_run(request: RunRequest) -> PreparedRun:
         return PreparedRun(request, frozenset(), [], [])
     stream = (TraceStream.connect(request.trace_to, results_dir=request.results_dir, scenario=request.scenario.name)
               if request.trace_to else None)
+    lock: rd.DirectoryLock | None = None
     try:
+        lock = rd.lock(request.results_dir, request.command, create=not request.resume)
         if request.resume:
             earlier, done, notes = rd.resume_state(request.results_dir, request.specs)
+            notes = [*notes, *rd.repair_taglogs(request.results_dir, earlier)]
         else:
             rd.prepare(request.results_dir, request.scenario.text, request.specs, request.command,
                        harness_meta(request.scenario))
             earlier, done, notes = [], frozenset(), []
     except BaseException:
+        if lock is not None:
+            lock.release()
         if stream is not None:
             stream.close()
         raise
-    return PreparedRun(request, done, earlier, notes, stream)
+    return PreparedRun(request, done, earlier, notes, lock=lock, stream=stream)
 
 
 def harness_meta(scenario: Scenario) -> dict[str, Any]:
@@ -126,24 +140,30 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     request = prepared.request
     bus = EventBus()
     directory = request.results_dir
-    journal = (Journal(prepared.earlier) if directory is None
-               else JournalSink(os.path.join(directory, JOURNAL_NAME), prepared.earlier))
-    bus.subscribe(journal)  # first: a record is on disk before anyone else hears of it
+    try:
+        journal = (Journal(prepared.earlier) if directory is None
+                   else JournalSink(os.path.join(directory, JOURNAL_NAME), prepared.earlier))
+    except OSError as exc:
+        prepared.release()
+        raise StorageError(f"cannot open {os.path.join(directory or '', JOURNAL_NAME)}: {exc.strerror or exc}; "
+                           "nothing was run") from None
+    writes = WriteGuard(directory or "")
+    bus.subscribe(writes.guard(journal, JOURNAL_NAME))  # first: a record is on disk before anyone else hears of it
     aggregates = AggregatesSink(directory) if directory is not None else None
     expectations = ExpectationsSink(directory) if directory is not None else None
     stream = prepared.stream
     trace = TraceSink(directory, stream) if directory is not None else None
     monitor_files = MonitorFiles(directory) if directory is not None and request.scenario.monitors else None
     if directory is not None:
-        bus.subscribe(TagLogSink(directory, shlex.join(request.command)))
-        bus.subscribe(SamplesSink(directory))
-        bus.subscribe(aggregates)
-        bus.subscribe(expectations)
-        bus.subscribe(trace)
+        bus.subscribe(writes.guard(TagLogSink(directory, shlex.join(request.command)), "tag log"))
+        bus.subscribe(writes.guard(SamplesSink(directory), "progress samples"))
+        bus.subscribe(writes.guard(aggregates, "aggregates"))
+        bus.subscribe(writes.guard(expectations, "expectations"))
+        bus.subscribe(writes.guard(trace, "trace"))
         if monitor_files is not None:
-            bus.subscribe(monitor_files)
+            bus.subscribe(writes.guard(monitor_files, "monitor samples"))
         for consumer in consumers(request.specs, directory):
-            bus.subscribe(consumer)
+            bus.subscribe(writes.guard(consumer, "result files"))
     for subscriber in request.subscribers:
         bus.subscribe(subscriber)
     transports = HostTransports(
@@ -154,17 +174,19 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     else:  # a front end's own executor (the TUI's, so it can stop() it): same bus, same hosts
         executor.bus = bus
         executor.transport_for = transports
+    writes.stop = lambda: executor.stop(WRITE_FAILED)
     loop = asyncio.get_running_loop()
-    signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM) if install_signal_handlers else ()
+    # SIGHUP: the terminal or SSH session of a headless run went away (the TUI handles its own).
+    signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if install_signal_handlers else ()
     probing: asyncio.Task[dict] | None = None
 
-    def stop() -> None:
-        executor.stop()
+    def stop(name: str) -> None:
+        executor.stop(name)
         if probing is not None:
             probing.cancel()
 
     for sig in signals:
-        loop.add_signal_handler(sig, stop)
+        loop.add_signal_handler(sig, stop, signal.Signals(sig).name)
     uninstall = tracecontrol.install(loop) if install_signal_handlers else None
     started: list[Service] = []
 
@@ -184,6 +206,9 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
             except asyncio.CancelledError:
                 if not executor.stopping:
                     raise  # cancelled from outside, not by our own Ctrl-C handler
+            except OSError as exc:  # a full disk before the first run: as one while preparing the directory
+                raise StorageError(f"cannot write {os.path.join(directory, 'meta.json')}: {exc.strerror or exc}; "
+                                   "nothing was run") from None
             probing = None
         for service in [*request.services, *monitor_services(request.scenario, request.specs)]:
             if executor.stopping:
@@ -195,6 +220,8 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
                                      schedule=Schedule.of(request.scenario), wind_down=stop_services)
         if stream is not None and stream.error:
             bus.publish(Notice(level="warning", text=stream.error))
+        if writes.failures:
+            raise StorageError(writes.report(journal, summary))
         return Outcome(summary, journal)
     finally:
         await stop_services()
@@ -212,3 +239,4 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
             trace.close()
         if monitor_files is not None:
             monitor_files.close()
+        prepared.release()

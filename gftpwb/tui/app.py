@@ -121,7 +121,7 @@ class WorkbenchApp(App[None]):
         if self.handle_signals:
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGHUP):
-                loop.add_signal_handler(sig, self._on_signal)
+                loop.add_signal_handler(sig, self._on_signal, signal.Signals(sig).name)
                 self._signals.append(sig)
         self.set_interval(self.refresh_s, self.draw)
         self.draw(force=True)
@@ -304,14 +304,14 @@ class WorkbenchApp(App[None]):
         if self._quit_when_done:
             self.exit()
 
-    def action_stop(self) -> None:
+    def action_stop(self, stopped_by: str = "SIGINT") -> None:
         if not self.running or self._executor is None:
             self.notify("nothing is running")
             return
         if self.stopping:
             return
         self.stopping = True
-        self._executor.stop()
+        self._executor.stop(stopped_by)  # records say what stopped them (issue 17)
         self.notify("stopping: the run in flight is recorded as interrupted; nothing else starts")
         self.draw(force=True)
 
@@ -330,15 +330,15 @@ class WorkbenchApp(App[None]):
                                        "interrupted; finished runs are kept) and quit?",
                                        yes="Stop and quit", no="Keep running"), answered)
 
-    def _stop_and_quit(self) -> None:
+    def _stop_and_quit(self, stopped_by: str = "SIGINT") -> None:
         self._quit_when_done = True
         if self.running:
-            self.action_stop()
+            self.action_stop(stopped_by)
         else:
             self.exit()
 
-    def _on_signal(self) -> None:
-        self._stop_and_quit()
+    def _on_signal(self, name: str) -> None:
+        self._stop_and_quit(name)
 
     # --- filter / export / save -------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from gftpwb.core.errors import Diagnostic, ScenarioError, UsageError
 
+from .source import TooLarge, decode_source, read_bounded
 from .variables import VAR_NAME_PATTERN, Values, VariableProblem, did_you_mean, expand_data, resolve
 from .yamlpos import Path, Positions, load_yaml_with_positions
 
@@ -268,14 +269,16 @@ def _read_include(name: str, filename: str, pos: Positions, at: Path, out: Expan
         path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(filename)), path))
     line, col = pos.of_value(at)
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
+        text = decode_source(read_bounded(path), path)  # bounded, as the scenario itself
+    except (OSError, TooLarge) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         out.errors.append(Diagnostic(filename, line, col, f"hosts.include: cannot read {path}: {reason}"))
         return None
+    except ScenarioError as exc:  # not UTF-8: at its line and column in the included file
+        out.errors.extend(exc.diagnostics)
+        return None
     try:
-        data, inc_pos, tree = load_yaml_with_positions(text, path)
+        data, inc_pos, tree = load_yaml_with_positions(text, path, tree=True)
     except ScenarioError as exc:
         out.errors.extend(exc.diagnostics)
         return None

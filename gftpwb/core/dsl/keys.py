@@ -111,6 +111,9 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
             },
             "timeout": {**DURATION, "description": "Stop the command after this long (it then counts as "
                         "failed). Default: no limit."},
+            "on_failure": {"enum": ["fail", "continue"], "description": "pre only: fail (default) records the "
+                           "run as failed without starting the transfer; continue warns and runs the transfer "
+                           "anyway, as tgftp did (imported batchfiles use it)."},
         },
     },
     "delay": {

@@ -15,6 +15,7 @@ from typing import Any
 
 from gftpwb.core.commands import COMMAND_ROLES
 from gftpwb.core.errors import Diagnostic, ScenarioError
+from gftpwb.core.limits import RUNS_VARIABLE, limits
 from gftpwb.core.registry import TestInput, registry
 from gftpwb.core.trace.setting import NO_TRACE, TraceSetting
 from gftpwb.core.units import parse_duration
@@ -25,6 +26,7 @@ from .harness import expect_diagnostics, harness_diagnostics, test_schedules
 from .model import LOCAL, Host, Scenario, TestModel
 from .monitors import build_monitors, monitor_diagnostics
 from .schema import kind_key_names, merged_key_names
+from .source import decode_source, read_source
 from .yamlpos import Path, Positions, load_yaml_with_positions
 
 
@@ -35,14 +37,7 @@ def load_scenario(path: str, *, overrides: Mapping[str, str] | None = None,
     ``overrides`` (``--set``) and ``environ`` (the ``GFTPWB_VAR_*`` entries of the environment) give
     its variables values (:mod:`gftpwb.core.dsl.variables`).
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as exc:
-        raise ScenarioError([Diagnostic(path, 0, 0, f"cannot read scenario: {exc.strerror or exc}")]) from None
-    except UnicodeDecodeError as exc:
-        raise ScenarioError([Diagnostic(path, 0, 0, f"not UTF-8 text: {exc.reason}")]) from None
-    return load_scenario_text(text, path, overrides=overrides, environ=environ)
+    return load_scenario_text(decode_source(read_source(path), path), path, overrides=overrides, environ=environ)
 
 
 def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Mapping[str, str] | None = None,
@@ -93,6 +88,9 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         errors.extend(_on_diagnostics(defaults["on"], ("defaults", "on"), known_hosts, pos, filename))
     first_seen: dict[str, int] = {}
     inputs = []
+    cap = limits()
+    total_runs = 0
+    loops = data.get("loops", 1) if isinstance(data.get("loops", 1), int) else 1
     for index, raw in enumerate(data["tests"]):
         tid = raw["id"]
         line, col = pos.of_value(("tests", index, "id"))
@@ -105,9 +103,17 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
             errors.extend(_on_diagnostics(raw["on"], ("tests", index, "on"), known_hosts, pos, filename))
         test = TestInput(raw=raw, merged=merged_test(defaults, raw), index=index, pos=pos, filename=filename,
                          inventory=dict(data.get("hosts", {})), tests=tuple(data["tests"]))
-        for engine in registry().engines():
-            engine.check(test)
-        registry().kind(raw["kind"]).check(test)
+        runs = planned_runs(test.merged) * loops
+        total_runs += runs
+        if runs > cap.runs:  # before the kind's checks, which may walk the matrix themselves
+            test.error(f"test '{tid}' plans {runs:,} runs (repeat x copies x matrix cases x hosts x loops), more than "
+                       f"the limit of "
+                       f"{cap.runs:,}; run fewer, or raise the limit: {RUNS_VARIABLE}={runs}",
+                       "repeat" if "repeat" in raw else ("matrix" if "matrix" in raw else None))
+        else:
+            for engine in registry().engines():
+                engine.check(test)
+            registry().kind(raw["kind"]).check(test)
         errors.extend(test.errors)
         warnings.extend(test.warnings)
         errors.extend(command_diagnostics(raw, ("tests", index), pos, filename))
@@ -118,11 +124,33 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         if "on" in monitor:
             errors.extend(_on_diagnostics(monitor["on"], ("monitors", index, "on"), known_hosts, pos, filename))
     errors.extend(monitor_diagnostics(data, pos, filename))
+    if total_runs > cap.runs and not errors:
+        line, col = pos.of_key(("tests",))
+        errors.append(Diagnostic(filename, line, col, f"the scenario plans {total_runs:,} runs, more than the limit "
+                                                      f"of {cap.runs:,}; run fewer, or raise the limit: "
+                                                      f"{RUNS_VARIABLE}={total_runs}"))
     return inputs, errors, warnings
 
 
+def planned_runs(test: dict[str, Any]) -> int:
+    """An upper bound of the runs a test plans in one pass of the suite, from the keys every kind
+    spells the same way: its ``repeat``, its ``concurrency`` (copies), the product of its ``matrix``
+    lists and its hosts (``on``)."""
+    runs = 1
+    for key in ("repeat", "concurrency"):
+        value = test.get(key, 1)
+        runs *= value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
+    matrix = test.get("matrix")
+    for values in (matrix.values() if isinstance(matrix, dict) else ()):
+        if isinstance(values, list):
+            runs *= max(1, len(values))
+    on = test.get("on", LOCAL)
+    return runs * (len(on) if isinstance(on, list) and on else 1)
+
+
 def command_diagnostics(block: dict[str, Any], where: Path, pos: Positions, filename: str) -> list[Diagnostic]:
-    """``run`` as one string is shell code and needs ``shell``; a ``shell`` needs ``run`` as one string."""
+    """``run`` as one string is shell code and needs ``shell``; a ``shell`` needs ``run`` as one string;
+    ``on_failure`` belongs to ``pre`` (a post or comment command never fails the run)."""
     out = []
     for key in COMMAND_ROLES:
         value = block.get(key)
@@ -130,6 +158,10 @@ def command_diagnostics(block: dict[str, Any], where: Path, pos: Positions, file
             continue
         line, col = pos.of_value((*where, key, "run"))
         name = label((*where, key))
+        if "on_failure" in value and key != "pre":
+            fline, fcol = pos.of_key((*where, key, "on_failure"))
+            out.append(Diagnostic(filename, fline, fcol, f"{name}: on_failure is for pre only (a {key} command "
+                                                         "never fails the run)"))
         if value.get("shell", False) and not isinstance(value["run"], str):
             out.append(Diagnostic(filename, line, col, f"{name}: with shell, run must be one string of shell code, "
                                                        "not a list"))

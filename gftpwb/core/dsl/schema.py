@@ -36,7 +36,7 @@ def expect_key(metrics: tuple[Metric, ...], whose: str) -> Key:
     names = ", ".join(m.name for m in metrics)
     return Key(EXPECT, schema_of(metrics), f"Thresholds checked when the test ends, on {whose} metrics ({names}): "
                "metric: '<op> <value>', op one of <, <=, >, >=, ==, e.g. median_rate: '>= 900MiB/s', cv: '< 5%'. A "
-               "violation is reported and makes gftpwb run exit with 6.", merge=True)
+               "violation is reported and makes gftpwb run exit with 8.", merge=True)
 
 
 def kind_keys(kind: Kind) -> tuple[Key, ...]:

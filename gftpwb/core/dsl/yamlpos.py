@@ -8,6 +8,7 @@ its value.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,11 +17,26 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import MappingEndEvent, MappingStartEvent, SequenceEndEvent, SequenceStartEvent
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from ruamel.yaml.reader import ReaderError
 
 from gftpwb.core.errors import Diagnostic, ScenarioError
 
+from .fastyaml import fast_load
+
 Path = tuple[str | int, ...]
+
+# Bounds on what a file may make us build (issue 17): no scenario nests deeper than a dozen levels,
+# and without aliases a file of n characters holds fewer than n values; an alias "bomb" (anchors of
+# anchors: a few hundred bytes that expand to billions of values) stops at the budget.
+MAX_NESTING = 64
+MIN_VALUE_BUDGET = 200_000  # values after aliases are expanded: max(this, 20 per character of the file)
+
+
+class _Limit(Exception):
+    def __init__(self, path: Path, message: str):
+        self.path, self.message = path, message
 
 
 @dataclass
@@ -68,49 +84,86 @@ class Positions:
         return self.keys.get(tuple(path)) or self.of_value(path)
 
 
-def _plain(node: Any, path: Path, pos: Positions) -> Any:
-    if isinstance(node, CommentedMap):
+class _Plain:
+    """The round-trip tree as plain data, within :data:`MAX_NESTING` levels and a budget of values."""
+
+    def __init__(self, pos: Positions, budget: int):
+        self.pos = pos
+        self.left = budget
+
+    def __call__(self, node: Any, path: Path) -> Any:
+        self.left -= 1
+        if self.left < 0:
+            raise _Limit(path, "the file expands to too many values (anchors and aliases that expand each "
+                               "other: a YAML \"billion laughs\"?)")
+        if len(path) > MAX_NESTING:
+            raise _Limit(path, f"nested more than {MAX_NESTING} levels deep")
+        if isinstance(node, CommentedMap):
+            return self._mapping(node, path)
+        if isinstance(node, CommentedSeq):
+            return self._sequence(node, path)
+        if isinstance(node, bool) or node is None:
+            return node
+        if isinstance(node, int):
+            return int(node)
+        if isinstance(node, float):
+            if not math.isfinite(node):
+                where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+                raise _Limit(path, f"{where}: {node!r} is not a finite number")
+            return float(node)
+        if isinstance(node, str):
+            return str(node)
+        # dates, binary and other YAML tags: keep their text so the schema reports a wrong type.
+        return str(node)
+
+    def _mapping(self, node: CommentedMap, path: Path) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for key in node:
             child = (*path, str(key))
             try:
                 kline, kcol = node.lc.key(key)
                 vline, vcol = node.lc.value(key)
-                pos.keys[child] = (kline + 1, kcol + 1)
-                pos.values[child] = (vline + 1, vcol + 1)
+                self.pos.keys[child] = (kline + 1, kcol + 1)
+                self.pos.values[child] = (vline + 1, vcol + 1)
             except (KeyError, TypeError, AttributeError):
                 pass
-            out[str(key)] = _plain(node[key], child, pos)
+            out[str(key)] = self(node[key], child)
         return out
-    if isinstance(node, CommentedSeq):
+
+    def _sequence(self, node: CommentedSeq, path: Path) -> list[Any]:
         items = []
         for index, item in enumerate(node):
             child = (*path, index)
             try:
                 line, col = node.lc.item(index)
-                pos.values[child] = (line + 1, col + 1)
+                self.pos.values[child] = (line + 1, col + 1)
             except (KeyError, TypeError, AttributeError):
                 pass
-            items.append(_plain(item, child, pos))
+            items.append(self(item, child))
         return items
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    if isinstance(node, str):
-        return str(node)
-    # dates, binary and other YAML tags: keep their text so the schema reports a wrong type.
-    return str(node)
 
 
-def load_yaml_with_positions(text: str, filename: str) -> tuple[Any, Positions, Any]:
+def load_yaml_with_positions(text: str, filename: str, *, tree: bool = False) -> tuple[Any, Positions, Any]:
     """Parse ``text`` and return (plain data, positions, round-trip tree).
 
     Syntax errors and duplicate keys raise ScenarioError with the file position ruamel reports.
-    The round-trip tree is returned so converters can keep comments when they rewrite a file.
+    The round-trip tree is returned so converters can keep comments when they rewrite a file; it is
+    None when the file took the fast path (:mod:`.fastyaml`), which most scenarios do, unless ``tree``
+    asks for it.
     """
+    budget = max(MIN_VALUE_BUDGET, 20 * len(text))
+    fast = None if tree else fast_load(text, budget, MAX_NESTING)
+    if fast is not None:
+        data, values, keys = fast
+        pos = Positions(values=values, keys=keys)
+        pos.values[()] = (1, 1)
+        return data, pos, None
+    return ruamel_load(text, filename, budget)
+
+
+def ruamel_load(text: str, filename: str, budget: int) -> tuple[Any, Positions, Any]:
+    """The ruamel path of :func:`load_yaml_with_positions`: every file the fast path does not take,
+    and every error's message and position."""
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:
@@ -119,11 +172,76 @@ def load_yaml_with_positions(text: str, filename: str) -> tuple[Any, Positions, 
         raise ScenarioError([_duplicate(exc, text, filename)]) from None
     except MarkedYAMLError as exc:
         raise ScenarioError([_marked(exc, filename)]) from None
+    except ReaderError as exc:  # a control character, which YAML does not allow in a file
+        line, col = line_column(text, exc.position)
+        code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+        raise ScenarioError([Diagnostic(filename, line, col, f"control character U+{code:04X} is not allowed "
+                                                             "in YAML (use an escape such as \\t inside double "
+                                                             "quotes)")]) from None
+    except RecursionError:  # ruamel's composer recurses per level: find where the nesting got too deep
+        raise ScenarioError([_too_deep(text, filename)]) from None
     except YAMLError as exc:  # pragma: no cover - ruamel raises marked errors for text input
         raise ScenarioError([Diagnostic(filename, 0, 0, f"YAML error: {exc}")]) from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        # ruamel's constructors raise these unmarked for explicitly tagged values (!!int x, !!bool x)
+        raise ScenarioError([_unconstructible(text, filename, exc)]) from None
     pos = Positions()
     pos.values[()] = (1, 1)
-    return _plain(tree, (), pos), pos, tree
+    try:
+        data = _Plain(pos, budget)(tree, ())
+    except _Limit as exc:
+        line, col = pos.of_value(exc.path)
+        raise ScenarioError([Diagnostic(filename, line, col, exc.message)]) from None
+    return data, pos, tree
+
+
+def line_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of character ``offset`` in ``text``."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _unconstructible(text: str, filename: str, exc: Exception) -> Diagnostic:
+    """Where a value ruamel could not construct stands: the first explicitly tagged scalar that fails
+    on its own (found on the composed nodes, which ruamel builds without constructing them)."""
+    yaml = YAML(typ="rt")
+    message = f"YAML error: a value cannot be read as its tag says ({type(exc).__name__}: {exc})"
+    try:
+        stack = [yaml.compose(text)]
+    except (YAMLError, RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return Diagnostic(filename, 1, 1, message)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, MappingNode):
+            stack.extend(v for pair in reversed(node.value) for v in reversed(pair))
+        elif isinstance(node, SequenceNode):
+            stack.extend(reversed(node.value))
+        elif isinstance(node, ScalarNode) and text[node.start_mark.index:node.start_mark.index + 1] == "!":
+            try:
+                yaml.constructor.construct_object(node, deep=True)
+            except Exception as failed:  # ruamel raises anything here; we only locate it
+                mark = node.start_mark
+                return Diagnostic(filename, mark.line + 1, mark.column + 1,
+                                  f"YAML error: {node.value!r} cannot be read as {node.tag} ({failed})")
+    return Diagnostic(filename, 1, 1, message)
+
+
+def _too_deep(text: str, filename: str) -> Diagnostic:
+    """Where the nesting passes :data:`MAX_NESTING` (ruamel's event parser does not recurse)."""
+    message = f"nested more than {MAX_NESTING} levels deep"
+    depth = 0
+    try:
+        for event in YAML(typ="rt").parse(text):
+            if isinstance(event, MappingStartEvent | SequenceStartEvent):
+                depth += 1
+                if depth > MAX_NESTING:
+                    mark = event.start_mark
+                    return Diagnostic(filename, mark.line + 1, mark.column + 1, message)
+            elif isinstance(event, MappingEndEvent | SequenceEndEvent):
+                depth -= 1
+    except (YAMLError, RecursionError):
+        pass
+    return Diagnostic(filename, 1, 1, message)
 
 
 def _duplicate(exc: DuplicateKeyError, text: str, filename: str) -> Diagnostic:

@@ -14,6 +14,7 @@ the scenario run): :class:`SummaryBook` keeps the samples still needed and says 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -214,8 +215,34 @@ def directory_monitors(sample_lines: Iterable[Mapping[str, Any]],
         for name, value in line["values"].items():
             if isinstance(value, int | float):
                 figures.setdefault(name, Stat()).add(float(value), weight)
-    runs = {str(line["run_id"]): dict(line.get("monitors") or {}) for line in summary_lines if "run_id" in line}
+    runs = {str(line["run_id"]): dict(_figures_of(line.get("monitors"))) for line in summary_lines if "run_id" in line}
     if not count and not runs:
         return None
     types = {**{m: types[m] for m in order if m in types}, **types}
     return DirectoryMonitors(samples=count, types=types, figures=figures_to_dict(overall), runs=runs)
+
+
+def _figures_of(monitors: Any) -> dict[str, dict[str, dict[str, dict[str, float | int]]]]:
+    """A summary line's ``monitors[monitor][host][figure] = {mean, min, max, n}``, keeping only what
+    has that shape (a damaged or hand-edited line must not break the reports)."""
+    if not isinstance(monitors, dict):
+        return {}
+    out: dict[str, dict[str, dict[str, dict[str, float | int]]]] = {}
+    for monitor, hosts in monitors.items():
+        if not isinstance(hosts, dict):
+            continue
+        out[str(monitor)] = {}
+        for host, figures in hosts.items():
+            if not isinstance(figures, dict):
+                continue
+            kept = {str(name): {k: v for k, v in stat.items() if k in _STAT_KEYS and _number(v)}
+                    for name, stat in figures.items() if isinstance(stat, dict)}
+            out.setdefault(str(monitor), {})[str(host)] = kept
+    return out
+
+
+_STAT_KEYS = ("mean", "min", "max", "n")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

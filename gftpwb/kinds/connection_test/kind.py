@@ -65,6 +65,11 @@ class ConnectionTestKind(Kind):
     def waiting(self, spec: RunSpec) -> str:
         return GUC_WAITING
 
+    def tgftp_line(self, test: Any, point: dict[str, Any]) -> tuple[tuple[str, ...], bool, str] | None:
+        note = (f"test {test.id}: tgftp's connection test takes no guc parameters; extra_args "
+                f"{' '.join(test.extra_args)} dropped") if test.extra_args else ""
+        return (), True, note
+
     def headline(self, record: ResultRecord) -> str:
         return f"connection ok (connect, login, data channel) in {record.seconds:.3f}s"
 

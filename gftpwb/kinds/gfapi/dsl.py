@@ -15,6 +15,7 @@ from typing import Any
 from gftpwb.core.dsl.model import LOCAL, on_tuple
 from gftpwb.core.dsl.repeats import SEQUENTIAL, check_repeats
 from gftpwb.core.errors import Diagnostic
+from gftpwb.core.limits import WORKERS_VARIABLE, limits
 from gftpwb.core.registry import TestInput
 from gftpwb.core.units import parse_duration
 
@@ -79,6 +80,14 @@ def check_gfapi_test(test: TestInput) -> None:
 
     base = _values(raw)
     matrix = raw.get("matrix", {})
+    workers = (max(matrix.get("processes", [base["processes"]]) or [1])
+               * max(matrix.get("threads", [base["threads"]]) or [1]))
+    cap = limits().workers
+    if workers > cap:
+        report("error", "threads" if "threads" in raw or "threads" in matrix else "processes",
+               f"{workers:,} worker threads per host (processes x threads), more than the limit of {cap:,}; use "
+               f"fewer, or raise the limit: {WORKERS_VARIABLE}={workers}")
+        return
     swept = [k for k in LAYOUT_KEYS if k in matrix]
     seen: set[tuple[str, str, str]] = set()
     for combo in itertools.product(*(matrix[k] for k in swept)):

@@ -97,19 +97,31 @@ def vb_changes_mode(source: str, target: str, args: tuple[str, ...] | list[str])
     return third_party(source, target) and not implies_extended(args)
 
 
+def adds_vb(source: str, target: str, args: tuple[str, ...], *, mode: str = "", add_vb: bool = True) -> bool:
+    """Whether gftpwb puts ``-vb`` before ``args``: never when they have their own; where ``-vb``
+    would change the transfer mode (between two servers, in stream mode) only when the test asks for
+    extended mode (``mode: extended``, -vb then being what asks for it); elsewhere when the test lets
+    gftpwb add it for live progress (``add_vb``, false for exact ``args`` unless said otherwise)."""
+    if any(flag in args for flag in VERBOSE_FLAGS):
+        return False
+    if vb_changes_mode(source, target, args):
+        return mode == EXTENDED
+    return add_vb
+
+
 def build_argv(source: str, target: str, options: GucOptions, extra_args: tuple[str, ...] = (), *,
-               mode: str = "", debug: bool = False) -> tuple[str, ...]:
+               mode: str = "", add_vb: bool = True, debug: bool = False) -> tuple[str, ...]:
     """``globus-url-copy [-vb] [-dbg] <options> <extra args> SOURCE TARGET``.
 
     ``-vb`` gives live progress, and is added only where it leaves the transfer mode alone: between
     two servers it would switch guc from stream mode to MODE E, so there it is added only when the
     transfer is in extended mode anyway (``-p`` and friends) or the test asks for it (``mode:
-    extended``); otherwise the run has no live progress, only its elapsed time. ``debug`` adds ``-dbg``
+    extended``); otherwise the run has no live progress, only its elapsed time. ``add_vb=False``
+    (the test's ``add_vb: false``) adds it nowhere except for ``mode: extended``. ``debug`` adds ``-dbg``
     (the control conversation, with the servers' performance markers: per-stripe progress).
     """
     args = (*option_args(options), *extra_args)
-    own = any(flag in extra_args for flag in VERBOSE_FLAGS)
-    add = not own and (mode == EXTENDED or not vb_changes_mode(source, target, args))
+    add = adds_vb(source, target, args, mode=mode, add_vb=add_vb)
     dbg = ["-dbg"] if debug and "-dbg" not in extra_args else []
     return (GUC, *(["-vb"] if add else []), *dbg, *args, source, target)
 
@@ -128,6 +140,19 @@ def run_details(argv: tuple[str, ...]) -> dict[str, object]:
     extended) and ``live_progress`` (whether guc reports progress, ``-vb``; without it a run has
     only its elapsed time)."""
     return {"mode": mode_of(argv), "live_progress": any(flag in argv[1:-2] for flag in VERBOSE_FLAGS)}
+
+
+def exact_argv(source: str, target: str, args: tuple[str, ...], *, add_vb: bool = False,
+               mode: str = "") -> tuple[str, ...]:
+    """``globus-url-copy <args> SOURCE TARGET`` with the parameters exactly as given; ``-vb`` first only
+    when the test asks for it (:func:`adds_vb`), as tgftp-derived tests never do."""
+    add = adds_vb(source, target, args, mode=mode, add_vb=add_vb)
+    return (GUC, *(["-vb"] if add else []), *args, source, target)
+
+
+def vb_added(argv: tuple[str, ...], given: tuple[str, ...]) -> bool:
+    """Did gftpwb put ``-vb`` into ``argv`` (the user's own arguments being ``given``)?"""
+    return "-vb" in argv[1:2] and not any(flag in given for flag in VERBOSE_FLAGS)
 
 
 def unbuffered(argv: tuple[str, ...]) -> tuple[str, ...]:

@@ -100,6 +100,27 @@ MODE_KEY = Key(
 
 MATRIX_KEY = Key("matrix", ref("guc_matrix"), "Option lists to sweep (see guc_matrix).")
 
+# guc's parameters as one exact list, and what gftpwb may add: tgftp batchfiles import to these.
+EXACT_KEYS: tuple[Key, ...] = (
+    Key("args", {"type": "array", "items": {"type": "string"}},
+        "guc's parameters exactly as given, in this order, between globus-url-copy and the URLs (one list "
+        "item per argument, never through a shell). gftpwb adds nothing (no -vb, see add_vb), so the transfer "
+        "measured is the one described. Cannot be combined with options, extra_args, matrix, stripe or files. Imported "
+        "tgftp batchfiles use it, so their guc calls stay tgftp's."),
+    Key("add_vb", {"type": "boolean"},
+        "May gftpwb add -vb for live progress and guc's own average? Default true with options/extra_args "
+        "and false with args (tgftp-derived tests: guc runs exactly as tgftp ran it). Even when true, -vb is "
+        "added only where it leaves the transfer mode alone (see mode): between two servers it would switch "
+        "guc to MODE E, so there only mode: extended adds it. Without -vb a run shows no live rate. Recorded "
+        "per run (details.vb_added, next to details.mode)."),
+    Key("tgftp_style", {"type": "boolean"},
+        "Run and log the test as tgftp 0.7.0 did: after a successful transfer list it (globus-url-copy -do, "
+        "outside the timing; local runs only) for the tag log's GSIFTP_TRANSFER_LIST and the size of a "
+        "transfer without -len, as tgftp did unless it copied /dev/zero or to /dev/null without -len; leave "
+        "guc's output buffered as tgftp's FIFO did (so no live progress); write the comment, command and list "
+        "tags with echo -e. Default false; imported batchfiles set it."),
+)
+
 STRIPE_KEY = Key(
     "stripe", {"type": "boolean"},
     "A striped transfer with live rates per stripe: passes -stripe and -dbg, and reads the servers' performance "

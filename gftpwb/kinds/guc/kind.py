@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from gftpwb.core.commands import command_of
@@ -27,9 +28,18 @@ from .driver import (
     third_party,
 )
 from .files import build_files
-from .keys import BASELINE_KEY, MATRIX_KEY, MODE_KEY, STRIPE_KEY, definitions, files_key, shared_keys
+from .keys import (
+    BASELINE_KEY,
+    EXACT_KEYS,
+    MATRIX_KEY,
+    MODE_KEY,
+    STRIPE_KEY,
+    definitions,
+    files_key,
+    shared_keys,
+)
 from .model import GucOptions, Test
-from .plan import plan_transfers
+from .plan import guc_shape, plan_transfers
 
 # guc and connection tests: one row per case with the rates of its passed runs.
 TRANSFERS = ReportSection("transfers", 20, "gftpwb.kinds.guc.report:tables")
@@ -177,7 +187,8 @@ def check_mode(test: TestInput) -> None:
     a ``-vb`` of the test's own between two servers (which makes guc use MODE E) is worth a word."""
     merged = test.merged
     source, target = str(merged.get("source", "")), str(merged.get("target", ""))
-    extra = [str(a) for a in merged.get("extra_args", ())]
+    where = "args" if "args" in test.raw else "extra_args"  # exact args stand for options and extra_args
+    extra = [str(a) for a in (test.raw["args"] if "args" in test.raw else merged.get("extra_args", ()))]
     options = dict(merged.get("options", {}))
     matrix = test.raw.get("matrix", {})
     try:
@@ -190,18 +201,19 @@ def check_mode(test: TestInput) -> None:
     between_servers = third_party(source, target)
     mode = merged.get("mode")
     key = "mode" if "mode" in test.raw else None
+    tgftp_style = bool(test.raw.get("tgftp_style"))  # runs as tgftp did, its -vb included: no word needed
     if mode == STREAM and (extended or sweeps_extended):
         test.error("mode: stream, but the options make guc use extended block mode (MODE E): parallel, fast, "
                    "pipeline and stripe all do (even parallel: 1); drop them or the mode", key)
     elif mode == STREAM and own_vb and between_servers:
-        test.error("mode: stream, but -vb in extra_args makes guc use MODE E between two servers; drop -vb "
+        test.error(f"mode: stream, but -vb in {where} makes guc use MODE E between two servers; drop -vb "
                    "(gftpwb then records the elapsed time only)", key)
     elif mode == EXTENDED and not between_servers and not (extended or sweeps_extended):
         test.error("mode: extended, but with one end on this machine (file://) guc uses MODE E only with "
                    "parallel, fast, pipeline or stripe; set one (parallel: 1 keeps one stream)", key)
-    elif mode is None and own_vb and between_servers and not (extended or sweeps_extended):
+    elif mode is None and own_vb and between_servers and not (extended or sweeps_extended) and not tgftp_style:
         test.warning("-vb between two servers makes guc use extended block mode (MODE E); the runs are "
-                     "recorded as extended (say mode: extended, or drop -vb to measure stream mode)", "extra_args")
+                     "recorded as extended (say mode: extended, or drop -vb to measure stream mode)", where)
 
 
 class GucKind(Kind):
@@ -216,8 +228,8 @@ class GucKind(Kind):
     metrics = RATE_METRICS
 
     def dsl_keys(self) -> tuple[Key, ...]:
-        return (*shared_keys(), MATRIX_KEY, STRIPE_KEY, BASELINE_KEY, files_key(), *REPEAT_KEYS, MODE_KEY,
-                *COMMAND_KEYS, LOG_FILENAME_KEY)
+        return (*shared_keys(), *EXACT_KEYS, MATRIX_KEY, STRIPE_KEY, BASELINE_KEY, files_key(), *REPEAT_KEYS,
+                MODE_KEY, *COMMAND_KEYS, LOG_FILENAME_KEY)
 
     def defaults_keys(self) -> tuple[Key, ...]:
         return (*shared_keys(), BASELINE_KEY, *REPEAT_KEYS, MODE_KEY, *COMMAND_KEYS)
@@ -228,8 +240,15 @@ class GucKind(Kind):
     def check(self, test: TestInput) -> None:
         require_ends(test)
         merged = test.merged
+        if "args" in test.raw:
+            clash = [key for key in ("options", "extra_args", "matrix", "stripe", "files") if merged.get(key)]
+            if clash:
+                where = " (from defaults)" if not any(key in test.raw for key in clash) else ""
+                test.error(f"test '{test.id}': args gives guc's parameters exactly, so it cannot be combined with "
+                           f"{' or '.join(clash)}{where}", "args", of_key=True)
         timeout = parse_duration(merged["timeout"]) if "timeout" in merged else 0
-        has_length = "length" in merged.get("options", {}) or "length" in test.raw.get("matrix", {})
+        has_length = "length" in merged.get("options", {}) or "length" in test.raw.get("matrix", {}) or any(
+            arg in ("-len", "-partial-length") for arg in test.raw.get("args", ()))
         if "/dev/zero" in str(merged.get("source", "")) and not has_length and not timeout:
             test.warning(f"test '{test.id}' reads /dev/zero with no length and no timeout: guc never stops; set "
                          "options.length or timeout")
@@ -239,7 +258,11 @@ class GucKind(Kind):
         check_files(test)
 
     def build(self, test: TestInput) -> Test:
-        return build_transfer_test(test)
+        built = build_transfer_test(test)
+        raw = test.raw
+        return dataclasses.replace(built, args=tuple(raw["args"]) if "args" in raw else None,
+                                   add_vb=raw.get("add_vb", "args" not in raw),
+                                   tgftp_style=raw.get("tgftp_style", False))
 
     def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
         assert isinstance(test, Test)
@@ -287,6 +310,10 @@ class GucKind(Kind):
         from .report import params_text
 
         return params_text(params)
+
+    def tgftp_line(self, test: Any, point: dict[str, Any]) -> tuple[tuple[str, ...], bool, str] | None:
+        # the parameters of the guc call gftpwb itself makes (its -vb rule, stripe and exact args included)
+        return guc_shape(test, test.options.with_values(point))[0][1:-2], False, ""
 
 
 KIND = GucKind()

@@ -90,6 +90,9 @@ class Test:
     target: str = ""
     options: GucOptions = field(default_factory=GucOptions)
     extra_args: tuple[str, ...] = ()
+    args: tuple[str, ...] | None = None  # guc's parameters exactly as given (instead of options/extra_args)
+    add_vb: bool = True
+    tgftp_style: bool = False
     repeat: int = 1
     warmup: int = 0
     order: str = "sequential"

@@ -10,9 +10,10 @@ from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.plan import case_label, log_name_for, matrix_points, order_runs, run_id_on
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.kinds.simulated.link import LinkModel
+from gftpwb.tgftp.gucargs import length_from_args, split_guc_args
 
 from .baseline import Baseline
-from .driver import build_argv, run_details
+from .driver import build_argv, exact_argv, run_details, vb_added
 from .files import LIST, FileSet, list_path
 from .model import GucOptions, Test
 from .probe import probe_specs
@@ -24,11 +25,16 @@ Shape = Callable[[Test, GucOptions], tuple[tuple[str, ...], dict[str, Any], int 
 
 
 def guc_shape(test: Test, options: GucOptions) -> tuple[tuple[str, ...], dict[str, Any], int | None]:
+    if test.args is not None:  # exact parameters: nothing reordered, -vb only when asked for
+        argv = exact_argv(test.source, test.target, test.args, add_vb=test.add_vb, mode=test.mode)
+        params, length = params_of(test.args)
+        return argv, params, length
     if test.stripe:  # a striped study run: -stripe, and -dbg for the per-stripe performance markers
         options = options.with_values({"stripe": True})
     if test.files is not None:
         return files_argv(test, options), options.set_options(), test.files.total_bytes
-    argv = build_argv(test.source, test.target, options, test.extra_args, mode=test.mode, debug=test.stripe)
+    argv = build_argv(test.source, test.target, options, test.extra_args, mode=test.mode, add_vb=test.add_vb,
+                      debug=test.stripe)
     return argv, options.set_options(), options.length
 
 
@@ -37,9 +43,30 @@ def files_argv(test: Test, options: GucOptions) -> tuple[str, ...]:
     puts its last two arguments last, which is where ``-f LIST`` goes)."""
     files: FileSet = test.files
     if files.transfer == LIST:
-        return build_argv("-f", list_path(test.id), options, test.extra_args, mode=test.mode, debug=test.stripe)
+        return build_argv("-f", list_path(test.id), options, test.extra_args, mode=test.mode, add_vb=test.add_vb,
+                          debug=test.stripe)
     return build_argv(files.source_url, files.target_url, options, (*test.extra_args, "-cd", "-r"), mode=test.mode,
-                      debug=test.stripe)
+                      add_vb=test.add_vb, debug=test.stripe)
+
+
+def params_of(args: tuple[str, ...]) -> tuple[dict[str, Any], int | None]:
+    """The typed options an exact guc argument list amounts to (for reports), and its -len in bytes."""
+    try:
+        params: dict[str, Any] = dict(GucOptions.from_mapping(split_guc_args(list(args)).options).set_options())
+    except (TypeError, ValueError):
+        params = {}
+    return params, length_from_args(list(args))
+
+
+def own_details(test: Test, argv: tuple[str, ...]) -> dict[str, Any]:
+    """What a guc run's record starts with besides its mode: whether gftpwb added -vb (a connection
+    test's argv is fixed), and that a tgftp-style run's tag log follows tgftp's rules."""
+    details: dict[str, Any] = {}
+    if test.kind == "guc":
+        details["vb_added"] = vb_added(argv, test.args if test.args is not None else test.extra_args)
+    if test.tgftp_style:
+        details["tgftp_style"] = True  # its tag log as tgftp wrote it (see gftpwb.tgftp.taglog)
+    return details
 
 
 def plan_transfers(scenario: Scenario, test: Test, first_case: int,
@@ -52,7 +79,7 @@ def plan_transfers(scenario: Scenario, test: Test, first_case: int,
     link = (test.link or LinkModel()) if test.engine != REAL_ENGINE else None
     for variant, point in enumerate(points):
         argv, params, length = shape(test, test.options.with_values(point))
-        details = run_details(argv)
+        details = {**run_details(argv), **own_details(test, argv)}
         if test.files is not None:
             details["files"] = {**test.files.to_dict(), **({"list": argv[-1]} if test.files.transfer == LIST else {})}
         cases.append([])
@@ -86,6 +113,7 @@ def plan_transfers(scenario: Scenario, test: Test, first_case: int,
                 post=test.post,
                 comment_command=test.comment_command,
                 log_name=log_name_for(test, variant, repeat),
+                tgftp_style=test.tgftp_style,
                 details={**details, "warmup": True} if repeat < test.warmup else dict(details),
             ) for host in test.on])
     return order_runs(cases, test.order, test.order_seed), len(points)

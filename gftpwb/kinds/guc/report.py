@@ -27,8 +27,9 @@ def params_text(params: dict[str, Any]) -> str:
 
 
 def headline(record: ResultRecord) -> str:
-    text = (f"{human_bytes(record.bytes)} in {record.seconds:.3f}s  {rate_text(record.rate_incl_setup_mib_s)} MiB/s "
-            f"incl. set-up  {rate_text(record.rate_guc_avg_mib_s)} MiB/s guc avg")
+    text = (f"{human_bytes(record.bytes)} in {record.seconds or 0:.3f}s  "
+            f"{rate_text(record.rate_incl_setup_mib_s)} MiB/s incl. set-up  "
+            f"{rate_text(record.rate_guc_avg_mib_s)} MiB/s guc avg")
     stripes = (record.details.get("stripes") or {}).get("stripes") or []
     if stripes:  # a striped transfer read with -dbg: each stripe's rate from its performance markers
         text += f"  {len(stripes)} stripes: " + ", ".join(rate_text(s.get("mib_s")) for s in stripes) + " MiB/s"

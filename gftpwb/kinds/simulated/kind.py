@@ -9,11 +9,14 @@ from gftpwb.core.dsl.keys import Key
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.registry import Engine, TestInput
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
+from gftpwb.core.units import parse_duration, parse_rate, parse_size
 
 from .keys import LINK_KEY, link_definition
 from .link import LinkModel
 
 SIMULATED = "simulated"
+# Link keys the model divides by: zero is no link at all (and was a ZeroDivisionError in the model).
+POSITIVE_LINK_KEYS = {"bandwidth": parse_rate, "rtt": parse_duration, "window": parse_size}
 
 
 class SimulatedEngine(Engine):
@@ -38,6 +41,16 @@ class SimulatedEngine(Engine):
             test.warnings.append(Diagnostic(test.filename, line, col, f"test '{test.id}' has a link but runs on the "
                                             "real engine; the link is used only with engine: simulated",
                                             severity="warning"))
+        link = merged.get("link") or {}
+        for key, parse in POSITIVE_LINK_KEYS.items():
+            try:
+                zero = key in link and parse(link[key]) <= 0
+            except ValueError:
+                continue  # the schema reports text that is not a rate, duration or size
+            if zero:
+                own = key in (test.raw.get("link") or {})
+                line, col = test.pos.of_value(("tests", test.index, "link", key) if own else ("defaults", "link", key))
+                test.errors.append(Diagnostic(test.filename, line, col, f"link.{key} must be more than 0"))
 
     def buffer_cap(self, spec: RunSpec) -> int | None:
         return (spec.link or LinkModel()).buffer_cap

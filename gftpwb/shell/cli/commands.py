@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from gftpwb.core.errors import EXIT_OK, ScenarioError, UsageError
+from gftpwb.core.masking import mask_text
 from gftpwb.core.plan import plan, with_trace
 from gftpwb.core.registry import registry
 from gftpwb.shell import frontend
@@ -66,7 +67,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             limit = f"  # timeout {spec.timeout_s:g}s" if spec.timeout_s else ""
             if spec.delay_s:
                 limit += f"  # after {spec.delay_s:g}s delay"
-            print("\n".join(registry().kind(spec.kind).describe(spec, limit)))
+            print(mask_text("\n".join(registry().kind(spec.kind).describe(spec, limit))))
         return EXIT_OK
     frontend.preflight(specs)
     directory = frontend.results_dir(scenario, args.results_base, results=args.results, resume=args.resume)

@@ -1,17 +1,22 @@
 """The ``gftpwb`` command line: parse, hand the arguments to the command's handler, and turn every
 error a user can cause into one clear message on stderr and a distinct exit code (see
-:mod:`gftpwb.core.errors`), never a traceback."""
+:mod:`gftpwb.core.errors`), never a traceback.
+
+This module imports nothing but :mod:`sys` at its top: the console script imports it before
+:func:`main` runs, and a Ctrl-C during any import after that is caught by :func:`main` (exit 130,
+no traceback). Only Python's own start-up, before this module, is outside our reach.
+"""
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from gftpwb.core.errors import EXIT_INTERRUPTED, EXIT_OK, GftpwbError, ScenarioError
+if TYPE_CHECKING:
+    import argparse
 
-from .parser import build_parser
+EXIT_INTERRUPTED = 130  # gftpwb.core.errors.EXIT_INTERRUPTED, without importing it before main() runs
 
 
 def _err(text: str) -> None:
@@ -20,16 +25,29 @@ def _err(text: str) -> None:
 
 def handler_of(reference: str) -> Callable[[argparse.Namespace], int]:
     """A command's handler from its ``"module:function"`` name, imported now."""
+    import importlib
+
     module, _, function = reference.partition(":")
     return getattr(importlib.import_module(module), function)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["tgftp"]:  # tgftp's own parser: its options and "--" cannot go through argparse
-        from gftpwb.tgftp_cli import tgftp_main
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:  # Ctrl-C while starting up or loading (a run handles its own)
+        _err("gftpwb: interrupted")
+        return EXIT_INTERRUPTED
 
-        return tgftp_main(argv[1:], prog="tgftp")
+
+def _main(argv: list[str]) -> int:
+    from gftpwb.core.errors import EXIT_OK, GftpwbError, ScenarioError
+
+    if argv[:1] == ["tgftp"]:  # tgftp's own parser: its options and "--" cannot go through argparse
+        from gftpwb.tgftp.run.dropin import tgftp_main
+
+        return tgftp_main(argv[1:], program="tgftp")
+    from .parser import build_parser
+
     args = build_parser().parse_args(argv)
     try:
         command = vars(args).get("func") or handler_of(args.handler)
@@ -41,9 +59,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GftpwbError as exc:
         _err(f"gftpwb: {exc}")
         return exc.exit_code
-    except KeyboardInterrupt:
-        _err("gftpwb: interrupted")
-        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
 

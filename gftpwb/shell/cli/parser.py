@@ -289,9 +289,43 @@ def add_lab(sub: Sub) -> None:
         handler(q, "gftpwb.shell.cli.lab:cmd_lab")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from gftpwb.migrate_cli import add_parsers as add_migration_parsers
+def add_migration(sub: Sub) -> None:
+    """import, export and log: tgftp batchfiles and tag logs (gftpwb.tgftp.run.migrate runs them)."""
+    p = sub.add_parser("import", help="tgftp batchfile -> scenario, or: import taglogs LOG... -> records",
+                       description="gftpwb import BATCHFILE [-o SCENARIO.yaml]: a tgftp batchfile as a scenario "
+                       "(to stdout without -o). gftpwb import taglogs LOG...: old tgftp (or gftpwb) tag logs as "
+                       "result records in a results directory of their own.")
+    p.add_argument("items", nargs="+", metavar="BATCHFILE | taglogs LOG")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the scenario here (batchfile import)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    p.add_argument("--results", metavar="DIR", help="results directory for imported tag logs "
+                   "(default results/<UTC timestamp>-imported-<scenario>)")
+    p.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=argparse.SUPPRESS)
+    p.add_argument("--scenario", default="imported", metavar="NAME",
+                   help="scenario name for tag logs whose file name does not carry one (default imported)")
+    handler(p, "gftpwb.tgftp.run.migrate:cmd_import")
 
+    p = sub.add_parser("export", help="results -> tag logs, or scenario -> tgftp batchfile")
+    p.add_argument("what", choices=("taglogs", "batchfile"), help="taglogs RESULTS_DIR | batchfile SCENARIO")
+    p.add_argument("source", metavar="RESULTS_DIR|SCENARIO")
+    p.add_argument("-o", "--output", metavar="PATH", help="taglogs: directory (default RESULTS_DIR itself); "
+                   "batchfile: file (default stdout)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing batchfile")
+    handler(p, "gftpwb.tgftp.run.migrate:cmd_export")
+
+    p = sub.add_parser("log", help="read tag logs like tgftp_log")
+    log_sub = p.add_subparsers(dest="log_command", required=True, metavar="ACTION")
+    q = log_sub.add_parser("get", help="print an attribute's value (tgftp_log -a ATTRIBUTE -f FILE)")
+    q.add_argument("attribute", metavar="ATTRIBUTE")
+    q.add_argument("files", nargs="+", metavar="FILE")
+    q.add_argument("--json", action="store_true", help="one JSON object: attribute and, per file, found and value")
+    handler(q, "gftpwb.shell.cli.log:cmd_log")
+    q = log_sub.add_parser("list-attributes", help="the ten attributes tgftp_log knows")
+    q.add_argument("--json", action="store_true", help="as a JSON list")
+    handler(q, "gftpwb.shell.cli.log:cmd_log")
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gftpwb", description="GridFTP / GlusterFS performance workbench.")
     parser.add_argument("--version", action="version", version=f"gftpwb {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -303,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_results(sub)
     add_trace(sub)
     add_tui(sub)
-    add_migration_parsers(sub)
+    add_migration(sub)
     add_tgftp(sub)
     add_hosts(sub)
     add_lab(sub)

@@ -216,7 +216,7 @@ class NetLab:
         """Command-line mistakes, caught before anything is started."""
         if not 1 <= count <= MAX_HOSTS:
             raise UsageError(f"--hosts must be between 1 and {MAX_HOSTS}")
-        if rate and not RATE_PATTERN.match(rate):
+        if rate and not RATE_PATTERN.fullmatch(rate):
             raise UsageError(f"bad --rate {rate!r}: use a tc rate such as 400mbit, 1gbit or 100mbps")
 
     @staticmethod

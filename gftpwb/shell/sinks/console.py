@@ -5,6 +5,7 @@ run's line says, and which report section its records go to."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Sequence
@@ -35,7 +36,7 @@ from gftpwb.core.format import CONSOLE_STATUS_STYLE, counts_text, human_bytes, r
 from gftpwb.core.harness.aggregate import CopiesAggregate, copies_table, summary_text
 from gftpwb.core.journal import Journal
 from gftpwb.core.monitors.report import monitors_table
-from gftpwb.core.records import PASSED, ResultRecord
+from gftpwb.core.records import PASSED, STOPPED_BY_TEXT, ResultRecord
 from gftpwb.core.registry import ReportTable, registry
 from gftpwb.core.report import report_sections
 from gftpwb.core.specs import RunSpec
@@ -145,6 +146,7 @@ class ConsoleSink:
         self._kind_of_test: dict[str, str] = {}
         self.journal = Journal()  # every finished record, earlier attempts' too, for the tables at the end
         self._tune: TuneUpdate | None = None  # the latest ranking of the auto-tune in flight
+        self.gone = False  # the terminal went away (SIGHUP, a closed pipe): nothing more is shown
         self._noted: set[str] = set()  # tests whose runs were said to have no live progress
         # Copies of a run (concurrency): their group by run id, the run ids of each group in plan order,
         # the groups in flight, and the aggregates of finished groups (for the report).
@@ -159,8 +161,15 @@ class ConsoleSink:
     def __call__(self, event: Event) -> None:
         self.journal(event)
         handler = getattr(self, f"_on_{type(event).__name__}", None)
-        if handler:
-            handler(event)
+        if handler and not self.gone:
+            try:
+                handler(event)
+            except OSError:  # EIO after a hang-up, EPIPE: the run goes on and is journalled, unseen
+                self.gone = True
+                if self._live is not None:
+                    with contextlib.suppress(OSError):
+                        self._live.stop()
+                    self._live = None
 
     def _on_ScenarioStarted(self, event: ScenarioStarted) -> None:
         self.journal.earlier = list(event.earlier)  # a resumed run's summary shows every run, not only the new
@@ -332,7 +341,7 @@ class ConsoleSink:
                                                          self.monitors.samples)))
         print_checks(self.console, self.checks)
         s = event.summary
-        note = " (interrupted by the user)" if s.interrupted else ""
+        note = f" ({STOPPED_BY_TEXT.get(s.stopped_by, 'interrupted by the user')})" if s.interrupted else ""
         self.console.print(f"{counts_text(s.counts)} of {s.total} planned{note}. Results: {s.results_dir}")
 
     def _on_ExpectationsChecked(self, event: ExpectationsChecked) -> None:

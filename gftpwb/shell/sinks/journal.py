@@ -8,11 +8,13 @@ them to.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable
 from typing import Protocol
 
 from gftpwb.core.journal import Journal
+from gftpwb.core.recordcheck import unreadable
 from gftpwb.core.records import ResultRecord, parse_journal
 
 JOURNAL_NAME = "results.jsonl"
@@ -47,9 +49,22 @@ class JournalFile:
                 os.write(self._fd, b"\n")
 
     def append(self, record: JsonLine) -> None:
-        os.write(self._fd, (record.to_json() + "\n").encode("utf-8"))
-        if self.fsync:
-            os.fsync(self._fd)
+        """Append one record (fsync'd unless ``fsync=False``); raises OSError (disk full, read-only, I/O
+        error) after cutting the file back to its last whole record, so a failed append never leaves a
+        torn line."""
+        data = (record.to_json() + "\n").encode("utf-8")
+        size = os.fstat(self._fd).st_size
+        try:
+            written = os.write(self._fd, data)
+            if written < len(data):  # a full disk takes what fits and says so only on the next write
+                os.write(self._fd, data[written:])
+            if self.fsync:
+                os.fsync(self._fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, size)
+                os.fsync(self._fd)
+            raise
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -76,9 +91,10 @@ class JournalSink(Journal):
 
 
 def read_journal(path: str) -> tuple[list[ResultRecord], list[str]]:
-    """Records and problems (torn or unreadable lines) of a journal; a missing file is empty."""
+    """Records and problems (torn or unreadable lines, records their kind cannot read) of a journal;
+    a missing file is empty."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return parse_journal(handle.read())
+            return parse_journal(handle.read(), unreadable)
     except FileNotFoundError:
         return [], []

@@ -1,6 +1,7 @@
 """This machine's transport (see :mod:`gftpwb.core.transport` for the protocol): programs run as
 argv lists in their own session, so ``stop()`` ends the whole process group, first politely, then
-with SIGKILL."""
+with SIGKILL, and carry the token of this process's watchdog (:mod:`.watchdog`), which ends them
+if gftpwb dies without doing so itself."""
 
 from __future__ import annotations
 
@@ -8,14 +9,38 @@ import asyncio
 import contextlib
 import hashlib
 import os
+import secrets
 import shutil
 import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 from gftpwb.core.clockoffset import ZERO, ClockOffset
 from gftpwb.core.transport import StartError
 
+from . import watchdog
+
 CHUNK = 65536
+WATCHDOG_GRACE_S = 2.0
+
+_watchdog: tuple[subprocess.Popen[bytes], str] | None = None
+
+
+def owner_env() -> dict[str, str]:
+    """``{GFTPWB_OWNER: token}`` for a local child, starting this process's watchdog the first time
+    (and again if it died, or after a fork)."""
+    global _watchdog
+    if _watchdog is not None and (_watchdog[0].poll() is not None or not _watchdog[1].startswith(f"{os.getpid()}-")):
+        _watchdog = None
+    if _watchdog is None:
+        token = f"{os.getpid()}-{secrets.token_hex(8)}"
+        proc = subprocess.Popen(
+            [sys.executable, "-I", "-S", watchdog.__file__, token, str(WATCHDOG_GRACE_S)],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, close_fds=True)
+        _watchdog = (proc, token)
+    return {watchdog.ENV_NAME: _watchdog[1]}
 
 
 class LocalProcess:
@@ -71,12 +96,15 @@ class LocalProcess:
             os.killpg(self.pid, sig)
 
     async def stop(self, grace: float = 2.0) -> None:
-        """SIGTERM the process group, wait up to ``grace`` seconds, then SIGKILL what is left."""
+        """SIGTERM the process group, wait up to ``grace`` seconds, then SIGKILL what is left; the
+        SIGKILL is sent even when this is cancelled during the grace (Ctrl-C again, the loop closing)."""
         self._signal_group(signal.SIGTERM)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._proc.wait(), grace)
-        # Children that outlived the leader keep the group alive: kill them too.
-        self._signal_group(signal.SIGKILL)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._proc.wait(), grace)
+        finally:
+            # Children that outlived the leader keep the group alive: kill them too.
+            self._signal_group(signal.SIGKILL)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._proc.wait(), grace)
 
@@ -94,7 +122,10 @@ class LocalTransport:
 
     async def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
                     cwd: str | None = None, stdin: bool = False) -> LocalProcess:
-        full_env = None if env is None else {**os.environ, **env}
+        launched = launched_program(argv)
+        if launched and shutil.which(launched, path=(env or {}).get("PATH", os.environ.get("PATH"))) is None:
+            raise StartError(f"{launched}: command not found")  # not "stdbuf: failed to run command ..."
+        full_env = {**os.environ, **(env or {}), **owner_env()}
         stdin_mode = asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -113,6 +144,13 @@ class LocalTransport:
 
     async def close(self) -> None:
         return None
+
+
+def launched_program(argv: Sequence[str]) -> str | None:
+    """The program ``stdbuf`` is asked to run in ``argv`` (its first word not an option), else None."""
+    if not argv or os.path.basename(argv[0]) != "stdbuf":
+        return None
+    return next((word for word in argv[1:] if not word.startswith("-")), None)
 
 
 def file_sha256(path: str) -> str | None:

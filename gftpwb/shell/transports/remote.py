@@ -4,7 +4,8 @@ OpenSSH ignores channel signals in many versions, and closing a channel without 
 the remote command running. So every remote command runs under a small POSIX sh wrapper that
 
 * exports the environment and changes to the working directory, reporting failures as a marker;
-* checks the program exists (a missing one is a start error, as locally);
+* checks the program exists (a missing one is a start error, as locally), and behind ``stdbuf``
+  the program it runs, so a host without guc says so rather than blaming stdbuf;
 * starts the command with ``setsid`` in a process group of its own and prints
   ``@gftpwb-pgid <pgid>`` on stderr before anything else, so the controller can kill the whole
   group over a second channel (:func:`kill_command`);
@@ -37,10 +38,20 @@ done
 if [ -n "$dir" ]; then
   cd "$dir" 2>/dev/null || { echo "@gftpwb-error cannot change to directory $dir" >&2; exit 125; }
 fi
-case $1 in
-  */*) if [ -d "$1" ] || [ ! -x "$1" ]; then echo "@gftpwb-error $1: not an executable file" >&2; exit 126; fi ;;
-  *) command -v "$1" >/dev/null 2>&1 || { echo "@gftpwb-error $1: command not found" >&2; exit 127; } ;;
-esac
+check() {
+  case $1 in
+    */*) if [ -d "$1" ] || [ ! -x "$1" ]; then echo "@gftpwb-error $1: not an executable file" >&2; exit 126; fi ;;
+    *) command -v "$1" >/dev/null 2>&1 || { echo "@gftpwb-error $1: command not found" >&2; exit 127; } ;;
+  esac
+}
+check "$1"
+if [ "${1##*/}" = stdbuf ]; then
+  launcher=1
+  for word in "$@"; do
+    if [ "$launcher" = 1 ]; then launcher=0; continue; fi
+    case $word in -*) ;; *) check "$word"; break ;; esac
+  done
+fi
 if [ "$keep" = 1 ]; then exec 3<&0; else exec 3</dev/null; fi
 setsid sh -c 'echo "@gftpwb-pgid $$" >&2; exec "$@"' gftpwb-run "$@" <&3 3<&- &
 child=$!

@@ -267,15 +267,21 @@ class SshPool:
     def _known_hosts_path(self, host: Host) -> str:
         return os.path.expanduser(host.known_hosts) if host.known_hosts else default_known_hosts()
 
-    def _listed_keys(self, host: Host) -> list[asyncssh.SSHKey]:
+    def _listed_keys(self, host: Host, which: int = 0) -> list[asyncssh.SSHKey]:
+        """The keys known_hosts trusts for ``host`` (``which`` 2: the keys it marks ``@revoked``)."""
         path = self._known_hosts_path(host)
         if not os.path.exists(path):
             return []
         known = asyncssh.read_known_hosts(path)
         addr = host.address if _is_ip(host.address) else ""
         with contextlib.suppress(ValueError):
-            return list(known.match(host.address, addr, host.port)[0])
+            return list(known.match(host.address, addr, host.port)[which])
         return []
+
+    def _revoked_message(self, host: Host) -> str:
+        return (f"{host.label}: REVOKED HOST KEY: the key the host presented is marked @revoked in "
+                f"{self._known_hosts_path(host)}; refusing to connect (not even --accept-new-host-keys trusts a "
+                "revoked key)")
 
     async def _known_hosts(self, host: Host, tunnel: asyncssh.SSHClientConnection | None) -> object:
         """What asyncssh verifies against: the known_hosts file (never None). With trust on first use,
@@ -299,6 +305,8 @@ class SshPool:
                 host.connect_timeout_s + 5)
         if key is None:
             raise SshError(f"{host.label}: the server sent no host key", HOST_KEY)
+        if any(key == revoked for revoked in self._listed_keys(host, 2)):  # a @revoked line wins over TOFU
+            raise SshError(self._revoked_message(host), HOST_KEY)
         line = f"{known_hosts_pattern(host.address, host.port)} {key.export_public_key('openssh').decode().strip()}\n"
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, "a", encoding="ascii") as handle:
@@ -308,6 +316,8 @@ class SshPool:
 
     def _host_key_message(self, host: Host, exc: BaseException) -> str:
         path = self._known_hosts_path(host)
+        if "revoked" in str(exc).lower():
+            return self._revoked_message(host)
         if self._listed_keys(host):
             return (f"{host.label}: HOST KEY MISMATCH: the key the host presented is not the one {path} lists "
                     f"for it; refusing to connect (someone may be intercepting the connection, or the host was "

@@ -1,6 +1,6 @@
 """``gftpwb import``, ``gftpwb export`` and ``gftpwb log``: moving between tgftp and gftpwb.
 
-The conversions themselves are pure (``gftpwb.converters``); this module reads and writes the files.
+The conversions themselves are pure (``gftpwb.tgftp``); this module reads and writes the files.
 
 Where imported tag logs go: ``gftpwb import taglogs LOG...`` writes their records to a results
 directory of their own, ``results/<UTC timestamp>-imported-<scenario>/`` (or ``--results DIR``), with
@@ -23,23 +23,21 @@ import socket
 import sys
 from datetime import UTC, datetime
 
+from gftpwb import __version__
 from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
 from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
-from gftpwb.core.records import ResultRecord, latest_by_run
+from gftpwb.core.records import ResultRecord
+from gftpwb.core.registry import registry
+from gftpwb.shell import results_dir as rd
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, JournalSink, read_journal
-
-from . import __version__
-from .converters.batchfile import ExportError, ImportResult, export_batchfile, import_batchfile
-from .converters.taglog import (
-    STANDARD_TAGS,
+from gftpwb.tgftp import is_batchfile
+from gftpwb.tgftp.batchfile import ExportError, ImportResult, export_batchfile, import_batchfile
+from gftpwb.tgftp.taglog import (
     TagLogError,
-    attribute_is_empty,
     format_taglog,
-    get_attribute,
     record_from_taglog,
 )
-from .shell import results_dir as rd
 
 EXIT_LOG_ERROR = 1  # tgftp_log's exit status for a bad attribute or a missing file
 _TEST_REF = re.compile(r"test '(test-\d{3,})'")
@@ -57,17 +55,18 @@ def _read_text(path: str) -> str:
         raise ScenarioError([Diagnostic(path, 0, 0, f"cannot read scenario: {exc.strerror or exc}")]) from None
 
 
+def shell_env() -> dict[str, str]:
+    """The variables tgftp's bash had, for expanding ``$HOME`` and the like as it did: the environment,
+    and what bash sets itself."""
+    env = dict(os.environ)
+    env.setdefault("PWD", os.getcwd())
+    env.setdefault("HOSTNAME", os.uname().nodename)
+    env.setdefault("UID", str(os.getuid()))
+    env.setdefault("EUID", str(os.geteuid()))
+    return env
+
+
 # --- batchfiles as scenarios ----------------------------------------------------------------------
-
-
-def is_batchfile(path: str, text: str) -> bool:
-    """A tgftp batchfile starts with ``#%tgftp%v...``; a file not named .yaml/.yml may have it lower down."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    if first.startswith("#%tgftp"):
-        return True
-    if path.endswith((".yaml", ".yml")):
-        return False
-    return any(line.startswith("#%tgftp%v") for line in text.splitlines())
 
 
 def load_scenario_or_batchfile(path: str) -> Scenario:
@@ -75,7 +74,7 @@ def load_scenario_or_batchfile(path: str) -> Scenario:
     text = _read_text(path)
     if not is_batchfile(path, text):
         return load_scenario(path)
-    result = import_batchfile(text, path)
+    result = import_batchfile(text, path, shell_env())
     try:
         scenario = load_scenario_text(result.text, f"{path} (as imported)")
     except ScenarioError as exc:
@@ -107,7 +106,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     if len(items) != 1:
         raise UsageError("import takes one batchfile (or: gftpwb import taglogs FILE...)")
     path = items[0]
-    result = import_batchfile(_read_text(path), path)
+    result = import_batchfile(_read_text(path), path, shell_env())
     _print_diagnostics(result.warnings)
     load_scenario_text(result.text, f"{path} (as imported)")  # the converter's own promise, checked
     if args.output:
@@ -156,6 +155,8 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
             failed += 1
             continue
         imported.record.details.setdefault("imported_from", os.path.abspath(path))
+        if imported.tgftp_command is not None:  # so that export taglogs writes it back as it was
+            imported.record.details.setdefault("tgftp_command", imported.tgftp_command)
         for note in imported.notes:
             _err(f"{path}: note: {note}")
         records.append(imported.record)
@@ -171,12 +172,13 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
         os.makedirs(directory, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create {directory}: {exc.strerror or exc}") from None
-    seen: dict[str, str] = {}
+    seen: dict[tuple[str, str], str] = {}
     for record in records:
-        if record.run_id in seen:
-            _err(f"warning: run id {record.run_id} comes from both {seen[record.run_id]} and "
+        key = (record.scenario, record.run_id)
+        if key in seen:
+            _err(f"warning: run {record.scenario} {record.run_id} comes from both {seen[key]} and "
                  f"{record.details.get('imported_from')}; readers take the later one")
-        seen[record.run_id] = str(record.details.get("imported_from"))
+        seen[key] = str(record.details.get("imported_from"))
     journal = JournalSink(os.path.join(directory, JOURNAL_NAME))
     try:
         for record in records:
@@ -237,98 +239,14 @@ def export_taglogs(directory: str, output: str | None) -> int:
     target = output or directory
     os.makedirs(target, exist_ok=True)
     written = 0
-    for record in latest_by_run(records).values():
-        if record.kind == "gfapi":  # small-file runs have no tgftp tag log (their CSVs are in the results)
+    # one log per run of each scenario (tag logs of several batchfiles imported together share run ids)
+    latest = {(record.scenario, record.run_id): record for record in records}
+    for record in latest.values():
+        kind = registry().find(record.kind)
+        if kind is not None and not kind.writes_taglog:  # e.g. small-file runs (their CSVs are in the results)
             continue
         name = record.taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
         _write(os.path.join(target, os.path.basename(name)), format_taglog(record, command))
         written += 1
     print(f"{written} tag log(s) written to {target}")
     return EXIT_OK
-
-
-# --- gftpwb log -----------------------------------------------------------------------------------
-
-
-def cmd_log(args: argparse.Namespace) -> int:
-    if args.log_command == "list-attributes":
-        if args.json:
-            print(json.dumps(list(STANDARD_TAGS)))
-        else:
-            print("\n".join(STANDARD_TAGS))
-        return EXIT_OK
-    return log_get(args.attribute, args.files, as_json=args.json)
-
-
-def log_get(attribute: str, files: list[str], *, as_json: bool = False, prog: str = "gftpwb") -> int:
-    """tgftp_log for one or more files: exit 1 for an unknown attribute or an unreadable file, else 0."""
-    if attribute not in STANDARD_TAGS:
-        listed = "" if prog == "tgftp_log" else f" Supported (exact names): {', '.join(STANDARD_TAGS)}"
-        _err(f'{prog}: the attribute "{attribute}" is not supported!{listed}')
-        return EXIT_LOG_ERROR
-    status = EXIT_OK
-    results = []
-    for path in files:
-        try:
-            with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
-                text = handle.read()
-        except OSError as exc:
-            _err(f'{prog}: cannot read "{path}": {exc.strerror or exc}')
-            results.append({"file": path, "found": False, "value": None, "error": str(exc.strerror or exc)})
-            status = EXIT_LOG_ERROR
-            continue
-        lines = get_attribute(text, attribute)
-        empty = attribute_is_empty(lines)
-        if empty:
-            _err(f'{prog}: attribute "{attribute}" not found in "{path}" or empty.')
-        results.append({"file": path, "found": not empty, "value": None if empty else "\n".join(lines),
-                        "error": None})
-        if as_json or empty:
-            continue
-        prefix = f"{path}:" if len(files) > 1 else ""
-        out = "".join(f"{prefix}{line}\n" for line in lines)
-        sys.stdout.buffer.write(out.encode("utf-8", errors="surrogateescape"))
-    if as_json:
-        print(json.dumps({"attribute": attribute, "files": results}, ensure_ascii=False,
-                         default=lambda v: str(v)))
-    sys.stdout.flush()
-    return status
-
-
-# --- parser ---------------------------------------------------------------------------------------
-
-
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    """Register import, export and log on the main parser (called from ``gftpwb.shell.cli.main``)."""
-    p = sub.add_parser("import", help="tgftp batchfile -> scenario, or: import taglogs LOG... -> records",
-                       description="gftpwb import BATCHFILE [-o SCENARIO.yaml]: a tgftp batchfile as a scenario "
-                       "(to stdout without -o). gftpwb import taglogs LOG...: old tgftp (or gftpwb) tag logs as "
-                       "result records in a results directory of their own.")
-    p.add_argument("items", nargs="+", metavar="BATCHFILE | taglogs LOG")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the scenario here (batchfile import)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing output file")
-    p.add_argument("--results", metavar="DIR", help="results directory for imported tag logs "
-                   "(default results/<UTC timestamp>-imported-<scenario>)")
-    p.add_argument("--results-base", metavar="DIR", default=rd.DEFAULT_BASE, help=argparse.SUPPRESS)
-    p.add_argument("--scenario", default="imported", metavar="NAME",
-                   help="scenario name for tag logs whose file name does not carry one (default imported)")
-    p.set_defaults(func=cmd_import)
-
-    p = sub.add_parser("export", help="results -> tag logs, or scenario -> tgftp batchfile")
-    p.add_argument("what", choices=("taglogs", "batchfile"), help="taglogs RESULTS_DIR | batchfile SCENARIO")
-    p.add_argument("source", metavar="RESULTS_DIR|SCENARIO")
-    p.add_argument("-o", "--output", metavar="PATH", help="taglogs: directory (default RESULTS_DIR itself); "
-                   "batchfile: file (default stdout)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing batchfile")
-    p.set_defaults(func=cmd_export)
-
-    p = sub.add_parser("log", help="read tag logs like tgftp_log")
-    log_sub = p.add_subparsers(dest="log_command", required=True, metavar="ACTION")
-    q = log_sub.add_parser("get", help="print an attribute's value (tgftp_log -a ATTRIBUTE -f FILE)")
-    q.add_argument("attribute", metavar="ATTRIBUTE")
-    q.add_argument("files", nargs="+", metavar="FILE")
-    q.add_argument("--json", action="store_true", help="one JSON object: attribute and, per file, found and value")
-    q.set_defaults(func=cmd_log)
-    q = log_sub.add_parser("list-attributes", help="the ten attributes tgftp_log knows")
-    q.add_argument("--json", action="store_true", help="as a JSON list")
-    q.set_defaults(func=cmd_log)

@@ -1,10 +1,16 @@
 """tgftp's tag-style log format: write one from a result record, and read tags back.
 
-The layout is tgftp 0.7.0's (see ../shared/research/tgftp.md §3): each attribute is ``<TAG>`` on its
-own line, the value, ``</TAG>`` on its own line; order COMMENT, TGFTP_COMMAND, COMMAND, OUTPUT (with
-one empty line after guc's output), START, END, then ERROR on failure or SIZE and RATE on success.
-The rate tag holds tgftp's integer ``N MB/s`` (MiB, truncated). Our own precise figures follow as
-extra ``GFTPWB_*`` tags, after the standard ones, which tgftp_log ignores.
+The standard tags hold exactly what tgftp 0.7.0 would have written (../shared/research/tgftp.md §3,
+checked against the real script by tests/compat): COMMENT, TGFTP_COMMAND, COMMAND, OUTPUT (guc's
+output, then the newline tgftp adds), START and END (local time, whole seconds), then ERROR on
+failure (a timeout too is ``failed.``: tgftp 0.7.0 never wrote ``timed out.``), or LIST, SIZE and
+RATE on success: SIZE from the ``-len`` text as tgftp read it (``-len 1024M`` is ``1024 MB``), RATE
+by tgftp's own formula on the whole seconds of START and END. Connection tests have no SIZE or RATE.
+
+gftpwb's own figures come first, as ``GFTPWB_*`` tags ending with ``GFTPWB_RECORD`` (the record as
+one line of JSON with ``<`` and ``>`` escaped). tgftp_log's sed range only ever reads downwards from a
+line that names the tag (``<TAG>``), and no gftpwb line names one, so the real tgftp_log prints from
+our logs exactly what it prints from tgftp's, even when a comment opens a tag it never closes.
 """
 
 from __future__ import annotations
@@ -15,11 +21,12 @@ import shlex
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-from gftpwb.core.rates import tgftp_rate_text, tgftp_size_text
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, STATUSES, TIMEOUT, ResultRecord
 from gftpwb.core.units import GIB, KIB, MIB
 from gftpwb.kinds.guc.driver import summarize_error
 from gftpwb.kinds.guc.output import GucOutputParser, ProgressSample
+from gftpwb.tgftp.bash import echo_e
+from gftpwb.tgftp.model import length_texts, listing_size, rate_text, size_text
 
 from .gucargs import length_from_args, split_guc_args
 
@@ -36,59 +43,119 @@ RATE = "GSIFTP_TRANSFER_RATE"
 
 # tgftp_log 0.2.0's SUPPORTED_ATTS, in its order.
 STANDARD_TAGS = (COMMENT, COMMAND, OUTPUT, START, END, ERROR, RATE, SIZE, LIST, TGFTP_COMMAND)
+# gftpwb's own tags, in the order they are written (before the standard ones).
+GFTPWB_TAGS = ("GFTPWB_RUN_ID", "GFTPWB_HOST", "GFTPWB_STATUS", "GFTPWB_RATE_INCL_SETUP_MIB_S",
+               "GFTPWB_RATE_GUC_AVG_MIB_S", "GFTPWB_SECONDS", "GFTPWB_ERROR_DETAIL", "GFTPWB_RECORD")
 
-ERROR_TEXT = {
-    TIMEOUT: 'ERROR: "globus-url-copy" timed out.',
-    INTERRUPTED: 'ERROR: "globus-url-copy" was interrupted.',
-}
+INTERRUPTED_TEXT = 'ERROR: "globus-url-copy" was interrupted.'
 FAILED_TEXT = 'ERROR: "globus-url-copy" failed.'
+TIMED_OUT_TEXT = 'ERROR: "globus-url-copy" timed out.'  # tgftp <= 0.6.1; read, never written
 
 TIMESTAMP_FORMAT = "%Y-%m-%d_%H:%M:%S"
+
+
+def epoch_seconds(iso_utc: str) -> int:
+    """Whole seconds since the epoch (tgftp's ``date +%s``) of our ISO 8601 UTC timestamp."""
+    return int(datetime.fromisoformat(iso_utc).timestamp() // 1)
 
 
 def tgftp_timestamp(iso_utc: str) -> str:
     """tgftp's ``YYYY-mm-dd_HH:MM:SS`` in local time, from our ISO 8601 UTC timestamp."""
     if not iso_utc:
         return ""
-    return datetime.fromisoformat(iso_utc).astimezone().strftime(TIMESTAMP_FORMAT)
+    return datetime.fromtimestamp(epoch_seconds(iso_utc)).astimezone().strftime(TIMESTAMP_FORMAT)
 
 
 def _block(tag: str, value: str) -> str:
     return f"<{tag}>\n{value}\n</{tag}>\n"
 
 
+def tgftp_texts(record: ResultRecord) -> dict:
+    """What the tgftp drop-in recorded about its run (``details["tgftp"]``): the guc parameters and the
+    guc command as tgftp's shell had them, and that its log is written with ``echo -e``."""
+    texts = record.details.get("tgftp")
+    return texts if isinstance(texts, dict) else {}
+
+
+def size_and_rate(record: ResultRecord) -> tuple[str, str] | None:
+    """The SIZE and RATE values tgftp would have written for a passed run, or None (no rate)."""
+    if record.status != PASSED or not record.started_at or not record.ended_at:
+        return None
+    if "connection_test" in record.details:  # a connection test's record carries its steps: tgftp had no rate
+        return None
+    texts = tgftp_texts(record)
+    params = texts.get("params", " ".join(record.argv[1:-2]))
+    length = length_texts(params)
+    listing = record.details.get("transfer_list")
+    if length:
+        size, amount = size_text(length), length
+    elif isinstance(listing, str):
+        amount = listing_size(listing, {})
+        size = f"{amount} B"
+    elif texts or record.details.get("tgftp_style") or record.bytes is None:
+        return None  # tgftp had no size for this transfer (/dev/zero or /dev/null without -len)
+    else:
+        amount = str(record.bytes)
+        size = f"{amount} B"
+    if record.engine != "real" and record.seconds is not None:
+        # a simulated transfer took its model's time, not the clock's: its whole seconds
+        return size, rate_text(amount, 0, int(record.seconds))
+    return size, rate_text(amount, epoch_seconds(record.started_at), epoch_seconds(record.ended_at))
+
+
 def format_taglog(record: ResultRecord, tgftp_command: str = "") -> str:
-    """The tag log tgftp would have written for this run (plus our extra tags at the end)."""
-    output = record.output
-    if output and not output.endswith("\n"):
-        output += "\n"
+    """The tag log tgftp would have written for this run, after gftpwb's own tags. ``tgftp_command`` is
+    the TGFTP_COMMAND value, unless the record keeps its own (``details.tgftp_command``: a log it was
+    imported from, or the drop-in's command line)."""
+    kept = record.details.get("tgftp_command")
+    tgftp_command = kept if isinstance(kept, str) else tgftp_command
+    original = record.details.get("tgftp_log")
+    if isinstance(original, list):
+        standard = "".join(_block(tag, record.comment if tag == COMMENT else record.output if tag == OUTPUT
+                                  else str(value)) for tag, value in original)
+        return _own_tags(record, standard) + standard
+    texts = tgftp_texts(record)
+    echo = echo_e if texts.get("echo_e") or record.details.get("tgftp_style") else (lambda text: text)
+    command = texts.get("command", shlex.join(record.argv))
     parts = [
-        _block(COMMENT, record.comment),
-        _block(TGFTP_COMMAND, tgftp_command),
-        _block(COMMAND, shlex.join(record.argv)),
-        _block(OUTPUT, output),  # guc output, then the one empty line tgftp leaves
+        echo(_block(COMMENT, record.comment)),
+        echo(_block(TGFTP_COMMAND, tgftp_command)),
+        echo(_block(COMMAND, command)),
+        _block(OUTPUT, record.output),  # guc's output, then the newline tgftp adds
         _block(START, tgftp_timestamp(record.started_at)),
         _block(END, tgftp_timestamp(record.ended_at)),
     ]
     if record.status != PASSED:
-        parts.append(_block(ERROR, ERROR_TEXT.get(record.status, FAILED_TEXT)))
-    elif record.bytes is not None and record.rate_incl_setup_mib_s is not None:
-        parts.append(_block(SIZE, tgftp_size_text(record.bytes)))
-        parts.append(_block(RATE, tgftp_rate_text(record.rate_incl_setup_mib_s)))
-    parts.append(_block("GFTPWB_RUN_ID", record.run_id))
+        parts.append(_block(ERROR, INTERRUPTED_TEXT if record.status == INTERRUPTED else FAILED_TEXT))
+    else:
+        sized = size_and_rate(record)
+        listing = record.details.get("transfer_list")
+        if isinstance(listing, str) and (sized is not None or texts):
+            parts.append(echo(_block(LIST, listing)))
+        if sized is not None:
+            parts.append(_block(SIZE, sized[0]))
+            parts.append(_block(RATE, f"{sized[1]} MB/s"))
+    standard = "".join(parts)
+    return _own_tags(record, standard) + standard
+
+
+def _own_tags(record: ResultRecord, standard: str) -> str:
+    """gftpwb's tags, written before the standard ones (``standard``), ending with the record."""
+    own = [_block("GFTPWB_RUN_ID", record.run_id)]
     if record.host and record.host != "local":
-        parts.append(_block("GFTPWB_HOST", record.host))
-    parts.append(_block("GFTPWB_STATUS", record.status))
+        own.append(_block("GFTPWB_HOST", record.host))
+    own.append(_block("GFTPWB_STATUS", record.status))
     if record.rate_incl_setup_mib_s is not None:
-        parts.append(_block("GFTPWB_RATE_INCL_SETUP_MIB_S", f"{record.rate_incl_setup_mib_s:.3f}"))
+        own.append(_block("GFTPWB_RATE_INCL_SETUP_MIB_S", f"{record.rate_incl_setup_mib_s:.3f}"))
     if record.rate_guc_avg_mib_s is not None:
-        parts.append(_block("GFTPWB_RATE_GUC_AVG_MIB_S", f"{record.rate_guc_avg_mib_s:.2f}"))
+        own.append(_block("GFTPWB_RATE_GUC_AVG_MIB_S", f"{record.rate_guc_avg_mib_s:.2f}"))
     if record.seconds is not None:
-        parts.append(_block("GFTPWB_SECONDS", f"{record.seconds:.3f}"))
-    if record.error:
-        parts.append(_block("GFTPWB_ERROR_DETAIL", record.error))
-    head = "".join(parts)
-    return head + _block(RECORD, record_json(record, with_output=not _output_reads_back(head, record.output)))
+        own.append(_block("GFTPWB_SECONDS", f"{record.seconds:.3f}"))
+    if record.error and "<" not in record.error:  # a "<TAG>" in it could open a range for tgftp_log
+        own.append(_block("GFTPWB_ERROR_DETAIL", record.error))
+    with_output = not _output_reads_back(standard, record.output)
+    own.append(_block(RECORD, record_json(record, with_output=with_output)))
+    return "".join(own)
 
 
 RECORD = "GFTPWB_RECORD"
@@ -106,24 +173,33 @@ def _output_reads_back(text: str, output: str) -> bool:
 
 
 def record_json(record: ResultRecord, *, with_output: bool = False) -> str:
-    """The record as one line of JSON for the ``GFTPWB_RECORD`` tag.
+    """The record as one line of JSON for the ``GFTPWB_RECORD`` tag, with ``<`` and ``>`` escaped so no
+    reader of tags mistakes it for a tag.
 
-    guc's output is left out (it is in the output tag above) unless a reader could not find it there
-    unchanged; ``output_chars`` says how much of the output tag's text is the output (the writer adds
-    a newline and tgftp's empty line).
+    guc's output is left out (it is in the output tag) unless a reader could not find it there
+    unchanged; ``output_chars`` says how much of the output tag's text is the output.
     """
     data = asdict(record)
     output = data.pop("output")
     data["output_chars"] = len(output)
     if with_output:
         data["output"] = output
-    return json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def _record_line(text: str) -> str | None:
-    """The JSON line of the last ``GFTPWB_RECORD`` tag, found from the end of the log, so nothing a
-    comment or guc's output holds can hide it."""
+    """The JSON line of gftpwb's ``GFTPWB_RECORD`` tag: the first one when the log starts with gftpwb's
+    tags (nothing a comment or guc's output holds comes before it), else the last one (logs of
+    gftpwb before 0.2 wrote its tags at the end)."""
     lines = text.split("\n")
+    if text.startswith("<GFTPWB_"):
+        for index in range(len(lines) - 2):
+            if lines[index] == f"<{RECORD}>" and lines[index + 2] == f"</{RECORD}>":
+                return lines[index + 1]
+            if lines[index] == f"<{COMMENT}>":
+                break
+        return None
     for index in range(len(lines) - 3, -1, -1):
         if lines[index] == f"<{RECORD}>" and lines[index + 2] == f"</{RECORD}>":
             return lines[index + 1]
@@ -250,6 +326,7 @@ class ImportedLog:
     record: ResultRecord
     notes: list[str] = field(default_factory=list)
     written_by: str = "tgftp"  # or "gftpwb"
+    tgftp_command: str | None = None  # a gftpwb log's TGFTP_COMMAND (its record does not hold it)
 
 
 def record_from_taglog(text: str, name: str, *, scenario: str = "imported", case: int = 0) -> ImportedLog:
@@ -262,19 +339,34 @@ def record_from_taglog(text: str, name: str, *, scenario: str = "imported", case
     ``details.tgftp_rate_mb_s``), and guc's own last ``-vb`` average, when the output has one, the
     precise "guc avg" rate. ``name`` (the file name) gives test, case and repeat when it follows
     tgftp's ``<batchfile>_#NNN_MMM.log``; otherwise ``scenario`` and ``case`` are used.
+
+    A tgftp log's standard tags are also kept as they were (``details.tgftp_log``: the tags in their
+    order, the values but the comment and guc's output, which the record holds), so exporting the
+    record writes them back and tgftp_log reads from it what it read from the original. A log with
+    CRLF line ends is read as if it had LF ones (and noted).
     """
+    crlf = text.split("\n", 1)[0].endswith(">\r")  # a converted file (guc's own lines may end in \r)
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    blocks = parse_tags(text)
     tags: dict[str, str] = {}
-    for tag, value in parse_tags(text):
+    for tag, value in blocks:
         tags.setdefault(tag, value)
     record_line = _record_line(text)
     if record_line is not None:
         imported = _from_record_tag(record_line, tags)
         if imported is not None:
+            imported.tgftp_command = tags.get(TGFTP_COMMAND)
             return imported
     if not any(tag in tags for tag in (COMMAND, START, COMMENT, OUTPUT)):
         raise TagLogError("not a tgftp tag log: none of <GSIFTP_TRANSFER_COMMAND>, <GSIFTP_TRANSFER_START>, "
                           "<GSIFTP_TRANSFER_LOG_COMMENT> found")
-    return _from_tgftp_tags(tags, name, scenario, case)
+    imported = _from_tgftp_tags(tags, name, scenario, case)
+    imported.record.details["tgftp_log"] = [[tag, None if tag in (COMMENT, OUTPUT) else value]
+                                            for tag, value in blocks if tag in STANDARD_TAGS]
+    if crlf:
+        imported.notes.append("CRLF line ends read as LF")
+    return imported
 
 
 def _from_record_tag(line: str, tags: dict[str, str]) -> ImportedLog | None:

@@ -7,7 +7,7 @@ token ends the walk. ``--help``, ``--help-batchfile`` and ``--version`` act as s
 Then: a batchfile wins over everything else; without source and target only a guc ``-f <file>`` list
 will do; then auto-tune; then a connection test or a single test.
 
-Also here: tgftp_log's command line and the texts both tools print.
+Also here: the texts the drop-in prints (tgftp_log's are in gftpwb.tgftp.log).
 """
 
 from __future__ import annotations
@@ -91,17 +91,11 @@ class TgftpArgs:
             return "connection-test"
         return "single"
 
-    def timeout_s(self) -> float | None:
-        seconds = coreutils_seconds(self.value("--timeout|-k") or "0")
-        return seconds or None
-
     def url_list_file(self) -> str | None:
-        """guc's ``-f <file>`` among the guc parameters (then source and target may be left out)."""
-        if "-f" in self.guc_params:
-            index = self.guc_params.index("-f")
-            if index + 1 < len(self.guc_params):
-                return self.guc_params[index + 1]
-        return None
+        """guc's ``-f <file>`` in the guc parameters (tgftp's ``grep -o '\\-f [^\\ ]*'``): then source and
+        target may be left out."""
+        match = re.search(r"-f [^ ]*", " ".join(self.guc_params))
+        return match.group(0)[3:] if match else None
 
 
 def parse_tgftp_args(argv: list[str]) -> TgftpArgs:
@@ -127,9 +121,6 @@ def parse_tgftp_args(argv: list[str]) -> TgftpArgs:
         else:
             args.flags.add(name)
             i += 1
-    timeout = args.value("--timeout|-k")
-    if timeout and coreutils_seconds(timeout) is None:
-        raise TgftpUsage(f'tgftp: the timeout "{timeout}" is not a number of seconds!')
     if args.batchfile is None and (not args.source or not args.target) and args.url_list_file() is None:
         raise TgftpUsage()
     return args
@@ -215,80 +206,4 @@ Put fields with spaces in double quotes. Example:
 gsiftp://site1/dev/zero;gsiftp://site2/dev/null;-vb -p 16 -tcp-bs 4M -len 4G;no;30;;"#Site 1 to site 2";;;
 
 gftpwb import BATCHFILE turns a batchfile into a gftpwb scenario.
-"""
-
-
-# --- tgftp_log ------------------------------------------------------------------------------------
-
-
-@dataclass
-class TgftpLogArgs:
-    action: str = "get"  # "get", "help", "version"
-    attribute: str = ""
-    file: str = ""
-
-
-class TgftpLogUsage(Exception):
-    def __init__(self, message: str = ""):
-        super().__init__(message)
-        self.message = message
-
-
-def parse_tgftp_log_args(argv: list[str]) -> TgftpLogArgs:
-    """tgftp_log: exactly one argument (--help, --version) or at least four; exit 1 otherwise."""
-    if len(argv) < 1 or 1 < len(argv) < 4:
-        raise TgftpLogUsage()
-    args = TgftpLogArgs()
-    seen: set[str] = set()
-    i = 0
-    while i < len(argv) and argv[i] != "":
-        token = argv[i]
-        if token == "--help":
-            return TgftpLogArgs(action="help")
-        if token in ("--version", "-V"):
-            return TgftpLogArgs(action="version")
-        if token in ("--file", "-f", "--get-attribute", "-a"):
-            name = "--file|-f" if token in ("--file", "-f") else "--get-attribute|-a"
-            if name in seen:
-                raise TgftpLogUsage(f'tgftp_log: the parameter "{name}" cannot be used multiple times!')
-            seen.add(name)
-            value = argv[i + 1] if i + 1 < len(argv) else ""
-            if name == "--file|-f":
-                args.file = value
-            else:
-                args.attribute = value
-            i += 2
-            continue
-        raise TgftpLogUsage()
-    return args
-
-
-def tgftp_log_usage_text() -> str:
-    return ("\nusage: tgftp_log [--help] ||\n"
-            "       tgftp_log \\\n"
-            "        --get-attribute|-a <TGFTP_LOGFILE_ATTRIBUTE> \\\n"
-            "        --file|-f <TGFTP_LOGFILE>\n\n"
-            "--help gives more information\n")
-
-
-def tgftp_log_help_text(attributes: tuple[str, ...]) -> str:
-    listed = "\n".join(f"                          {a}" for a in attributes)
-    return f"""
-tgftp_log - v{TGFTP_LOG_VERSION}
-(gftpwb's drop-in replacement)
-
-SYNOPSIS:
-
-tgftp_log --get-attribute|-a ATTRIBUTE --file|-f LOGFILE
-
-Prints the value of one attribute of a tgftp (or gftpwb) tag log. Attributes:
-
-{listed}
-
-  [--help]        this help
-  [--version|-V]  version information
-
-Exit status: 0 (also when the attribute is missing or empty: a note goes to stderr), 1 for a bad
-command line, an unknown attribute or a missing file. gftpwb log get ATTRIBUTE FILE... does the same
-for several files, with --json for scripts.
 """

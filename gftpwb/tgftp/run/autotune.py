@@ -25,9 +25,8 @@ from gftpwb.core.records import ResultRecord, Summary
 from gftpwb.core.units import format_size_arg
 from gftpwb.kinds.autotune.plan import AUTOTUNE
 from gftpwb.kinds.guc.model import GucOptions
+from gftpwb.shell import results_dir as rd
 from gftpwb.shell.session import RunRequest, execute, prepare_run
-
-from .shell import results_dir as rd
 
 SCENARIO_NAME = "tgftp-autotune"
 
