@@ -77,12 +77,12 @@ def test_copies_of_real_transfers_run_at_once_and_needs_skip_with_the_reason(tmp
 
 
 def _seed_with_two_quick_and_two_late_copies(text: str) -> int:
-    """A seed whose uniform delays start two copies within 1 s and two after 4 s (the plan is pure, so
-    the test can ask it which)."""
-    for seed in range(2000):
+    """A seed whose uniform delays start two copies within 1 s and two after 8 s (the plan is pure, so
+    the test can ask it which). The wide gap keeps the test right on a loaded machine."""
+    for seed in range(20000):
         specs = plan(load_scenario_text(text.replace("seed: SEED", f"seed: {seed}"), "s.yaml"), ["stress"])
         delays = sorted(s.delay_s for s in specs)
-        if delays[1] < 1.0 and delays[2] > 4.0:
+        if delays[1] < 1.0 and delays[2] > 8.0:
             return seed
     raise AssertionError("no seed found")
 
@@ -98,13 +98,13 @@ def test_ctrl_c_with_copies_in_flight_then_resume_runs_only_the_unfinished_copie
           - id: stress
             kind: guc
             concurrency: 4
-            delay: {{uniform: [0s, 6s]}}
+            delay: {{uniform: [0s, 12s]}}
             options: {{length: 16M}}
             timeout: 60s
           - id: hog
             kind: guc
             concurrency: 2
-            timeout: 4s
+            timeout: 12s  # long enough for the quick copies to finish first on a loaded machine
     """)
     seed = _seed_with_two_quick_and_two_late_copies(text)
     path = tmp_path / "ctrlc.yaml"
