@@ -22,7 +22,7 @@ from gftpwb.core.units import parse_duration
 
 from .diagnostics import label, schema_diagnostics
 from .expand import expand_scenario
-from .harness import harness_diagnostics, test_schedules
+from .harness import expect_diagnostics, harness_diagnostics, test_schedules
 from .model import LOCAL, Host, Scenario, TestModel
 from .monitors import build_monitors, monitor_diagnostics
 from .schema import kind_key_names, merged_key_names
@@ -53,6 +53,7 @@ def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Ma
         raise ScenarioError(errors)
     inputs, errors, warnings = semantic_diagnostics(data, pos, filename)
     errors.extend(harness_diagnostics(data, pos, filename))
+    errors.extend(expect_diagnostics(inputs, data, pos, filename))
     if errors:
         raise ScenarioError(errors)
     return build_model(data, inputs, filename, expanded.text, warnings, expanded.variables)
