@@ -1,9 +1,11 @@
 """Fuzz campaigns behind BENCHMARKS.md's RELIABILITY section (issue 17): the test suite's fuzzers
-(tests/test_bounded_inputs.py, tests/test_fuzz_readers.py) run for many more cases, outside pytest.
+(tests/test_bounded_inputs.py, tests/test_fuzz_readers.py, tests/test_fuzz_tgftp.py) run for many more
+cases, outside pytest.
 
 For each target: cases tried, how the cases ended, failures (a traceback, an error without its
 line, fastyaml and ruamel disagreeing), the slowest case and the peak memory of this process.
-Run: .venv/bin/python bench/reliability.py [--cases 3000] [--seed N]; a failure prints its input.
+Run: .venv/bin/python bench/reliability.py [--cases 3000] [--seed N] [--only WORD]; a failure prints its
+input.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from report_fixture import write_mixed
 from rich.console import Console
 from test_bounded_inputs import SEEDS, mutate
 from test_fuzz_readers import BASES, damage, mutate_scenario
+from test_fuzz_tgftp import BATCH_SEEDS, TAGLOG_SEEDS, import_case, mutate_text, taglog_case
+from test_fuzz_tgftp import mutate as mutate_batch
 
 from gftpwb.core.dsl.fastyaml import fast_load
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -104,11 +108,35 @@ def results_dir_case(rng: random.Random) -> tuple[str, str]:
         return "", f"read, {'problems reported' if summary.problems else 'no problem'}"
 
 
+def edits(rng: random.Random) -> list[tuple[int, int, int]]:
+    return [(rng.randrange(10_000), rng.randrange(1_000), rng.randrange(4)) for _ in range(rng.randrange(9))]
+
+
+def batchfile_case(rng: random.Random) -> tuple[str, str]:
+    data = mutate_batch(rng.choice(BATCH_SEEDS), edits(rng))
+    try:
+        return repr(data), import_case(data)
+    except Exception as exc:  # any exception is a failure to report, with its input
+        raise Failure(f"{exc!r} on {data!r}") from None
+
+
+def taglog_target_case(rng: random.Random) -> tuple[str, str]:
+    text = mutate_text(rng.choice(TAGLOG_SEEDS), edits(rng))
+    name = rng.choice(["tests.csv_#001_000.log", "x.log", "a b_#9_1.log", "..%2f_#1_0.log"])
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            return text, taglog_case(text, name, tmp)
+        except Exception as exc:  # any exception is a failure to report, with its input
+            raise Failure(f"{exc!r} on {name}: {text!r}") from None
+
+
 TARGETS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     "scenario text (byte edits)": scenario_text_case,
     "fastyaml vs ruamel": fast_yaml_case,
     "scenario values of the wrong type": scenario_type_case,
     "damaged results directories": results_dir_case,
+    "tgftp batchfiles (byte edits)": batchfile_case,
+    "tag logs (text edits)": taglog_target_case,
 }
 
 
@@ -116,10 +144,14 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=3000, help="cases per target")
     parser.add_argument("--seed", type=int, default=random.SystemRandom().randrange(2**32))
+    parser.add_argument("--only", metavar="WORD", action="append",
+                        help="only the targets whose name contains WORD (may be given several times)")
     args = parser.parse_args()
     print(f"seed {args.seed}, {args.cases} cases per target")
     failed = 0
     for name, case in TARGETS.items():
+        if args.only and not any(word in name for word in args.only):
+            continue
         rng = random.Random(f"{args.seed}:{name}")
         outcomes: Counter[str] = Counter()
         failures: list[str] = []

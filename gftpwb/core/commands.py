@@ -83,9 +83,16 @@ def to_dsl(command: Command) -> object:
     return value
 
 
+SHELL_BLANKS = " \t\n"  # what bash splits words on; Python's split() also splits on \x1c-\x1f, \x85, ...
+
+
+def _shell_words(text: str) -> list[str]:
+    return [word for word in re.split("[ \t\n]+", text) if word]
+
+
 def is_plain(text: str) -> bool:
     """True when ``text`` is blank-separated words that no shell would treat specially."""
-    words = text.split()
+    words = _shell_words(text)
     if not words:
         return False
     if "=" in words[0]:  # FOO=1 cmd sets a variable in a shell
@@ -95,7 +102,7 @@ def is_plain(text: str) -> bool:
 
 def from_shell_text(text: str, shell: str = "bash", on_failure: str = "fail") -> Command:
     """A tgftp command string: an argv list when it is plain words, else shell code for ``shell``."""
-    text = text.strip()
+    text = text.strip(SHELL_BLANKS)
     if is_plain(text):
-        return Command(argv=tuple(text.split()), on_failure=on_failure)
+        return Command(argv=tuple(_shell_words(text)), on_failure=on_failure)
     return Command(script=text, shell=shell, on_failure=on_failure)

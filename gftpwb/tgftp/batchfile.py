@@ -27,6 +27,7 @@ batchfile (one line per test case), which makes the round trip testable.
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -66,8 +67,13 @@ PROGRAM = "tgftp"  # tgftp's $0 on the command lines it generated
 _VERSION_RE = re.compile(r"^0\.([4-7])(?:\.(\d+))?$")
 _NAME_RE = re.compile(NAME_PATTERN)
 
-__all__ = ["ExportError", "ImportResult", "export_batchfile", "import_batchfile", "scenario_name_for",
-           "split_fields"]
+# Characters a batchfile line may hold but YAML may not show plainly: C0 and C1 controls but tab, DEL,
+# and Unicode's line and paragraph separators (\n ends a line; a \r before it is a CRLF file's).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+_UNDECODABLE = re.compile("[\udc80-\udcff]+")
+
+__all__ = ["ExportError", "ImportResult", "decode_batchfile", "export_batchfile", "import_batchfile",
+           "scenario_name_for", "split_fields"]
 
 
 @dataclass
@@ -118,11 +124,62 @@ def scenario_name_for(filename: str) -> str:
     return cleaned or "batchfile"
 
 
+def decode_batchfile(data: bytes, filename: str) -> tuple[str, list[Diagnostic]]:
+    """A batchfile's bytes as text, and a warning at line:col for each line holding bytes that are not
+    UTF-8. tgftp's bash passed such bytes on untouched; a scenario holds text, so each undecodable run
+    becomes U+FFFD (the warning says so, and where)."""
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError:
+        pass
+    text = data.decode("utf-8", errors="surrogateescape")
+    warnings = []
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        runs = list(_UNDECODABLE.finditer(line))
+        if not runs:
+            continue
+        shown = line[runs[0].start():runs[0].end()].encode("utf-8", "surrogateescape")
+        more = f" (and {len(runs) - 1} more on this line)" if len(runs) > 1 else ""
+        warnings.append(Diagnostic(filename, number, runs[0].start() + 1,
+                                   f"bytes {shown!r} are not UTF-8{more}: tgftp passed them on as they were; a "
+                                   "scenario holds text, so gftpwb reads each such run as U+FFFD (\ufffd)",
+                                   severity="warning"))
+        lines[number - 1] = _UNDECODABLE.sub("\ufffd", line)
+    return "\n".join(lines), warnings
+
+
+def _control_characters(text: str, reader: _Reader) -> str:
+    """Warn at line:col of every line holding a control character (what it is and in which field), and
+    drop NUL bytes as bash's ``read`` did; the other characters stay, as tgftp passed them on."""
+    if not _CONTROL.search(text):
+        return text
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        found = list(_CONTROL.finditer(line))
+        if not found:
+            continue
+        first = found[0]
+        _fields, columns = split_fields(line)
+        index = sum(1 for column in columns[1:] if column <= first.start() + 1)
+        where = (f"the {FIELD_NAMES[index]} field" if not line.lstrip().startswith("#") and index < len(FIELD_NAMES)
+                 else "this line")
+        more = f" (and {len(found) - 1} more on this line)" if len(found) > 1 else ""
+        char = first.group()
+        what = (f"a NUL byte{more} in {where}: bash's read dropped it, and so does gftpwb" if char == "\x00" else
+                f"control character U+{ord(char):04X} ({char!r}){more} in {where}: tgftp passed it on as it was, "
+                "and so does gftpwb (the scenario writes it escaped)")
+        reader.warn(number, first.start() + 1, what)
+        lines[number - 1] = line.replace("\x00", "")
+    return "\n".join(lines)
+
+
 def import_batchfile(text: str, filename: str, env: Mapping[str, str] | None = None) -> ImportResult:
     """Convert a tgftp batchfile to a scenario. ``env`` is the environment tgftp's shell would have had
     (``$HOME``, ...). Raises ScenarioError (file:line:col) when there is nothing to import."""
     env = dict(env or {})
     reader = _Reader(filename)
+    text = _control_characters(text, reader)
     batch = read_batch(text, filename, PROGRAM, env)
     lines = text.replace("\r\n", "\n").split("\n") if batch.crlf else text.split("\n")
     version, header_line = _header(lines, reader)
@@ -265,7 +322,10 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
             return None
         if timeout.note:
             reader.warn(entry.line, col["timeout"], f"timeout: {timeout.note}", draft)
-        if timeout.seconds:
+        if timeout.seconds and not math.isfinite(timeout.seconds):
+            reader.warn(entry.line, col["timeout"], f"timeout {timeout.text!r}: coreutils timeout reads it as "
+                                                    "infinite, so no time limit; none set", draft)
+        elif timeout.seconds:
             data["timeout"] = int(timeout.seconds) if timeout.seconds == int(timeout.seconds) else timeout.seconds
     if len(entry.executions) != 1:
         data["repeat"] = len(entry.executions)
@@ -318,6 +378,8 @@ def _log_filename(reader: _Reader, entry: BatchLine, fields: list[str], first_na
     line = entry.line
     name = first_name[: -len("_000.log")] + ".log" if first_name.endswith("_000.log") else first_name
     if fields[5] == "":
+        if not first_name:  # a '#' earlier on the line hid --log-filename: tgftp's default name, and so ours
+            return
         if first_name != f"{scenario_name_for(reader.filename)}_#{position:03d}_000.log" and "/" not in name:
             data["log_filename"] = name  # tgftp's number, or its name for the batchfile, differs from ours
         return
@@ -371,7 +433,25 @@ def _comment_and_commands(reader: _Reader, line: int, col: dict[str, int], comme
 _PLAIN_ITEM = re.compile(r"[A-Za-z0-9_./=+-][A-Za-z0-9_./:=+-]*")
 
 
+def _comment_text(text: str) -> str:
+    """A batchfile line as a YAML comment: control characters (line breaks to YAML among them) escaped."""
+    return _CONTROL.sub(lambda match: repr(match.group())[1:-1], text)
+
+
+def _escaped(value: Any) -> Any:
+    """Text holding a control character, double-quoted so YAML writes it escaped: plain or single-quoted,
+    some are refused when read back and some change (U+0085 and U+2028 are line breaks to YAML)."""
+    if isinstance(value, str) and _CONTROL.search(value):
+        return DoubleQuotedScalarString(value)
+    if isinstance(value, dict):
+        return {key: _escaped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_escaped(item) for item in value]
+    return value
+
+
 def _flow(value: Any) -> Any:
+    value = _escaped(value)
     if isinstance(value, dict):
         out = CommentedMap(value)
         out.fa.set_flow_style()
@@ -405,9 +485,10 @@ def _render(name: str, base: str, version: str, drafts: list[TestDraft], trailin
             if key in draft.data:
                 value = draft.data[key]
                 test[key] = _flow(value) if key in ("options", "extra_args", "args") or (
-                    key in ("pre", "post", "comment_command") and isinstance(value, list)) else value
+                    key in ("pre", "post", "comment_command") and isinstance(value, list)) else _escaped(value)
         tests.append(test)
-        before = [*draft.comments_before, *(f"gftpwb: line {draft.line}: {note}" for note in draft.notes)]
+        before = [_comment_text(text) for text in
+                  (*draft.comments_before, *(f"gftpwb: line {draft.line}: {note}" for note in draft.notes))]
         if before:
             tests.yaml_set_comment_before_after_key(len(tests) - 1, before="\n".join(before), indent=2)
     doc["tests"] = tests
@@ -418,7 +499,7 @@ def _render(name: str, base: str, version: str, drafts: list[TestDraft], trailin
     yaml.dump(doc, stream)
     text = stream.getvalue()
     if trailing:
-        text += "".join(f"  # {line}\n" if line else "  #\n" for line in trailing)
+        text += "".join(f"  # {_comment_text(line)}\n" if line else "  #\n" for line in trailing)
     return text
 
 

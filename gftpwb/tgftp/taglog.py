@@ -21,7 +21,9 @@ import shlex
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, STATUSES, TIMEOUT, ResultRecord
+from gftpwb.core.dsl.keys import NAME_PATTERN
+from gftpwb.core.recordcheck import unreadable
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, STATUSES, TIMEOUT, RecordError, ResultRecord
 from gftpwb.core.units import GIB, KIB, MIB
 from gftpwb.kinds.guc.driver import summarize_error
 from gftpwb.kinds.guc.output import GucOutputParser, ProgressSample
@@ -59,9 +61,19 @@ def epoch_seconds(iso_utc: str) -> int:
     return int(datetime.fromisoformat(iso_utc).timestamp() // 1)
 
 
+def is_timestamp(text: str) -> bool:
+    """Is ``text`` an ISO 8601 time a record can hold (a damaged journal or tag log may hold anything)?"""
+    try:
+        datetime.fromisoformat(text).timestamp()
+    except (ValueError, OverflowError, OSError):
+        return False
+    return True
+
+
 def tgftp_timestamp(iso_utc: str) -> str:
-    """tgftp's ``YYYY-mm-dd_HH:MM:SS`` in local time, from our ISO 8601 UTC timestamp."""
-    if not iso_utc:
+    """tgftp's ``YYYY-mm-dd_HH:MM:SS`` in local time, from our ISO 8601 UTC timestamp ("" for none, or for
+    text that is not one)."""
+    if not iso_utc or not is_timestamp(iso_utc):
         return ""
     return datetime.fromtimestamp(epoch_seconds(iso_utc)).astimezone().strftime(TIMESTAMP_FORMAT)
 
@@ -79,7 +91,7 @@ def tgftp_texts(record: ResultRecord) -> dict:
 
 def size_and_rate(record: ResultRecord) -> tuple[str, str] | None:
     """The SIZE and RATE values tgftp would have written for a passed run, or None (no rate)."""
-    if record.status != PASSED or not record.started_at or not record.ended_at:
+    if record.status != PASSED or not is_timestamp(record.started_at) or not is_timestamp(record.ended_at):
         return None
     if "connection_test" in record.details:  # a connection test's record carries its steps: tgftp had no rate
         return None
@@ -188,21 +200,21 @@ def record_json(record: ResultRecord, *, with_output: bool = False) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def _record_line(text: str) -> str | None:
-    """The JSON line of gftpwb's ``GFTPWB_RECORD`` tag: the first one when the log starts with gftpwb's
-    tags (nothing a comment or guc's output holds comes before it), else the last one (logs of
-    gftpwb before 0.2 wrote its tags at the end)."""
+def _record_line(text: str) -> tuple[str, int] | None:
+    """The JSON line of gftpwb's ``GFTPWB_RECORD`` tag and its line number: the first one when the log
+    starts with gftpwb's tags (nothing a comment or guc's output holds comes before it), else the last
+    one (logs of gftpwb before 0.2 wrote its tags at the end)."""
     lines = text.split("\n")
     if text.startswith("<GFTPWB_"):
         for index in range(len(lines) - 2):
             if lines[index] == f"<{RECORD}>" and lines[index + 2] == f"</{RECORD}>":
-                return lines[index + 1]
+                return lines[index + 1], index + 2
             if lines[index] == f"<{COMMENT}>":
                 break
         return None
     for index in range(len(lines) - 3, -1, -1):
         if lines[index] == f"<{RECORD}>" and lines[index + 2] == f"</{RECORD}>":
-            return lines[index + 1]
+            return lines[index + 1], index + 2
     return None
 
 
@@ -270,10 +282,21 @@ _EXEC_NAME = re.compile(r"^(?P<stem>.+)_(?P<repeat>\d{3,})\.log$")
 _SIZE_TEXT = re.compile(r"^\s*(?P<n>\d+)\s*(?P<unit>GB|MB|KB|B)\s*$")
 _RATE_TEXT = re.compile(r"^\s*(?P<n>\d+)\s*MB/s\s*$")
 _ID_CHARS = re.compile(r"[^A-Za-z0-9._-]")
+_SCENARIO_NAME = re.compile(NAME_PATTERN.removeprefix("^").removesuffix("$"))
 
 
 class TagLogError(ValueError):
-    """The text is not a tag log we can read (no tgftp or gftpwb tags at all)."""
+    """The text is not a tag log we can read (no tgftp or gftpwb tags at all), or gftpwb's record in it is
+    damaged; ``line`` is the log's line the problem is on (0: the whole file)."""
+
+    def __init__(self, message: str, line: int = 0):
+        super().__init__(f"line {line}: {message}" if line else message)
+        self.line = line
+        self.reason = message
+
+    def located(self, path: str) -> str:
+        """The message as ``path:line: reason`` (``path: reason`` without a line)."""
+        return f"{path}:{self.line}: {self.reason}" if self.line else f"{path}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -284,6 +307,14 @@ class LogName:
     test: str
     case: int | None
     repeat: int
+
+
+def valid_scenario_name(name: str) -> str:
+    """``name`` as a scenario name (it names results directories): characters a name cannot hold become
+    ``_``, as for batchfiles (gftpwb.tgftp.batchfile.scenario_name_for), so ``../../x`` is ``x``."""
+    if _SCENARIO_NAME.fullmatch(name):
+        return name
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip("._-") or "imported"
 
 
 def parse_log_name(name: str) -> LogName:
@@ -352,12 +383,11 @@ def record_from_taglog(text: str, name: str, *, scenario: str = "imported", case
     tags: dict[str, str] = {}
     for tag, value in blocks:
         tags.setdefault(tag, value)
-    record_line = _record_line(text)
-    if record_line is not None:
-        imported = _from_record_tag(record_line, tags)
-        if imported is not None:
-            imported.tgftp_command = tags.get(TGFTP_COMMAND)
-            return imported
+    found = _record_line(text)
+    if found is not None:
+        imported = _from_record_tag(found[0], found[1], tags)
+        imported.tgftp_command = tags.get(TGFTP_COMMAND)
+        return imported
     if not any(tag in tags for tag in (COMMAND, START, COMMENT, OUTPUT)):
         raise TagLogError("not a tgftp tag log: none of <GSIFTP_TRANSFER_COMMAND>, <GSIFTP_TRANSFER_START>, "
                           "<GSIFTP_TRANSFER_LOG_COMMENT> found")
@@ -369,24 +399,37 @@ def record_from_taglog(text: str, name: str, *, scenario: str = "imported", case
     return imported
 
 
-def _from_record_tag(line: str, tags: dict[str, str]) -> ImportedLog | None:
+def _from_record_tag(line: str, number: int, tags: dict[str, str]) -> ImportedLog:
+    """The record of a ``GFTPWB_RECORD`` line (``number``: its line in the log). A damaged one is an
+    error at its line, not a reason to read the log as tgftp's: its standard tags would give a record
+    with another scenario, test and figures than the one gftpwb wrote."""
     try:
         data = json.loads(line)
-    except ValueError:
-        return None
+    except ValueError as exc:
+        raise TagLogError(f"<{RECORD}> is not one line of JSON ({exc})", number) from None
     if not isinstance(data, dict):
-        return None
+        raise TagLogError(f"<{RECORD}> is not a JSON object", number)
     chars = data.pop("output_chars", None)
     if "output" not in data:
         output = tags.get(OUTPUT, "")
         data["output"] = output[:chars] if isinstance(chars, int) and chars >= 0 else output
     try:
         record = ResultRecord.from_dict(data)
-    except TypeError:
-        return None
-    texts = (record.scenario, record.test_id, record.run_id, record.kind, record.status, record.output)
-    if not all(isinstance(t, str) for t in texts) or record.status not in STATUSES or not isinstance(record.argv, list):
-        return None
+    except RecordError as exc:
+        raise TagLogError(f"<{RECORD}> is damaged: {exc}", number) from None
+    if record.status not in STATUSES:
+        raise TagLogError(f"<{RECORD}> is damaged: status {record.status!r} is not one of {', '.join(STATUSES)}",
+                          number)
+    if not _SCENARIO_NAME.fullmatch(record.scenario):
+        raise TagLogError(f"<{RECORD}>: scenario name {record.scenario!r} is not a valid name (letters, digits, "
+                          "'.', '_' and '-', starting with a letter or digit)", number)
+    for name in ("started_at", "ended_at"):
+        value = getattr(record, name)
+        if value and not is_timestamp(value):
+            raise TagLogError(f"<{RECORD}> is damaged: {name} {value[:40]!r} is not an ISO 8601 time", number)
+    problem = unreadable(record)
+    if problem is not None:
+        raise TagLogError(f"<{RECORD}> is damaged: {problem}", number)
     return ImportedLog(record, written_by="gftpwb")
 
 
@@ -432,7 +475,7 @@ def _from_tgftp_tags(tags: dict[str, str], name: str, scenario: str, case: int) 
         rate = float(rate_match["n"])
         details["tgftp_rate_mb_s"] = int(rate_match["n"])
     elif rate_text:
-        notes.append(f"rate tag holds no rate: {rate_text}")
+        notes.append(f"rate tag holds no rate: {rate_text if rate_text.isprintable() else repr(rate_text)}")
         details["tgftp_rate_note"] = rate_text
     if status == PASSED and nbytes is None and progress is not None:
         nbytes = progress.bytes
@@ -443,7 +486,7 @@ def _from_tgftp_tags(tags: dict[str, str], name: str, scenario: str, case: int) 
         detail = summarize_error(output.splitlines())
         error = "\n".join(part for part in (error_text, detail) if part)
     kind = "connection-test" if "-dbg" in guc_argv else "guc"
-    scenario_name = log_name.scenario or scenario
+    scenario_name = valid_scenario_name(log_name.scenario) if log_name.scenario else scenario
     case_number = log_name.case if log_name.case is not None else case
     record = ResultRecord(
         scenario=scenario_name, test_id=log_name.test, run_id=f"{log_name.test}/{log_name.repeat}",

@@ -31,8 +31,9 @@ CASE_TIMEOUT_S = 240
 
 WRAPPER = """#!/bin/bash
 # globus-url-copy, recorded: append this call's argv (NUL-separated, \\1 ends a call), then run the real one.
-printf '%s\\0' "$@" >> "$GFTPWB_COMPAT_ARGV_LOG"
-printf '\\1' >> "$GFTPWB_COMPAT_ARGV_LOG"
+# One printf, so one write: calls made at once (gftpwb's environment probe) no longer interleave.
+format=$(printf '%%s\\\\0%.0s' "$@")
+printf "${{format}}\\1" "$@" >> "$GFTPWB_COMPAT_ARGV_LOG"
 exec {guc} "$@"
 """
 

@@ -71,7 +71,8 @@ class ConnectionTestKind(Kind):
         return (), True, note
 
     def headline(self, record: ResultRecord) -> str:
-        return f"connection ok (connect, login, data channel) in {record.seconds:.3f}s"
+        took = f" in {record.seconds:.3f}s" if record.seconds is not None else ""  # an imported log may lack times
+        return f"connection ok (connect, login, data channel){took}"
 
     def params_text(self, params: dict[str, Any]) -> str:
         from gftpwb.kinds.guc.report import params_text

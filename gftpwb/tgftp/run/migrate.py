@@ -24,6 +24,7 @@ import sys
 from datetime import UTC, datetime
 
 from gftpwb import __version__
+from gftpwb.core.dsl.keys import NAME_PATTERN
 from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
 from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
@@ -32,13 +33,20 @@ from gftpwb.core.registry import registry
 from gftpwb.shell import results_dir as rd
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, JournalSink, read_journal
 from gftpwb.tgftp import is_batchfile
-from gftpwb.tgftp.batchfile import ExportError, ImportResult, export_batchfile, import_batchfile
+from gftpwb.tgftp.batchfile import (
+    ExportError,
+    ImportResult,
+    decode_batchfile,
+    export_batchfile,
+    import_batchfile,
+)
 from gftpwb.tgftp.taglog import (
     TagLogError,
     format_taglog,
     record_from_taglog,
 )
 
+MAX_BATCHFILE_BYTES = 64 << 20  # as for scenarios (issue 17: bounded inputs)
 EXIT_LOG_ERROR = 1  # tgftp_log's exit status for a bad attribute or a missing file
 _TEST_REF = re.compile(r"test '(test-\d{3,})'")
 
@@ -47,12 +55,23 @@ def _err(text: str) -> None:
     print(text, file=sys.stderr)
 
 
-def _read_text(path: str) -> str:
+def _read_bytes(path: str) -> bytes:
     try:
-        with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-            return handle.read()
+        with open(path, "rb") as handle:
+            return handle.read(MAX_BATCHFILE_BYTES + 1)
     except OSError as exc:
         raise ScenarioError([Diagnostic(path, 0, 0, f"cannot read scenario: {exc.strerror or exc}")]) from None
+
+
+def _import(path: str, data: bytes) -> ImportResult:
+    """The batchfile at ``path`` as a scenario, with a warning at line:col for bytes that are not UTF-8."""
+    if len(data) > MAX_BATCHFILE_BYTES:
+        raise ScenarioError([Diagnostic(path, 1, 1, f"batchfile larger than {MAX_BATCHFILE_BYTES >> 20} MiB; "
+                                                    "not read")])
+    text, undecodable = decode_batchfile(data, path)
+    result = import_batchfile(text, path, shell_env())
+    result.warnings = sorted([*undecodable, *result.warnings], key=lambda d: (d.line, d.column))
+    return result
 
 
 def shell_env() -> dict[str, str]:
@@ -71,10 +90,10 @@ def shell_env() -> dict[str, str]:
 
 def load_scenario_or_batchfile(path: str) -> Scenario:
     """A scenario file, or a tgftp batchfile imported on the fly (``gftpwb run tests.csv``)."""
-    text = _read_text(path)
-    if not is_batchfile(path, text):
+    data = _read_bytes(path)
+    if not is_batchfile(path, data.decode("utf-8", errors="replace")):
         return load_scenario(path)
-    result = import_batchfile(text, path, shell_env())
+    result = _import(path, data)
     try:
         scenario = load_scenario_text(result.text, f"{path} (as imported)")
     except ScenarioError as exc:
@@ -106,7 +125,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     if len(items) != 1:
         raise UsageError("import takes one batchfile (or: gftpwb import taglogs FILE...)")
     path = items[0]
-    result = import_batchfile(_read_text(path), path, shell_env())
+    result = _import(path, _read_bytes(path))
     _print_diagnostics(result.warnings)
     load_scenario_text(result.text, f"{path} (as imported)")  # the converter's own promise, checked
     if args.output:
@@ -138,6 +157,12 @@ def _write(path: str, text: str) -> None:
 
 
 def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
+    """Tag logs -> a results directory of their own. A log that cannot be read (no tags, a damaged
+    ``GFTPWB_RECORD``, a scenario name that is not a name) is reported at its file:line and the others
+    are imported; exit 2 when any failed."""
+    if not re.fullmatch(NAME_PATTERN, args.scenario):
+        raise UsageError(f"--scenario {args.scenario!r} is not a valid scenario name (letters, digits, '.', '_' and "
+                         "'-', starting with a letter or digit)")
     records: list[ResultRecord] = []
     failed = 0
     for index, path in enumerate(paths):
@@ -151,7 +176,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
         try:
             imported = record_from_taglog(text, os.path.basename(path), scenario=args.scenario, case=index)
         except TagLogError as exc:
-            _err(f"{path}: {exc}")
+            _err(exc.located(path))
             failed += 1
             continue
         imported.record.details.setdefault("imported_from", os.path.abspath(path))
