@@ -101,3 +101,22 @@ def test_units_waiting_for_each_other_are_skipped_instead_of_hanging():
     assert [(d.unit.test_id, d.skip) for d in decisions] == [
         ("a", "needs a test that waits for it (a cycle of needs)"),
         ("b", "needs a test that waits for it (a cycle of needs)")]
+
+
+def test_a_skip_names_the_first_need_even_when_skips_are_decided_together():
+    """Found by the state machine: a skip decided in a call counts at once for the units decided after
+    it. t3 is skipped at the start (t2 left out); t5 is skipped in the same call, naming t3, because t1
+    has not ended then. Before the fix t5 waited, then named t3 although t1 had been skipped first."""
+    needs = {"t1": ("t0",), "t3": ("t0", "t2"), "t5": ("t1", "t3")}
+    tests = ["t0", "t1", "t2", "t3", "t4", "t5"]
+    agenda = Agenda(units_of(plan_of(tests, 1, {"t2"})), Schedule(needs=needs, concurrent_tests=1))
+    reasons: dict[str, str] = {}
+    while not agenda.finished:
+        for decision in agenda.next():
+            reasons[decision.unit.test_id] = decision.skip
+            agenda.finish(decision.unit, "skipped" if decision.skip else
+                          ("failed" if decision.unit.test_id == "t0" else "passed"))
+    assert reasons["t3"] == "needs t2, which was not selected to run (--only, --where)"
+    assert reasons["t1"] == "needs t0, which failed"
+    assert reasons["t5"] == "needs t3, which was skipped"
+    assert list(reasons) == ["t0", "t3", "t5", "t1", "t4"]  # t5 decided with t3, before t0 ended

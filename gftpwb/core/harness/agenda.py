@@ -111,6 +111,9 @@ class Agenda:
         self._loops = sorted(self._waiting)
         self.running: set[int] = set()
         self.outcomes: dict[int, str] = {}
+        # Units decided as skipped whose end the caller has not reported yet: they count as skipped at
+        # once, so a later unit decided in the same call names the first need in its needs order.
+        self._skipping: set[int] = set()
 
     @property
     def finished(self) -> bool:
@@ -128,9 +131,9 @@ class Agenda:
         indexes = self._by_test.get((loop, test_id))
         if not indexes:
             return NOT_SELECTED
-        if any(i not in self.outcomes for i in indexes):
+        if any(i not in self.outcomes and i not in self._skipping for i in indexes):
             return None
-        return outcome_of(self.outcomes[i] for i in indexes)
+        return outcome_of(self.outcomes.get(i, SKIPPED) for i in indexes)
 
     def _blocked(self, unit: Unit) -> tuple[bool, str]:
         """(may it be decided now, the skip reason or "")."""
@@ -161,6 +164,8 @@ class Agenda:
                 continue
             waiting.remove(index)
             self.running.add(index)
+            if reason:
+                self._skipping.add(index)
             decisions.append(Decision(unit, reason))
         if not decisions and not self.running and waiting:
             # Nothing runs and nothing may start: units that wait for each other (a cycle the loader
@@ -173,5 +178,6 @@ class Agenda:
 
     def finish(self, unit: Unit, outcome: str) -> None:
         self.running.discard(unit.index)
+        self._skipping.discard(unit.index)
         self.outcomes[unit.index] = outcome
         self._open_in_loop[unit.loop] -= 1
