@@ -10,6 +10,8 @@ if [ "${1:-demo}" = "test" ]; then
     want+=(openssh-server openssh-client iproute2 iperf3 psmisc tmux)
     # gfapi tests: glusterd and a volume, libgfapi headers and a compiler for the worker, fio to compare
     want+=(glusterfs-server libglusterfs-dev gcc libc6-dev fio)
+    # report --html: a headless browser opens the page, checks its DOM and takes a screenshot
+    want+=(chromium)
 fi
 
 missing=()

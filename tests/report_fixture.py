@@ -114,10 +114,26 @@ META = {"gftpwb_version": "0.1.0", "created_at": T0, "command": ["gftpwb", "run"
                                             "guc": "10.12", "tcp_congestion_control": "cubic"}}}}
 
 
+def checks() -> list[dict]:
+    """expectations.jsonl lines: sweep's thresholds checked (one met, one violated), an earlier line of
+    the same test superseded by the latest."""
+    def check(case: int, text: str, metric: str, expect: str, value: float, shown: str, ok: bool) -> dict:
+        return {"test_id": "sweep", "case": case, "case_text": text, "metric": metric, "expect": expect,
+                "value": value, "value_text": shown, "ok": ok, "note": ""}
+
+    old = {"test_id": "sweep", "checked_at": T0, "checks": [check(0, "#000 -p 1 -len 1G", "median_rate", ">= 1MiB/s",
+                                                                1.0, "1.0 MiB/s", True)]}
+    latest = {"test_id": "sweep", "checked_at": T0, "checks": [
+        check(0, "#000 -p 1 -len 1G", "median_rate", ">= 900MiB/s", 701.2, "701.2 MiB/s", False),
+        check(1, "#001 -p 4 -len 1G", "median_rate", ">= 900MiB/s", 1125.0, "1125.0 MiB/s", True)]}
+    return [old, latest]
+
+
 def write_mixed(directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "meta.json").write_text(json.dumps(META, indent=1) + "\n")
     (directory / "plan.json").write_text(json.dumps(plan(), indent=1) + "\n")
     (directory / "results.jsonl").write_text("".join(r.to_json() + "\n" for r in records()))
     (directory / "samples.jsonl").write_text("".join(s.to_json() + "\n" for s in samples()))
+    (directory / "expectations.jsonl").write_text("".join(json.dumps(c) + "\n" for c in checks()))
     return directory

@@ -84,9 +84,11 @@ def test_junit_and_csv_match_the_golden_files(mixed):
     root = ET.fromstring(junit)
     (suite,) = root
     cases = suite.findall("testcase")
-    assert len(cases) == 21 == int(root.get("tests"))  # 20 runs (the latest record of each) and one not run
+    # 20 runs (the latest record of each), two thresholds checked (the latest line of the test), one not run
+    assert len(cases) == 23 == int(root.get("tests"))
     failures = {c.get("name"): c.find("failure").get("type") for c in cases if c.find("failure") is not None}
-    assert failures == {"sweep[1]/2": "failed", "slow/0": "timeout"}
+    assert failures == {"sweep[1]/2": "failed", "slow/0": "timeout",
+                        "expect #000 -p 1 -len 1G: median_rate >= 900MiB/s": "expectation"}
     assert [c.get("name") for c in cases if c.find("skipped") is not None] == ["late/0"]
     warm = next(c for c in cases if c.get("name") == "sweep[0]/0")
     assert {p.get("name"): p.get("value") for p in warm.iter("property")}["warmup"] == "true"
@@ -162,3 +164,14 @@ def test_run_summary_after_resume_covers_every_run(tmp_path, fake_guc):
     # both attempts wrote the runs they ran (readers take the last line of a run id)
     assert len(samples) == 10 and len({s["run_id"] for s in samples}) == 7
     assert samples[0]["series"][""]["b"] == [1048576, 2097152, 3145728]
+
+
+def test_json_text_is_the_document_with_one_line_per_run(mixed):
+    from gftpwb.core.report_json import report_data, report_json
+    from gftpwb.shell.results_index import read_directory
+
+    summaries = [read_directory(str(mixed / "mixed"))]
+    text = report_json(summaries, "gftpwb test")
+    assert json.loads(text) == json.loads(json.dumps(report_data(summaries, "gftpwb test")))
+    run_lines = [line for line in text.splitlines() if line.lstrip().startswith('{"run_id": ')]
+    assert len(run_lines) == sum(len(c.runs) for c in summaries[0].cases) == 20

@@ -1,4 +1,10 @@
-"""Compare the rates of two scenario runs (two results directories), case by case. Pure.
+"""Compare two scenario runs (two results directories), case by case. Pure.
+
+``gftpwb compare A B`` (:func:`compare_summaries`): per case both have and per figure, the change of
+the median with its bootstrap CI, a Mann-Whitney U test (two-sided: rates are skewed and have
+outliers, and it asks what the median asks, whether one side's runs tend to be faster), and a verdict;
+plus the environments' differences. The TUI's diff of two directories (:func:`diff_rates`) shows the
+means side by side.
 
 Cases are matched by test id and parameters rather than by case number, so a run of an edited
 scenario (a test added in front, a matrix value dropped) still lines up with an older one. Only the
@@ -9,9 +15,12 @@ The figure compared is each kind's headline figure (:attr:`gftpwb.core.registry.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .records import ResultRecord
-from .summary import CaseSummary, summarize_cases
+from .registry import Figure
+from .stats import bootstrap_medians, seed_of
+from .summary import CaseSummary, DirectorySummary, FigureStats, summarize_cases
 
 
 @dataclass(frozen=True)
@@ -67,3 +76,269 @@ def diff_cells(row: RateDiff) -> tuple[str, ...]:
 
     return (row.test_id, row.params, num(row.a_mib_s, ".1f"), num(row.b_mib_s, ".1f"), num(row.delta_mib_s, "+.1f"),
             num(row.delta_pct, "+.1f"), row.a_runs or "-", row.b_runs or "-")
+
+
+# --- gftpwb compare A B: change of the median, its CI, significance, verdict ------------------------
+
+COMPARE_VERSION = 1
+ALPHA = 0.05
+TEST_NAME = "Mann-Whitney U (two-sided)"
+FASTER, SLOWER, SAME, NO_DATA = "faster", "slower", "no significant change", "no data"
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side's counted values of a figure and their median."""
+
+    n: int
+    median: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+@dataclass(frozen=True)
+class Change:
+    """One case's figure in A and in B: how the median moved and whether that is more than noise."""
+
+    test_id: str
+    kind: str
+    params_text: str
+    case_a: int
+    case_b: int
+    figure: Figure
+    a: Side
+    b: Side
+    change_pct: float | None  # (median B / median A - 1) * 100
+    ci_low_pct: float | None  # 95 % bootstrap CI of that change
+    ci_high_pct: float | None
+    p_value: float | None  # Mann-Whitney U, two-sided
+    significant: bool
+    verdict: str
+
+    @property
+    def regression(self) -> bool:
+        return self.verdict == SLOWER
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: DirectorySummary
+    b: DirectorySummary
+    threshold_pct: float
+    changes: tuple[Change, ...]
+    only_a: tuple[str, ...]  # "test #case params" of cases only A has
+    only_b: tuple[str, ...]
+    environment: tuple[tuple[str, str, str, str], ...]  # (host, what, A's, B's) that differ
+
+    @property
+    def regressions(self) -> int:
+        return sum(1 for c in self.changes if c.regression)
+
+
+def counted_values(case: CaseSummary, key: str) -> list[float]:
+    """The values of figure ``key`` that its statistics take (passed, not warm-ups, not excluded)."""
+    out = []
+    for run in case.runs:
+        value = run.values.get(key)
+        if run.counted and value is not None and key not in run.excluded:
+            out.append(value)
+    return out
+
+
+def _side(stats: FigureStats | None) -> Side:
+    s = stats.stats if stats is not None else None
+    if s is None:
+        return Side(0, None, None, None)
+    ci = s.ci_median
+    return Side(s.n, s.median, ci.low if ci else None, ci.high if ci else None)
+
+
+def change_interval(a: list[float], b: list[float], seed: int) -> tuple[float | None, float | None]:
+    """95 % percentile bootstrap interval of (median B / median A - 1) * 100, A and B resampled
+    independently (each by :func:`gftpwb.core.stats.bootstrap_medians`)."""
+    import numpy as np
+
+    if len(a) < 2 or len(b) < 2:
+        return None, None
+    ma = bootstrap_medians(a, seed)
+    mb = bootstrap_medians(b, seed + 1)
+    ok = ma != 0
+    if not ok.any():
+        return None, None
+    ratios = (mb[ok] / ma[ok] - 1) * 100
+    low, high = np.percentile(ratios, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def mann_whitney(a: list[float], b: list[float]) -> float | None:
+    """The two-sided p-value of the Mann-Whitney U test (None: fewer than one value a side, or no
+    spread at all)."""
+    import math
+
+    from scipy.stats import mannwhitneyu
+
+    if not a or not b:
+        return None
+    if len(set(a) | set(b)) == 1:
+        return 1.0
+    p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+    return None if math.isnan(p) else p
+
+
+def compare_figure(ca: CaseSummary, cb: CaseSummary, stats_a: FigureStats, stats_b: FigureStats,
+                   threshold_pct: float) -> Change:
+    figure = stats_a.figure
+    values_a, values_b = counted_values(ca, figure.key), counted_values(cb, figure.key)
+    a, b = _side(stats_a), _side(stats_b)
+    change = None
+    if a.median is not None and b.median is not None and a.median != 0:
+        change = (b.median / a.median - 1) * 100
+    low, high = change_interval(values_a, values_b, seed_of("compare", ca.test_id, ca.params_text, figure.key))
+    p = mann_whitney(values_a, values_b)
+    significant = p is not None and p < ALPHA and change is not None and abs(change) >= threshold_pct
+    if change is None:
+        verdict = NO_DATA
+    elif not significant:
+        verdict = SAME
+    else:
+        verdict = FASTER if (change > 0) == figure.higher_is_better else SLOWER
+    return Change(ca.test_id, ca.kind, ca.params_text, ca.case, cb.case, figure, a, b, change, low, high, p,
+                  significant, verdict)
+
+
+def case_key(case: CaseSummary) -> tuple[str, str, str]:
+    return (case.test_id, case.kind, case.params_text)
+
+
+def case_name(case: CaseSummary) -> str:
+    return f"{case.test_id} #{case.case:03d} {case.params_text}".strip()
+
+
+def compare_summaries(a: DirectorySummary, b: DirectorySummary, *, threshold_pct: float = 5.0,
+                      all_figures: bool = False) -> Comparison:
+    """Every case both have (a test's own cases: an auto-tune's transfers are its ranking's), each
+    headline figure (or every figure) compared; plus what only one has and how their environments differ."""
+    own_a = {case_key(c): c for c in a.cases if c.kind == c.test_kind and c.figures}
+    own_b = {case_key(c): c for c in b.cases if c.kind == c.test_kind and c.figures}
+    changes = []
+    for key, ca in own_a.items():
+        cb = own_b.get(key)
+        if cb is None:
+            continue
+        for stats_a in ca.figures if all_figures else ca.figures[:1]:
+            stats_b = cb.figure(stats_a.figure.key)
+            if stats_b is not None:
+                changes.append(compare_figure(ca, cb, stats_a, stats_b, threshold_pct))
+    return Comparison(a, b, threshold_pct, tuple(changes),
+                      tuple(case_name(c) for k, c in own_a.items() if k not in own_b),
+                      tuple(case_name(c) for k, c in own_b.items() if k not in own_a),
+                      tuple(environment_differences(a.meta, b.meta)))
+
+
+# --- environments ---------------------------------------------------------------------------------
+
+
+def _flat(value: Any, prefix: str = "") -> dict[str, str]:
+    if isinstance(value, dict):
+        out: dict[str, str] = {}
+        for key, inner in value.items():
+            out.update(_flat(inner, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    if isinstance(value, list):
+        return {prefix: " ".join(str(v) for v in value)}
+    return {prefix: "-" if value is None else str(value)}
+
+
+def comparable_environment(host: Any) -> dict[str, str]:
+    """What of a host's environment makes results comparable: everything but the servers' addresses
+    (a lab server's port changes every run): their GridFTP versions are kept, as a set."""
+    if not isinstance(host, dict):
+        return {}
+    facts = {k: v for k, v in host.items() if k != "servers"}
+    out = _flat(facts)
+    versions = sorted({str(s.get("version")) for s in (host.get("servers") or {}).values()
+                       if isinstance(s, dict) and s.get("version")})
+    if versions:
+        out["servers' GridFTP version"] = " ".join(versions)
+    return out
+
+
+def environment_differences(meta_a: dict[str, Any], meta_b: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(host, what, A's value, B's value) for every fact of a host that differs, and hosts only one
+    side used; the gftpwb versions too. Empty when neither recorded an environment."""
+    out: list[tuple[str, str, str, str]] = []
+    va, vb = meta_a.get("gftpwb_version"), meta_b.get("gftpwb_version")
+    if va and vb and va != vb:
+        out.append(("-", "gftpwb version", str(va), str(vb)))
+    hosts_a = ((meta_a.get("environment") or {}).get("hosts") or {}) if isinstance(meta_a, dict) else {}
+    hosts_b = ((meta_b.get("environment") or {}).get("hosts") or {}) if isinstance(meta_b, dict) else {}
+    if not hosts_a or not hosts_b:
+        return out
+    for host in dict.fromkeys([*hosts_a, *hosts_b]):
+        if host not in hosts_b or host not in hosts_a:
+            out.append((host, "host used", "yes" if host in hosts_a else "no", "yes" if host in hosts_b else "no"))
+            continue
+        fa, fb = comparable_environment(hosts_a[host]), comparable_environment(hosts_b[host])
+        for key in dict.fromkeys([*fa, *fb]):
+            if fa.get(key, "-") != fb.get(key, "-"):
+                out.append((host, key, fa.get(key, "-"), fb.get(key, "-")))
+    return out
+
+
+# --- what compare prints ----------------------------------------------------------------------------
+
+COMPARE_SCHEMA_ID = "https://gftpwb.invalid/schemas/compare.schema.json"
+
+
+def _r(value: float | None, digits: int = 6) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def comparison_data(c: Comparison, generator: str) -> dict[str, Any]:
+    """``gftpwb compare --json``: follows ``schemas/compare.schema.json`` (version 1)."""
+    def side(s: Side) -> dict[str, Any]:
+        return {"n": s.n, "median": _r(s.median), "ci_median": None if s.ci_low is None else
+                {"low": _r(s.ci_low), "high": _r(s.ci_high)}}
+
+    def directory(d: DirectorySummary) -> dict[str, Any]:
+        return {"path": d.path, "scenario": d.scenario, "created_at": d.created_at}
+
+    return {
+        "$schema": COMPARE_SCHEMA_ID, "version": COMPARE_VERSION, "generator": generator,
+        "a": directory(c.a), "b": directory(c.b), "test": TEST_NAME, "alpha": ALPHA, "threshold_pct": c.threshold_pct,
+        "cases": [{"test_id": x.test_id, "kind": x.kind, "params_text": x.params_text, "case_a": x.case_a,
+                   "case_b": x.case_b, "figure": {"key": x.figure.key, "label": x.figure.label, "unit": x.figure.unit,
+                                                  "higher_is_better": x.figure.higher_is_better},
+                   "a": side(x.a), "b": side(x.b), "change_pct": _r(x.change_pct, 3),
+                   "change_ci_pct": None if x.ci_low_pct is None else {"low": _r(x.ci_low_pct, 3),
+                                                                       "high": _r(x.ci_high_pct, 3)},
+                   "p_value": _r(x.p_value), "significant": x.significant, "verdict": x.verdict}
+                  for x in c.changes],
+        "only_in_a": list(c.only_a), "only_in_b": list(c.only_b),
+        "environment_differences": [{"host": h, "what": w, "a": a, "b": b} for h, w, a, b in c.environment],
+        "regressions": c.regressions,
+    }
+
+
+COMPARE_COLUMNS = (("test", "left"), ("#", "right"), ("parameters", "left"), ("figure", "left"), ("A median", "right"),
+                   ("B median", "right"), ("change", "right"), ("95 % CI of change", "right"), ("p", "right"),
+                   ("verdict", "left"))
+VERDICT_STYLE = {FASTER: "bold green", SLOWER: "bold red", SAME: "", NO_DATA: "dim"}
+
+
+def change_cells(x: Change) -> tuple[tuple[str, ...], str]:
+    def num(value: float | None, digits: int) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{value:+.1f} %"
+
+    # the bootstrap interval of a ratio is not symmetric: its bounds, signed, never as a dash range
+    ci = "-" if x.ci_low_pct is None or x.ci_high_pct is None else f"[{x.ci_low_pct:+.1f}, {x.ci_high_pct:+.1f}] %"
+    digits = x.figure.digits
+    p = "-" if x.p_value is None else f"{x.p_value:.3f}"
+    name = x.figure.label if x.figure.unit in x.figure.label else f"{x.figure.label} ({x.figure.unit})"
+    cells = (x.test_id, f"{x.case_b:03d}", x.params_text, name,
+             f"{num(x.a.median, digits)} (n={x.a.n})", f"{num(x.b.median, digits)} (n={x.b.n})", pct(x.change_pct),
+             ci, p, x.verdict)
+    return cells, VERDICT_STYLE.get(x.verdict, "")

@@ -14,7 +14,8 @@ Hierarchy::
 A run stopped by a signal exits with 128 + the signal's number, as shells report it: 130 for
 Ctrl-C (SIGINT), 143 for SIGTERM, 129 for SIGHUP (the terminal or SSH session went away).
 
-Runs that fail are not errors: they are results (exit code 1 from ``gftpwb run``). The CLI turns
+Runs that fail are not errors: they are results (exit code 1 from ``gftpwb run``; 8 when every run
+passed but a threshold of ``expect:`` was not met). The CLI turns
 every ``GftpwbError`` into one message on stderr and its exit code, never a traceback.
 """
 
@@ -34,6 +35,7 @@ EXIT_HANGUP = 129  # 128 + SIGHUP
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_STOPPED_BY = {"SIGHUP": EXIT_HANGUP, "SIGINT": EXIT_INTERRUPTED, "SIGTERM": EXIT_TERMINATED}
+EXIT_EXPECTATIONS = 8  # every run passed, but a threshold (expect:) was not met
 
 
 @dataclass(frozen=True, order=True)

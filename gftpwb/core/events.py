@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .checks import Check
 from .harness.aggregate import CopiesAggregate
 from .records import ResultRecord, Summary
 from .specs import RunSpec
@@ -92,6 +93,27 @@ class Notice(Event):
 
     level: str  # "info" or "warning"
     text: str
+
+
+@dataclass(frozen=True)
+class ExpectationsChecked(Event):
+    """A test ended and its thresholds (``expect:``) were checked on each of its cases (one
+    :class:`gftpwb.core.expect.Check` per case and threshold); the console, the TUI and
+    ``expectations.jsonl`` take it."""
+
+    test_id: str
+    checks: tuple[Check, ...]
+    checked_at: str = ""  # ISO 8601 UTC
+
+    @property
+    def violations(self) -> tuple[Check, ...]:
+        return tuple(c for c in self.checks if not c.ok)
+
+    def to_json(self) -> str:
+        import json
+
+        return json.dumps({"test_id": self.test_id, "checked_at": self.checked_at,
+                           "checks": [c.to_dict() for c in self.checks]}, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@ Pure.
 One ``testsuite`` per results directory, one ``testcase`` per run (the latest record of each run id):
 classname ``<scenario>.<test>``, name the run id, time its duration. A run that failed or timed out
 is a ``failure`` (type = its status), one interrupted by the user an ``error``, a skipped one or a
-planned run that never ran (stopped before it) ``skipped``. Each testcase's ``properties`` carry its
+planned run that never ran (stopped before it) ``skipped``. Each threshold checked (``expect:``) is a
+testcase too (``expect <case>: <metric> <op value>``), a ``failure`` of type ``expectation`` when
+violated. Each testcase's ``properties`` carry its
 figures (the rates), whether it was a warm-up, and its kind's facts (guc's transfer mode), as pytest's
 ``record_property`` writes them.
 """
@@ -58,8 +60,8 @@ def junit_xml(summaries: Sequence[DirectorySummary]) -> str:
     for summary in summaries:
         runs = [(case.test_id, run) for case in summary.cases for run in case.runs]
         counts = {
-            "tests": len(runs) + len(summary.not_run),
-            "failures": sum(1 for _, r in runs if r.status in (FAILED, TIMEOUT)),
+            "tests": len(runs) + len(summary.not_run) + len(summary.checks),
+            "failures": sum(1 for _, r in runs if r.status in (FAILED, TIMEOUT)) + summary.violations,
             "errors": sum(1 for _, r in runs if r.status == INTERRUPTED),
             "skipped": sum(1 for _, r in runs if r.status == SKIPPED) + len(summary.not_run),
             "time": sum(r.seconds or 0.0 for _, r in runs),
@@ -70,6 +72,15 @@ def junit_xml(summaries: Sequence[DirectorySummary]) -> str:
                               time=f"{counts['time']:.3f}", timestamp=summary.created_at)
         for test_id, run in runs:
             _testcase(suite, summary.scenario, test_id, run)
+        for check in summary.checks:
+            case = ET.SubElement(suite, "testcase", classname=f"{summary.scenario}.{check.test_id}",
+                                 name=f"expect {check.case_text}: {check.metric} {check.expression}", time="0.000")
+            properties = ET.SubElement(case, "properties")
+            ET.SubElement(properties, "property", name="value", value=check.value_text)
+            if not check.ok:
+                note = f" ({check.note})" if check.note else ""
+                ET.SubElement(case, "failure", message=f"{check.metric} {check.expression}: {check.value_text}{note}",
+                              type="expectation")
         for run_id in summary.not_run:
             case = ET.SubElement(suite, "testcase", classname=f"{summary.scenario}.{run_id.split('/')[0]}",
                                  name=run_id, time="0.000")

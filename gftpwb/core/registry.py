@@ -151,9 +151,21 @@ class ReportSection:
     #: section does not: its transfers' failures are in its ranking).
     list_failures: bool = True
 
+    #: Charts of the section for the HTML report (besides those every section gets from its kinds'
+    #: figures: rate per case, rate over time): ``charts(records, samples) -> list[Chart]`` (pure;
+    #: :mod:`gftpwb.core.charts`), or its ``"module:attribute"``; ``samples`` maps run ids to
+    #: :class:`gftpwb.core.samples.RunSamples`.
+    charts: Callable[[Sequence[ResultRecord], Any], list[Any]] | str | None = None
+
     def build(self, records: Sequence[ResultRecord]) -> list[ReportTable]:
         make = registry().resolve(self.tables) if isinstance(self.tables, str) else self.tables
         return make(records)
+
+    def build_charts(self, records: Sequence[ResultRecord], samples: Any) -> list[Any]:
+        if self.charts is None:
+            return []
+        make = registry().resolve(self.charts) if isinstance(self.charts, str) else self.charts
+        return make(records, samples)
 
 
 # --- figures: the numbers of a kind's records that are statistics ----------------------------------
@@ -172,6 +184,11 @@ class Figure:
     path: tuple[str, ...]
     digits: int = 1
     higher_is_better: bool = True
+    #: A flag of the record (a path, like ``path``) that, when true, keeps the value out of the
+    #: statistics with the reason ``excluded_reason`` (guc's average of a short transfer is
+    #: "quantised"). Data rather than code, so the history's SQL view leaves out the same values.
+    excluded_by: tuple[str, ...] = ()
+    excluded_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -181,6 +198,23 @@ class Measured:
 
     value: float | None
     excluded: str = ""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A number of a case that ``expect:`` can set a threshold on (``median_rate: ">= 900MiB/s"``).
+    Either a statistic of one of the kind's figures (``figure`` and ``statistic``: median, mean, min,
+    max or cv), or a fact of its runs (``fact``: the tune's ``p_within_margin``; the worst run's
+    value counts). ``unit`` says how a threshold is written: ``"MiB/s"`` a rate (``900MiB/s``,
+    ``1Gbit/s``; a bare number is MiB/s), ``"%"`` a percentage (``5%``), ``""`` a plain number
+    (a probability also as a percentage)."""
+
+    name: str
+    description: str
+    unit: str = ""
+    figure: str = ""
+    statistic: str = "median"
+    fact: str = ""
 
 
 def value_at(data: Any, path: Sequence[str]) -> float | None:
@@ -224,6 +258,9 @@ class Kind(abc.ABC):
     #: The numbers of its records that are statistics of a case, the headline one first (reports
     #: show its median, CV and confidence interval; the others have theirs in the JSON summary).
     figures: tuple[Figure, ...] = ()
+    #: What ``expect:`` may set thresholds on for a test of this kind (none: the kind takes no
+    #: ``expect``); checked at the end of each test (:mod:`gftpwb.core.expect`).
+    metrics: tuple[Metric, ...] = ()
 
     # --- the DSL --------------------------------------------------------------------------------
 
@@ -307,11 +344,21 @@ class Kind(abc.ABC):
         """Each of :attr:`figures` in a passed record (found by its path); override to leave a value
         out of the statistics with the reason (``Measured(value, excluded="quantised")``)."""
         data = {"details": record.details, **{f: getattr(record, f) for f in _RECORD_FIELDS}}
-        return {f.key: Measured(value_at(data, f.path)) for f in self.figures}
+        return {f.key: Measured(value_at(data, f.path),
+                                f.excluded_reason if f.excluded_by and _flag_at(data, f.excluded_by) else "")
+                for f in self.figures}
 
     def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
         """What else a report says of one run, as plain values (guc: its transfer mode)."""
         return {}
+
+
+def _flag_at(data: Any, path: Sequence[str]) -> bool:
+    for step in path:
+        if not isinstance(data, dict):
+            return False
+        data = data.get(step)
+    return data is True
 
 
 _RECORD_FIELDS = ("seconds", "bytes", "rate_incl_setup_mib_s", "rate_guc_avg_mib_s", "exit_code")

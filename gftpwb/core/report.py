@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
+from .records import ResultRecord
+from .registry import ReportSection, registry
 from .summary import CaseSummary
 
 
@@ -30,3 +32,17 @@ def mean(values: Sequence[Any]) -> float | None:
     """The mean of the values that are known, None when none is."""
     known = [v for v in values if v is not None]
     return fmean(known) if known else None
+
+
+def report_sections(records: Sequence[ResultRecord],
+                    kind_of_test: dict[str, str]) -> list[tuple[ReportSection, list[ResultRecord]]]:
+    """Records grouped by the report section of their test's kind (``kind_of_test``; a record of a
+    test not in it goes by its own kind), sections in order; records of kinds without one are left out."""
+    reg = registry()
+    grouped: dict[str, tuple[ReportSection, list[ResultRecord]]] = {}
+    for record in records:
+        kind = reg.find(kind_of_test.get(record.test_id, record.kind))
+        if kind is None or kind.report is None:
+            continue
+        grouped.setdefault(kind.report.name, (kind.report, []))[1].append(record)
+    return sorted(grouped.values(), key=lambda item: item[0].order)

@@ -8,6 +8,7 @@ have to change (a key removed or its meaning changed); new keys may appear withi
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -80,6 +81,7 @@ def directory_data(summary: DirectorySummary) -> dict[str, Any]:
             "not_run": list(summary.not_run), "problems": list(summary.problems),
             "gftpwb_version": meta.get("gftpwb_version"), "command": meta.get("command"),
             "environment": meta.get("environment"),
+            "expectations": [c.to_dict() for c in summary.checks],
             "cases": [case_data(summary, c) for c in summary.cases], **directory_monitors_data(summary)}
 
 
@@ -90,4 +92,26 @@ def report_data(summaries: Sequence[DirectorySummary], generator: str) -> dict[s
 
 
 def report_json(summaries: Sequence[DirectorySummary], generator: str) -> str:
-    return json.dumps(report_data(summaries, generator), indent=1, ensure_ascii=False) + "\n"
+    """The document as text: indented down to the cases, each run on one line. The runs are most of
+    a large report (100,000 of them) and json's C encoder writes them only without indentation;
+    one line per run also reads well with grep and diff."""
+    data = report_data(summaries, generator)
+    runs: list[list[dict[str, Any]]] = []
+    for directory in data["directories"]:
+        for case in directory["cases"]:
+            runs.append(case["runs"])
+            case["runs"] = f"{_PLACEHOLDER}{len(runs) - 1}"
+    text = json.dumps(data, indent=1, ensure_ascii=False)
+
+    def rows(match: re.Match[str]) -> str:
+        indent, listed = match["indent"], runs[int(match["index"])]
+        if not listed:
+            return f'{indent}"runs": []'
+        inner = ",\n".join(f"{indent} {json.dumps(row, ensure_ascii=False)}" for row in listed)
+        return f'{indent}"runs": [\n{inner}\n{indent}]'
+
+    return _RUNS.sub(rows, text) + "\n"
+
+
+_PLACEHOLDER = "@@gftpwb-report-runs-"
+_RUNS = re.compile(rf'^(?P<indent> *)"runs": "{_PLACEHOLDER}(?P<index>\d+)"', re.M)

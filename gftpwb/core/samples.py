@@ -189,6 +189,22 @@ def rates(series: Series) -> list[tuple[float, float]]:
     return out
 
 
+def step_points(t_ms: list[int], counts: list[int], per: float = 1.0) -> list[tuple[float, float]]:
+    """The rate of each interval as the points of a step plot (each value holds until its time, from
+    the run's start): ``[(0, r1), (t1, r1), (t2, r2), ...]`` in s and ``counts / per`` per second,
+    the first interval counted from the start of the run (0 s, nothing done)."""
+    points: list[tuple[float, float]] = []
+    previous_t, previous_c = 0, 0
+    for t, c in zip(t_ms, counts, strict=False):
+        if t > previous_t:
+            rate = (c - previous_c) / per / ((t - previous_t) / 1000)
+            if not points:
+                points.append((previous_t / 1000, rate))
+            points.append((t / 1000, rate))
+        previous_t, previous_c = t, c
+    return points
+
+
 def stalls(series: Series, min_s: float = STALL_MIN_S) -> list[tuple[float, float]]:
     """Spans (start s, end s) in which the count did not grow for at least ``min_s`` (consecutive
     flat intervals are one stall)."""

@@ -19,14 +19,15 @@ median's interval is not symmetric, so it is kept as its two bounds here.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000  # bootstrap resamples: the bounds' own noise is well under 1 % of the spread at this size
-_CHUNK = 1 << 20  # values resampled per numpy call, so a case of many runs never needs a huge matrix
 
 
 @dataclass(frozen=True)
@@ -77,32 +78,51 @@ def seed_of(*parts: object) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
-def t_interval(mean: float, stdev: float, n: int, confidence: float = CONFIDENCE) -> Interval:
-    """``mean ± t((1 + confidence) / 2, n - 1) · stdev / √n``."""
+@functools.lru_cache(maxsize=4096)
+def _t_quantile(q: float, df: int) -> float:
     from scipy import stats  # not at import time: `gftpwb --help` and validation never need it
 
-    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * stdev / math.sqrt(n)
+    return float(stats.t.ppf(q, df))
+
+
+def t_interval(mean: float, stdev: float, n: int, confidence: float = CONFIDENCE) -> Interval:
+    """``mean ± t((1 + confidence) / 2, n - 1) · stdev / √n`` (the quantile cached: a report of many
+    cases asks for the same few)."""
+    half = _t_quantile(0.5 + confidence / 2, n - 1) * stdev / math.sqrt(n)
     return Interval(mean - half, mean + half, confidence)
+
+
+def bootstrap_medians(values: Sequence[float], seed: int, resamples: int = RESAMPLES) -> Any:
+    """The medians of ``resamples`` bootstrap resamples (with replacement) of ``values`` (a numpy
+    array), drawn by a generator seeded with ``seed``.
+
+    A resample's median depends only on which order statistics of the sorted values it picks, so each
+    resample is drawn directly rather than as n draws: drawing an index ``floor(n·U)`` n times, the
+    r-th smallest index is ``floor(n·U₍ᵣ₎)`` with ``U₍ᵣ₎ ~ Beta(r, n-r+1)`` the r-th order statistic
+    of n uniforms, and the next one is ``U₍ᵣ₎ + (1-U₍ᵣ₎)·Beta(1, n-r)``. Same distribution as
+    resampling, O(resamples) instead of O(resamples·n): a case of 100,000 runs costs what one of 10 does."""
+    import numpy as np
+
+    data = np.sort(np.asarray(values, dtype=float))
+    n = data.size
+    rng = np.random.default_rng(seed)
+    m = (n + 1) // 2  # the median's rank (1-based) for odd n; the lower middle one for even n
+    lower = rng.beta(m, n - m + 1, size=resamples)
+    pick = lambda u: data[np.minimum((u * n).astype(np.int64), n - 1)]  # noqa: E731
+    if n % 2:
+        return pick(lower)
+    upper = lower + (1 - lower) * rng.beta(1, n - m, size=resamples)
+    return (pick(lower) + pick(upper)) / 2
 
 
 def bootstrap_median(values: Sequence[float], seed: int, confidence: float = CONFIDENCE,
                      resamples: int = RESAMPLES) -> Interval:
     """Percentile bootstrap interval of the median: the middle ``confidence`` of the medians of
-    ``resamples`` resamples (with replacement) of ``values``, drawn by a generator seeded with ``seed``."""
+    ``resamples`` resamples of ``values`` (:func:`bootstrap_medians`)."""
     import numpy as np
 
-    data = np.asarray(values, dtype=float)
-    n = data.size
-    rng = np.random.default_rng(seed)
-    per_call = max(1, _CHUNK // n)
-    medians = np.empty(resamples)
-    done = 0
-    while done < resamples:
-        count = min(per_call, resamples - done)
-        medians[done:done + count] = np.median(data[rng.integers(0, n, size=(count, n))], axis=1)
-        done += count
     tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(medians, [tail, 100 - tail])
+    low, high = np.percentile(bootstrap_medians(values, seed, resamples), [tail, 100 - tail])
     return Interval(float(low), float(high), confidence)
 
 

@@ -16,16 +16,20 @@ Which runs count:
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .monitors.summary import DirectoryMonitors
 from .records import PASSED, ResultRecord, latest_by_run
 from .registry import Figure, Kind, Measured, registry
 from .samples import RunSamples
 from .stats import Stats, describe, seed_of
+
+if TYPE_CHECKING:
+    from .checks import Check
 
 SUMMARY_VERSION = 1
 
@@ -131,8 +135,24 @@ def summarize_cases(records: Sequence[ResultRecord], kind_of_test: Mapping[str, 
     for record in chosen:
         groups.setdefault((record.test_id, record.case, record.kind), []).append(record)
     reg = registry()
-    return [_case(reg.find(kind), test_id, case, kind, kinds_of.get(test_id, kind), group)
+    return [_cached_case(reg.find(kind), test_id, case, kind, kinds_of.get(test_id, kind), group)
             for (test_id, case, kind), group in groups.items()]
+
+
+# A report summarises the same records twice (the directory's summary, then each section's tables
+# from its records): at 100,000 records that doubled its time. The same records (the same objects:
+# a finished record is never changed) give the same case, so a case is kept while it is in use.
+_CASES: weakref.WeakValueDictionary[tuple[Any, ...], CaseSummary] = weakref.WeakValueDictionary()
+
+
+def _cached_case(kind: Kind | None, test_id: str, case: int, kind_name: str, test_kind: str,
+                 group: list[ResultRecord]) -> CaseSummary:
+    key = (test_id, case, kind_name, test_kind, id(kind), tuple(map(id, group)))
+    found = _CASES.get(key)
+    if found is None:
+        found = _case(kind, test_id, case, kind_name, test_kind, group)
+        _CASES[key] = found
+    return found
 
 
 def _case(kind: Kind | None, test_id: str, case: int, kind_name: str, test_kind: str,
@@ -203,6 +223,11 @@ class DirectorySummary:
     not_run: tuple[str, ...]  # run ids of the plan with no record (stopped before them)
     kinds: dict[str, str]  # test id -> the test's kind
     samples: dict[str, RunSamples]  # run id -> its progress samples
+    checks: tuple[Check, ...] = ()  # thresholds (expect:) checked as tests ended (expectations.jsonl)
+
+    @property
+    def violations(self) -> int:
+        return sum(1 for c in self.checks if not c.ok)
     monitors: DirectoryMonitors | None = None  # monitors.jsonl and monitor-summaries.jsonl, if it has them
 
     @property
@@ -212,7 +237,8 @@ class DirectorySummary:
 
 def summarize_directory(path: str, records: Sequence[ResultRecord], *, meta: Mapping[str, Any] | None = None,
                         plan: Sequence[Mapping[str, Any]] = (), samples: Mapping[str, RunSamples] | None = None,
-                        problems: Sequence[str] = (), monitors: DirectoryMonitors | None = None) -> DirectorySummary:
+                        problems: Sequence[str] = (), checks: Sequence[Check] = (),
+                        monitors: DirectoryMonitors | None = None) -> DirectorySummary:
     """The summary of a results directory's contents (read by the shell): its journal's records, its
     ``meta.json``, ``plan.json`` (the planned runs: which exist, and each test's kind) and samples."""
     latest = list(latest_by_run(list(records)).values())
@@ -229,5 +255,5 @@ def summarize_directory(path: str, records: Sequence[ResultRecord], *, meta: Map
         counts=dict(Counter(r.status for r in counted)), cases=tuple(summarize_cases(latest, kinds, latest=False)),
         meta=meta, problems=tuple(problems), not_run=tuple(str(s["run_id"]) for s in plan
                                                             if "run_id" in s and str(s["run_id"]) not in seen),
-        kinds=kinds, samples=dict(samples or {}), monitors=monitors,
+        kinds=kinds, samples=dict(samples or {}), checks=tuple(checks), monitors=monitors,
     )

@@ -115,7 +115,7 @@ class Executor:
         if wind_down is not None:
             await wind_down()
         summary = Summary.of(records, planned=len(specs), interrupted=self._stopping, results_dir=results_dir,
-                             stopped_by=self.stopped_by)
+                             violations=scheduler.violations, stopped_by=self.stopped_by)
         self.publish(ScenarioFinished(summary=summary))
         return summary
 

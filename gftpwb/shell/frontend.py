@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from gftpwb.core.dsl.model import LOCAL, Scenario
 from gftpwb.core.errors import (
+    EXIT_EXPECTATIONS,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUNS_FAILED,
@@ -120,10 +121,13 @@ def run(request: RunRequest) -> Outcome:
 
 
 def exit_code(summary: Summary | None) -> int:
-    """0 all passed (or nothing run), 1 some run did not pass, 130 stopped by the user (Ctrl-C or a
-    front end's stop), 143 by SIGTERM, 129 by SIGHUP."""
+    """0 all passed (or nothing run), 1 some run did not pass, 8 all passed but a threshold
+    (``expect:``) was not met, 130 stopped by the user (Ctrl-C or a front end's stop), 143 by
+    SIGTERM, 129 by SIGHUP."""
     if summary is None:
         return EXIT_OK
     if summary.interrupted:
         return EXIT_STOPPED_BY.get(summary.stopped_by, EXIT_INTERRUPTED)
-    return EXIT_OK if summary.all_passed else EXIT_RUNS_FAILED
+    if not summary.all_passed:
+        return EXIT_RUNS_FAILED
+    return EXIT_EXPECTATIONS if summary.violations else EXIT_OK

@@ -15,6 +15,7 @@ from gftpwb.core.errors import UsageError
 from gftpwb.core.monitors.summary import directory_monitors
 from gftpwb.core.records import ResultRecord, latest_by_run
 from gftpwb.core.summary import DirectorySummary, summarize_directory
+from gftpwb.shell.sinks.expectations import read_checks
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, read_journal
 from gftpwb.shell.sinks.monitors import SAMPLES_NAME, SUMMARIES_NAME, read_lines
 from gftpwb.shell.sinks.samples import read_samples
@@ -94,10 +95,11 @@ def read_directory(path: str) -> DirectorySummary:
     meta = _read_json(meta_path)
     plan = _read_json(os.path.join(path, "plan.json"))
     samples, sample_problems = read_samples(path)
+    checks, check_problems = read_checks(path)
     return summarize_directory(
         path, records, meta=meta if isinstance(meta, dict) else {},
         plan=[s for s in plan if isinstance(s, dict)] if isinstance(plan, list) else [],
-        samples=samples, problems=[*(f"{JOURNAL_NAME}: {p}" for p in problems),
-                                   *(f"samples.jsonl: {p}" for p in sample_problems)],
+        samples=samples, checks=checks, problems=[*(f"{JOURNAL_NAME}: {p}" for p in problems),
+                                                  *(f"samples.jsonl: {p}" for p in sample_problems), *check_problems],
         monitors=directory_monitors(read_lines(os.path.join(path, SAMPLES_NAME)),
                                     read_lines(os.path.join(path, SUMMARIES_NAME))))

@@ -15,14 +15,17 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Protocol
 
-from gftpwb.core.events import CopiesFinished, Event, RunFinished
+from gftpwb.core.events import CopiesFinished, Event, ExpectationsChecked, RunFinished
+from gftpwb.core.expect import check_cases
 from gftpwb.core.harness.agenda import Agenda, Schedule, Unit, outcome_of, units_of
 from gftpwb.core.harness.aggregate import aggregate
 from gftpwb.core.records import FINAL_STATUSES, INTERRUPTED, SKIPPED, ResultRecord
 from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
+from gftpwb.core.summary import summarize_cases
 
 
 class BatchRunner(Protocol):
@@ -62,6 +65,11 @@ class Scheduler:
         self.done = done
         self.final: dict[str, ResultRecord] = dict(earlier)  # the latest final record of each run id
         self.records: list[ResultRecord] = []  # this attempt's records of planned runs
+        self.expect = schedule.expect
+        self.units_left: dict[str, int] = {}  # test id -> its units not finished yet
+        for unit in self.units:
+            self.units_left[unit.test_id] = self.units_left.get(unit.test_id, 0) + 1
+        self.violations = 0
 
     async def run(self) -> list[ResultRecord]:
         tasks: dict[asyncio.Task[str], Unit] = {}
@@ -71,6 +79,7 @@ class Scheduler:
                 for decision in decisions:
                     if decision.skip:
                         self.agenda.finish(decision.unit, self.skip(decision.unit, decision.skip))
+                        self.unit_ended(decision.unit)
                     else:
                         tasks[asyncio.create_task(self.run_unit(decision.unit))] = decision.unit
                 if not tasks:
@@ -79,13 +88,31 @@ class Scheduler:
                     break  # stopped: nothing more starts
                 finished, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
                 for task in finished:
-                    self.agenda.finish(tasks.pop(task), task.result())
+                    unit = tasks.pop(task)
+                    self.agenda.finish(unit, task.result())
+                    self.unit_ended(unit)
         except asyncio.CancelledError:  # cancelled from outside: every unit in flight records itself
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
         return self.records
+
+    def unit_ended(self, unit: Unit) -> None:
+        """When the last unit of a test ends with every run of the test final (not stopped), check the
+        test's thresholds on its cases and publish the checks."""
+        self.units_left[unit.test_id] -= 1
+        expectations = self.expect.get(unit.test_id)
+        if self.units_left[unit.test_id] or not expectations or self.executor.stopping:
+            return
+        specs = [s for u in self.units if u.test_id == unit.test_id for s in u.specs]
+        if any(s.run_id not in self.final for s in specs):
+            return  # a run was interrupted: --resume finishes the test and checks it then
+        records = [self.final[s.run_id] for s in specs]
+        checks = check_cases(unit.test_id, expectations, summarize_cases(records, {unit.test_id: specs[0].kind}))
+        self.violations += sum(1 for c in checks if not c.ok)
+        when = datetime.now(UTC).isoformat(timespec="seconds")
+        self.executor.publish(ExpectationsChecked(test_id=unit.test_id, checks=tuple(checks), checked_at=when))
 
     def _keep(self, records: Iterable[ResultRecord]) -> None:
         for record in records:

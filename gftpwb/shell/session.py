@@ -35,6 +35,7 @@ from .environment import collect_environment
 from .executor import Executor
 from .monitors import monitor_services
 from .sinks.aggregates import AggregatesSink
+from .sinks.expectations import ExpectationsSink
 from .sinks.guard import WRITE_FAILED, WriteGuard
 from .sinks.journal import JOURNAL_NAME, JournalSink
 from .sinks.monitors import MonitorFiles
@@ -149,6 +150,7 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     writes = WriteGuard(directory or "")
     bus.subscribe(writes.guard(journal, JOURNAL_NAME))  # first: a record is on disk before anyone else hears of it
     aggregates = AggregatesSink(directory) if directory is not None else None
+    expectations = ExpectationsSink(directory) if directory is not None else None
     stream = prepared.stream
     trace = TraceSink(directory, stream) if directory is not None else None
     monitor_files = MonitorFiles(directory) if directory is not None and request.scenario.monitors else None
@@ -156,6 +158,7 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
         bus.subscribe(writes.guard(TagLogSink(directory, shlex.join(request.command)), "tag log"))
         bus.subscribe(writes.guard(SamplesSink(directory), "progress samples"))
         bus.subscribe(writes.guard(aggregates, "aggregates"))
+        bus.subscribe(writes.guard(expectations, "expectations"))
         bus.subscribe(writes.guard(trace, "trace"))
         if monitor_files is not None:
             bus.subscribe(writes.guard(monitor_files, "monitor samples"))
@@ -230,6 +233,8 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
         journal.close()
         if aggregates is not None:
             aggregates.close()
+        if expectations is not None:
+            expectations.close()
         if trace is not None:
             trace.close()
         if monitor_files is not None:

@@ -12,6 +12,8 @@ from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 from gftpwb.core.errors import Diagnostic
+from gftpwb.core.expect import EXAMPLES as EXPECT_EXAMPLES
+from gftpwb.core.expect import PATTERNS as EXPECT_PATTERNS
 from gftpwb.core.units import DURATION_PATTERN, FRACTION_PATTERN, RATE_PATTERN, SIZE_PATTERN
 
 from .keys import NAME_PATTERN
@@ -106,6 +108,9 @@ PATTERN_WORDS = {
     FRACTION_PATTERN: "bad fraction {!r} (use e.g. 0.03 or 3%)",
     NAME_PATTERN: "bad name {!r} (letters, digits, '.', '_' and '-', starting with a letter or digit)",
 }
+PATTERN_WORDS.update({pattern: "bad threshold {!r}: write <op> <value>, op one of <, <=, >, >=, ==, e.g. "
+                      + example for unit, pattern in EXPECT_PATTERNS.items()
+                      for example in [EXPECT_EXAMPLES[unit]]})
 JSON_TYPES: dict[str, tuple[type, ...]] = {"object": (dict,), "array": (list,), "string": (str,)}
 
 

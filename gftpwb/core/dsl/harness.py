@@ -11,13 +11,14 @@ import difflib
 from typing import Any
 
 from gftpwb.core.errors import Diagnostic
+from gftpwb.core.expect import ExpectError, all_metrics, metric_of, parse_expectation
 from gftpwb.core.harness.delays import delay_problem, parse_delay
 from gftpwb.core.harness.needs import cycle_text, find_cycles
-from gftpwb.core.registry import TestInput
+from gftpwb.core.registry import TestInput, registry
 from gftpwb.core.trace.setting import TraceSetting
 
-from .model import TestSchedule
-from .yamlpos import Positions
+from .model import Expectation, TestSchedule
+from .yamlpos import Path, Positions
 
 
 def needs_of(raw: dict[str, Any]) -> list[str]:
@@ -79,18 +80,52 @@ def harness_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> 
     return out
 
 
+def expectations_of(test: TestInput) -> tuple[Expectation, ...]:
+    """The test's thresholds on its kind's metrics (the defaults' ones its kind has, then its own);
+    the loader checked them before (:func:`expect_diagnostics`)."""
+    kind = registry().kind(test.raw["kind"])
+    out = []
+    for name, text in (test.merged.get("expect") or {}).items():
+        metric = metric_of(kind, name)
+        if metric is not None:
+            out.append(parse_expectation(metric, text))
+    return tuple(out)
+
+
+def expect_diagnostics(inputs: list[TestInput], data: dict[str, Any], pos: Positions,
+                       filename: str) -> list[Diagnostic]:
+    """Thresholds the schema let through but that cannot be read (a rate's unit), at their value."""
+    out: list[Diagnostic] = []
+    metrics = all_metrics()
+    blocks: list[tuple[Path, dict[str, Any]]] = [(("defaults", "expect"), data.get("defaults", {}).get("expect") or {})]
+    blocks += [(("tests", t.index, "expect"), t.raw.get("expect") or {}) for t in inputs]
+    for path, block in blocks:
+        for name, text in block.items():
+            metric = metrics.get(name)
+            if metric is None:
+                continue  # the schema reports unknown metrics
+            try:
+                parse_expectation(metric, text)
+            except ExpectError as exc:
+                line, col = pos.of_value((*path, name))
+                out.append(Diagnostic(filename, line, col, str(exc)))
+    return out
+
+
 def test_schedules(inputs: list[TestInput]) -> dict[str, TestSchedule]:
-    """Each test's harness settings (with the defaults' concurrency and delay); tests that use none
-    are left out (they get the defaults)."""
+    """Each test's harness settings (with the defaults' concurrency, delay and thresholds); tests that
+    use none are left out (they get the defaults)."""
     out = {}
     for test in inputs:
         merged = test.merged
-        if not any(key in merged for key in ("needs", "concurrency", "delay", "trace")):
+        expect = expectations_of(test) if "expect" in merged else ()
+        if not any(key in merged for key in ("needs", "concurrency", "delay", "trace")) and not expect:
             continue
         out[test.id] = TestSchedule(
             needs=tuple(needs_of(test.raw)),
             concurrency=merged.get("concurrency", 1),
             delay=parse_delay(merged["delay"]) if "delay" in merged else None,
+            expect=expect,
             trace=TraceSetting.of(merged["trace"]) if "trace" in merged else None,
         )
     return out

@@ -224,8 +224,9 @@ COMMON_TEST_KEYS: tuple[Key, ...] = (
     TRACE_KEY,
 )
 
-# Keys of a test that belong to the harness rather than to its kind (the generic TestSchedule models them).
-HARNESS_TEST_KEYS = ("needs", "concurrency", "delay", "trace")
+# Keys of a test that belong to the harness rather than to its kind (the generic TestSchedule models them;
+# expect is added by the schema to the kinds that have metrics).
+HARNESS_TEST_KEYS = ("needs", "concurrency", "delay", "trace", "expect")
 
 # Keys the defaults block accepts besides the ones kinds offer (Kind.defaults_keys).
 DEFAULT_ONLY_KEYS: tuple[Key, ...] = (

@@ -21,7 +21,7 @@ from gftpwb.core.trace.setting import NO_TRACE, TraceSetting
 from gftpwb.core.units import parse_duration
 
 from .expand import expand_scenario
-from .harness import harness_diagnostics, test_schedules
+from .harness import expect_diagnostics, harness_diagnostics, test_schedules
 from .model import LOCAL, Host, Scenario, TestModel
 from .monitors import build_monitors, monitor_diagnostics
 from .quickcheck import verdict
@@ -58,6 +58,7 @@ def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Ma
         raise ScenarioError(errors)
     inputs, errors, warnings = semantic_diagnostics(data, pos, filename)
     errors.extend(harness_diagnostics(data, pos, filename))
+    errors.extend(expect_diagnostics(inputs, data, pos, filename))
     if errors:
         raise ScenarioError(errors)
     return build_model(data, inputs, filename, expanded.text, warnings, expanded.variables)

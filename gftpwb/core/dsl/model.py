@@ -65,10 +65,25 @@ def on_tuple(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class Expectation:
+    """One threshold of ``expect:`` (:mod:`gftpwb.core.expect`): ``metric op threshold``, the
+    threshold in the metric's unit (MiB/s; a fraction for percentages), and the text as written."""
+
+    metric: str
+    op: str
+    threshold: float
+    text: str
+
+    def holds(self, value: float) -> bool:
+        return {"<": value < self.threshold, "<=": value <= self.threshold, ">": value > self.threshold,
+                ">=": value >= self.threshold, "==": value == self.threshold}[self.op]
+
+
+@dataclass(frozen=True)
 class TestSchedule:
     """How the harness runs a test, whatever its kind: the tests it ``needs`` (ids), how many copies
-    of each run start at once (``concurrency``), the ``delay`` before each run or copy, and its own
-    ``trace`` setting (None: the scenario's)."""
+    of each run start at once (``concurrency``), the ``delay`` before each run or copy, its own
+    ``trace`` setting (None: the scenario's), and the thresholds checked when it ends (``expect``)."""
 
     __test__ = False  # not a pytest test class
 
@@ -76,6 +91,7 @@ class TestSchedule:
     concurrency: int = 1
     delay: Delay | None = None
     trace: TraceSetting | None = None
+    expect: tuple[Expectation, ...] = ()
 
 
 NO_SCHEDULE = TestSchedule()

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gftpwb.core.expect import all_metrics, schema_of
 from gftpwb.core.monitors.keys import monitor_definition
-from gftpwb.core.registry import Kind, registry
+from gftpwb.core.registry import Kind, Metric, registry
 
 from .keys import (
     COMMON_TEST_KEYS,
@@ -27,23 +28,38 @@ from .keys import (
     ref,
 )
 
+EXPECT = "expect"
+
+
+def expect_key(metrics: tuple[Metric, ...], whose: str) -> Key:
+    """``expect:``: thresholds on the metrics of a kind (or, in the defaults, of any kind)."""
+    names = ", ".join(m.name for m in metrics)
+    return Key(EXPECT, schema_of(metrics), f"Thresholds checked when the test ends, on {whose} metrics ({names}): "
+               "metric: '<op> <value>', op one of <, <=, >, >=, ==, e.g. median_rate: '>= 900MiB/s', cv: '< 5%'. A "
+               "violation is reported and makes gftpwb run exit with 8.", merge=True)
+
 
 def kind_keys(kind: Kind) -> tuple[Key, ...]:
-    """All keys a test of ``kind`` accepts, with the kind fixed to its name."""
+    """All keys a test of ``kind`` accepts, with the kind fixed to its name (and ``expect`` when the
+    kind has metrics)."""
     common = tuple(
         Key(k.name, {"const": kind.name}, f"{kind.name}: {kind.description}", True) if k.name == "kind" else k
         for k in COMMON_TEST_KEYS
     )
-    return (*common, *kind.dsl_keys())
+    expect = (expect_key(kind.metrics, f"the {kind.name} kind's"),) if kind.metrics else ()
+    return (*common, *kind.dsl_keys(), *expect)
 
 
 def defaults_keys() -> tuple[Key, ...]:
-    """The keys of the ``defaults:`` block: every key a kind offers (first one of a name wins), then ``on``."""
+    """The keys of the ``defaults:`` block: every key a kind offers (first one of a name wins), then ``on``
+    and ``expect`` (any kind's metric: each test takes those of its kind)."""
     seen: dict[str, Key] = {}
     for kind in registry().kinds():
         for key in kind.defaults_keys():
             seen.setdefault(key.name, key)
-    return (*seen.values(), *DEFAULT_ONLY_KEYS)
+    metrics = tuple(all_metrics().values())
+    expect = (expect_key(metrics, "any kind's (each test takes its kind's)"),) if metrics else ()
+    return (*seen.values(), *DEFAULT_ONLY_KEYS, *expect)
 
 
 def build_schema() -> dict[str, Any]:
@@ -107,10 +123,12 @@ def expected_forms() -> dict[str, str]:
 def kind_key_names() -> dict[str, frozenset[str]]:
     """Kind -> the names of the keys its tests take (what they inherit from ``defaults:``)."""
     return registry().memo("kind keys", lambda: {
-        kind.name: frozenset(k.name for k in (*kind.dsl_keys(), *DEFAULT_ONLY_KEYS)) for kind in registry().kinds()})
+        kind.name: frozenset(k.name for k in (*kind.dsl_keys(), *DEFAULT_ONLY_KEYS))
+        | (frozenset({EXPECT}) if kind.metrics else frozenset()) for kind in registry().kinds()})
 
 
 def merged_key_names() -> dict[str, frozenset[str]]:
     """Kind -> the names of its mapping keys that merge key by key with the defaults' (``Key.merge``)."""
     return registry().memo("merged keys", lambda: {
-        kind.name: frozenset(k.name for k in kind.dsl_keys() if k.merge) for kind in registry().kinds()})
+        kind.name: frozenset(k.name for k in kind.dsl_keys() if k.merge)
+        | (frozenset({EXPECT}) if kind.metrics else frozenset()) for kind in registry().kinds()})

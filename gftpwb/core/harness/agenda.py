@@ -26,7 +26,7 @@ from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, SKIPPED, TIMEOUT
 from gftpwb.core.specs import RunSpec
 
 if TYPE_CHECKING:
-    from gftpwb.core.dsl.model import Scenario
+    from gftpwb.core.dsl.model import Expectation, Scenario
 
 NOT_SELECTED = "not selected"  # the outcome of a needed test that is not in the plan
 _WORDS = {FAILED: "failed", TIMEOUT: "timed out", SKIPPED: "was skipped", INTERRUPTED: "was interrupted",
@@ -40,11 +40,13 @@ class Schedule:
 
     needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     concurrent_tests: int = 1
+    expect: Mapping[str, tuple[Expectation, ...]] = field(default_factory=dict)  # thresholds checked at a test's end
 
     @classmethod
     def of(cls, scenario: Scenario) -> Schedule:
         needs = {t.id: scenario.schedule(t.id).needs for t in scenario.tests if scenario.schedule(t.id).needs}
-        return cls(needs=needs, concurrent_tests=scenario.concurrent_tests)
+        expect = {t.id: scenario.schedule(t.id).expect for t in scenario.tests if scenario.schedule(t.id).expect}
+        return cls(needs=needs, concurrent_tests=scenario.concurrent_tests, expect=expect)
 
 
 @dataclass

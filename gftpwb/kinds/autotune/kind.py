@@ -9,7 +9,7 @@ from gftpwb.core.dsl.keys import Key
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.format import p_text, rate_text
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Kind, Program, ReportSection, TestInput
+from gftpwb.core.registry import Kind, Metric, Program, ReportSection, TestInput
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_rate, parse_size
 from gftpwb.kinds.guc.kind import GUC_PROGRAM, require_ends, timeout_of, transfer_endpoints
@@ -30,7 +30,13 @@ class AutotuneKind(Kind):
     # tag log, nor a row in the results table: the console prints the ranking as the tune ends, and
     # the report one row per tune (its pick, how sure it is, why it stopped).
     writes_taglog = False
-    report = ReportSection("auto-tunes", 30, "gftpwb.kinds.autotune.report:tables", list_failures=False)
+    report = ReportSection("auto-tunes", 30, "gftpwb.kinds.autotune.report:tables", list_failures=False,
+                           charts="gftpwb.kinds.autotune.charts:charts")
+    metrics = (
+        Metric("p_within_margin", "estimated probability that the pick is within the tie margin of the best "
+               "candidate (0-1)", "", fact="p_within_margin"),
+        Metric("pick_rate", "the pick's mean rate incl. set-up", "MiB/s", fact="pick_mean_mib_s"),
+    )
 
     def dsl_keys(self) -> tuple[Key, ...]:
         return autotune_keys()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from gftpwb.core.dsl.keys import Key
 from gftpwb.core.dsl.model import Scenario, TestModel
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Figure, Kind, ReportSection, TestInput
+from gftpwb.core.registry import Figure, Kind, Metric, ReportSection, TestInput
 from gftpwb.core.specs import RunSpec
 
 from .dsl import build_gfapi_test, check_gfapi_test
@@ -20,6 +20,12 @@ _LAST_DONE = ("details", "gfapi", "cluster", "last_done")
 FILES_S = Figure("files_s", "files/s", "files/s", (*_LAST_DONE, "files_s"), digits=0)
 MIB_S = Figure("mib_s", "MiB/s", "MiB/s", (*_LAST_DONE, "mib_s"))
 IOPS = Figure("iops", "IOPS", "IOPS", (*_LAST_DONE, "iops"), digits=0)
+METRICS = (
+    Metric("files_per_s", "median files/s at last done of the case's counted runs", "", FILES_S.key, "median"),
+    Metric("median_rate", "median MiB/s at last done", "MiB/s", MIB_S.key, "median"),
+    Metric("iops", "median IOPS at last done", "", IOPS.key, "median"),
+    Metric("cv", "coefficient of variation of files/s (stdev / mean)", "%", FILES_S.key, "cv"),
+)
 
 
 class GfapiKind(Kind):
@@ -28,9 +34,11 @@ class GfapiKind(Kind):
     order = 40
     runner = "gftpwb.kinds.gfapi.run.runner:run"
     consumers = ("gftpwb.kinds.gfapi.run.files:GfapiFilesSink",)  # result.csv, threads.csv, hosts.csv per run
-    report = ReportSection("small files", 10, "gftpwb.kinds.gfapi.report:tables")
+    report = ReportSection("small files", 10, "gftpwb.kinds.gfapi.report:tables",
+                           charts="gftpwb.kinds.gfapi.charts:charts")
     whole_run_row = False  # its threads report themselves (WorkerProgress)
     figures = (FILES_S, MIB_S, IOPS)
+    metrics = METRICS
 
     def dsl_keys(self) -> tuple[Key, ...]:
         return GFAPI_KEYS

@@ -10,7 +10,7 @@ from gftpwb.core.dsl.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.dsl.repeats import REPEAT_KEYS, SEQUENTIAL, check_repeats
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Figure, Kind, Measured, Program, ReportSection, TestInput
+from gftpwb.core.registry import Figure, Kind, Measured, Metric, Program, ReportSection, TestInput
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_duration
 from gftpwb.kinds.simulated.link import build_link
@@ -50,8 +50,15 @@ NO_PROGRESS = ("no live progress, elapsed time only: between two servers -vb wou
 # The figures of a guc run that are statistics of its case: the rate on our clock first (what
 # tgftp reports, and what to trust), then guc's own average (without connection set-up).
 RATE = Figure("rate_incl_setup_mib_s", "rate incl. set-up", "MiB/s", ("rate_incl_setup_mib_s",))
-GUC_AVG = Figure("rate_guc_avg_mib_s", "guc avg", "MiB/s", ("rate_guc_avg_mib_s",))
+RATE_METRICS = (
+    Metric("median_rate", "median rate incl. set-up of the case's counted runs", "MiB/s", RATE.key, "median"),
+    Metric("mean_rate", "mean rate incl. set-up", "MiB/s", RATE.key, "mean"),
+    Metric("min_rate", "slowest counted run's rate incl. set-up", "MiB/s", RATE.key, "min"),
+    Metric("cv", "coefficient of variation of the rate incl. set-up (stdev / mean)", "%", RATE.key, "cv"),
+)
 QUANTISED = "quantised"
+GUC_AVG = Figure("rate_guc_avg_mib_s", "guc avg", "MiB/s", ("rate_guc_avg_mib_s",),
+                 excluded_by=("details", "guc_avg_quantised"), excluded_reason=QUANTISED)
 PER_FILE = "per file"  # guc's average of a multi-file transfer is its last file's
 
 
@@ -218,6 +225,7 @@ class GucKind(Kind):
     writes_taglog = True
     report = TRANSFERS
     figures = (RATE, GUC_AVG)
+    metrics = RATE_METRICS
 
     def dsl_keys(self) -> tuple[Key, ...]:
         return (*shared_keys(), *EXACT_KEYS, MATRIX_KEY, STRIPE_KEY, BASELINE_KEY, files_key(), *REPEAT_KEYS,
@@ -287,12 +295,11 @@ class GucKind(Kind):
         return headline(record)
 
     def measure(self, record: ResultRecord) -> dict[str, Measured]:
-        """The rates; guc's average of a short transfer is left out as quantised."""
+        """The rates; guc's average of a short transfer is left out as quantised (``GUC_AVG``'s
+        ``excluded_by``), that of a multi-file transfer as per file (it is its last file's)."""
         measured = super().measure(record)
         avg = measured[GUC_AVG.key]
-        if avg.value is not None and record.details.get("guc_avg_quantised"):
-            measured[GUC_AVG.key] = Measured(avg.value, QUANTISED)
-        elif avg.value is not None and (record.details.get("files") or {}).get("count", 1) > 1:
+        if avg.value is not None and not avg.excluded and (record.details.get("files") or {}).get("count", 1) > 1:
             measured[GUC_AVG.key] = Measured(avg.value, PER_FILE)
         return measured
 

@@ -8,7 +8,7 @@ from typing import Any
 from gftpwb.core.dsl.keys import Key
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Figure, Kind, Program, ReportSection, TestInput
+from gftpwb.core.registry import Figure, Kind, Metric, Program, ReportSection, TestInput
 from gftpwb.core.specs import RunSpec
 
 from .dsl import build_iperf3_test, check_iperf3_test
@@ -22,6 +22,12 @@ IPERF3_PROGRAM = Program(IPERF3, "install the Debian package iperf3 (make test d
 # record keeps guc's own average), then all bytes over the client's wall time.
 RECEIVER = Figure("rate_guc_avg_mib_s", "iperf3 rate", "MiB/s", ("rate_guc_avg_mib_s",))
 WALL = Figure("rate_incl_setup_mib_s", "rate incl. omit + set-up", "MiB/s", ("rate_incl_setup_mib_s",))
+METRICS = (
+    Metric("median_rate", "median iperf3 receiver rate of the case's counted runs", "MiB/s", RECEIVER.key, "median"),
+    Metric("mean_rate", "mean iperf3 receiver rate", "MiB/s", RECEIVER.key, "mean"),
+    Metric("min_rate", "slowest counted run's iperf3 receiver rate", "MiB/s", RECEIVER.key, "min"),
+    Metric("cv", "coefficient of variation of the receiver rate (stdev / mean)", "%", RECEIVER.key, "cv"),
+)
 
 
 class Iperf3Kind(Kind):
@@ -32,6 +38,7 @@ class Iperf3Kind(Kind):
     runner = "gftpwb.kinds.iperf3.run.runner:run"
     report = ReportSection("iperf3", 25, "gftpwb.kinds.iperf3.report:tables")
     figures = (RECEIVER, WALL)
+    metrics = METRICS
 
     def dsl_keys(self) -> tuple[Key, ...]:
         return IPERF3_KEYS

@@ -109,11 +109,16 @@ REPORT_EXAMPLES = """\
 examples:
   gftpwb report results/20261122T143047Z-quickstart
   gftpwb report results/*-quickstart --csv cases.csv --junit junit.xml
+  gftpwb report results/20261122T143047Z-quickstart --html report.html   # open it in any browser, offline
   gftpwb report results/20261122T143047Z-quickstart --json | jq '.directories[0].cases[0].figures[0].stats'
 
 Per case: the median, mean ± 95 % confidence interval and CV of each kind's figures (guc: the rate
 incl. set-up and guc's own average), over passed runs that are not warm-ups. Every run of a directory
 counts, resumed or not (the latest record of each run id). --json follows schemas/report.schema.json.
+--html writes one self-contained page (inline SVG charts, nothing loaded from anywhere): the tables,
+rate per case with CI whiskers, rate over time per run, gfapi per host and per thread, auto-tune
+rankings, the trend of each case's median across earlier runs of the scenario (the results
+directories beside DIR), and the environment of every host.
 """
 
 
@@ -125,7 +130,96 @@ def add_report(sub: Sub) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout instead of tables")
     p.add_argument("--csv", metavar="FILE", help="also write each case's statistics as CSV (one row per figure)")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML: one testcase per run, failures as failures")
+    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report with charts")
+    p.add_argument("--trend", metavar="N", type=int, default=20,
+                   help="--html: each case's median in the N latest runs of the scenario beside DIR (default 20; "
+                        "0: no trend)")
     handler(p, "gftpwb.shell.cli.report:cmd_report")
+
+
+RESULTS_EXAMPLES = """\
+examples:
+  gftpwb results list
+  gftpwb results query "SELECT test_id, median(value) FROM figures WHERE headline AND counted GROUP BY ALL"
+  gftpwb results query "SELECT directory, run_id, error FROM runs WHERE status <> 'passed'" --csv
+  gftpwb results views --results-base /mnt/shared/results > views.sql   # for the duckdb command line
+
+DuckDB reads the journals (<base>/*/results.jsonl) and meta.json files where they are: nothing is
+imported, results.jsonl stays the source of truth. Views: records (every line), runs (the latest
+record of each run id), figures (one row per run and figure: value, counted, excluded), directories
+(one row per results directory). `gftpwb results query --help` lists their columns.
+"""
+
+
+def columns_help() -> str:
+    from gftpwb.core.history import COLUMNS  # plain data: no DuckDB, no registry
+
+    lines = ["views and columns:"]
+    for view, columns in COLUMNS.items():
+        lines.append(f"  {view}")
+        lines.extend(f"    {name}: {text}" for name, text in columns.items())
+    return "\n".join(lines)
+
+
+def add_results(sub: Sub) -> None:
+    p = sub.add_parser("results", help="the results history: list results directories, query them with SQL (DuckDB)",
+                       description="The results history (DuckDB over the journals in place).",
+                       epilog=RESULTS_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    results_sub = p.add_subparsers(dest="results_command", required=True, metavar="ACTION")
+    base_help = (f"the results base: a directory of results directories (default {DEFAULT_RESULTS_BASE}/), on "
+                 "shared storage too, or a URL DuckDB reads (s3://bucket/results with httpfs)")
+    q = results_sub.add_parser("list", help="every results directory under the base, newest first: scenario, "
+                               "when, runs by status", epilog="example:\n  gftpwb results list --results-base "
+                               "results --json", formatter_class=argparse.RawDescriptionHelpFormatter)
+    q.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=base_help)
+    q.add_argument("--json", action="store_true", help="one JSON object per directory (a JSON array)")
+    handler(q, "gftpwb.shell.cli.results:cmd_list")
+    q = results_sub.add_parser("query", help="run SQL against the views records, runs, figures, directories",
+                               epilog=RESULTS_EXAMPLES + "\n" + columns_help(),
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    q.add_argument("sql", metavar="SQL", help="a DuckDB SQL statement")
+    q.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=base_help)
+    form = q.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="rows as a JSON array of objects")
+    form.add_argument("--csv", action="store_true", help="rows as CSV with a header")
+    handler(q, "gftpwb.shell.cli.results:cmd_query")
+    q = results_sub.add_parser("views", help="print the SQL that creates the views (for the duckdb command line)",
+                               epilog="example:\n  gftpwb results views --results-base s3://bucket/results | duckdb",
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    q.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=base_help)
+    handler(q, "gftpwb.shell.cli.results:cmd_views")
+
+
+COMPARE_EXAMPLES = """\
+examples:
+  gftpwb compare results/20261121T090000Z-nightly results/20261122T090000Z-nightly
+  gftpwb compare OLD NEW --threshold 10 --fail-on-regression      # CI: exit 1 if a case got slower
+  gftpwb compare OLD NEW --json | jq '.cases[] | select(.verdict != "no significant change")'
+
+Cases are matched by test id, kind and parameters (a test added or a matrix value dropped does not
+shift the others). Per case and figure: the medians of A and B, the change of the median (B - A, in %)
+with its 95 % bootstrap confidence interval, and a two-sided Mann-Whitney U test of the counted runs
+(passed, not warm-ups). A change is significant when p < 0.05 and it is at least --threshold percent;
+then the verdict is faster or slower (by the figure: higher rates and files/s are faster), else "no
+significant change". Mann-Whitney needs at least 4 runs on each side to reach p < 0.05 (3 and 3 can
+never). Environments that differ (kernel, CPU, versions, TCP settings, MTU) are warned about.
+"""
+
+
+def add_compare(sub: Sub) -> None:
+    p = sub.add_parser("compare", help="compare two results directories case by case: change of the median, CI, "
+                       "significance, verdict", description="Compare results directory B against A.",
+                       epilog=COMPARE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("a", metavar="A", help="the baseline results directory")
+    p.add_argument("b", metavar="B", help="the results directory to compare with it")
+    p.add_argument("--json", action="store_true", help="the comparison as JSON on stdout (schemas/compare.schema.json)")
+    p.add_argument("--threshold", metavar="PCT", type=float, default=5.0,
+                   help="smallest change of the median, in percent, that counts as significant (default 5)")
+    p.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when a case is significantly slower (a regression)")
+    p.add_argument("--all-figures", action="store_true",
+                   help="compare every figure of each kind (guc avg, MiB/s, IOPS), not only the headline one")
+    handler(p, "gftpwb.shell.cli.compare:cmd_compare")
 
 
 def add_tui(sub: Sub) -> None:
@@ -239,6 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_schema(sub)
     add_run(sub)
     add_report(sub)
+    add_compare(sub)
+    add_results(sub)
     add_trace(sub)
     add_tui(sub)
     add_migration(sub)

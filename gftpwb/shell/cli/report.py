@@ -6,6 +6,7 @@ prints."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from rich.text import Text
@@ -15,13 +16,14 @@ from gftpwb.core.errors import EXIT_OK, UsageError
 from gftpwb.core.format import counts_text
 from gftpwb.core.junit import junit_xml
 from gftpwb.core.monitors.report import monitors_table
+from gftpwb.core.report_charts import TrendPoint, own_cases
 from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_json import report_json
 from gftpwb.core.samples import WHOLE, gaps, stalls
 from gftpwb.core.summary import DirectorySummary
 from gftpwb.shell.files import atomic_write
 from gftpwb.shell.results_index import read_directory
-from gftpwb.shell.sinks.console import plain_or_terminal_console, print_report, rich_table
+from gftpwb.shell.sinks.console import plain_or_terminal_console, print_checks, print_report, rich_table
 
 
 def _write(path: str, text: str, what: str) -> None:
@@ -52,6 +54,7 @@ def print_directory(console, summary: DirectorySummary) -> None:
     monitors = summary.monitors
     if monitors is not None and monitors.figures:
         console.print(rich_table(monitors_table(monitors.figures, monitors.types, monitors.samples)))
+    print_checks(console, summary.checks)
     planned = f" of {summary.planned} planned" if summary.planned is not None else ""
     not_run = f"; {len(summary.not_run)} not run" if summary.not_run else ""
     console.print(f"{counts_text(summary.counts)}{planned}{not_run}")
@@ -61,6 +64,32 @@ def print_directory(console, summary: DirectorySummary) -> None:
         console.print(Text(f"warning: {problem}", style="yellow"), soft_wrap=True)
 
 
+def trends(summaries: list[DirectorySummary], limit: int) -> dict[str, list[TrendPoint]]:
+    """Per directory, its own cases' headline medians in the ``limit`` latest results directories of
+    the same scenario beside it (the history's DuckDB views); a base that cannot be read gives none."""
+    from gftpwb.shell.history import trend_points
+
+    out: dict[str, list[TrendPoint]] = {}
+    for summary in summaries:
+        path = os.path.abspath(summary.path.rstrip("/"))
+        own = {(c.test_id, c.kind, c.params_text) for c in own_cases(summary.cases)}
+        try:
+            points = trend_points(os.path.dirname(path), os.path.basename(path), summary.scenario, limit)
+        except UsageError as exc:
+            print(f"gftpwb: warning: no trend for {summary.path}: {exc}", file=sys.stderr)
+            continue
+        out[summary.path] = [p for p in points if (p.test_id, p.kind, p.params_text) in own]
+    return out
+
+
+def write_html(path: str, summaries: list[DirectorySummary], generator: str, trend: int) -> None:
+    from gftpwb.core.report_html import report_html
+    from gftpwb.shell.html_charts import SvgCharts  # matplotlib: only for --html
+
+    html = report_html(summaries, SvgCharts(), generator=generator, trends=trends(summaries, trend) if trend else {})
+    _write(path, html, "HTML report")
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     summaries = [read_directory(path) for path in args.dirs]
     generator = f"gftpwb {__version__}"
@@ -68,6 +97,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         _write(args.csv, report_csv(summaries), "CSV summary")
     if args.junit:
         _write(args.junit, junit_xml(summaries), "JUnit XML")
+    if args.html:
+        write_html(args.html, summaries, generator, args.trend)
     if args.json:
         sys.stdout.write(report_json(summaries, generator))
         return EXIT_OK

@@ -16,9 +16,11 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from gftpwb.core.checks import Check
 from gftpwb.core.events import (
     CopiesFinished,
     Event,
+    ExpectationsChecked,
     MonitorsFinished,
     Notice,
     OutputLine,
@@ -35,7 +37,8 @@ from gftpwb.core.harness.aggregate import CopiesAggregate, copies_table, summary
 from gftpwb.core.journal import Journal
 from gftpwb.core.monitors.report import monitors_table
 from gftpwb.core.records import PASSED, STOPPED_BY_TEXT, ResultRecord
-from gftpwb.core.registry import ReportSection, ReportTable, registry
+from gftpwb.core.registry import ReportTable, registry
+from gftpwb.core.report import report_sections
 from gftpwb.core.specs import RunSpec
 from gftpwb.kinds.autotune.report import pick_lines, ranking_table
 
@@ -131,20 +134,6 @@ def rich_table(table: ReportTable) -> Table:
     return out
 
 
-def report_sections(records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> list[tuple[ReportSection,
-                                                                                                  list[ResultRecord]]]:
-    """Records grouped by the report section of their test's kind (``kind_of_test``; a record of a
-    test not in it goes by its own kind), sections in order; records of kinds without one are left out."""
-    reg = registry()
-    grouped: dict[str, tuple[ReportSection, list[ResultRecord]]] = {}
-    for record in records:
-        kind = reg.find(kind_of_test.get(record.test_id, record.kind))
-        if kind is None or kind.report is None:
-            continue
-        grouped.setdefault(kind.report.name, (kind.report, []))[1].append(record)
-    return sorted(grouped.values(), key=lambda item: item[0].order)
-
-
 class ConsoleSink:
     def __init__(self, console: Console | None = None, *, live: bool | None = None):
         self.console = console or plain_or_terminal_console()
@@ -165,6 +154,7 @@ class ConsoleSink:
         self._groups: dict[str, list[str]] = {}
         self._copies: dict[str, _CopyFlight] = {}
         self.aggregates: list[CopiesAggregate] = []
+        self.checks: list[Check] = []  # thresholds checked as tests ended
         self._in_flight: dict[str, str] = {}  # run id -> test id, of the runs started and not finished
         self.monitors: MonitorsFinished | None = None  # the monitors' figures over the whole run
 
@@ -349,9 +339,16 @@ class ConsoleSink:
         if self.monitors is not None and self.monitors.figures:
             self.console.print(rich_table(monitors_table(self.monitors.figures, self.monitors.types,
                                                          self.monitors.samples)))
+        print_checks(self.console, self.checks)
         s = event.summary
         note = f" ({STOPPED_BY_TEXT.get(s.stopped_by, 'interrupted by the user')})" if s.interrupted else ""
         self.console.print(f"{counts_text(s.counts)} of {s.total} planned{note}. Results: {s.results_dir}")
+
+    def _on_ExpectationsChecked(self, event: ExpectationsChecked) -> None:
+        self.checks.extend(event.checks)
+        for check in event.checks:
+            self.console.print(Text(f"expect: {check.line()}", style="green" if check.ok else "bold red"),
+                               soft_wrap=True)
 
     def print_ranking(self, event: TuneUpdate) -> None:
         """The final ranking of an auto-tune, then the pick as tgftp prints it."""
@@ -362,6 +359,19 @@ class ConsoleSink:
     def print_table(self, records: Sequence[ResultRecord]) -> None:
         """The report: each section's tables, then a line for every run that did not pass."""
         print_report(self.console, records, self._kind_of_test)
+
+
+def print_checks(console: Console, checks: Sequence[Check]) -> None:
+    """The thresholds checked (``expect:``): a table when there are any, violations in red."""
+    if not checks:
+        return
+    violated = sum(1 for c in checks if not c.ok)
+    rows = tuple(((c.test_id, c.case_text, f"{c.metric} {c.expression}", c.value_text,
+                   "met" if c.ok else "VIOLATED", c.note), "" if c.ok else "bold red") for c in checks)
+    console.print(rich_table(ReportTable(
+        f"Expectations: {violated} of {len(checks)} violated", "Checked when each test ended (expect:).",
+        (("test", "left"), ("case", "left"), ("expect", "left"), ("value", "right"), ("verdict", "left"),
+         ("note", "left")), rows)))
 
 
 def print_report(console: Console, records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> None:

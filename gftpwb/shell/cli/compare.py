@@ -1,0 +1,65 @@
+"""``gftpwb compare A B``: results directory B against A, case by case (:mod:`gftpwb.core.compare`):
+a table (or ``--json``), warnings when the environments differ, and with ``--fail-on-regression``
+exit code 1 when a case got significantly slower (as ``pyperf compare_to`` and ``asv continuous``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rich.text import Text
+
+from gftpwb import __version__
+from gftpwb.core.compare import (
+    ALPHA,
+    COMPARE_COLUMNS,
+    TEST_NAME,
+    Comparison,
+    change_cells,
+    compare_summaries,
+    comparison_data,
+)
+from gftpwb.core.errors import EXIT_OK, EXIT_RUNS_FAILED, UsageError
+from gftpwb.core.registry import ReportTable
+from gftpwb.shell.results_index import read_directory
+from gftpwb.shell.sinks.console import plain_or_terminal_console, rich_table
+
+
+def environment_warnings(c: Comparison) -> list[str]:
+    return [f"warning: environments differ: {host}: {what}: A {a!r}, B {b!r}" for host, what, a, b in c.environment]
+
+
+def print_comparison(c: Comparison) -> None:
+    console = plain_or_terminal_console()
+    title = f"B {c.b.path} ({c.b.created_at or '?'}) against A {c.a.path} ({c.a.created_at or '?'})"
+    caption = (f"Medians of counted runs (passed, not warm-ups); change = B / A - 1, its 95 % CI by bootstrap; "
+               f"p: {TEST_NAME}; significant when p < {ALPHA} and |change| >= {c.threshold_pct:g} %.")
+    rows = tuple(change_cells(x) for x in c.changes)
+    console.print(rich_table(ReportTable(title, caption, COMPARE_COLUMNS, rows)))
+    for what, names in (("only in A", c.only_a), ("only in B", c.only_b)):
+        if names:
+            console.print(f"{what}: {'; '.join(names)}", soft_wrap=True)
+    faster = sum(1 for x in c.changes if x.verdict == "faster")
+    console.print(f"{len(c.changes)} compared: {faster} faster, {c.regressions} slower, "
+                  f"{len(c.changes) - faster - c.regressions} without a significant change")
+    for line in environment_warnings(c):
+        console.print(Text(line, style="yellow"), soft_wrap=True)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    if args.threshold < 0:
+        raise UsageError(f"--threshold must be a percentage of 0 or more, not {args.threshold:g}")
+    a, b = read_directory(args.a), read_directory(args.b)
+    comparison = compare_summaries(a, b, threshold_pct=args.threshold, all_figures=args.all_figures)
+    if not comparison.changes:
+        raise UsageError(f"{args.a} and {args.b} have no case in common (cases match by test id, kind and "
+                         "parameters)")
+    if args.json:
+        sys.stdout.write(json.dumps(comparison_data(comparison, f"gftpwb {__version__}"), indent=1,
+                                    ensure_ascii=False) + "\n")
+        for line in environment_warnings(comparison):
+            print(f"gftpwb: {line}", file=sys.stderr)
+    else:
+        print_comparison(comparison)
+    return EXIT_RUNS_FAILED if args.fail_on_regression and comparison.regressions else EXIT_OK

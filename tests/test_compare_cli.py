@@ -1,0 +1,104 @@
+"""``gftpwb compare A B``: the change of each case's median with its bootstrap CI, the Mann-Whitney U
+test and the verdict, --threshold, --fail-on-regression (exit 1), --json against
+schemas/compare.schema.json, and the warning when the environments differ."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from clihelp import gftpwb
+from jsonschema import Draft7Validator
+from report_fixture import write_mixed
+from scipy.stats import mannwhitneyu
+
+from gftpwb.core.compare import compare_summaries
+from gftpwb.shell.results_index import read_directory
+
+SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "schemas" / "compare.schema.json").read_text())
+WIDE = {"COLUMNS": "220"}
+
+
+def scaled(directory: Path, factors: dict[str, float]) -> None:
+    """Multiply the rates of the named tests' runs in ``directory``'s journal (a changed B)."""
+    journal = directory / "results.jsonl"
+    lines = []
+    for line in journal.read_text().splitlines():
+        record = json.loads(line)
+        factor = factors.get(record["test_id"])
+        if factor and record.get("rate_incl_setup_mib_s") is not None:
+            record["rate_incl_setup_mib_s"] *= factor
+        lines.append(json.dumps(record))
+    journal.write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture
+def pair(tmp_path):
+    write_mixed(tmp_path / "a")
+    b = write_mixed(tmp_path / "b")
+    scaled(b, {"sweep": 0.3, "stream": 1.3})  # sweep much slower; stream faster but only 2 runs a side
+    return tmp_path
+
+
+def values(directory: Path, run_prefix: str) -> list[float]:
+    out = []
+    for line in (directory / "results.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if (r["run_id"].startswith(run_prefix) and r["status"] == "passed" and r.get("rate_incl_setup_mib_s")
+                and not (r.get("details") or {}).get("warmup")):
+            out.append(r["rate_incl_setup_mib_s"])
+    return out
+
+
+def test_verdicts_follow_the_test_and_the_threshold(pair):
+    c = compare_summaries(read_directory(str(pair / "a")), read_directory(str(pair / "b")))
+    by_case = {(x.test_id, x.case_b): x for x in c.changes}
+    sweep = by_case[("sweep", 0)]
+    expected_p = mannwhitneyu(values(pair / "a", "sweep[0]"), values(pair / "b", "sweep[0]"),
+                              alternative="two-sided").pvalue
+    assert sweep.p_value == pytest.approx(expected_p) and sweep.p_value < 0.05
+    assert sweep.change_pct == pytest.approx(-70.0) and sweep.verdict == "slower"
+    assert sweep.ci_low_pct is not None and sweep.ci_low_pct <= -70.0 <= sweep.ci_high_pct  # type: ignore[operator]
+    stream = by_case[("stream", 2)]  # +30 %, but two runs a side cannot reach p < 0.05
+    assert stream.change_pct == pytest.approx(30.0) and stream.p_value > 0.05
+    assert stream.verdict == "no significant change"
+    assert by_case[("files", 5)].verdict == "no significant change" and by_case[("slow", 3)].verdict == "no data"
+    assert by_case[("sweep", 1)].verdict == "no significant change"  # -70 %, but two runs a side
+    assert c.regressions == 1
+    loose = compare_summaries(read_directory(str(pair / "a")), read_directory(str(pair / "b")), threshold_pct=80)
+    assert loose.regressions == 0  # a 70 % change is below an 80 % threshold
+
+
+def test_console_exit_codes_and_json(pair):
+    out = gftpwb("compare", "a", "b", env=WIDE, cwd=pair)
+    assert out.returncode == 0, out.stderr
+    row = next(line for line in out.stdout.splitlines() if "│ sweep" in line and "│ 000" in line)
+    assert "-70.0 %" in row and "slower" in row and "701.2 (n=5)" in row and "210.4 (n=5)" in row and "0.008" in row
+    assert "5 compared: 0 faster, 1 slower, 4 without a significant change" in out.stdout
+    assert "Mann-Whitney U (two-sided)" in out.stdout
+    gate = gftpwb("compare", "a", "b", "--fail-on-regression", cwd=pair)
+    assert gate.returncode == 1
+    assert gftpwb("compare", "a", "a", "--fail-on-regression", cwd=pair).returncode == 0
+    assert gftpwb("compare", "a", "b", "--fail-on-regression", "--threshold", "80", cwd=pair).returncode == 0
+    doc = json.loads(gftpwb("compare", "a", "b", "--json", cwd=pair).stdout)
+    Draft7Validator(SCHEMA).validate(doc)
+    assert doc["regressions"] == 1 and doc["environment_differences"] == []
+    sweep = next(x for x in doc["cases"] if x["test_id"] == "sweep" and x["case_b"] == 0)
+    assert sweep["verdict"] == "slower" and sweep["a"]["n"] == 5 and sweep["change_ci_pct"]["low"] <= -70
+
+
+def test_environment_differences_warn_and_user_errors(pair, tmp_path):
+    meta = json.loads((pair / "b" / "meta.json").read_text())
+    meta["environment"]["hosts"]["local"]["kernel"] = "6.12.0-other"
+    (pair / "b" / "meta.json").write_text(json.dumps(meta))
+    out = gftpwb("compare", "a", "b", "--json", cwd=pair)
+    assert json.loads(out.stdout)["environment_differences"] == [
+        {"host": "local", "what": "kernel", "a": "6.1.0-test", "b": "6.12.0-other"}]
+    assert "gftpwb: warning: environments differ: local: kernel: A '6.1.0-test', B '6.12.0-other'" in out.stderr
+    bad = gftpwb("compare", "a", "b", "--threshold", "-1", cwd=pair)
+    assert bad.returncode == 2 and "--threshold must be" in bad.stderr
+    missing = gftpwb("compare", "a", "nowhere", cwd=pair)
+    assert missing.returncode == 2 and "nowhere" in missing.stderr and "Traceback" not in missing.stderr
+    help_text = gftpwb("compare", "--help").stdout
+    assert "examples:" in help_text and "--fail-on-regression" in help_text
