@@ -198,7 +198,13 @@ def test_the_drop_in_tgftp_batch_mode(tmp_path, gridftp):
     assert (tmp_path / "b.csv_#000_000.log").read_text() == before
 
 
-def test_ctrl_c_on_the_drop_in_records_an_interrupted_run_and_exits_130(tmp_path, gridftp):
+@pytest.mark.parametrize(("sig", "code", "cause"), [(signal.SIGINT, 130, "interrupted by the user (Ctrl-C)"),
+                                                    (signal.SIGTERM, 143, "interrupted by SIGTERM"),
+                                                    (signal.SIGHUP, 129, "interrupted by SIGHUP")])
+def test_a_signal_on_the_drop_in_records_an_interrupted_run_and_exits_like_gftpwb_run(tmp_path, gridftp, sig, code,
+                                                                                     cause):
+    """Ctrl-C as tgftp (130, `was interrupted.`); SIGTERM and SIGHUP, which killed tgftp with guc left
+    running and no log, stop the drop-in like `gftpwb run` (143, 129) and the record names the signal."""
     proc = subprocess.Popen([str(BIN / "tgftp"), "-s", f"{gridftp.url}/dev/zero", "-t", "file:///dev/null",
                              "--log-filename", "int.log", "--", "-vb"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=tmp_path)
@@ -206,11 +212,32 @@ def test_ctrl_c_on_the_drop_in_records_an_interrupted_run_and_exits_130(tmp_path
         if line.startswith("Source:"):
             break
     time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
-    assert proc.wait(timeout=30) == 130
+    proc.send_signal(sig)
+    assert proc.wait(timeout=30) == code
     assert 'tgftp: "globus-url-copy" was interrupted.' in proc.stderr.read()
-    assert get_attribute((tmp_path / "int.log").read_text(), "GSIFTP_TRANSFER_ERROR") == [
-        'ERROR: "globus-url-copy" was interrupted.']
+    log = (tmp_path / "int.log").read_text()
+    assert get_attribute(log, "GSIFTP_TRANSFER_ERROR") == ['ERROR: "globus-url-copy" was interrupted.']
+    assert get_attribute(log, "GFTPWB_STATUS") == ["interrupted"]
+    assert get_attribute(log, "GFTPWB_ERROR_DETAIL")[0].startswith(cause)
     out = subprocess.run(["pgrep", "-f", f"globus-url-copy.*{gridftp.port}/dev/zero file:///dev/null"],
                          capture_output=True, text=True)
     assert out.stdout.strip() == ""
+
+
+def test_sigterm_stops_a_batch_after_the_run_in_flight_and_exits_143(tmp_path, gridftp):
+    """The batch stops at the execution SIGTERM interrupted (as at Ctrl-C): its log says so, nothing after runs."""
+    batch = tmp_path / "b.csv"
+    batch.write_text(f"#%tgftp%v0.7.0\n{gridftp.url}/dev/zero;file:///dev/null;-vb;no;60;;;;;2\n"
+                     f"{gridftp.url}/dev/zero;file:///dev/null;-len 1M;no;60;;;;;\n")
+    proc = subprocess.Popen([str(BIN / "tgftp"), "-f", "b.csv"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=tmp_path)
+    first = proc.stdout.readline()  # the first execution's command line, printed as it starts
+    assert "--log-filename b.csv_#000_000.log" in first
+    time.sleep(1.5)  # guc is running (an endless transfer: no -len)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 143
+    out = first + proc.stdout.read()
+    assert " Test #0_0 failed!" in out and "Test #0_1" not in out and "test #1" not in out
+    assert [p.name for p in tmp_path.glob("*.log")] == ["b.csv_#000_000.log"]
+    log = (tmp_path / "b.csv_#000_000.log").read_text()
+    assert get_attribute(log, "GFTPWB_ERROR_DETAIL")[0].startswith("interrupted by SIGTERM")

@@ -29,12 +29,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from .checks import Check
 from .dsl.model import Expectation
 from .registry import Kind, Metric, registry
-from .summary import CaseSummary
 from .units import parse_rate
+
+if TYPE_CHECKING:  # only named in annotations: validate need not import the summaries (statistics, samples)
+    from .summary import CaseSummary
 
 _OP = r"(<=|>=|<|>|==)"
 _NUMBER = r"[0-9]+(\.[0-9]+)?"

@@ -406,9 +406,9 @@ class EntryPoints(Protocol):
 
 
 def _entry_points() -> Iterable[metadata.EntryPoint]:
-    from importlib import metadata  # not at import time: it costs start-up time of commands that need no kind
+    from gftpwb.core.entrypoints import entry_points  # read as importlib.metadata does, without its imports
 
-    return metadata.entry_points(group=ENTRY_POINT_GROUP)
+    return entry_points(ENTRY_POINT_GROUP)
 
 
 def _shlex_join(argv: Sequence[str]) -> str:

@@ -33,8 +33,6 @@ from gftpwb.core.records import Summary
 from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
 
-from . import results_dir as rd
-
 if TYPE_CHECKING:
     from .session import Outcome, RunRequest
 
@@ -85,10 +83,15 @@ def preflight(specs: Sequence[RunSpec]) -> None:
             seen.add(program.name)
 
 
-def results_dir(scenario: Scenario, base: str = rd.DEFAULT_BASE, *, results: str | None = None,
+DEFAULT_BASE = "results"  # gftpwb.shell.results_dir.DEFAULT_BASE, without importing it (validate never needs it)
+
+
+def results_dir(scenario: Scenario, base: str = DEFAULT_BASE, *, results: str | None = None,
                 resume: str | None = None) -> str:
     """The results directory of a run: ``results`` if given; with ``resume`` (a directory, or "" for
     the newest one of this scenario under ``base``) that one; else a new ``<base>/<UTC>-<scenario>``."""
+    from . import results_dir as rd  # the journal, tag logs and events: loaded only when a run starts
+
     if resume is not None:
         directory = resume or rd.latest_for(base, scenario.name)
         if not directory:

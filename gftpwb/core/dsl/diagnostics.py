@@ -5,8 +5,6 @@ rather than JSON Schema's. One small function per kind of schema rule, chosen fr
 from __future__ import annotations
 
 import difflib
-import functools
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -19,19 +17,13 @@ from gftpwb.core.expect import PATTERNS as EXPECT_PATTERNS
 from gftpwb.core.units import DURATION_PATTERN, FRACTION_PATTERN, RATE_PATTERN, SIZE_PATTERN
 
 from .keys import NAME_PATTERN
+from .quickcheck import ecma
 from .schema import expected_forms, scenario_schema
-from .yamlpos import Path, Positions
-
-
-@functools.lru_cache(maxsize=256)
-def _ecma(pattern: str) -> re.Pattern[str]:
-    """``pattern`` with ``$`` meaning the end of the text, as in JSON Schema's ECMA-262 regexes; in
-    Python ``$`` also matches before a trailing newline, which let ``name: "x\\n"`` through."""
-    return re.compile(re.sub(r"(?<!\\)\$", r"\\Z", pattern))
+from .yamlpos import Path, Positions, label
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
-    if validator.is_type(instance, "string") and _ecma(pattern).search(instance) is None:
+    if validator.is_type(instance, "string") and ecma(pattern).search(instance) is None:
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
@@ -88,14 +80,6 @@ def _validator(part: str) -> Any:
             sub = {"$ref": f"#/definitions/{part}", "definitions": schema.get("definitions", {})}
         cached = _VALIDATORS[part] = (schema, ScenarioValidator(sub))
     return cached[1]
-
-
-def label(path: Path) -> str:
-    """``tests[0].options.length``: a path as the DSL reads."""
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
-    return text or "scenario"
 
 
 def show(value: Any) -> str:

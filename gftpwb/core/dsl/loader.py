@@ -20,14 +20,14 @@ from gftpwb.core.registry import TestInput, registry
 from gftpwb.core.trace.setting import NO_TRACE, TraceSetting
 from gftpwb.core.units import parse_duration
 
-from .diagnostics import label, schema_diagnostics
 from .expand import expand_scenario
 from .harness import expect_diagnostics, harness_diagnostics, test_schedules
 from .model import LOCAL, Host, Scenario, TestModel
 from .monitors import build_monitors, monitor_diagnostics
-from .schema import kind_key_names, merged_key_names
+from .quickcheck import verdict
+from .schema import kind_key_names, merged_key_names, scenario_schema
 from .source import decode_source, read_source
-from .yamlpos import Path, Positions, load_yaml_with_positions
+from .yamlpos import Path, Positions, label, load_yaml_with_positions
 
 
 def load_scenario(path: str, *, overrides: Mapping[str, str] | None = None,
@@ -48,7 +48,12 @@ def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Ma
     expanded = expand_scenario(data, pos, text, filename, overrides=overrides, environ=environ)
     if expanded.errors:
         raise ScenarioError(expanded.errors)
-    errors = schema_diagnostics(data, pos, filename)
+    if not verdict(data, scenario_schema()):  # invalid, or the quick check cannot tell: jsonschema says why
+        from .diagnostics import schema_diagnostics  # jsonschema is loaded only here
+
+        errors = schema_diagnostics(data, pos, filename)
+    else:
+        errors = []
     if errors:
         raise ScenarioError(errors)
     inputs, errors, warnings = semantic_diagnostics(data, pos, filename)

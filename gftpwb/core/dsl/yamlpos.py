@@ -27,6 +27,15 @@ from .fastyaml import fast_load
 
 Path = tuple[str | int, ...]
 
+
+def label(path: Path) -> str:
+    """``tests[0].options.length``: a path as the DSL reads."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "scenario"
+
+
 # Bounds on what a file may make us build (issue 17): no scenario nests deeper than a dozen levels,
 # and without aliases a file of n characters holds fewer than n values; an alias "bomb" (anchors of
 # anchors: a few hundred bytes that expand to billions of values) stops at the budget.

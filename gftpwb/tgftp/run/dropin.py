@@ -4,8 +4,9 @@ Scripts that call tgftp 0.7.0 keep working, checked against the real script by t
 guc argv (gftpwb.tgftp.model reproduces the three passes through bash that tgftp's values took),
 screen output (guc's output as it comes, the text comment, ``N MB/s``, ``tgftp: please see "LOG" for
 details.``), tag log in the current directory, and exit codes (0; 1 when guc failed or timed out;
-64 usage; 130 interrupted; and gftpwb's own 69 for shell code in a URL or guc parameter that only a
-shell could evaluate). A batchfile runs each execution the way tgftp's child did, in this process.
+64 usage; 130 interrupted (143 by SIGTERM, 129 by SIGHUP, as ``gftpwb run``); and gftpwb's own 69
+for shell code in a URL or guc parameter that only a shell could evaluate). A batchfile runs each
+execution the way tgftp's child did, in this process.
 Underneath it is gftpwb's executor: guc runs as an argv list in its own process group, timed with a
 monotonic clock, and a timeout kills the whole group. Deliberate differences (tgftp's bugs B1, B2
 and B5, CRLF batchfiles, ...) are listed in docs/tgftp-compat.md and in tests/compat/allowlist.py.
@@ -24,6 +25,7 @@ from datetime import datetime
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.commands import Command
+from gftpwb.core.errors import EXIT_STOPPED_BY
 from gftpwb.core.events import Event, Notice, RunFinished
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, ResultRecord
 from gftpwb.core.specs import RunSpec
@@ -138,14 +140,22 @@ def run_tgftp_autotune(source: str, target: str, guc_params: list[str]) -> int:
     return EX_OK
 
 
+# Ctrl-C, SIGTERM, and SIGHUP (the terminal or SSH session went away): tgftp trapped only SIGINT
+# and died on the others with guc left running and no log; the drop-in stops like ``gftpwb run``.
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# What run_single returns when a signal stopped it: the batch stops there too.
+STOPPED = frozenset({EX_INTERRUPTED, *EXIT_STOPPED_BY.values()})
+
 # --- running one test ------------------------------------------------------------------------------
 
 
 def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]], screen: Screen,
-               runners: dict | None = None) -> tuple[list[ResultRecord], bool]:
-    """Run specs with the executor; Ctrl-C / SIGTERM stop after recording the run in flight."""
+               runners: dict | None = None) -> tuple[list[ResultRecord], int | None]:
+    """Run specs with the executor: the records, and None or the exit status of a stop. Ctrl-C,
+    SIGTERM and SIGHUP stop after recording the run in flight, as under ``gftpwb run``: the record says
+    which signal it was, and the status is 130, 143 or 129 (:data:`~gftpwb.core.errors.EXIT_STOPPED_BY`)."""
 
-    async def go() -> tuple[list[ResultRecord], bool]:
+    async def go() -> tuple[list[ResultRecord], int | None]:
         bus = EventBus()
         records: list[ResultRecord] = []
         bus.subscribe(lambda e: records.append(e.record) if isinstance(e, RunFinished) else None)
@@ -153,14 +163,16 @@ def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]],
             bus.subscribe(subscriber)
         executor = Executor(bus, tee=screen.raw, runners=runners)
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, executor.stop)
+        for sig in _STOP_SIGNALS:
+            loop.add_signal_handler(sig, executor.stop, signal.Signals(sig).name)
         try:
             summary = await executor.run(specs, results_dir=os.getcwd(), scenario=specs[0].scenario)
         finally:
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in _STOP_SIGNALS:
                 loop.remove_signal_handler(sig)
-        return records, summary.interrupted
+        if not summary.interrupted:
+            return records, None
+        return records, EXIT_STOPPED_BY.get(summary.stopped_by, EX_INTERRUPTED)
 
     return asyncio.run(go())
 
@@ -242,14 +254,14 @@ def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, e
         from gftpwb.shell.commands import with_commands
 
         runners = {spec.kind: with_commands(_not_run)}
-    records, interrupted = _run_specs([spec], [lambda e: notices.append(e.text) if isinstance(e, Notice) else None],
-                                      screen, runners)
+    records, stopped = _run_specs([spec], [lambda e: notices.append(e.text) if isinstance(e, Notice) else None],
+                                  screen, runners)
     for text in notices:
         screen.err(f"gftpwb: {text}")
     record = records[-1] if records else None
     if record is None:
         screen.err(f'\n{name}: "globus-url-copy" was interrupted.')
-        return EX_INTERRUPTED
+        return stopped or EX_INTERRUPTED
     path = log_name or _default_log_name(record)
     if not log_name and os.path.exists(path) and "--force-log-overwrite" not in args.flags:
         screen.err(f'{name}: the logfile named "{path}" already exists! Refusing to overwrite!')
@@ -260,9 +272,9 @@ def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, e
     problem = write_log(path, format_taglog(record))
     if problem:
         screen.err(f"gftpwb: cannot write the logfile \"{path}\": {problem}")
-    if interrupted or record.status == INTERRUPTED:
+    if stopped or record.status == INTERRUPTED:
         screen.err(f'\n{name}: "globus-url-copy" was interrupted.')
-        return EX_INTERRUPTED
+        return stopped or EX_INTERRUPTED
     if record.status != PASSED:
         if record.error:
             screen.err(f"gftpwb: {record.error.splitlines()[0]}")
@@ -353,8 +365,8 @@ def run_batch(path: str, program: str, screen: Screen, env: dict[str, str]) -> i
             all_ok = all_ok and code == EX_OK
             verdict = "was successful!" if code == EX_OK else "failed!"
             screen.out(f" Test #{entry.test}_{execution.number} {verdict}")
-            if code == EX_INTERRUPTED:
-                return EX_INTERRUPTED
+            if code in STOPPED:
+                return code
         verdict = "was successful!" if all_ok else "failed (for at least one run)!"
         screen.out(f"{name}: test #{entry.test} {verdict}")
     return EX_OK
@@ -390,8 +402,8 @@ def run_autotune_batch(batch, path: str, program: str, screen: Screen, env: dict
         rates: list[int] = []
         for execution in entry.executions:
             code = _run_execution(execution, program, env, screen, path, entry.line)
-            if code == EX_INTERRUPTED:
-                return EX_INTERRUPTED
+            if code in STOPPED:
+                return code
             if code == EX_OK and execution.argv is not None:
                 rate = _logged_rate(execution.argv)
                 if rate is not None:
