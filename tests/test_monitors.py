@@ -31,7 +31,7 @@ from gftpwb.core.monitors.procfs import (
     parse_meminfo,
     parse_net_dev,
 )
-from gftpwb.core.monitors.readers import CpuReader, NetReader, TcpReader, reader_for
+from gftpwb.core.monitors.readers import CpuReader, DiskReader, NetReader, TcpReader, reader_for
 from gftpwb.core.monitors.report import monitors_table
 from gftpwb.core.monitors.sampler import (
     ClockLine,
@@ -301,6 +301,20 @@ def test_network_rates_skip_a_counter_that_went_backwards():
     rates = reader.read(Reading(0, 300, dev(3 * 1048576), 0)).values
     assert rates["veth0.rx_mib_s"] == 1.0 and rates["veth0.tx_mib_s"] == 2.0 and not any("lo" in k for k in rates)
     assert "veth0.rx_mib_s" not in reader.read(Reading(0, 400, dev(10), 0)).values
+
+
+def test_disk_rates_per_device_with_utilisation_capped_at_100():
+    reader = DiskReader(Monitor("d", "disk"))
+    def stats(reads: int, sectors: int, io_ms: int) -> tuple[str, ...]:
+        return (f"   8       0 sda {reads} 0 {sectors} 0 {reads} 0 {sectors} 0 0 {io_ms} {2 * io_ms}",
+                f"   7       0 loop0 {reads} 0 {sectors} 0 0 0 0 0 0 0 0")
+    assert reader.read(Reading(0, 100, stats(0, 0, 0), 0)).values == {}
+    rates = reader.read(Reading(0, 200, stats(100, 2048, 500), 0)).values  # one second later (uptime in cs)
+    assert rates["sda.reads_s"] == 100.0 and rates["sda.writes_s"] == 100.0
+    assert rates["sda.read_mib_s"] == 1.0 and rates["sda.write_mib_s"] == 1.0  # 2048 sectors of 512 bytes
+    assert rates["sda.util_pct"] == 50.0 and rates["sda.queue"] == 1.0
+    assert not any(k.startswith("loop") for k in rates)  # loop devices are left out by default
+    assert reader.read(Reading(0, 250, stats(200, 4096, 1200), 0)).values["sda.util_pct"] == 100.0
 
 
 def test_tcp_counts_data_connections_of_guc_and_the_server_only():
