@@ -14,8 +14,9 @@ Figure names carry their unit: ``_pct``, ``_mib_s`` (MiB per second), ``_s`` (pe
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .model import ANY_PROCESS, COMM_LENGTH, COMMAND, CPU, DISK, DISK_EXCLUDED, MEMORY, NET, TCP, Monitor
 from .numbers import parse_command_values
@@ -73,6 +74,25 @@ class Reader:
 
 def _rate(now: int, before: int, span: float) -> float | None:
     return (now - before) / span if now >= before else None
+
+
+def _counter_rates(counters: Mapping[str, Any], before: Mapping[str, Any], span: float,
+                   fields: tuple[tuple[str, str, float], ...], caps: Mapping[str, float] | None = None,
+                   ) -> dict[str, float]:
+    """``name.figure`` rates of per-device counters between two readings, one per ``(figure,
+    attribute, divisor)`` of ``fields``; a counter that went backwards (a reset) gives no figure, and
+    ``caps`` bound a figure (utilisation over 100 % is a rounding of the kernel's clock)."""
+    out: dict[str, float] = {}
+    for name, now in counters.items():
+        then = before.get(name)
+        if then is None:
+            continue
+        for figure, attribute, divisor in fields:
+            rate = _rate(getattr(now, attribute), getattr(then, attribute), span)
+            if rate is not None:
+                value = rate / divisor
+                out[f"{name}.{figure}"] = min(value, caps[figure]) if caps and figure in caps else value
+    return out
 
 
 class CpuReader(Reader):
@@ -135,24 +155,13 @@ class NetReader(Reader):
         counters = {name: c for name, c in parse_net_dev(lines).items()
                     if not self.monitor.interfaces or matches(name, self.monitor.interfaces)}
         before, self.before = self.before, counters
-        out: dict[str, float] = {}
         if span is None:
-            return out
-        for name, now in counters.items():
-            then = before.get(name)
-            if then is None:
-                continue
-            for figure, a, b, scale in (
-                ("rx_mib_s", now.rx_bytes, then.rx_bytes, MIB), ("tx_mib_s", now.tx_bytes, then.tx_bytes, MIB),
-                ("rx_packets_s", now.rx_packets, then.rx_packets, 1.0),
-                ("tx_packets_s", now.tx_packets, then.tx_packets, 1.0),
-                ("rx_drops_s", now.rx_drop, then.rx_drop, 1.0), ("tx_drops_s", now.tx_drop, then.tx_drop, 1.0),
-                ("rx_errs_s", now.rx_errs, then.rx_errs, 1.0), ("tx_errs_s", now.tx_errs, then.tx_errs, 1.0),
-            ):
-                rate = _rate(a, b, span)
-                if rate is not None:
-                    out[f"{name}.{figure}"] = rate / scale
-        return out
+            return {}
+        return _counter_rates(counters, before, span, (
+            ("rx_mib_s", "rx_bytes", MIB), ("tx_mib_s", "tx_bytes", MIB),
+            ("rx_packets_s", "rx_packets", 1.0), ("tx_packets_s", "tx_packets", 1.0),
+            ("rx_drops_s", "rx_drop", 1.0), ("tx_drops_s", "tx_drop", 1.0),
+            ("rx_errs_s", "rx_errs", 1.0), ("tx_errs_s", "tx_errs", 1.0)))
 
 
 class DiskReader(Reader):
@@ -172,24 +181,13 @@ class DiskReader(Reader):
     def figures(self, lines: tuple[str, ...], span: float | None) -> dict[str, float]:
         counters = {name: c for name, c in parse_diskstats(lines).items() if self.wanted(name)}
         before, self.before = self.before, counters
-        out: dict[str, float] = {}
         if span is None:
-            return out
-        for name, now in counters.items():
-            then = before.get(name)
-            if then is None:
-                continue
-            for figure, a, b, scale in (
-                ("reads_s", now.reads, then.reads, 1.0), ("writes_s", now.writes, then.writes, 1.0),
-                ("read_mib_s", now.read_sectors, then.read_sectors, MIB / SECTOR_BYTES),
-                ("write_mib_s", now.write_sectors, then.write_sectors, MIB / SECTOR_BYTES),
-                ("util_pct", now.io_ms, then.io_ms, 10.0),  # ms per s -> percent
-                ("queue", now.weighted_ms, then.weighted_ms, 1000.0),
-            ):
-                rate = _rate(a, b, span)
-                if rate is not None:
-                    out[f"{name}.{figure}"] = min(rate / scale, 100.0) if figure == "util_pct" else rate / scale
-        return out
+            return {}
+        return _counter_rates(counters, before, span, (
+            ("reads_s", "reads", 1.0), ("writes_s", "writes", 1.0),
+            ("read_mib_s", "read_sectors", MIB / SECTOR_BYTES), ("write_mib_s", "write_sectors", MIB / SECTOR_BYTES),
+            ("util_pct", "io_ms", 10.0),  # ms per s -> percent
+            ("queue", "weighted_ms", 1000.0)), caps={"util_pct": 100.0})
 
 
 def is_data_connection(sock: TcpSocket, names: frozenset[str], control_ports: frozenset[int]) -> bool:
