@@ -119,6 +119,8 @@ def feeding(*keys: str):
         await pilot.press(*keys)
         app.draw(force=True)
         await pilot.pause()
+        app.draw(force=True)  # again, at the sizes the layout gave (the progress bar rounds to its width)
+        await pilot.pause()
 
     return run_before
 

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Log, ProgressBar, Static
+from textual.widgets._progress_bar import Bar
 
 from gftpwb.core.checks import Check
 from gftpwb.core.format import duration_text, human_bytes, rate_text, short_error
@@ -22,7 +23,7 @@ from gftpwb.core.live.monitors import MonitorRow, sparkline
 from gftpwb.shell import tracecontrol
 
 from .views import Table, View, engine_badge, fields
-from .widgets import RateChart
+from .widgets import RateChart, TailLog
 
 WIDE = 120  # from this width the monitors panel stands beside the chart, below it under the chart
 SPARK_NARROW = 12  # sparkline cells of a monitor's one-line row under the chart
@@ -101,7 +102,7 @@ class RunView(View):
         with Horizontal(id="run-body"):
             yield RateChart(id="spark")
             yield Static(id="monitors")
-        yield Log(id="log", max_lines=2000, auto_scroll=True)
+        yield TailLog(id="log", max_lines=2000, auto_scroll=True)
 
     def on_mount(self) -> None:
         self._seq = 0
@@ -160,6 +161,9 @@ class RunView(View):
         if shown is not None and shown.length_bytes and (shown.status == "running" or shown.bytes):
             bar.display = True
             bar.update(total=shown.length_bytes, progress=min(shown.bytes, shown.length_bytes))
+            # Textual's Bar rounds its fill to half cells of the width it had when the value was set (0
+            # while hidden): set it again, so it follows the width the layout gave it since.
+            bar.query_one(Bar).percentage = bar.percentage
             left = ("ETA", duration_text(shown.eta_s)) if shown.eta_s is not None else ("status", shown.status)
             eta.update(fields(("", f"{100 * (shown.fraction or 0):.0f} %"),
                               ("moved", f"{human_bytes(shown.bytes)} of {human_bytes(shown.length_bytes)}"), left))

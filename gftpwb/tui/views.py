@@ -163,6 +163,19 @@ def engine_badge(label: str) -> Text:
 # --- Per-thread -----------------------------------------------------------------------------------
 
 
+def errors_text(failed: list, shown: int = 2) -> Text:
+    """The errors of the rows that have one, under the per-thread table (the table shows their state)."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"{len(failed)} row(s) with an error", style="bold red")
+    for row in failed[:shown]:
+        where = f"{row.host} thread {row.thread}" if row.thread else row.host
+        text.append(f"\n  {where} ({row.run_id}): ", style="red")
+        text.append(short_error(row.error, 200))
+    if len(failed) > shown:
+        text.append(f"\n  … {len(failed) - shown} more (e exports every row with its error)", style="dim")
+    return text
+
+
 class ThreadsView(View):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "sort_next", "Sort by next"),
@@ -178,6 +191,7 @@ class ThreadsView(View):
                    for label, key in zip(THREAD_COLUMNS, THREAD_SORT_KEYS, strict=True)]
         columns.insert(THREAD_SORT_KEYS.index("mib_s") + 1, ("rate", "mib_s", "bar"))  # a bar per row
         yield FastTable(columns, id="thread-table")
+        yield Static(id="thread-errors")
         yield Static(id="thread-totals")
 
     def _rows(self):
@@ -199,10 +213,18 @@ class ThreadsView(View):
         shown = []
         for row in rows:
             cells = _styled(thread_cells(row), 8)
+            if row.error:  # the error goes under the table: in the state column it ran past the right edge
+                state = row.state + (f" ({row.engine})" if row.engine else "")
+                cells[8] = Text(state, style=STATUS_STYLE.get(row.state, ""))
             fraction = f"{row.mib_s / peak:.3f}" if peak > 0 and row.mib_s is not None else ""
             cells.insert(at, Text(fraction, style="red" if row.error else "cyan"))
             shown.append((row.key, cells))
         self.query_one("#thread-table", FastTable).show(shown)
+        errors = self.query_one("#thread-errors", Static)
+        failed = [row for row in rows if row.error]
+        errors.display = bool(failed)
+        if failed:
+            errors.update(errors_text(failed))
         totals = self.query_one("#thread-totals", Static)
         totals.display = bool(rows)
         if rows:
