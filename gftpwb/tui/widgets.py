@@ -361,11 +361,12 @@ class TuneChart(PlotextPlot):
     """Each auto-tune candidate's mean (●) with its 95 % interval, by rank, and the pick with the
     margin band's edge under it: candidates whose interval reaches past that edge are not yet told apart.
 
-    Upright (candidates along the bottom) when the chart has the rows for it; lying (one row per
-    candidate, #1 on top, MiB/s along the bottom) when it is short: 80x24 leaves it 4 plot rows, where
-    upright intervals were 1-2 rows tall and the pick and the band's edge fell on one row."""
+    Lying (one row per candidate, #1 on top, MiB/s along the bottom), as a terminal has about three
+    times more columns than rows: upright, 80x24 left 4 plot rows, the intervals were 1-2 rows tall and
+    the pick and the band's edge (20 MB/s apart) fell on one row even at 120x40. Upright (candidates
+    along the bottom) only when there are more candidates than plot rows."""
 
-    UPRIGHT_MIN_HEIGHT = 16  # rows of the widget from which the upright chart is used
+    FRAME_ROWS = 4  # rows of the widget that are not plot: the frame, the ticks and the label
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -377,7 +378,7 @@ class TuneChart(PlotextPlot):
             self.show(rows, pick_mean, margin)
 
     def show(self, rows: Sequence[TuneRowView], pick_mean: float | None, margin: float) -> None:
-        upright = self.size.height >= self.UPRIGHT_MIN_HEIGHT
+        upright = sum(1 for r in rows if r.mean_mib_s is not None) > self.size.height - self.FRAME_ROWS
         key = (tuple(rows), pick_mean, margin, upright)
         if key == self._key:
             return
