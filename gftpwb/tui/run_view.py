@@ -107,6 +107,8 @@ class RunView(View):
     def on_mount(self) -> None:
         self._seq = 0
         self._chart_moment: tuple | None = None
+        self._monitors_moment: tuple | None = None
+        self._checks_shown = 0
 
     def on_resize(self, event) -> None:
         self.query_one("#run-body").set_class(event.size.width >= WIDE, "-wide")
@@ -181,8 +183,11 @@ class RunView(View):
         self.query_one("#run-rates", Static).update(fields(*pairs))
         checks = self.query_one("#run-checks", Static)
         checks.display = bool(wb.live.checks)
-        if wb.live.checks:
+        if wb.live.checks and len(wb.live.checks) != self._checks_shown:
+            self._checks_shown = len(wb.live.checks)  # checks only arrive (a new run starts with none)
             checks.update(checks_text(wb.live.checks, read.violations(wb.live)))
+        elif not wb.live.checks:
+            self._checks_shown = 0
         self._refresh_monitors()
         chart = self.query_one("#spark", RateChart)
         # The chart has one point per history step: rebuild it (plotext: 10-50 ms) when a step passes,
@@ -202,8 +207,13 @@ class RunView(View):
 
     def _refresh_monitors(self) -> None:
         monitors = self.query_one("#monitors", Static)
-        rows = read.monitor_rows(self.wb.live)
+        board = self.wb.live.monitors
         configured = bool(self.wb.scenario is not None and self.wb.scenario.monitors)
+        moment = (id(board), board.version, configured, self.wb.live.active, self.wide, monitors.content_size)
+        if moment == self._monitors_moment:
+            return  # samples come about once a second: most frames have nothing new to draw
+        self._monitors_moment = moment
+        rows = read.monitor_rows(self.wb.live)
         monitors.display = bool(rows) or configured
         self.query_one("#run-body").set_class(monitors.display, "-monitors")  # the log gives a line to them
         if monitors.display:

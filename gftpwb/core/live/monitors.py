@@ -142,6 +142,7 @@ class MonitorBoard:
         # The scenario run these belong to has ended: the next run's first event starts afresh. (The
         # samplers start before the run's ScenarioStarted, so that event cannot be the moment to clear.)
         self.stale = False
+        self.version = 0  # moves with every change: a front end redraws the panel only when it moved
 
     def _fresh(self) -> None:
         if self.stale:
@@ -152,14 +153,17 @@ class MonitorBoard:
 
     def started(self, event: SamplerStarted) -> None:
         self._fresh()
+        self.version += 1
         self.hosts[event.host] = tuple(event.monitors)
         self.ended.pop(event.host, None)
 
     def stopped(self, event: SamplerEnded) -> None:
+        self.version += 1
         self.ended[event.host] = event.reason
 
     def sample(self, event: MonitorSample) -> None:
         self._fresh()
+        self.version += 1
         track = self.tracks.get((event.monitor, event.host))
         if track is None:
             track = self.tracks[(event.monitor, event.host)] = _Track(event.type, self.history)
