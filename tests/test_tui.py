@@ -22,7 +22,8 @@ from gftpwb.shell.executor import Executor
 from gftpwb.shell.frontend import exit_code
 from gftpwb.shell.results_index import read_directory
 from gftpwb.tui.app import WorkbenchApp
-from gftpwb.tui.views import ResultsView, ThreadsView
+from gftpwb.tui.results_view import ResultsView
+from gftpwb.tui.views import ThreadsView
 from gftpwb.tui.widgets import ChoiceScreen, ConfirmScreen, FastTable, LiveTable, RateChart
 
 SIZE = (80, 24)
