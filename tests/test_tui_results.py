@@ -8,6 +8,7 @@ never from the screen."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 from pathlib import Path
@@ -227,3 +228,35 @@ def test_report_tables_are_the_reports_sections_monitors_and_thresholds(tmp_path
     positions = [out.stdout.index(title) for title in titles]
     assert positions == sorted(positions)  # the order `gftpwb report` prints them in
     assert titles[-1] == "Expectations: 1 of 2 violated"
+
+
+async def test_report_view_shows_a_kinds_own_tables_such_as_the_baseline_efficiency(tmp_path):
+    """Issue 14's efficiency table is guc's report section's: the view draws whatever the sections
+    return, so it shows it (and the iperf3 baselines) without knowing either."""
+    from rich.console import Console
+    from test_guc_baseline import record
+
+    records = []
+    for repeat, (guc, base) in enumerate([(44.0, 46.0), (45.0, 47.0), (43.0, 45.0)]):
+        records.append(record(f"eff[0]/{repeat}/iperf3", "iperf3", 0, repeat, base + 1, base,
+                              params={"client": "h1", "server": "h2", "server_address": "x", "streams": 4}))
+        records.append(record(f"eff[0]/{repeat}", "guc", 0, repeat, guc - 1, guc, params={"parallel": 4}))
+    directory = tmp_path / "results" / "20261122T210000Z-b"
+    directory.mkdir(parents=True)
+    (directory / "results.jsonl").write_text("".join(r.to_json() + "\n" for r in records))
+    (directory / "plan.json").write_text(json.dumps([{"run_id": r.run_id, "test_id": "eff", "kind": "guc"}
+                                                     for r in records]))
+    (directory / "meta.json").write_text(json.dumps({"scenario": "b", "created_at": "2026-11-22T21:00:00+00:00"}))
+    expected = directory_tables(read_directory(str(directory)))
+    assert [t.title for t in expected][:3] == ["Results (rates in MiB/s)", "guc vs iperf3 baseline (MiB/s)",
+                                               "iperf3 baselines (receiver rate after the omitted seconds)"]
+    app = WorkbenchApp(None, results_base=str(tmp_path / "results"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("5", "t")  # t opens the highlighted directory's report tables
+        await pilot.pause()
+        assert report_titles(app) == [t.title for t in expected]
+        console = Console(width=400, record=True, file=io.StringIO())
+        console.print(app.query_one("#report-body").content)
+        text = console.export_text()
+        (efficiency,) = [t for t in expected if t.title.startswith("guc vs iperf3")]
+        assert all(cell in text for cell in efficiency.rows[0][0])  # every cell, as the section made it

@@ -238,7 +238,7 @@ class ResultsView(View):
             pairs.append(("expect", Text(text, style=f"bold {style}")))
         if self._open in self._html:
             pairs.append(("HTML", self._html[self._open]))
-        what = "   t: cases and runs" if self._mode == "report" else "   statistics of passed runs, warm-ups left out"
+        what = "   t: cases" if self._mode == "report" else "   statistics of passed runs, warm-ups left out"
         detail.update(Text.assemble((name, "bold"), "   ", fields(*pairs), (note, "yellow"), (what, "dim")))
         if self._mode == "report":
             self._draw_report(summary)
