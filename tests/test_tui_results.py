@@ -260,3 +260,32 @@ async def test_report_view_shows_a_kinds_own_tables_such_as_the_baseline_efficie
         text = console.export_text()
         (efficiency,) = [t for t in expected if t.title.startswith("guc vs iperf3")]
         assert all(cell in text for cell in efficiency.rows[0][0])  # every cell, as the section made it
+
+
+@pytest.mark.real
+async def test_a_large_journal_is_read_in_a_thread_and_the_screen_keeps_answering(past, monkeypatch):
+    """Above ``SYNC_READ_BYTES`` (here: every journal) the directory is read off the UI thread; the
+    cases appear when it is done, the same as read on the spot."""
+    import threading
+
+    from gftpwb.tui import results_view
+
+    readers: list[str] = []
+
+    def reading(path: str):
+        readers.append(threading.current_thread().name)
+        return read_directory(path)
+
+    monkeypatch.setattr(results_view, "read_directory", reading)
+    monkeypatch.setattr(ResultsView, "SYNC_READ_BYTES", 0)
+    a, b = older_newer(past)
+    app = WorkbenchApp(None, results_base=str(past))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("5", "enter")
+        await wait_for(pilot, lambda: len(cells(app, "cases")) == 3, "the cases")
+        summary = read_directory(b)
+        assert list(cells(app, "cases").values()) == [list(case_cells(c, case_checks(summary, c)))
+                                                       for c in summary.cases]
+        await pilot.press("m", "down", "m", "d")
+        await wait_for(pilot, lambda: len(cells(app, "compare")) == 3, "the comparison")
+    assert len(readers) == 2 and threading.main_thread().name not in readers  # A and B, each once, off the UI

@@ -60,6 +60,7 @@ CASE_COLUMNS = ("test", "n", "median", "mean ± 95% CI", "CV", "runs", "expect",
 COMPARE_ORDER = (0, 1, 4, 5, 6, 7, 8, 9, 3, 2)
 REPORT_MAX_WIDTH = 400  # report tables wider than this wrap their cells
 HTML_NAME = "report.html"  # where R writes a directory's HTML report: inside it, next to its runs
+KEYS_HINT = "   enter: open  t: report tables  m: mark  d: compare  esc: back  R: HTML"
 
 Stamp = tuple[float, int]
 
@@ -107,6 +108,9 @@ def case_checks(summary: DirectorySummary, case: CaseSummary) -> list[Check]:
 
 
 class ResultsView(View):
+    #: Journals under this size are read on the spot (about 30 ms for a few hundred records); larger
+    #: ones in a worker thread.
+    SYNC_READ_BYTES = 4 << 20
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "mark", "Mark"),
         Binding("d", "diff", "Compare"),
@@ -137,23 +141,61 @@ class ResultsView(View):
         self._diff: tuple[str, str] | None = None
         self._scanned = False
         self._summaries: dict[str, tuple[Stamp, DirectorySummary | None, str]] = {}
+        self._reading: set[str] = set()  # directories a worker thread is reading
         self._comparisons: dict[tuple, Comparison | None] = {}
         self._html: dict[str, str] = {}  # directory -> the HTML report R wrote of it
         self._show("cases")
 
     # --- reading (cached by the journal's size and time) -----------------------------------------
 
+    @staticmethod
+    def _read(path: str) -> tuple[Stamp, DirectorySummary | None, str]:
+        stamp = _stamp(os.path.join(path, JOURNAL_NAME))
+        try:
+            return stamp, read_directory(path), ""
+        except GftpwbError as exc:
+            return stamp, None, str(exc)
+
     def summary(self, path: str) -> tuple[DirectorySummary | None, str]:
         """A directory's summary (core/summary, through results_index), and why there is none."""
-        stamp = _stamp(os.path.join(path, JOURNAL_NAME))
         cached = self._summaries.get(path)
-        if cached is None or cached[0] != stamp:
-            try:
-                cached = (stamp, read_directory(path), "")
-            except GftpwbError as exc:
-                cached = (stamp, None, str(exc))
-            self._summaries[path] = cached
+        if cached is None or cached[0] != _stamp(os.path.join(path, JOURNAL_NAME)):
+            cached = self._summaries[path] = self._read(path)
         return cached[1], cached[2]
+
+    def _ready(self, paths: Sequence[str]) -> bool:
+        """Whether the summaries of ``paths`` are read and current. Small journals are read at once; a
+        large one (a long study: seconds of JSON and statistics) in a worker thread, which draws the
+        detail again when it is done, so the screen keeps answering meanwhile."""
+        ready = True
+        for path in paths:
+            stamp = _stamp(os.path.join(path, JOURNAL_NAME))
+            cached = self._summaries.get(path)
+            if cached is not None and cached[0] == stamp:
+                continue
+            if stamp[1] < self.SYNC_READ_BYTES:
+                self._summaries[path] = self._read(path)
+                continue
+            ready = False
+            if path not in self._reading:
+                self._reading.add(path)
+                self.run_worker(lambda path=path: self._read_in_thread(path), thread=True, group="read",
+                                exit_on_error=False)
+        return ready
+
+    def _read_in_thread(self, path: str) -> None:
+        read = self._read(path)
+        self.app.call_from_thread(self._have_read, path, read)
+
+    def _have_read(self, path: str, read: tuple[Stamp, DirectorySummary | None, str]) -> None:
+        self._reading.discard(path)
+        self._summaries[path] = read
+        self._refresh_detail()
+
+    def _reading_text(self, paths: Sequence[str]) -> Text:
+        size = sum(max(_stamp(os.path.join(p, JOURNAL_NAME))[1], 0) for p in paths)
+        names = " and ".join(os.path.basename(p) for p in paths)
+        return Text.assemble((f"reading {names}", "bold"), (f"   ({size / (1 << 20):.0f} MiB of journal)…", "dim"))
 
     def comparison(self) -> Comparison | None:
         """B against A as ``gftpwb compare A B`` compares them (default threshold), cached."""
@@ -197,7 +239,7 @@ class ResultsView(View):
             head.update(Text(f"No results under {base}/ yet.", style="dim"))
         else:
             head.update(Text.assemble((f"{len(dirs)} results directories", "bold"), f" under {base}/",
-                                      ("   enter: open  t: report tables  m: mark  d: compare  esc: back  R: HTML", "dim")))
+                                      (KEYS_HINT, "dim")))
         rows: list[Row] = []
         letters = dict(zip(self._older_first(self._marked), "AB", strict=False)) if len(self._marked) == 2 else \
             dict.fromkeys(self._marked, "*")
@@ -221,6 +263,12 @@ class ResultsView(View):
             detail.update(Text("Select a results directory and press enter to see its cases and runs.", style="dim"))
             self.query_one("#cases", LiveTable).show([])
             self.query_one("#records", LiveTable).show([])
+            return
+        if not self._ready([self._open]):
+            detail.update(self._reading_text([self._open]))
+            self.query_one("#cases", LiveTable).show([])
+            self.query_one("#records", LiveTable).show([])
+            self.query_one("#report-body", Static).update("")
             return
         summary, problem = self.summary(self._open)
         name = os.path.basename(self._open)
@@ -282,9 +330,14 @@ class ResultsView(View):
     def _draw_comparison(self, detail: Static) -> None:
         assert self._diff is not None
         a, b = self._diff
-        c = self.comparison()
         table = self.query_one("#compare", LiveTable)
         note = self.query_one("#compare-note", Static)
+        if not self._ready([a, b]):
+            detail.update(self._reading_text([a, b]))
+            table.show([])
+            note.update("")
+            return
+        c = self.comparison()
         names = Text.assemble(("compare ", "bold"), ("B ", "bold yellow"), os.path.basename(b), ("  against  ", "dim"),
                               ("A ", "bold yellow"), os.path.basename(a))
         if c is None:
@@ -461,6 +514,9 @@ class ResultsView(View):
         return [(os.path.join(self.wb.results_base, f"gftpwb-results-{stamp}.csv"), lambda: csv_text(header, rows))]
 
     def action_export(self) -> None:
+        if self._reading:
+            self.app.notify("still reading; export when the results are shown", severity="warning")
+            return
         exports = self.exports()
         if not exports:
             self.app.notify("nothing to export here", severity="warning")
