@@ -84,6 +84,11 @@ async def test_cases_thresholds_and_report_tables_of_a_real_run(past):
         dirs = cells(app, "dirs")
         assert list(dirs) == [b, a]  # newest first
         assert all(row[5] == "1/3 violated" for row in dirs.values())  # the directory's thresholds
+        await pilot.press("e")  # nothing open: the listing, into the results base it lists
+        await pilot.pause()
+        (listing,) = past.glob("gftpwb-results-*.csv")
+        assert [line[0] for line in csv.reader(listing.open())] == ["results directory", *map(os.path.basename, (b, a))]
+        listing.unlink()
         await pilot.press("enter")
         await pilot.pause()
         summary = read_directory(b)
@@ -278,7 +283,7 @@ async def test_a_large_journal_is_read_in_a_thread_and_the_screen_keeps_answerin
 
     monkeypatch.setattr(results_view, "read_directory", reading)
     monkeypatch.setattr(ResultsView, "SYNC_READ_BYTES", 0)
-    a, b = older_newer(past)
+    _, b = older_newer(past)
     app = WorkbenchApp(None, results_base=str(past))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("5", "enter")
