@@ -294,3 +294,28 @@ async def test_a_large_journal_is_read_in_a_thread_and_the_screen_keeps_answerin
         await pilot.press("m", "down", "m", "d")
         await wait_for(pilot, lambda: len(cells(app, "compare")) == 3, "the comparison")
     assert len(readers) == 2 and threading.main_thread().name not in readers  # A and B, each once, off the UI
+
+
+async def test_compare_without_a_case_in_common_says_so(tmp_path):
+    """Two directories of different scenarios: no row, and what only each side has."""
+    base = tmp_path / "results"
+    write_pair(base)
+    (base / "20261122T100000Z-mixed" / "results.jsonl").write_text(
+        "".join(r.to_json() + "\n" for r in [_gfapi_only()]))
+    app = WorkbenchApp(None, results_base=str(base))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("5", "m", "down", "m", "d")
+        await pilot.pause()
+        assert cells(app, "compare") == {}
+        note = str(app.query_one("#compare-note").render())
+        assert "no case in common (cases match by test id, kind and parameters)" in note
+        assert "only in B: sweep #000 -p 1 -len 1G; sweep #001 -p 4 -len 1G" in note
+        assert "0 compared" in str(app.query_one("#detail-head").render())
+
+
+def _gfapi_only():
+    from dataclasses import replace
+
+    from report_fixture import gfapi
+
+    return replace(gfapi("other/0", 0, 100.0), test_id="other")
