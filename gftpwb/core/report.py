@@ -8,7 +8,7 @@ from statistics import fmean
 from typing import Any
 
 from .records import ResultRecord
-from .registry import ReportSection, registry
+from .registry import ReportData, ReportSection, registry
 from .summary import CaseSummary
 
 
@@ -46,3 +46,10 @@ def report_sections(records: Sequence[ResultRecord],
             continue
         grouped.setdefault(kind.report.name, (kind.report, []))[1].append(record)
     return sorted(grouped.values(), key=lambda item: item[0].order)
+
+
+def section_data(records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> list[ReportData]:
+    """Every report section's tables as data (``ReportSection.data``), sections in order: what
+    ``report --json`` and ``--csv`` carry besides the cases."""
+    return [data for section, section_records in report_sections(records, kind_of_test)
+            for data in section.build_data(section_records)]
