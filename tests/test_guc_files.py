@@ -162,3 +162,46 @@ def test_what_limits_a_disk_to_disk_transfer():
     assert limit_text(20.0, 110.0, probe) == "the servers' file I/O (every probe is faster)"
     assert limit_text(75.0, None, probe) == "source disk (80.0)"
     assert limit_text(75.0, 110.0, {}) == "-"
+
+
+MULTIFILE = Path(__file__).parent / "data" / "guc" / "multifile-progress.json"
+
+
+def _whole_series(run, chunks):
+    """The run's whole-transfer samples as the samples sink keeps them (time ms, bytes)."""
+    from gftpwb.core.output import ProgressSample
+    from gftpwb.core.samples import SeriesBuilder
+
+    builder = SeriesBuilder()
+    for t, text in chunks:
+        for item in run.feed("stdout", text.encode()):
+            if isinstance(item, ProgressSample) and item.channel is None:
+                builder.add(t, item.bytes)
+    return builder.finish()
+
+
+def test_a_multi_file_transfer_counts_on_across_files_and_is_not_a_stall():
+    """A real guc -vb -cd -r of three 1 GiB files: its byte count starts again at each file's
+    "Source:" line. Read as it is, every new file looked like a stall in the report's notes; the
+    run adds the earlier files' bytes, so the count grows to the whole transfer and nothing stalls."""
+    import json
+
+    from gftpwb.core.samples import stalls
+    from gftpwb.kinds.guc.driver import GucOutputParser, GucRun
+
+    chunks = json.loads(MULTIFILE.read_text())["chunks"]
+
+    class Raw(GucRun):  # guc's own count, as the parser reads it: what the samples had before
+        def feed(self, stream, data):
+            return self.parser.feed(stream, data)
+
+    raw = _whole_series(Raw(parser=GucOutputParser()), chunks)
+    assert stalls(raw) == [(13.801, 18.869), (24.421, 29.467)]  # the two new files, seen as stalls
+
+    run = GucRun()
+    series = _whole_series(run, chunks)
+    assert series.b == sorted(series.b) and len(set(series.b)) == len(series.b)  # always growing
+    assert series.b[-1] == 3 * 2**30 and run.last_progress is not None and run.last_progress.bytes == 3 * 2**30
+    assert stalls(series) == []
+    outcome = run.outcome(0, 32.1)
+    assert outcome.bytes == 3 * 2**30  # without a length, the run's bytes are all three files'
