@@ -19,6 +19,7 @@ from typing import Any
 from gftpwb.core.charts import Chart, IntervalChart, Line, LineChart, Mark, Point
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.report_charts import case_label
+from gftpwb.core.stats import Ratio
 from gftpwb.core.summary import summarize_cases
 
 from .efficiency import GUC_AVG, GUC_RATE, DiskComparison, Efficiency, disk_comparisons, efficiencies, mean_of
@@ -28,7 +29,7 @@ RATE_AXIS = "mean rate (MiB/s)"
 PAPER = 0.95  # the TeraGrid study's GridFTP against iperf
 
 
-def _percent_point(label: str, ratio: Any, *, mark: bool = False) -> Point | None:
+def _percent_point(label: str, ratio: Ratio | None, *, mark: bool = False) -> Point | None:
     if ratio is None:
         return None
     ci = ratio.ci

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import median
 
 from gftpwb.core.format import rate_text
 from gftpwb.core.records import ResultRecord
@@ -194,7 +195,7 @@ def disk_comparisons(cases: Sequence[CaseSummary]) -> list[DiskComparison]:
         mem_rates = counted_values(match, GUC_RATE) if match else []
         ratio = ratio_of_means(disk_rates, mem_rates, seed=seed_of(case.test_id, case.case, "disk", GUC_RATE))
         probe = probe_rates(cases, case)
-        disk_median, memory_median = _median_of(disk_rates), _median_of(mem_rates)
+        disk_median, memory_median = median_of(disk_rates), median_of(mem_rates)
         out.append(DiskComparison(case, match, files, memory_median, disk_median, ratio, probe,
                                   limit_text(disk_median, memory_median, probe)))
     return out
@@ -228,9 +229,5 @@ DISK_CAPTION = (
     "file I/O.")
 
 
-def _median_of(values: list[float]) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+def median_of(values: Sequence[float]) -> float | None:
+    return median(values) if values else None

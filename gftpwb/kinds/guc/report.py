@@ -121,16 +121,9 @@ class StripedCase:
         return figure.stats.median if figure and figure.stats else None
 
 
-def _median_of(values: Sequence[float]) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-
-
 def striped_cases(cases: Sequence[CaseSummary]) -> list[StripedCase]:
     """The cases whose counted runs carry ``details.stripes`` (read from guc's ``-dbg``)."""
+    from .efficiency import median_of
     out = []
     for case in cases:
         per_run = [(r.record.details.get("stripes") or {}).get("stripes") or [] for r in case.runs if r.counted]
@@ -138,7 +131,7 @@ def striped_cases(cases: Sequence[CaseSummary]) -> list[StripedCase]:
         if not per_run:
             continue
         count = max(len(s) for s in per_run)
-        medians = tuple(_median_of([s[i]["mib_s"] for s in per_run if i < len(s) and s[i].get("mib_s") is not None])
+        medians = tuple(median_of([s[i]["mib_s"] for s in per_run if i < len(s) and s[i].get("mib_s") is not None])
                         for i in range(count))
         out.append(StripedCase(case, count, medians, len(per_run)))
     return out

@@ -26,8 +26,8 @@ def ratio_data(ratio: Ratio | None) -> dict[str, Any] | None:
     return None if ratio is None else ratio.to_dict()
 
 
-def _case_ref(case: CaseSummary | None) -> dict[str, Any] | None:
-    return None if case is None else {"test_id": case.test_id, "case": case.case, "params_text": case.params_text}
+def _case_ref(case: CaseSummary) -> dict[str, Any]:
+    return {"test_id": case.test_id, "case": case.case, "params_text": case.params_text}
 
 
 def _figure(case: CaseSummary, name: str, unit: str, statistic: str, value: float | None, n: int,
@@ -45,7 +45,7 @@ def _ratio_figure(case: CaseSummary, name: str, ratio: Ratio | None) -> DerivedF
 def efficiency_data(cases: Sequence[CaseSummary]) -> ReportData:
     rows, figures = [], []
     for e in efficiencies(cases):
-        rows.append({**_case_ref(e.guc), "streams": e.streams,  # type: ignore[dict-item]
+        rows.append({**_case_ref(e.guc), "streams": e.streams,
                      "baseline": {"runs": e.baseline.total, "passed": e.baseline.passed,
                                   "counted": len(counted_values(e.baseline, IPERF3_RATE))},
                      "iperf3_mean_mib_s": e.iperf3_mib_s, "guc_avg_mean_mib_s": mean_of(e.guc, GUC_AVG),
@@ -60,7 +60,7 @@ def disk_data(cases: Sequence[CaseSummary]) -> ReportData:
     rows, figures = [], []
     for d in disk_comparisons(cases):
         f = d.files
-        rows.append({**_case_ref(d.disk), "memory_case": _case_ref(d.memory),  # type: ignore[dict-item]
+        rows.append({**_case_ref(d.disk), "memory_case": _case_ref(d.memory) if d.memory else None,
                      "files": {"count": f.get("count"), "size": f.get("size"), "content": f.get("content"),
                                "source_host": f.get("source_host"), "target_host": f.get("target_host"),
                                "caches": d.caches},
@@ -77,7 +77,7 @@ def disk_data(cases: Sequence[CaseSummary]) -> ReportData:
 def stripe_data(cases: Sequence[CaseSummary]) -> ReportData:
     rows, figures = [], []
     for s in striped_cases(cases):
-        rows.append({**_case_ref(s.case), "stripes": s.stripes, "runs": s.runs,  # type: ignore[dict-item]
+        rows.append({**_case_ref(s.case), "stripes": s.stripes, "runs": s.runs,
                      "median_mib_s": s.total_median, "stripe_median_mib_s": list(s.medians)})
         figures.extend(_figure(s.case, f"stripe[{i}].mib_s", MIB_S, "median", m, s.runs)
                        for i, m in enumerate(s.medians))
