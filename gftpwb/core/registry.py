@@ -188,8 +188,10 @@ class ReportSection:
     charts: Callable[[Sequence[ResultRecord], Any], list[Any]] | str | None = None
 
     #: The section's tables that are more than the cases' statistics, as data for ``report --json``
-    #: and ``--csv``: ``data(records) -> list[ReportData]`` (pure), or its ``"module:attribute"``.
-    data: Callable[[Sequence[ResultRecord]], list[ReportData]] | str | None = None
+    #: and ``--csv``: ``data(records, cases) -> list[ReportData]`` (pure), or its ``"module:attribute"``;
+    #: ``cases`` are the section's :class:`gftpwb.core.summary.CaseSummary`, already computed (their
+    #: statistics are the expensive part of a large report).
+    data: Callable[[Sequence[ResultRecord], Sequence[Any]], list[ReportData]] | str | None = None
 
     def build(self, records: Sequence[ResultRecord]) -> list[ReportTable]:
         make = registry().resolve(self.tables) if isinstance(self.tables, str) else self.tables
@@ -201,11 +203,11 @@ class ReportSection:
         make = registry().resolve(self.charts) if isinstance(self.charts, str) else self.charts
         return make(records, samples)
 
-    def build_data(self, records: Sequence[ResultRecord]) -> list[ReportData]:
+    def build_data(self, records: Sequence[ResultRecord], cases: Sequence[Any]) -> list[ReportData]:
         if self.data is None:
             return []
         make = registry().resolve(self.data) if isinstance(self.data, str) else self.data
-        return make(records)
+        return make(records, cases)
 
 
 # --- figures: the numbers of a kind's records that are statistics ----------------------------------

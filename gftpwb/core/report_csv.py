@@ -58,6 +58,6 @@ def report_csv(summaries: Sequence[DirectorySummary]) -> str:
                     _cell(s.ci_median.high if s and s.ci_median else None),
                     " ".join(outliers), " ".join(f"{k}={v}" for k, v in sorted(fig.excluded.items())),
                 ])
-        for derived in (f for data in section_data(summary.records, summary.kinds) for f in data.figures):
+        for derived in (f for data in section_data(summary) for f in data.figures):
             writer.writerow(derived_row(summary, derived))
     return out.getvalue()

@@ -86,7 +86,7 @@ def directory_data(summary: DirectorySummary) -> dict[str, Any]:
             "environment": meta.get("environment"),
             "expectations": [c.to_dict() for c in summary.checks],
             "cases": [case_data(summary, c) for c in summary.cases],
-            "tables": {data.name: list(data.rows) for data in section_data(summary.records, summary.kinds)},
+            "tables": {data.name: list(data.rows) for data in section_data(summary)},
             **directory_monitors_data(summary)}
 
 

@@ -22,7 +22,17 @@ from gftpwb.core.report_charts import case_label
 from gftpwb.core.stats import Ratio
 from gftpwb.core.summary import summarize_cases
 
-from .efficiency import GUC_AVG, GUC_RATE, DiskComparison, Efficiency, disk_comparisons, efficiencies, mean_of
+from .efficiency import (
+    GFAPI,
+    GUC_AVG,
+    GUC_RATE,
+    IPERF3,
+    DiskComparison,
+    Efficiency,
+    disk_comparisons,
+    efficiencies,
+    mean_of,
+)
 from .report import StripedCase, striped_cases
 
 RATE_AXIS = "mean rate (MiB/s)"
@@ -129,6 +139,8 @@ def stripes_chart(found: Sequence[StripedCase]) -> Chart | None:
 
 
 def charts(records: Sequence[ResultRecord], samples: Mapping[str, Any]) -> list[Chart]:
+    if not any(r.kind in (IPERF3, GFAPI) or r.details.get("files") or r.details.get("stripes") for r in records):
+        return []  # no baseline, disk or striped runs: no need to summarise the cases again (large reports)
     cases = summarize_cases(records)
     found = efficiencies(cases)
     out: list[Chart | None] = []

@@ -12,7 +12,7 @@ from typing import Any
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import DerivedFigure, ReportData
 from gftpwb.core.stats import Ratio
-from gftpwb.core.summary import CaseSummary, summarize_cases
+from gftpwb.core.summary import CaseSummary
 
 from .efficiency import GUC_AVG, GUC_RATE, IPERF3_RATE, counted_values, disk_comparisons, efficiencies, mean_of
 from .report import striped_cases
@@ -84,7 +84,7 @@ def stripe_data(cases: Sequence[CaseSummary]) -> ReportData:
     return ReportData("stripes", tuple(rows), tuple(figures))
 
 
-def data(records: Sequence[ResultRecord]) -> list[ReportData]:
-    """The three tables; each is there (maybe empty), so a reader finds its key in every guc report."""
-    cases = summarize_cases(records)
+def data(records: Sequence[ResultRecord], cases: Sequence[CaseSummary]) -> list[ReportData]:
+    """The three tables of the section's ``cases``; each is there (maybe empty), so a reader finds its
+    key in every guc report."""
     return [efficiency_data(cases), disk_data(cases), stripe_data(cases)]
