@@ -168,8 +168,10 @@ async def test_compare_two_real_runs_and_export_at_full_precision(past):
 
 
 @pytest.mark.real
-async def test_R_writes_the_html_report_in_a_thread_and_errors_are_notifications(past, tmp_path):
+async def test_R_writes_the_html_report_in_a_thread_and_errors_are_notifications(past, tmp_path, monkeypatch):
     a, b = older_newer(past)
+    for name in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY"):  # opening it: tests/test_tui_browser.py
+        monkeypatch.delenv(name, raising=False)
     app = WorkbenchApp(None, results_base=str(past))
     notes = Notes(app)
     async with app.run_test(size=SIZE) as pilot:

@@ -3,7 +3,8 @@ statistics (:mod:`gftpwb.core.summary`, as ``gftpwb report`` computes them) with
 violated, then its runs; ``t`` shows the report's tables instead (the kinds' sections through the
 registry, the monitors', the thresholds'); two marked are compared as ``gftpwb compare`` compares them
 (:mod:`gftpwb.core.compare`), the verdict said in words. ``R`` writes the HTML report with
-``gftpwb report --html``'s code (:mod:`gftpwb.shell.html_report`) in a thread; ``e`` exports
+``gftpwb report --html``'s code (:mod:`gftpwb.shell.html_report`) in a thread and opens it in the
+browser (:mod:`gftpwb.tui.opener`: ``$BROWSER``, else the desktop's); ``e`` exports
 full-precision values into the directory they describe. The view computes no statistic itself.
 """
 
@@ -49,6 +50,7 @@ from gftpwb.shell.sinks.console import rich_table
 from gftpwb.shell.sinks.expectations import EXPECTATIONS_NAME, read_checks
 from gftpwb.shell.sinks.journal import JOURNAL_NAME
 
+from .opener import open_in_browser
 from .views import Table, View, _contains, fields
 from .widgets import LiveTable, Row
 
@@ -448,8 +450,9 @@ class ResultsView(View):
         self.refresh_view()
 
     def action_html(self) -> None:
-        """Write the selected directory's HTML report (``gftpwb report DIR --html DIR/report.html``) in a
-        thread: the report reads every record and draws charts; the screen keeps answering."""
+        """Write the selected directory's HTML report (``gftpwb report DIR --html DIR/report.html``) and
+        open it in the browser, in a thread: the report reads every record and draws charts, and a
+        browser command may take a moment to fail; the screen keeps answering."""
         directory = self._selected()
         if directory is None:
             self.app.notify("no results directory selected", severity="warning")
@@ -476,6 +479,12 @@ class ResultsView(View):
                                  severity="error", timeout=15)
             return
         app.call_from_thread(self._html_written, directory, target)
+        opened = open_in_browser(target)
+        if opened.ok:
+            app.call_from_thread(app.notify, f"opened in the browser ({opened.argv[0]})", title="HTML report")
+        else:  # over SSH, say: where the file is, to copy or open by hand
+            app.call_from_thread(app.notify, f"not opened: {opened.why}; the report is at {target}",
+                                 title="HTML report", severity="warning", timeout=20)
 
     def _html_written(self, directory: str, target: str) -> None:
         self._html[directory] = target
