@@ -61,6 +61,10 @@ CASE_COLUMNS = ("test", "n", "median", "mean ± 95% CI", "CV", "runs", "expect",
 # gftpwb compare's columns, numbers first and the parameters (long for a gfapi workload) last
 COMPARE_ORDER = (0, 1, 4, 5, 6, 7, 8, 9, 3, 2)
 REPORT_MAX_WIDTH = 400  # report tables wider than this wrap their cells
+#: The comparison's significance threshold (|change| at least this many %), stepped by + and -;
+#: it starts at ``gftpwb compare --threshold``'s default.
+DEFAULT_THRESHOLD_PCT = 5.0
+THRESHOLD_STEPS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 15.0, 20.0, 25.0, 50.0)
 HTML_NAME = "report.html"  # where R writes a directory's HTML report: inside it, next to its runs
 KEYS_HINT = "   enter: open  t: report tables  m: mark  d: compare  esc: back  R: HTML"
 
@@ -119,6 +123,8 @@ class ResultsView(View):
         Binding("t", "tables", "Report tables"),
         Binding("R", "html", "HTML report"),
         Binding("e", "export", "Export"),
+        Binding("plus", "threshold(1)", "Threshold +", show=False),
+        Binding("minus", "threshold(-1)", "Threshold -", show=False),
         Binding("u", "rescan", "Rescan", show=False),
         Binding("escape", "back", "Back", show=False),
     ]
@@ -146,6 +152,7 @@ class ResultsView(View):
         self._reading: set[str] = set()  # directories a worker thread is reading
         self._comparisons: dict[tuple, Comparison | None] = {}
         self._html: dict[str, str] = {}  # directory -> the HTML report R wrote of it
+        self.threshold_pct = DEFAULT_THRESHOLD_PCT  # the comparison's, changed with + and -
         self._show("cases")
 
     # --- reading (cached by the journal's size and time) -----------------------------------------
@@ -200,13 +207,15 @@ class ResultsView(View):
         return Text.assemble((f"reading {names}", "bold"), (f"   ({size / (1 << 20):.0f} MiB of journal)…", "dim"))
 
     def comparison(self) -> Comparison | None:
-        """B against A as ``gftpwb compare A B`` compares them (default threshold), cached."""
+        """B against A as ``gftpwb compare A B --threshold T`` compares them (T: :attr:`threshold_pct`),
+        cached."""
         assert self._diff is not None
         a, b = self._diff
-        key = (a, b, _stamp(os.path.join(a, JOURNAL_NAME)), _stamp(os.path.join(b, JOURNAL_NAME)))
+        key = (a, b, _stamp(os.path.join(a, JOURNAL_NAME)), _stamp(os.path.join(b, JOURNAL_NAME)), self.threshold_pct)
         if key not in self._comparisons:
             sa, sb = self.summary(a)[0], self.summary(b)[0]
-            self._comparisons[key] = compare_summaries(sa, sb) if sa is not None and sb is not None else None
+            self._comparisons[key] = compare_summaries(sa, sb, threshold_pct=self.threshold_pct) \
+                if sa is not None and sb is not None else None
         return self._comparisons[key]
 
     def _expect(self, path: str) -> tuple[str, str]:
@@ -347,7 +356,8 @@ class ResultsView(View):
             table.show([])
             note.update("")
             return
-        detail.update(Text.assemble(names, "\n", (comparison_counts(c), "bold"),
+        detail.update(Text.assemble(names, "   ", fields(("threshold", f"{c.threshold_pct:g} %")),
+                                    ("  +/-: change it", "dim"), "\n", (comparison_counts(c), "bold"),
                                     (f"   medians of counted runs; p: {TEST_NAME}; significant when p < {ALPHA} and "
                                      f"|change| >= {c.threshold_pct:g} %", "dim")))
         rows: list[Row] = []
@@ -437,6 +447,19 @@ class ResultsView(View):
         self._refresh_detail()
         # arrow keys scroll the report; back in the cases, they walk the directories again
         (self.query_one("#report") if self._mode == "report" else self.query_one("#dirs", LiveTable)).focus()
+
+    def action_threshold(self, step: int) -> None:
+        """The next or previous significance threshold of :data:`THRESHOLD_STEPS` (from one between
+        two steps, the nearest step that way); the comparison and its words follow."""
+        if step > 0:
+            higher = [t for t in THRESHOLD_STEPS if t > self.threshold_pct]
+            self.threshold_pct = higher[0] if higher else self.threshold_pct
+        else:
+            lower = [t for t in THRESHOLD_STEPS if t < self.threshold_pct]
+            self.threshold_pct = lower[-1] if lower else self.threshold_pct
+        if self._diff is None:
+            self.app.notify(f"comparison threshold: {self.threshold_pct:g} % (d compares)")
+        self._refresh_detail()
 
     def action_back(self) -> None:
         """Leave the comparison (or the report tables) for the directories and the one open."""
