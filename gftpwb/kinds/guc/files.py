@@ -223,7 +223,7 @@ def unreachable_in_stat(output: str, path: str, host: str) -> str | None:
     directory without ``o+x`` stops the run (None when every one can be passed)."""
     seen: dict[str, tuple[str, str]] = {}
     for line in output.splitlines():
-        mode, owner, name = (line.split(" ", 2) + ["", ""])[:3]
+        mode, owner, name = [*line.split(" ", 2), "", ""][:3]
         if mode.isdigit():
             seen[name] = (mode, owner)
     for directory in ancestors(path):
