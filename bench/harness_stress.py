@@ -25,8 +25,23 @@ Measured, side by side in one invocation:
   with SIGINT while every copy is in flight: exit 130, every copy journaled (interrupted), and
   ``pgrep`` (here and in every namespace) finds no guc, remote wrapper or sampler left.
 
-Usage: .venv/bin/python bench/harness_stress.py [--pairs 10] [--copies 64] [--ns-copies 16]
-       [--length 64M] [--skip-netns]
+Two parts that resolve a small overhead on a loaded, shared machine (``--parts``):
+
+* **cost** (``--cost-pairs``, short runs): the loopback scenario with ``--cost-copies`` copies, the
+  whole bench pinned to ``--cpus`` (lab server, gftpwb, guc, sampler on the same CPUs, so they
+  contend alike). Per run: CPU seconds (user + system) of everything that does the work, i.e. the
+  ``gftpwb run`` process tree (controller, guc copies, sampler and its ``ss``/``cat``, from getrusage
+  of the reaped tree) plus the lab server and its per-session children (/proc), per GiB moved; the
+  sampler's own CPU (polled from /proc while it lives); and the throughput. On and off alternate
+  within each pair; the paired 95 % interval of the change is what shows (or does not show) the 1 %.
+  On a CPU-bound transfer, the extra CPU per GiB is the throughput a monitor can take away.
+* **shaped**: 2 namespace hosts whose links are shaped by ``tc tbf`` (``--rate``), ``--shaped-copies``
+  copies per host: throughput is set by the link, not by the other sessions' load, so a drop caused
+  by the monitors would show in the paired interval.
+
+Usage: .venv/bin/python bench/harness_stress.py [--parts stress,cost,shaped] [--pairs 10] [--copies 64]
+       [--ns-copies 16] [--length 64M] [--skip-netns] [--cpus 1] [--cost-pairs 20] [--cost-copies 8]
+       [--cost-length 128M] [--rate 200mbit] [--shaped-copies 4] [--shaped-length 48M]
 """
 
 from __future__ import annotations
@@ -36,6 +51,7 @@ import contextlib
 import json
 import math
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -46,6 +62,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from paired import HEADER, alternating, children_cpu, compare, cpu_of, loadavg, pin
 from scipy import stats
 
 from gftpwb.core.monitors.model import Monitor
@@ -112,10 +129,12 @@ def sampler_cpu_snapshot(namespaces: dict[int, str]) -> dict[int, tuple[str, flo
     return out
 
 
-def run_trial(scenario: Path, results: Path, monitors: bool) -> Trial:
+def run_trial(scenario: Path, results: Path, monitors: bool, started=None) -> Trial:
     trial = Trial(monitors)
     proc = subprocess.Popen([*GFTPWB, "run", str(scenario), "--results", str(results), "--progress", "never"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if started is not None:
+        started(proc.pid)
     stdout, stderr = proc.communicate()
     if proc.returncode != 0:
         raise SystemExit(f"run failed ({proc.returncode}):\n{stdout[-3000:]}\n{stderr[-3000:]}")
@@ -279,6 +298,180 @@ def report(name: str, trials: list[Trial], copies: int) -> None:
 
 
 
+@dataclass
+class Costed:
+    monitors: bool
+    cpu_per_gib: float  # CPU seconds of the run's tree and the server per GiB moved
+    throughput_mib_s: float
+    sampler_cpu_s: float  # CPU seconds of the samplers (polled), 0 without monitors
+    sampler_life_s: float
+    gib: float
+    monitor_side_per_gib: float  # CPU s per GiB of the controller process itself plus the sampler
+    work_per_gib: float  # the rest: guc copies, server sessions (and the controller's other children)
+
+
+class SamplerWatch:
+    """Polls the CPU time of a run's local sampler (a child of the ``gftpwb run`` process) from /proc
+    every 0.1 s while it lives: ``gftpwb run`` reaps it, so its last reading before it ends is what it
+    used (missing at most 0.1 s of its life). Only that process's children are read, not all of /proc,
+    so the watch itself costs next to nothing on the pinned CPUs."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.parent = 0
+        self.last: dict[int, tuple[float, float]] = {}
+        self.controller = 0.0  # the gftpwb run process's own CPU seconds (not its children's)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    def started(self, pid: int) -> None:
+        self.parent = pid
+
+    def _children(self) -> list[int]:
+        pids = []
+        with contextlib.suppress(OSError):
+            for task in os.listdir(f"/proc/{self.parent}/task"):
+                with open(f"/proc/{self.parent}/task/{task}/children") as handle:
+                    pids += [int(p) for p in handle.read().split()]
+        return pids
+
+    def _poll(self) -> None:
+        while not self.done.wait(0.1):
+            if not self.parent:
+                continue
+            now = uptime()
+            own = proc_stat(str(self.parent))
+            if own is not None and own[0][0] != "Z":
+                self.controller = (int(own[0][11]) + int(own[0][12])) / CLK_TCK
+            for pid in self._children():
+                info = proc_stat(str(pid))
+                if info is None or not info[1].endswith(b"\0gftpwb-sampler\0"):
+                    continue
+                fields = info[0]
+                cpu = sum(int(fields[i]) for i in (11, 12, 13, 14)) / CLK_TCK
+                self.last[pid] = (cpu, now - int(fields[19]) / CLK_TCK)
+
+    def stop(self) -> tuple[float, float, float]:
+        """(CPU seconds, seconds alive) summed over the samplers seen, and the controller's CPU seconds."""
+        self.done.set()
+        self.thread.join()
+        return sum(v[0] for v in self.last.values()), sum(v[1] for v in self.last.values()), self.controller
+
+
+def costed_run(scenario: Path, results: Path, monitors: bool, server_pid: int, copies: int) -> Costed:
+    """One run of the loopback scenario with the CPU it cost (see the module's docstring)."""
+    watch = SamplerWatch()
+    tree0, server0 = children_cpu(), cpu_of(server_pid)
+    trial = run_trial(scenario, results, monitors, watch.started)
+    time.sleep(0.3)  # the server reaps its session processes
+    tree, server = children_cpu() - tree0, cpu_of(server_pid) - server0
+    sampler_cpu, sampler_life, controller = watch.stop()
+    if trial.journaled != copies or trial.passed != copies:
+        raise SystemExit(f"{results}: {trial.passed}/{trial.journaled} passed of {copies} copies")
+    records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
+    gib = sum(r["bytes"] or 0 for r in records) / 2**30
+    return Costed(monitors, (tree + server) / gib, trial.throughput_mib_s, sampler_cpu, sampler_life, gib,
+                  (sampler_cpu + controller) / gib, (tree + server - sampler_cpu - controller) / gib)
+
+
+def cost_part(on_path: Path, off_path: Path, work: Path, pairs: int, copies: int, server_pid: int,
+              cpus: str) -> None:
+    """On/off pairs of short pinned loopback runs: CPU per GiB, throughput, sampler CPU."""
+    costed_run(on_path, work / "cost-warm-on", True, server_pid, copies)  # warm-up, not counted
+    costed_run(off_path, work / "cost-warm-off", False, server_pid, copies)
+    on: list[Costed] = []
+    off: list[Costed] = []
+    loads = [loadavg()]
+    for i, order in alternating(pairs, "on", "off"):
+        for which in order:
+            run = costed_run(on_path if which == "on" else off_path, work / f"cost-{i}-{which}", which == "on",
+                             server_pid, copies)
+            (on if which == "on" else off).append(run)
+            print(f"  cost pair {i + 1}: monitors {which:3} {run.cpu_per_gib:.3f} CPU s/GiB "
+                  f"{run.throughput_mib_s:7.1f} MiB/s sampler {run.sampler_cpu_s:.2f} s", file=sys.stderr)
+        loads.append(loadavg())
+    cpu = compare([r.cpu_per_gib for r in on], [r.cpu_per_gib for r in off])
+    rate = compare([r.throughput_mib_s for r in on], [r.throughput_mib_s for r in off])
+    work_cpu = compare([r.work_per_gib for r in on], [r.work_per_gib for r in off])
+    # what the monitors add, against the whole off run: (controller + sampler)_on - (controller)_off per
+    # GiB, paired, over the off run's total CPU per GiB; the guc and server CPU (95 % of the total, and
+    # what varies with the load) is left out of the difference, so it does not widen the interval
+    added = [100 * (a.monitor_side_per_gib - b.monitor_side_per_gib) / b.cpu_per_gib
+             for a, b in zip(on, off, strict=True)]
+    added_mean = statistics.fmean(added)
+    added_half = stats.t.ppf(0.975, len(added) - 1) * statistics.stdev(added) / math.sqrt(len(added))
+    sampler = sum(r.sampler_cpu_s for r in on)
+    life = sum(r.sampler_life_s for r in on)
+    print(f"\ncost: {pairs} pairs of {copies} loopback copies, pinned to CPU(s) {cpus}, load average "
+          f"(1/5/15 min) at the start {loads[0]}, mid {loads[len(loads) // 2]}, end {loads[-1]}")
+    print(f"| quantity (monitors on vs off) | off mean | on mean | {HEADER[0][2:]}")
+    print("|---|---|---|---|---|---|")
+    print(f"| CPU s per GiB, all (run tree + server) | {cpu.mean_y:.3f} | {cpu.mean_x:.3f} | {cpu.row()} |")
+    print(f"| CPU s per GiB, guc copies + server sessions | {work_cpu.mean_y:.3f} | {work_cpu.mean_x:.3f} | "
+          f"{work_cpu.row()} |")
+    print(f"| throughput MiB/s (together) | {rate.mean_y:.1f} | {rate.mean_x:.1f} | {rate.row()} |")
+    side_on = statistics.fmean(r.monitor_side_per_gib for r in on)
+    side_off = statistics.fmean(r.monitor_side_per_gib for r in off)
+    print(f"\nCPU the monitors add (controller + sampler, on minus off, paired, over the off runs' whole CPU "
+          f"per GiB): controller+sampler {side_off:.4f} -> {side_on:.4f} CPU s/GiB, added "
+          f"{added_mean:+.2f} % [{added_mean - added_half:+.2f}, {added_mean + added_half:+.2f}] (95 % CI); "
+          f"inside 1 %: {'yes' if added_mean - added_half >= -1 and added_mean + added_half <= 1 else 'NO'}")
+    print(f"\nsampler (cpu + tcp at 1 Hz) CPU: {sampler:.2f} s over {life:.1f} s alive = "
+          f"{100 * sampler / life:.2f} % of one core; per GiB moved "
+          f"{sampler / sum(r.gib for r in on):.4f} CPU s = "
+          f"{100 * sampler / sum(r.gib for r in on) / cpu.mean_y:.2f} % of the off runs' CPU per GiB")
+    print(f"CPU target (1 %): paired interval inside +-1 %: {'yes' if cpu.inside(1.0) else 'NO'}; "
+          f"throughput: {'yes' if rate.inside(1.0) else 'NO'}")
+
+
+def shaped_part(work: Path, pairs: int, copies: int, length: str, rate: str) -> None:
+    """On/off pairs of link-bound transfers to 2 namespace hosts behind tbf-shaped links."""
+    netlab = NetLab(str(work / "shaped-netlab"))
+    try:
+        netlab.up(2, rate=rate)
+        ns_status = netlab.status()
+        assert ns_status is not None
+        text = textwrap.dedent(f"""\
+            version: 1
+            name: shaped
+            hosts: {{include: "{netlab.state_dir}/hosts.yaml"}}
+            @MONITORS@tests:
+              - id: shaped
+                kind: guc
+                on: [h1, h2]
+                concurrency: {copies}
+                source: {ns_status["gridftp"]["url"]}/dev/zero
+                target: file:///dev/null
+                timeout: 300s
+                options: {{length: {length}}}
+            """)
+        on_path, off_path = write_pair(work, "shaped", text, "[h1, h2]")
+        run_trial(on_path, work / "shaped-warm", True)
+        on: list[float] = []
+        off: list[float] = []
+        loads = [loadavg()]
+        for i, order in alternating(pairs, "on", "off"):
+            for which in order:
+                trial = run_trial(on_path if which == "on" else off_path, work / f"shaped-{i}-{which}", which == "on")
+                if trial.passed != 2 * copies:
+                    raise SystemExit(f"shaped pair {i}: {trial.passed}/{2 * copies} passed")
+                (on if which == "on" else off).append(trial.throughput_mib_s)
+                print(f"  shaped pair {i + 1}: monitors {which:3} {trial.throughput_mib_s:7.2f} MiB/s", file=sys.stderr)
+            loads.append(loadavg())
+        change = compare(on, off)
+        print(f"\nshaped: {pairs} pairs, 2 namespace hosts x {copies} copies of {length}, links shaped to {rate} "
+              f"(tbf, both directions), load average at the start {loads[0]}, mid {loads[len(loads) // 2]}, "
+              f"end {loads[-1]}")
+        print(f"| quantity (monitors on vs off) | off mean | on mean | {HEADER[0][2:]}")
+        print("|---|---|---|---|---|---|")
+        print(f"| throughput MiB/s (together) | {change.mean_y:.2f} | {change.mean_x:.2f} | {change.row()} |")
+        print(f"throughput target (1 %): paired interval inside +-1 %: {'yes' if change.inside(1.0) else 'NO'}")
+    finally:
+        netlab.down()
+
+
 def write_pair(work: Path, name: str, template: str, hosts: str) -> tuple[Path, Path]:
     """The scenario with its two monitors, and without them."""
     paths = []
@@ -290,30 +483,73 @@ def write_pair(work: Path, name: str, template: str, hosts: str) -> tuple[Path, 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=10)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--parts", default="stress,cost,shaped",
+                        help="comma-separated: stress (the issue's scenarios, Ctrl-C, sampler CPU per type), "
+                             "cost (pinned CPU per GiB pairs), shaped (link-bound throughput pairs)")
+    parser.add_argument("--pairs", type=int, default=10, help="on/off pairs of the stress scenarios")
     parser.add_argument("--copies", type=int, default=64)
     parser.add_argument("--ns-copies", type=int, default=16)
     parser.add_argument("--length", default="64M")
-    parser.add_argument("--skip-netns", action="store_true")
+    parser.add_argument("--skip-netns", action="store_true", help="stress: leave out the namespace scenario")
     parser.add_argument("--cpu-window", type=float, default=30.0, help="seconds the samplers' CPU is read")
+    parser.add_argument("--cpus", default="1", help="pin the whole bench (lab server, runs, samplers) to these "
+                        "CPUs, as taskset -c; empty: no pinning")
+    parser.add_argument("--cost-pairs", type=int, default=20)
+    parser.add_argument("--cost-copies", type=int, default=8)
+    parser.add_argument("--cost-length", default="512M")
+    parser.add_argument("--rate", default="200mbit", help="shaped: tc tbf rate of every namespace link")
+    parser.add_argument("--shaped-pairs", type=int, default=12)
+    parser.add_argument("--shaped-copies", type=int, default=4, help="shaped: copies per namespace host")
+    parser.add_argument("--shaped-length", default="48M")
+    parser.add_argument("--keep", action="store_true", help="keep the results directories (default: removed)")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
+    if parts - {"stress", "cost", "shaped"}:
+        parser.error(f"unknown part(s) {sorted(parts - {'stress', 'cost', 'shaped'})}")
+    cpus = pin(args.cpus) if args.cpus else "all"
+    print(f"pinned to CPU(s) {cpus}; load average at the start {loadavg()}")
     work = Path(tempfile.mkdtemp(prefix="harness-stress-"))
     lab = GridftpLab(str(work / "lab"))
     status = lab.up(port=free_port())
+    try:
+        def loopback(name: str, copies: int, length: str) -> str:
+            return textwrap.dedent(f"""\
+                version: 1
+                name: {name}
+                @MONITORS@tests:
+                  - id: stress
+                    kind: guc
+                    concurrency: {copies}
+                    source: {status.url}/dev/zero
+                    target: {status.url}/dev/null
+                    timeout: 300s
+                    options: {{length: {length}}}
+                """)
+
+        if "cost" in parts:
+            on_path, off_path = write_pair(work, "cost", loopback("cost", args.cost_copies, args.cost_length),
+                                           "[local]")
+            assert status.pid is not None
+            cost_part(on_path, off_path, work, args.cost_pairs, args.cost_copies, status.pid, cpus)
+        if "shaped" in parts:
+            shaped_part(work, args.shaped_pairs, args.shaped_copies, args.shaped_length, args.rate)
+        if "stress" in parts:
+            stress_part(args, work, status, loopback("stress-loopback", args.copies, args.length))
+    finally:
+        lab.down()
+        if args.keep:
+            print(f"results kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def stress_part(args: argparse.Namespace, work: Path, status, loop: str) -> None:
+    """The issue's two stress scenarios: on/off pairs, Ctrl-C and leftovers, sampler CPU per type."""
     netlab = None if args.skip_netns else NetLab(str(work / "netlab"))
     try:
         tail = f"    timeout: 300s\n    options: {{length: {args.length}}}\n"
-        loop = textwrap.dedent(f"""\
-            version: 1
-            name: stress-loopback
-            @MONITORS@tests:
-              - id: stress
-                kind: guc
-                concurrency: {args.copies}
-                source: {status.url}/dev/zero
-                target: {status.url}/dev/null
-            """) + tail
         scenarios = [("loopback", *write_pair(work, "loopback", loop, "[local]"), args.copies, {})]
         if netlab is not None:
             netlab.up(2)
@@ -367,7 +603,8 @@ def main() -> None:
     finally:
         if netlab is not None:
             netlab.down()
-        lab.down()
+
+
 
 
 if __name__ == "__main__":
