@@ -76,8 +76,9 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 MONITORS = """\
 monitors:
   - {{id: load, type: cpu, on: {hosts}, interval: 1s}}
-  - {{id: tcp, type: tcp, on: {hosts}, interval: 1s}}
+  - {{id: tcp, type: tcp, on: {hosts}, interval: 1s{tcp_extra}}}
 """
+TCP_EXTRA = ""  # --tcp-all: ', processes: ["*"]' (every connection, ss without -p)
 
 
 @dataclass
@@ -477,7 +478,8 @@ def write_pair(work: Path, name: str, template: str, hosts: str) -> tuple[Path, 
     paths = []
     for monitors in (True, False):
         path = work / f"{name}-{'on' if monitors else 'off'}.yaml"
-        path.write_text(template.replace("@MONITORS@", MONITORS.format(hosts=hosts) if monitors else ""))
+        block = MONITORS.format(hosts=hosts, tcp_extra=TCP_EXTRA) if monitors else ""
+        path.write_text(template.replace("@MONITORS@", block))
         paths.append(path)
     return paths[0], paths[1]
 
@@ -503,11 +505,16 @@ def main() -> None:
     parser.add_argument("--shaped-pairs", type=int, default=12)
     parser.add_argument("--shaped-copies", type=int, default=4, help="shaped: copies per namespace host")
     parser.add_argument("--shaped-length", default="48M")
+    parser.add_argument("--tcp-all", action="store_true", help='the tcp monitor with processes: ["*"] (every '
+                        "connection off the control ports; ss runs without -p)")
     parser.add_argument("--keep", action="store_true", help="keep the results directories (default: removed)")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     if parts - {"stress", "cost", "shaped"}:
         parser.error(f"unknown part(s) {sorted(parts - {'stress', 'cost', 'shaped'})}")
+    if args.tcp_all:
+        global TCP_EXTRA
+        TCP_EXTRA = ', processes: ["*"]'
     cpus = pin(args.cpus) if args.cpus else "all"
     print(f"pinned to CPU(s) {cpus}; load average at the start {loadavg()}")
     work = Path(tempfile.mkdtemp(prefix="harness-stress-"))
