@@ -25,7 +25,10 @@ Measured, side by side in one invocation:
   with SIGINT while every copy is in flight: exit 130, every copy journaled (interrupted), and
   ``pgrep`` (here and in every namespace) finds no guc, remote wrapper or sampler left.
 
-Two parts that resolve a small overhead on a loaded, shared machine (``--parts``):
+Three parts that resolve a small overhead on a loaded, shared machine (``--parts``):
+
+* **sampler**: the sampler script alone under /bin/sh (as gftpwb starts it locally), for 0.5 s and
+  for 10.5 s: its CPU to start, and per second after (the difference), per monitor type.
 
 * **cost** (``--cost-pairs``, short runs): the loopback scenario with ``--cost-copies`` copies, the
   whole bench pinned to ``--cpus`` (lab server, gftpwb, guc, sampler on the same CPUs, so they
@@ -39,7 +42,7 @@ Two parts that resolve a small overhead on a loaded, shared machine (``--parts``
   copies per host: throughput is set by the link, not by the other sessions' load, so a drop caused
   by the monitors would show in the paired interval.
 
-Usage: .venv/bin/python bench/harness_stress.py [--parts stress,cost,shaped] [--pairs 10] [--copies 64]
+Usage: .venv/bin/python bench/harness_stress.py [--parts sampler,cost,shaped,stress] [--pairs 10] [--copies 64]
        [--ns-copies 16] [--length 64M] [--skip-netns] [--cpus 1] [--cost-pairs 20] [--cost-copies 8]
        [--cost-length 128M] [--rate 200mbit] [--shaped-copies 4] [--shaped-length 48M]
 """
@@ -251,6 +254,32 @@ def sampler_costs(url: str, port: int, copies: int, window_s: float) -> list[tup
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def sampler_rates(repeats: int = 5, long_s: float = 10.0) -> list[tuple[str, float, float]]:
+    """(monitors, CPU ms to start plus 0.5 s, CPU ms per second after) of the sampler script run alone
+    under /bin/sh, as gftpwb starts it locally: the per-second figure is the difference of a long and a
+    short life, so the start-up (the shell, ``date``, the ``timeout`` check) drops out."""
+    import threading
+
+    def life(monitors: list[Monitor], seconds: float) -> float:
+        probes = [probe for _, probe in probes_by_host(monitors, (2811,))["local"]]
+        before = children_cpu()
+        proc = subprocess.Popen(["/bin/sh", "-c", sampler_script(probes, "b"), "gftpwb-sampler"],
+                                stdout=subprocess.PIPE)
+        threading.Thread(target=proc.stdout.read, daemon=True).start()  # type: ignore[union-attr]
+        time.sleep(seconds)
+        proc.terminate()
+        proc.wait()
+        return children_cpu() - before
+
+    rows = []
+    for name in ("cpu", "tcp (ss -p)", "tcp, processes [*] (no -p)", "cpu + tcp (the stress scenarios)"):
+        monitors = COST_MONITORS[name]
+        short = statistics.fmean(life(monitors, 0.5) for _ in range(repeats))
+        long_ = statistics.fmean(life(monitors, long_s + 0.5) for _ in range(2))
+        rows.append((name, 1000 * short, 1000 * (long_ - short) / long_s))
+    return rows
 
 
 def cpu_seconds(pid: int) -> float:
@@ -484,12 +513,16 @@ def write_pair(work: Path, name: str, template: str, hosts: str) -> tuple[Path, 
     return paths[0], paths[1]
 
 
+PARTS = {"sampler", "cost", "shaped", "stress"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--parts", default="stress,cost,shaped",
-                        help="comma-separated: stress (the issue's scenarios, Ctrl-C, sampler CPU per type), "
-                             "cost (pinned CPU per GiB pairs), shaped (link-bound throughput pairs)")
+    parser.add_argument("--parts", default="sampler,cost,shaped,stress",
+                        help="comma-separated: sampler (the sampler alone: start-up and per-second CPU), cost "
+                             "(pinned CPU per GiB pairs), shaped (link-bound throughput pairs), stress (the "
+                             "issue's scenarios, Ctrl-C, sampler CPU per type)")
     parser.add_argument("--pairs", type=int, default=10, help="on/off pairs of the stress scenarios")
     parser.add_argument("--copies", type=int, default=64)
     parser.add_argument("--ns-copies", type=int, default=16)
@@ -510,8 +543,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the results directories (default: removed)")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
-    if parts - {"stress", "cost", "shaped"}:
-        parser.error(f"unknown part(s) {sorted(parts - {'stress', 'cost', 'shaped'})}")
+    if parts - PARTS:
+        parser.error(f"unknown part(s) {sorted(parts - PARTS)}; the parts are {', '.join(sorted(PARTS))}")
     if args.tcp_all:
         global TCP_EXTRA
         TCP_EXTRA = ', processes: ["*"]'
@@ -535,6 +568,12 @@ def main() -> None:
                     options: {{length: {length}}}
                 """)
 
+        if "sampler" in parts:
+            print(f"\nsampler alone (/bin/sh, 1 Hz, pinned to {cpus}), load average {loadavg()}")
+            print("| monitor(s) | CPU to start and run 0.5 s | CPU per second after | share of one core |")
+            print("|---|---|---|---|")
+            for name, start_ms, per_s_ms in sampler_rates():
+                print(f"| {name} | {start_ms:.1f} ms | {per_s_ms:.2f} ms | {per_s_ms / 10:.2f} % |")
         if "cost" in parts:
             on_path, off_path = write_pair(work, "cost", loopback("cost", args.cost_copies, args.cost_length),
                                            "[local]")

@@ -13,8 +13,9 @@ in % and Welch's t-test p value (scipy, unequal variances), and the trace's size
 event on disk, trace.jsonl bytes per record, trace bytes per GiB moved.
 
 A third part (``--worker``) runs the worker binary alone (built as the runner builds it, no gftpwb
-around it), off against io in alternating pairs, and compares the threads' own files/s (their ``d``
-lines): the tracer's cost where it is paid, with the least else in the way.
+around it), off, run (trace file open, I/O events off) and io in rotated rounds, and compares the
+threads' own files/s (their ``d`` lines) and the worker's CPU per file: the tracer's cost where it
+is paid, with the least else in the way.
 
 What resolves a small overhead on a loaded, shared machine (throughput of the same run spreads by a
 factor of two there): the whole bench is pinned to ``--cpus`` (as ``taskset -c``), so the worker, the
@@ -227,7 +228,6 @@ def guc_bench(n: int, length: str, base: Path, rate: str, loopback: bool) -> Non
 
 
 def worker_bench(n: int, files: int) -> None:
-    import resource
     import subprocess
 
     from gftpwb.kinds.gfapi.run.worker_build import CFLAGS, source_bytes
@@ -236,27 +236,27 @@ def worker_bench(n: int, files: int) -> None:
     try:
         (work / "w.c").write_bytes(source_bytes())
         subprocess.run(["cc", *CFLAGS, "-o", str(work / "w"), str(work / "w.c")], check=True)
-        values: dict[str, list[float]] = {"off": [], "io": []}
-        sizes: dict[str, list[tuple]] = {"off": [], "io": []}
-        moved: dict[str, list[int]] = {"off": [], "io": []}
-        cpu: dict[str, list[float]] = {"off": [], "io": []}  # CPU seconds (user + system) of the worker per run
-        for r, order in rounds(("off", "io"), n):
+        values: dict[str, list[float]] = {level: [] for level in LEVELS}
+        sizes: dict[str, list[tuple]] = {level: [] for level in LEVELS}
+        moved: dict[str, list[int]] = {level: [] for level in LEVELS}
+        cpu: dict[str, list[float]] = {level: [] for level in LEVELS}  # worker CPU (user + system) µs per file
+        loads = [loadavg()]
+        for r, order in rounds(LEVELS, n):
             for level in order:
                 trace = work / "t.bin"
                 trace.unlink(missing_ok=True)
                 argv = [str(work / "w"), "--dir", str(work / "d"), "--threads", "4", "--files", str(files),
                         "--file-size", "4096", "--record-size", "4096"]
-                if level == "io":
-                    argv += ["--io-trace", str(trace)]
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                if level != "off":  # run: the trace file is open, I/O events off (as gftpwb's trace: run)
+                    argv += ["--io-trace", str(trace), *(["--io-trace-level", "run"] if level == "run" else [])]
+                before = children_cpu()
                 proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
                 proc.stdin.write("start 0\n")  # stdin stays open: its end would mean "stop"
                 proc.stdin.flush()
                 stdout = proc.stdout.read()
                 proc.stdin.close()
                 proc.wait()
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                used = children_cpu() - before
                 done = [line.split() for line in stdout.splitlines() if line.startswith("d ")]
                 assert len(done) == 4 and all(d[2] == "ok" for d in done), stdout[-500:]
                 # threads' own rate: files over the slowest thread's elapsed time
@@ -264,20 +264,18 @@ def worker_bench(n: int, files: int) -> None:
                 if r < 0:
                     continue
                 values[level].append(rate)
-                cpu[level].append(used)
+                cpu[level].append(used / (4 * files) * 1e6)
                 size = trace.stat().st_size if level == "io" else 0
                 sizes[level].append((0, 0, size, (size - 64) // 32 if size else 0))
                 moved[level].append(4 * files * 4096)
+            loads.append(loadavg())
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report(f"gfapi worker alone (no gftpwb), POSIX on /dev/shm, seq-wr, 4 threads x {files} files of 4 KiB "
-            "(files/s of the threads)", "files/s", values, sizes, moved)
-    events = 4 * files * 3  # open, write, close per file
-    off, on = statistics.median(cpu["off"]), statistics.median(cpu["io"])
-    change = compare(cpu["io"], cpu["off"])
-    print(f"\nworker CPU time (user + system), median: off {off:.3f} s, io {on:.3f} s; io vs off {change.row()}; "
-          f"CI inside 2 %: {'yes' if change.inside(2.0) else 'NO'}; {events} I/O events a run: "
-          f"{(on - off) / events * 1e9:+.0f} ns CPU per event, {off / events * 1e9:.0f} ns CPU per I/O untraced")
+           "(files/s of the threads)", "files/s", values, sizes, moved, cpu, "µs per file (worker)", loads)
+    per_event = (statistics.fmean(cpu["io"]) - statistics.fmean(cpu["off"])) / 3 * 1e3  # open, write, close
+    print(f"\nio: {per_event:+.0f} ns of worker CPU per I/O event (3 events a file), against "
+          f"{statistics.fmean(cpu['off']) / 3 * 1e3:.0f} ns per I/O untraced")
 
 
 def main() -> None:
