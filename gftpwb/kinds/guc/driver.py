@@ -192,6 +192,11 @@ def summarize_error(stderr_lines: list[str]) -> str:
     return "\n".join(seen[:20])
 
 
+# guc -dbg's lines for every data buffer ("reading into data buffer 0x..., maximum length N", "data
+# callback, no error, buffer 0x..., length N, offset=N, eof=false"): no phase is read from them.
+DATA_DEBUG = ("debug: reading into data buffer", "debug: data callback")
+
+
 @dataclass
 class GucRun:
     """State of one guc run while its output streams in."""
@@ -205,6 +210,11 @@ class GucRun:
     #: transfers (a connection test's ``-dbg`` shows a marker of its single stripe too: not wanted).
     per_stripe: bool = False
     stripes: StripeTracker = field(default_factory=StripeTracker)
+    #: Set when gftpwb added ``-dbg`` for a trace: guc then prints two lines per data buffer (about
+    #: 8 per MiB), each of which would become an OutputLine event through the whole bus and double the
+    #: controller's CPU per GiB (BENCHMARKS.md, tracing overhead). The trace reads only the control
+    #: conversation, so those lines are kept in the record's output but not published.
+    quiet_data_debug: bool = False
 
     def feed(self, stream: str, data: bytes) -> list[ParsedItem]:
         self.captured.append(data.decode("utf-8", errors="replace"))
@@ -221,6 +231,8 @@ class GucRun:
                 self.last_progress = item
             elif isinstance(item, TextLine) and item.stream == "stderr":
                 self.stderr_lines.append(item.text)
+                if self.quiet_data_debug and item.text.startswith(DATA_DEBUG):
+                    out.pop()
                 if self.per_stripe:
                     out.extend(self.stripes.feed_line(item.text))  # -dbg: per-stripe performance markers
         return out
