@@ -227,7 +227,7 @@ def guc_bench(n: int, length: str, base: Path, rate: str, loopback: bool) -> Non
            "MiB/s", values, sizes, moved, cpu, "s per GiB (guc + controller)", loads)
 
 
-def worker_bench(n: int, files: int) -> None:
+def worker_bench(n: int, files: int, levels: tuple[str, ...] = LEVELS) -> None:
     import subprocess
 
     from gftpwb.kinds.gfapi.run.worker_build import CFLAGS, source_bytes
@@ -236,12 +236,12 @@ def worker_bench(n: int, files: int) -> None:
     try:
         (work / "w.c").write_bytes(source_bytes())
         subprocess.run(["cc", *CFLAGS, "-o", str(work / "w"), str(work / "w.c")], check=True)
-        values: dict[str, list[float]] = {level: [] for level in LEVELS}
-        sizes: dict[str, list[tuple]] = {level: [] for level in LEVELS}
-        moved: dict[str, list[int]] = {level: [] for level in LEVELS}
-        cpu: dict[str, list[float]] = {level: [] for level in LEVELS}  # worker CPU (user + system) µs per file
+        values: dict[str, list[float]] = {level: [] for level in levels}
+        sizes: dict[str, list[tuple]] = {level: [] for level in levels}
+        moved: dict[str, list[int]] = {level: [] for level in levels}
+        cpu: dict[str, list[float]] = {level: [] for level in levels}  # worker CPU (user + system) µs per file
         loads = [loadavg()]
-        for r, order in rounds(LEVELS, n):
+        for r, order in rounds(levels, n):
             for level in order:
                 trace = work / "t.bin"
                 trace.unlink(missing_ok=True)
@@ -273,19 +273,24 @@ def worker_bench(n: int, files: int) -> None:
         shutil.rmtree(work, ignore_errors=True)
     report(f"gfapi worker alone (no gftpwb), POSIX on /dev/shm, seq-wr, 4 threads x {files} files of 4 KiB "
            "(files/s of the threads)", "files/s", values, sizes, moved, cpu, "µs per file (worker)", loads)
+    if "io" not in cpu:
+        return
     per_event = (statistics.fmean(cpu["io"]) - statistics.fmean(cpu["off"])) / 3 * 1e3  # open, write, close
     print(f"\nio: {per_event:+.0f} ns of worker CPU per I/O event (3 events a file), against "
           f"{statistics.fmean(cpu['off']) / 3 * 1e3:.0f} ns per I/O untraced")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=10)
-    parser.add_argument("--files", type=int, default=2000)
-    parser.add_argument("--guc-length", default="256M")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--rounds", "--pairs", type=int, default=10,
+                        help="rounds (each level once, order rotated; with off and one level: pairs)")
+    parser.add_argument("--files", type=int, default=2000, help="files per gfapi thread (4 threads)")
+    parser.add_argument("--guc-length", default="256M", help="bytes per guc transfer")
     parser.add_argument("--skip-guc", action="store_true")
     parser.add_argument("--skip-gfapi", action="store_true")
     parser.add_argument("--worker", action="store_true", help="also the worker alone, off against io")
+    parser.add_argument("--worker-levels", default="off,run,io", help="the levels of --worker (off first)")
     parser.add_argument("--cpus", default="1", help="pin the bench and everything it starts to these CPUs, as "
                         "taskset -c; empty: no pinning")
     parser.add_argument("--rate", default="400mbit", help="guc: tc tbf rate of the namespace host's link")
@@ -300,7 +305,10 @@ def main() -> None:
         if not args.skip_guc:
             guc_bench(args.rounds, args.guc_length, base, args.rate, args.loopback_guc)
         if args.worker:
-            worker_bench(args.rounds, args.files)
+            levels = tuple(args.worker_levels.split(","))
+            if levels[0] != "off" or not set(levels) <= set(LEVELS) or len(levels) < 2:
+                parser.error("--worker-levels: off first, then run and/or io")
+            worker_bench(args.rounds, args.files, levels)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     print(f"\nload average at the end {loadavg()}")
