@@ -289,7 +289,7 @@ def main() -> None:
     parser.add_argument("--guc-length", default="256M", help="bytes per guc transfer")
     parser.add_argument("--skip-guc", action="store_true")
     parser.add_argument("--skip-gfapi", action="store_true")
-    parser.add_argument("--worker", action="store_true", help="also the worker alone, off against io")
+    parser.add_argument("--worker", action="store_true", help="also the worker alone (no gftpwb), at --worker-levels")
     parser.add_argument("--worker-levels", default="off,run,io", help="the levels of --worker (off first)")
     parser.add_argument("--cpus", default="1", help="pin the bench and everything it starts to these CPUs, as "
                         "taskset -c; empty: no pinning")
