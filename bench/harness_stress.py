@@ -274,8 +274,11 @@ def sampler_rates(repeats: int = 5, long_s: float = 10.0) -> list[tuple[str, flo
         return children_cpu() - before
 
     rows = []
-    for name in ("cpu", "tcp (ss -p)", "tcp, processes [*] (no -p)", "cpu + tcp (the stress scenarios)"):
-        monitors = COST_MONITORS[name]
+    kinds = {"cpu": COST_MONITORS["cpu"], "tcp (ss -p)": COST_MONITORS["tcp (ss -p)"],
+             "tcp, processes [*] (no -p)": COST_MONITORS["tcp, processes [*] (no -p)"],
+             "cpu + tcp (ss -p), as the stress scenarios": [Monitor("m", "cpu"), Monitor("n", "tcp")],
+             "cpu + tcp, processes [*]": [Monitor("m", "cpu"), Monitor("n", "tcp", processes=("*",))]}
+    for name, monitors in kinds.items():
         short = statistics.fmean(life(monitors, 0.5) for _ in range(repeats))
         long_ = statistics.fmean(life(monitors, long_s + 0.5) for _ in range(2))
         rows.append((name, 1000 * short, 1000 * (long_ - short) / long_s))
