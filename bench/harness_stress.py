@@ -13,8 +13,8 @@ Measured, side by side in one invocation:
 
 * **overhead**: ``--pairs`` pairs of runs with monitors on and off, interleaved (on-off, off-on,
   ...), so drift in the machine's load hits both alike. Throughput is the copies' "together" figure
-  (all bytes over first start to last end, ``aggregates.jsonl``). Reported: medians, the median of
-  the paired ratios, the change of the means with Welch's t-test (p) and its 95 % interval.
+  (all bytes over first start to last end, ``aggregates.jsonl``). Reported: medians, the mean of the
+  paired ratios with its 95 % interval, paired t and Wilcoxon p, and Welch's test with its interval.
 * **sampler CPU**: the sampler processes (``gftpwb-sampler``, one per host) are read from /proc
   while they run: user + system time of the shell and its reaped children (``cat``, ``ss``,
   ``sleep``) over its lifetime, as a share of one core.
@@ -291,18 +291,6 @@ def cpu_seconds(pid: int) -> float:
     return sum(int(info[0][i]) for i in (11, 12, 13, 14)) / CLK_TCK
 
 
-def welch(on: list[float], off: list[float]) -> tuple[float, float, float, float]:
-    """(change of the means in %, p, 95 % interval low and high in %) by Welch's t-test."""
-    m_on, m_off = statistics.fmean(on), statistics.fmean(off)
-    v_on, v_off = statistics.variance(on) / len(on), statistics.variance(off) / len(off)
-    p = stats.ttest_ind(on, off, equal_var=False).pvalue
-    se = math.sqrt(v_on + v_off)
-    df = (v_on + v_off) ** 2 / (v_on ** 2 / (len(on) - 1) + v_off ** 2 / (len(off) - 1))
-    half = stats.t.ppf(0.975, df) * se
-    diff = m_on - m_off
-    return 100 * diff / m_off, float(p), 100 * (diff - half) / m_off, 100 * (diff + half) / m_off
-
-
 def overhead(name: str, on_path: Path, off_path: Path, work: Path, pairs: int, copies: int,
              namespaces: dict[int, str]) -> list[Trial]:
     trials: list[Trial] = []
@@ -322,12 +310,9 @@ def overhead(name: str, on_path: Path, off_path: Path, work: Path, pairs: int, c
 def report(name: str, trials: list[Trial], copies: int) -> None:
     on = [t.throughput_mib_s for t in trials if t.monitors]
     off = [t.throughput_mib_s for t in trials if not t.monitors]
-    ratios = [a.throughput_mib_s / b.throughput_mib_s for a, b in
-              zip([t for t in trials if t.monitors], [t for t in trials if not t.monitors], strict=True)]
-    change, p, low, high = welch(on, off)
+    change = compare(on, off)  # trials alternate on/off within each pair: index i of each is pair i
     print(f"| {name} | {len(on)} | {copies}/{copies} | {statistics.median(off):.0f} ({min(off):.0f}-{max(off):.0f}) | "
-          f"{statistics.median(on):.0f} ({min(on):.0f}-{max(on):.0f}) | {statistics.median(ratios):.3f} | "
-          f"{change:+.1f} % | {p:.2f} | {low:+.1f} .. {high:+.1f} % |")
+          f"{statistics.median(on):.0f} ({min(on):.0f}-{max(on):.0f}) | {change.row()} |")
 
 
 
@@ -545,6 +530,8 @@ def main() -> None:
                         "connection off the control ports; ss runs without -p)")
     parser.add_argument("--keep", action="store_true", help="keep the results directories (default: removed)")
     args = parser.parse_args()
+    if min(args.pairs, args.cost_pairs, args.shaped_pairs) < 2:
+        parser.error("--pairs, --cost-pairs and --shaped-pairs need at least 2 (an interval needs two pairs)")
     parts = set(args.parts.split(","))
     if parts - PARTS:
         parser.error(f"unknown part(s) {sorted(parts - PARTS)}; the parts are {', '.join(sorted(PARTS))}")
@@ -623,8 +610,8 @@ def stress_part(args: argparse.Namespace, work: Path, status, loop: str) -> None
             results[name] = overhead(name, on_path, off_path, work, args.pairs, copies, namespaces)
         print(f"\nloadavg at the end: {os.getloadavg()}")
         print("\n| scenario | pairs | copies journaled | off: median MiB/s (range) | on: median MiB/s (range) | "
-              "median on/off (paired) | change of means | Welch p | 95 % interval |")
-        print("|---|---|---|---|---|---|---|---|---|")
+              + HEADER[0][2:])
+        print("|---|---|---|---|---|---|---|---|")
         for name, _on, _off, copies, _ns in scenarios:
             report(name, results[name], copies)
         print("\n| Ctrl-C while every copy runs | exit | copies journaled | statuses | left behind (pgrep) |")
