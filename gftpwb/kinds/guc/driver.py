@@ -9,7 +9,7 @@ before guc starts to its exit (what tgftp reports, but not truncated to whole se
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gftpwb.core.output import Outcome
 from gftpwb.core.rates import mib_per_s
@@ -195,6 +195,7 @@ def summarize_error(stderr_lines: list[str]) -> str:
 # guc -dbg's lines for every data buffer ("reading into data buffer 0x..., maximum length N", "data
 # callback, no error, buffer 0x..., length N, offset=N, eof=false"): no phase is read from them.
 DATA_DEBUG = ("debug: reading into data buffer", "debug: data callback")
+FILE_START = "Source: "  # guc -vb's first line about each file it transfers
 
 
 @dataclass
@@ -215,6 +216,11 @@ class GucRun:
     #: controller's CPU per GiB (BENCHMARKS.md, tracing overhead). The trace reads only the control
     #: conversation, so those lines are kept in the record's output but not published.
     quiet_data_debug: bool = False
+    #: A multi-file transfer (``-r``, ``-f``): guc's byte count starts again at 0 with every file, after
+    #: the file's ``Source:`` line. The earlier files' bytes are added, so the run's progress (live
+    #: views, samples, the bytes of a stopped run) counts the whole transfer and a new file is not a stall.
+    files_done_bytes: int = 0
+    _file_bytes: int = 0
 
     def feed(self, stream: str, data: bytes) -> list[ParsedItem]:
         self.captured.append(data.decode("utf-8", errors="replace"))
@@ -226,10 +232,16 @@ class GucRun:
     def _track(self, items: list[ParsedItem]) -> list[ParsedItem]:
         out: list[ParsedItem] = []
         for item in items:
-            out.append(item)
             if isinstance(item, ProgressSample) and item.channel is None:
+                self._file_bytes = item.bytes
+                if self.files_done_bytes:
+                    item = replace(item, bytes=self.files_done_bytes + item.bytes)
                 self.last_progress = item
-            elif isinstance(item, TextLine) and item.stream == "stderr":
+            elif isinstance(item, TextLine) and item.stream == "stdout" and item.text.startswith(FILE_START):
+                self.files_done_bytes += self._file_bytes  # the file before it is done: its last count
+                self._file_bytes = 0
+            out.append(item)
+            if isinstance(item, TextLine) and item.stream == "stderr":
                 self.stderr_lines.append(item.text)
                 if self.quiet_data_debug and item.text.startswith(DATA_DEBUG):
                     out.pop()
