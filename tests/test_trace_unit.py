@@ -434,3 +434,18 @@ def test_monitor_samples_go_alongside_traced_runs():
     (record,) = builder.feed(sample)
     assert (record["name"], record["host"], record["track"], record["ts"], record["values"]) == (
         "monitor.cpu", "h1", "monitor cpu", 2_000_000_000, {"busy_pct": 50.0})
+
+
+def test_a_local_io_trace_is_read_and_removed_without_a_pipe(tmp_path):
+    """The gfapi runner takes a worker's trace file on this machine directly: its bytes when the run
+    was at io, nothing when it never was; the file is gone afterwards either way."""
+    from gftpwb.kinds.gfapi.run.runner import _take_file
+
+    path = tmp_path / "t.bin"
+    path.write_bytes(b"x" * 96)
+    assert _take_file(str(path), True) == b"x" * 96 and not path.exists()
+    path.write_bytes(b"x" * 64)
+    assert _take_file(str(path), False) == b"" and not path.exists()
+    assert _take_file(str(path), False) == b""  # never created: nothing to take
+    with pytest.raises(FileNotFoundError):
+        _take_file(str(path), True)
