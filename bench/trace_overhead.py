@@ -223,6 +223,7 @@ def guc_bench(n: int, length: str, base: Path, rate: str, loopback: bool) -> Non
             loads.append(loadavg())
     finally:
         lab.down()
+        shutil.rmtree(lab.state_dir, ignore_errors=True)
     report(f"guc, {what}, -p 2, {length} per transfer (MiB/s incl. set-up; io = run for guc: no per-I/O hook)",
            "MiB/s", values, sizes, moved, cpu, "s per GiB (guc + controller)", loads)
 
