@@ -384,8 +384,8 @@ async def test_autotune_view_ranks_marks_ties_dims_eliminated_and_saves_the_line
             "leader", "tied with #1 (within 20 MB/s)", "eliminated after 4", "eliminated after 7"]
         assert rows[CANDIDATES[2]][2:5] == ["1180.0", "±7", "5"]
         # the notes under the table (wrapped), so the table needs no sideways scrolling at 80 columns
-        assert str(app.query_one("#tune-notes").render()).replace("\n", " ").split() == \
-            "#4 2 failed; guc failed: 500 Command failed".split()
+        notes = str(app.query_one("#tune-notes").render())
+        assert " ".join(notes.split()) == "#4 2 failed; guc failed: 500 Command failed"
         table = app.query_one("#ranking", LiveTable)
         assert table.virtual_size.width <= table.size.width and SIZE[0] == 80
         styles = {key: table.row_cells(key)[1].style for key in table.keys}
