@@ -87,7 +87,17 @@ async def test_stop_records_the_run_in_flight_as_interrupted_and_runs_nothing_mo
     monkeypatch.setenv("FAKE_GUC_CHILD_PID", str(child_file))
     bus, events = collect()
     executor = Executor(bus, kill_grace_s=1.0)
-    bus.subscribe(lambda e: asyncio.get_running_loop().call_later(0.5, executor.stop)
+
+    async def stop_once_the_child_exists() -> None:
+        # Stop only after the fake guc has started its child: a fixed delay lost that race on a loaded machine.
+        for _ in range(600):
+            if child_file.exists() and child_file.read_text().strip():
+                break
+            await asyncio.sleep(0.05)
+        executor.stop()
+
+    stoppers: list[asyncio.Task] = []
+    bus.subscribe(lambda e: stoppers.append(asyncio.get_running_loop().create_task(stop_once_the_child_exists()))
                   if isinstance(e, RunStarted) else None)
     summary = await executor.run([spec("a/0"), spec("a/1")], results_dir="r", scenario="s")
     records = [e.record for e in events if isinstance(e, RunFinished)]
