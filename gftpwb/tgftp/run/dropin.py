@@ -4,9 +4,12 @@ Scripts that call tgftp 0.7.0 keep working, checked against the real script by t
 guc argv (gftpwb.tgftp.model reproduces the three passes through bash that tgftp's values took),
 screen output (guc's output as it comes, the text comment, ``N MB/s``, ``tgftp: please see "LOG" for
 details.``), tag log in the current directory, and exit codes (0; 1 when guc failed or timed out;
-64 usage; 130 interrupted (143 by SIGTERM, 129 by SIGHUP, as ``gftpwb run``); and gftpwb's own 69
-for shell code in a URL or guc parameter that only a shell could evaluate). A batchfile runs each
-execution the way tgftp's child did, in this process.
+64 usage; 130 interrupted; and gftpwb's own 69 for shell code in a URL or guc parameter that only a
+shell could evaluate). A signal ends the drop-in as it ended tgftp (:func:`end_like_tgftp`: killed by
+it, except a single test at Ctrl-C), after the run in flight is recorded and guc is stopped.
+A batchfile runs each execution the way tgftp's child did, in this process.
+Passwords in URLs (``ftp://user:pw@host/``) are masked in the tag logs (``ftp://user:***@host/``)
+unless ``GFTPWB_TGFTP_FAITHFUL_LOGS=1`` asks for tgftp's verbatim logs; guc always gets the real URL.
 Underneath it is gftpwb's executor: guc runs as an argv list in its own process group, timed with a
 monotonic clock, and a timeout kills the whole group. Deliberate differences (tgftp's bugs B1, B2
 and B5, CRLF batchfiles, ...) are listed in docs/tgftp-compat.md and in tests/compat/allowlist.py.
@@ -25,14 +28,16 @@ from datetime import datetime
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.commands import Command
-from gftpwb.core.errors import EXIT_STOPPED_BY
+from gftpwb.core.errors import EXIT_STOPPED_BY, EnvironmentProblem, GftpwbError
 from gftpwb.core.events import Event, Notice, RunFinished
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, ResultRecord
 from gftpwb.core.specs import RunSpec
 from gftpwb.kinds.guc.driver import run_details
 from gftpwb.kinds.guc.model import GucOptions
+from gftpwb.shell import frontend
 from gftpwb.shell.context import RunContext
 from gftpwb.shell.executor import Executor
+from gftpwb.shell.sinks.taglogs import write_taglog
 from gftpwb.tgftp.args import (
     EX_FAILED,
     EX_INTERRUPTED,
@@ -58,7 +63,12 @@ from gftpwb.tgftp.model import (
     tgftp_command_text,
 )
 from gftpwb.tgftp.run.migrate import shell_env
-from gftpwb.tgftp.taglog import format_taglog, size_and_rate
+from gftpwb.tgftp.taglog import size_and_rate
+
+# Set to 1 for tag logs exactly as tgftp wrote them, passwords in URLs included; by default they are
+# masked. A variable, not an option: tgftp's command line stays tgftp's, and batch executions see it too.
+FAITHFUL_LOGS_VAR = "GFTPWB_TGFTP_FAITHFUL_LOGS"
+_YES, _NO = ("1", "yes", "true", "on"), ("", "0", "no", "false", "off")
 
 
 class Screen:
@@ -119,14 +129,22 @@ def run_tgftp_autotune(source: str, target: str, guc_params: list[str]) -> int:
     when no configuration reached the margin) and exits 0; the transfers are journaled in a results
     directory instead of 370 hidden logs in the current directory (named on stderr).
     """
-    from gftpwb.core.errors import GftpwbError
-    from gftpwb.shell import results_dir as rd
-    from gftpwb.tgftp.run.autotune import SCENARIO_NAME
+    from gftpwb.core.plan import plan
+    from gftpwb.tgftp.run.autotune import autotune_scenario
     from gftpwb.tgftp.run.autotune import run_tgftp_autotune as autotune
 
     if guc_params:
         _err(f"tgftp: guc parameters are not used with --auto-tune (as in tgftp): {' '.join(guc_params)}")
-    directory = rd.new_results_dir(rd.DEFAULT_BASE, SCENARIO_NAME)
+    try:
+        scenario = autotune_scenario(source, target)
+        frontend.preflight(plan(scenario))  # 370 transfers of guc: refuse at once when it is missing
+        directory = frontend.results_dir(scenario)
+    except EnvironmentProblem as exc:
+        _err(f"tgftp: {exc}")
+        return exc.exit_code
+    except GftpwbError as exc:
+        _err(f"tgftp: {exc}")
+        return EX_USAGE
     _err(f"tgftp: auto-tuning {source} -> {target} (37 configurations x 10 transfers of 4 GiB); "
          f"results in {directory}")
     try:
@@ -135,13 +153,14 @@ def run_tgftp_autotune(source: str, target: str, guc_params: list[str]) -> int:
         _err(f"tgftp: {exc}")
         return EX_USAGE
     if result.interrupted:
-        return EX_INTERRUPTED
+        return frontend.exit_code(result.summary)  # 130, 143 or 129: end_like_tgftp dies by that signal
     _out(result.line)
     return EX_OK
 
 
 # Ctrl-C, SIGTERM, and SIGHUP (the terminal or SSH session went away): tgftp trapped only SIGINT
-# and died on the others with guc left running and no log; the drop-in stops like ``gftpwb run``.
+# and died on the others with guc left running and no log; the drop-in stops like ``gftpwb run``
+# (guc stopped, the run recorded), then ends as tgftp did (end_like_tgftp).
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # What run_single returns when a signal stopped it: the batch stops there too.
 STOPPED = frozenset({EX_INTERRUPTED, *EXIT_STOPPED_BY.values()})
@@ -150,10 +169,11 @@ STOPPED = frozenset({EX_INTERRUPTED, *EXIT_STOPPED_BY.values()})
 
 
 def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]], screen: Screen,
-               runners: dict | None = None) -> tuple[list[ResultRecord], int | None]:
-    """Run specs with the executor: the records, and None or the exit status of a stop. Ctrl-C,
-    SIGTERM and SIGHUP stop after recording the run in flight, as under ``gftpwb run``: the record says
-    which signal it was, and the status is 130, 143 or 129 (:data:`~gftpwb.core.errors.EXIT_STOPPED_BY`)."""
+               runners: dict | None = None, masked: bool = True) -> tuple[list[ResultRecord], int | None]:
+    """Run specs with the executor: the records (passwords masked unless ``masked=False``), and None or
+    the exit status of a stop. Ctrl-C, SIGTERM and SIGHUP stop after recording the run in flight, as
+    under ``gftpwb run``: the record says which signal it was, and the status is the front end's 130,
+    143 or 129 (:func:`gftpwb.shell.frontend.exit_code`), which :func:`end_like_tgftp` turns into tgftp's end."""
 
     async def go() -> tuple[list[ResultRecord], int | None]:
         bus = EventBus()
@@ -161,7 +181,7 @@ def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]],
         bus.subscribe(lambda e: records.append(e.record) if isinstance(e, RunFinished) else None)
         for subscriber in subscribers:
             bus.subscribe(subscriber)
-        executor = Executor(bus, tee=screen.raw, runners=runners)
+        executor = Executor(bus, tee=screen.raw, runners=runners, mask_events=masked)
         loop = asyncio.get_running_loop()
         for sig in _STOP_SIGNALS:
             loop.add_signal_handler(sig, executor.stop, signal.Signals(sig).name)
@@ -170,9 +190,7 @@ def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]],
         finally:
             for sig in _STOP_SIGNALS:
                 loop.remove_signal_handler(sig)
-        if not summary.interrupted:
-            return records, None
-        return records, EXIT_STOPPED_BY.get(summary.stopped_by, EX_INTERRUPTED)
+        return records, frontend.exit_code(summary) if summary.interrupted else None
 
     return asyncio.run(go())
 
@@ -230,8 +248,10 @@ async def _not_run(ctx: RunContext, spec: RunSpec) -> ResultRecord:
                      seconds=0.0, exit_code=125)
 
 
-def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, env: dict[str, str]) -> int:
-    """One test, as tgftp 0.7.0's single-test mode (also each execution of a batchfile)."""
+def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, env: dict[str, str],
+               masked: bool = True) -> int:
+    """One test, as tgftp 0.7.0's single-test mode (also each execution of a batchfile). Its tag log has
+    passwords in URLs masked unless ``masked=False`` (:func:`faithful_logs`)."""
     name = os.path.basename(program)
     log_name = args.value("--log-filename")
     if log_name and os.path.exists(log_name) and "--force-log-overwrite" not in args.flags:
@@ -255,7 +275,7 @@ def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, e
 
         runners = {spec.kind: with_commands(_not_run)}
     records, stopped = _run_specs([spec], [lambda e: notices.append(e.text) if isinstance(e, Notice) else None],
-                                  screen, runners)
+                                  screen, runners, masked)
     for text in notices:
         screen.err(f"gftpwb: {text}")
     record = records[-1] if records else None
@@ -269,9 +289,10 @@ def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, e
     if is_text_comment(args.value("--log-comment")):
         for line in comment_echo(args.value("--log-comment")):
             screen.out(line)
-    problem = write_log(path, format_taglog(record))
-    if problem:
-        screen.err(f"gftpwb: cannot write the logfile \"{path}\": {problem}")
+    try:
+        write_taglog("", record, path=path, masked=masked)
+    except OSError as exc:
+        screen.err(f"gftpwb: cannot write the logfile \"{path}\": {exc.strerror or exc}")
     if stopped or record.status == INTERRUPTED:
         screen.err(f'\n{name}: "globus-url-copy" was interrupted.')
         return stopped or EX_INTERRUPTED
@@ -288,16 +309,6 @@ def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, e
     screen.release()
     screen.out(f'\n{name}: please see "{path}" for details.')
     return EX_OK
-
-
-def write_log(path: str, text: str) -> str:
-    """Write a tag log where tgftp would (the name, relative to the current directory); "" when done."""
-    try:
-        with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
-            handle.write(text)
-    except OSError as exc:
-        return str(exc.strerror or exc)
-    return ""
 
 
 # --- batch mode -----------------------------------------------------------------------------------
@@ -432,9 +443,44 @@ def _logged_rate(child_argv: list[str]) -> int | None:
 # --- entry points ---------------------------------------------------------------------------------
 
 
+def faithful_logs(environ: dict[str, str] | os._Environ[str], screen: Screen) -> bool:
+    """Whether ``GFTPWB_TGFTP_FAITHFUL_LOGS`` asks for tag logs as tgftp wrote them (passwords in URLs
+    verbatim). Any value but yes/no words is warned about and leaves the logs masked."""
+    value = environ.get(FAITHFUL_LOGS_VAR, "").strip().lower()
+    if value in _YES:
+        return True
+    if value not in _NO:
+        screen.err(f"gftpwb: warning: {FAITHFUL_LOGS_VAR}={environ[FAITHFUL_LOGS_VAR]!r} is neither 1 nor 0: "
+                   "passwords in URLs stay masked in the tag logs")
+    return False
+
+
+# A stop's exit status (gftpwb.shell.frontend.exit_code) -> the signal behind it.
+_SIGNAL_OF = {code: signal.Signals[name] for name, code in EXIT_STOPPED_BY.items()}
+
+
+def end_like_tgftp(code: int, mode: str) -> int:
+    """End the process as tgftp 0.7.0 ended after a signal (measured against the real script, see
+    tests/test_dropin_signals.py): a single test stopped by Ctrl-C exits 130 after writing its log;
+    everything else tgftp did not survive, so the drop-in, once the run in flight is recorded and guc
+    stopped, kills itself with the same signal (a shell shows 128+n, a parent sees the signal).
+    Returns ``code`` when no signal stopped the run."""
+    sig = _SIGNAL_OF.get(code)
+    if sig is None or (sig == signal.SIGINT and mode not in ("batch", "auto-tune")):
+        return code
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    signal.signal(sig, signal.SIG_DFL)
+    os.kill(os.getpid(), sig)
+    return code  # not reached: the default action of these signals ends the process
+
+
 def tgftp_main(argv: list[str], program: str = "tgftp", screen: Screen | None = None,
-               env: dict[str, str] | None = None) -> int:
-    """tgftp 0.7.0's command line; returns its exit status. ``program`` is tgftp's ``$0``."""
+               env: dict[str, str] | None = None, *, as_process: bool = False) -> int:
+    """tgftp 0.7.0's command line; returns its exit status. ``program`` is tgftp's ``$0``. With
+    ``as_process`` (the ``tgftp`` and ``gftpwb tgftp`` commands, not a batch's executions) a signal
+    ends the process as it ended tgftp (:func:`end_like_tgftp`)."""
     screen = screen or Screen()
     env = env if env is not None else shell_env()
     name = os.path.basename(program)
@@ -455,14 +501,17 @@ def tgftp_main(argv: list[str], program: str = "tgftp", screen: Screen | None = 
     if args.action == "version":
         screen.out(version_text(name))
         return EX_OK
+    masked = not faithful_logs(os.environ, screen)  # a batch's executions read it again, quietly
     if args.mode == "batch":
-        return run_batch(args.batchfile or "", program, screen, env)
-    if args.mode == "auto-tune":
-        return run_tgftp_autotune(args.source, args.target, args.guc_params)
-    return run_single(args, program, argv, screen, env)
+        code = run_batch(args.batchfile or "", program, screen, env)
+    elif args.mode == "auto-tune":
+        code = run_tgftp_autotune(args.source, args.target, args.guc_params)
+    else:
+        code = run_single(args, program, argv, screen, env, masked=masked)
+    return end_like_tgftp(code, args.mode) if as_process else code
 
 
 def main() -> None:
     """The ``tgftp`` console script."""
     with contextlib.suppress(BrokenPipeError):
-        sys.exit(tgftp_main(sys.argv[1:], program=sys.argv[0] or "tgftp"))
+        sys.exit(tgftp_main(sys.argv[1:], program=sys.argv[0] or "tgftp", as_process=True))
