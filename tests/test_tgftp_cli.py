@@ -5,6 +5,7 @@ real guc and server are in test_real_migration.py."""
 import ast
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -346,3 +347,13 @@ def test_end_like_tgftp_returns_codes_that_are_not_signals_and_130_of_a_single_t
         assert end_like_tgftp(code, "batch") == code
     assert end_like_tgftp(130, "single") == 130 and end_like_tgftp(130, "connection-test") == 130
     # the other cases kill the process: tests/compat/test_compat_signals.py and test_real_migration.py
+
+
+def test_auto_tune_without_guc_is_refused_at_once_by_the_front_end_preflight(tmp_path):
+    """tgftp -a would run 370 transfers that all fail; the drop-in asks frontend.preflight first (exit 3)."""
+    environ = {**os.environ, "PATH": str(tmp_path)}  # no globus-url-copy anywhere
+    out = subprocess.run([str(BIN / "tgftp"), "-s", "ftp://a/dev/zero", "-t", "ftp://b/dev/null", "-a"],
+                         capture_output=True, text=True, cwd=tmp_path, env=environ, timeout=60)
+    assert out.returncode == 3, out.stderr
+    assert "globus-url-copy not found in PATH" in out.stderr and "Traceback" not in out.stderr
+    assert not (tmp_path / "results").exists()  # refused before a results directory was made
