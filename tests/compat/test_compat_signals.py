@@ -149,6 +149,8 @@ def test_a_signal_ends_the_drop_in_as_it_ended_tgftp(mode, sig, lab, tmp_path):
     assert ours.returncode == theirs.returncode, (theirs, ours)
     assert ours.left == [], f"the drop-in left processes running: {ours.left}"
     assert "Traceback" not in ours.stderr, ours.stderr
+    last = 'tgftp: please see "s.log" for details.'  # tgftp went on to its last line after a Ctrl-C
+    assert ours.stdout.rstrip("\n").endswith(last) == theirs.stdout.rstrip("\n").endswith(last), (theirs, ours)
     causes = logged_causes(directory, mode)
     assert causes, f"nothing in the drop-in's records says it was interrupted ({mode})"
     if mode == "auto-tune":

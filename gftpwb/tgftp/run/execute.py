@@ -232,6 +232,8 @@ def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, e
         screen.err(f"gftpwb: cannot write the logfile \"{path}\": {exc.strerror or exc}")
     if stopped or record.status == INTERRUPTED:
         screen.err(f'\n{name}: "globus-url-copy" was interrupted.')
+        if (stopped or EX_INTERRUPTED) == EX_INTERRUPTED:  # tgftp survived a Ctrl-C and went on to its last line
+            screen.out(f'\n{name}: please see "{path}" for details.')
         return stopped or EX_INTERRUPTED
     if record.status != PASSED:
         if record.error:
