@@ -125,12 +125,22 @@ def test_disk_to_disk_files_are_made_moved_verified_and_removed(shaped_lab, tmp_
   - id: short
     kind: guc
     source: file://{base}/src2/
-    target: ftp://{h2}:2811{base}/dst2/
+    target: ftp://{h2}:2811{base}/deep/er/dst2/
     extra_args: [-len, "1000"]
     files: {{size: 64K, count: 2, transfer: list, content: sparse}}
+  - id: closed
+    kind: guc
+    source: ftp://{h1}:2811{base}/src3/
+    target: ftp://{h2}:2811{tmp_path}/dst3/
+    files: {{size: 64K, count: 1}}
 """, expect=1)
-    mem, *probe, disk, short = records
-    assert (mem.status, disk.status, short.status) == (PASSED, PASSED, "failed")
+    mem, *probe, disk, short, closed = records
+    assert (mem.status, disk.status, short.status, closed.status) == (PASSED, PASSED, "failed", "failed")
+    # pytest's tmp_path is under a 0700 directory: the servers (nobody) could not reach it; said before guc runs
+    unreachable = re.match(r"(\S+) on h2 is mode 0700 \(owner root\): other users cannot pass through it", closed.error)
+    assert unreachable and str(tmp_path).startswith(unreachable[1]) and "the transfer was not started" in closed.error
+    assert not Path(f"{base}/src3").exists()  # the source side's files and directory: removed again
+    assert not Path(f"{base}/deep").exists()  # the parents mkdir -p made for dst2: removed with it
     # the disk probe: the gfapi kind's POSIX worker, 2 O_DIRECT threads (the streams) on each end, first
     assert [(r.run_id, r.kind, r.host, r.status) for r in probe] == [
         (f"disk/probe/{step}", "gfapi", host, PASSED) for step, host in (

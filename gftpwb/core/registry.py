@@ -138,6 +138,36 @@ class ReportTable:
 
 
 @dataclass(frozen=True)
+class DerivedFigure:
+    """A number a kind computes across cases (guc's efficiency against its iperf3 baseline, a stripe's
+    median rate), as one row of ``report --csv``: the case it belongs to, the figure's name and unit,
+    how many runs it rests on, the statistic (``"mean"``: a ratio of means, ``"median"``) and its
+    value with its 95 % interval, if any."""
+
+    test_id: str
+    case: int
+    kind: str
+    params_text: str
+    figure: str  # "efficiency.rate_guc_avg_mib_s", "stripe[0].mib_s"
+    unit: str  # "ratio", "MiB/s"
+    n: int
+    statistic: str  # "mean" or "median": the CSV column the value goes in
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """A report table as data for ``report --json`` (``rows``: JSON objects with numbers, not text)
+    and ``report --csv`` (``figures``); ``name`` is its key in the JSON (``efficiency``)."""
+
+    name: str
+    rows: tuple[dict[str, Any], ...]
+    figures: tuple[DerivedFigure, ...] = ()
+
+
+@dataclass(frozen=True)
 class ReportSection:
     """A part of the end-of-run report. Kinds that name the same section (guc and connection tests)
     are tabulated together; sections appear in ``order``. ``tables`` turns the records of the
@@ -157,6 +187,12 @@ class ReportSection:
     #: :class:`gftpwb.core.samples.RunSamples`.
     charts: Callable[[Sequence[ResultRecord], Any], list[Any]] | str | None = None
 
+    #: The section's tables that are more than the cases' statistics, as data for ``report --json``
+    #: and ``--csv``: ``data(records, cases) -> list[ReportData]`` (pure), or its ``"module:attribute"``;
+    #: ``cases`` are the section's :class:`gftpwb.core.summary.CaseSummary`, already computed (their
+    #: statistics are the expensive part of a large report).
+    data: Callable[[Sequence[ResultRecord], Sequence[Any]], list[ReportData]] | str | None = None
+
     def build(self, records: Sequence[ResultRecord]) -> list[ReportTable]:
         make = registry().resolve(self.tables) if isinstance(self.tables, str) else self.tables
         return make(records)
@@ -166,6 +202,12 @@ class ReportSection:
             return []
         make = registry().resolve(self.charts) if isinstance(self.charts, str) else self.charts
         return make(records, samples)
+
+    def build_data(self, records: Sequence[ResultRecord], cases: Sequence[Any]) -> list[ReportData]:
+        if self.data is None:
+            return []
+        make = registry().resolve(self.data) if isinstance(self.data, str) else self.data
+        return make(records, cases)
 
 
 # --- figures: the numbers of a kind's records that are statistics ----------------------------------

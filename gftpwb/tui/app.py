@@ -40,8 +40,9 @@ from gftpwb.shell.files import atomic_write
 from gftpwb.shell.session import PreparedRun, RunRequest, execute, prepare_run
 
 from .results_view import ResultsView
+from .run_view import RunView
 from .state import SaveText
-from .views import RunView, ScenarioView, ThreadsView, TuneView, View
+from .views import ScenarioView, ThreadsView, TuneView, View
 from .widgets import ChoiceScreen, ConfirmScreen, FilterInput
 
 VIEWS = (("scenario", "Scenario", ScenarioView), ("run", "Run", RunView), ("threads", "Threads", ThreadsView),

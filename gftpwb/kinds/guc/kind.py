@@ -42,7 +42,8 @@ from .model import GucOptions, Test
 from .plan import guc_shape, plan_transfers
 
 # guc and connection tests: one row per case with the rates of its passed runs.
-TRANSFERS = ReportSection("transfers", 20, "gftpwb.kinds.guc.report:tables")
+TRANSFERS = ReportSection("transfers", 20, "gftpwb.kinds.guc.report:tables", charts="gftpwb.kinds.guc.charts:charts",
+                          data="gftpwb.kinds.guc.report_data:data")
 GUC_PROGRAM = Program(GUC, "install the Debian package globus-gass-copy-progs (make demo does)")
 GUC_WAITING = "waiting for guc's first progress report (third-party transfers report every 5 s)"
 NO_PROGRESS = ("no live progress, elapsed time only: between two servers -vb would switch guc from stream mode "
