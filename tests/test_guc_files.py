@@ -245,3 +245,105 @@ def test_a_multi_file_transfer_counts_on_across_files_and_is_not_a_stall():
     assert stalls(series) == []
     outcome = run.outcome(0, 32.1)
     assert outcome.bytes == 3 * 2**30  # without a length, the run's bytes are all three files'
+
+
+# --- the preflight: the same check on every host before any run starts (exit 3) -------------------
+
+PREFLIGHT = """\
+  - id: disk
+    kind: guc
+    source: ftp://10.9.0.2:2811/data/src/
+    target: ftp://10.9.0.3:2811/scratch/deep/dst/
+    files: {size: 1M}
+  - id: again
+    kind: guc
+    source: file:///var/tmp/src/
+    target: ftp://10.9.0.3:2811/scratch/deep/dst/
+    files: {size: 1M}
+    repeat: 2
+  - {id: mem, kind: guc, source: ftp://10.9.0.2:2811/dev/zero, target: ftp://10.9.0.3:2811/dev/null}
+"""
+
+
+def stat_lines(modes: dict[str, str]):
+    """A scripted host answering ``stat -L -c '%a %U %n' -- PATHS`` from ``modes`` (missing: no line)."""
+    from gftpwb.shell.transports.scripted import Script
+
+    def handler(call):
+        assert call.argv[:5] == ("stat", "-L", "-c", "%a %U %n", "--"), call.argv
+        known = [p for p in call.argv[5:] if p in modes]
+        return Script.of(stdout="".join(f"{modes[p]} {p}\n" for p in known),
+                         stderr="stat: cannot statx: No such file or directory\n" if len(known) < len(call.argv) - 5
+                         else "", exit_code=0 if len(known) == len(call.argv) - 5 else 1)
+    return handler
+
+
+def scripted_hosts(answers: dict):
+    from gftpwb.shell.transports.scripted import ScriptedTransport
+
+    transports = {host: ScriptedTransport(handler, name=host) for host, handler in answers.items()}
+    return transports, transports.__getitem__
+
+
+OPEN = {"/": "755 root", "/data": "755 root", "/data/src": "755 root", "/var": "755 root", "/var/tmp": "1777 root",
+        "/scratch": "755 root"}
+
+
+def test_the_preflight_stats_each_directory_once_per_host_and_refuses_a_closed_one():
+    from gftpwb.core.errors import EnvironmentProblem
+    from gftpwb.shell import frontend
+
+    scenario = load(PREFLIGHT)
+    closed = {**OPEN, "/scratch": "750 gftp"}
+    transports, transport_for = scripted_hosts({"h1": stat_lines(OPEN), "h2": stat_lines(closed),
+                                                "local": stat_lines(OPEN)})
+    with pytest.raises(EnvironmentProblem) as refused:
+        frontend.preflight(plan(scenario), scenario.hosts, transport_for)
+    assert str(refused.value) == (
+        "test 'disk', target: /scratch on h2 is mode 0750 (owner gftp): other users cannot pass through it, and the "
+        "GridFTP server may run the transfer as another user (the lab's servers run it as nobody), which gets "
+        "\"Permission denied\"; run `chmod o+x /scratch` on h2, or put the test files under a directory every user "
+        "can reach (such as /var/tmp/gftpwb); the transfer was not started")
+    # one stat per (host, directory): the repeats and the test sharing the target ask nothing more; no mkdir,
+    # no guc: nothing but the look
+    assert [c.argv[5:] for c in transports["h1"].calls] == [("/data/src", "/data", "/")]
+    assert [c.argv[5:] for c in transports["h2"].calls] == [("/scratch/deep/dst", "/scratch/deep", "/scratch", "/")]
+    assert [c.argv[5:] for c in transports["local"].calls] == [("/var/tmp/src", "/var/tmp", "/var", "/")]
+    transports, transport_for = scripted_hosts({"h1": stat_lines(OPEN), "h2": stat_lines(OPEN),
+                                                "local": stat_lines(OPEN)})
+    frontend.preflight(plan(scenario), scenario.hosts, transport_for)  # every directory passable: runs go ahead
+
+
+def test_the_preflight_names_every_problem_and_leaves_unreachable_hosts_to_the_run():
+    from gftpwb.core.errors import EnvironmentProblem
+    from gftpwb.core.transport import StartError
+    from gftpwb.shell import frontend
+
+    def down(call):
+        raise StartError("h1: cannot connect: Connection refused")
+
+    scenario = load(PREFLIGHT)
+    _, transport_for = scripted_hosts({"h1": down, "h2": stat_lines(OPEN),
+                                       "local": stat_lines({**OPEN, "/var/tmp": "1776 root"})})
+    with pytest.raises(EnvironmentProblem, match=r"^test 'again', source: /var/tmp on local is mode 1776 "):
+        frontend.preflight(plan(scenario), scenario.hosts, transport_for)
+    _, transport_for = scripted_hosts({"h1": down, "h2": stat_lines(OPEN), "local": stat_lines(OPEN)})
+    frontend.preflight(plan(scenario), scenario.hosts, transport_for)  # h1 unreachable: its run will say so
+    _, transport_for = scripted_hosts({})
+    frontend.preflight(plan(scenario, ["mem"]), scenario.hosts, transport_for)  # no files: no host is asked
+
+
+def test_the_preflight_and_the_in_run_walk_give_the_same_message(open_dir: Path, tmp_path: Path):
+    """The real ``stat`` of this machine and the preparation's sh walk, on the same trees."""
+    from gftpwb.kinds.guc.files import reach_argv, unreachable_in_stat, walk_up
+
+    closed = open_dir / "closed"
+    closed.mkdir(mode=0o700)
+    closed.chmod(0o700)
+    for path in (f"{closed}/deep/src/", f"{tmp_path}/dst/", f"{open_dir}/fine/"):
+        walked = unreachable_text(subprocess.run(["/bin/sh", "-c", walk_up(path) + "exit 0"], capture_output=True,
+                                                 text=True).stdout, "h1")
+        looked = unreachable_in_stat(subprocess.run(list(reach_argv(path)), capture_output=True, text=True).stdout,
+                                     path, "h1")
+        assert looked == walked and (looked is None) == (path.startswith(f"{open_dir}/fine"))
+    assert [p.name for p in open_dir.iterdir()] == ["closed"] and not (tmp_path / "dst").exists()  # made nothing

@@ -123,6 +123,24 @@ class Program:
     hint: str
 
 
+@dataclass(frozen=True)
+class HostCheck:
+    """Something the preflight looks at on a host before any run of the scenario starts: run ``argv``
+    there (never through a shell; scenario values are arguments of their own) and ``problem(stdout)``
+    says what stops the runs, in words, or None when all is well. ``who`` names who asks, for the
+    message (``test 'disk', target``). Checks with the same host and argv run once. A host that
+    cannot be reached, or a check that cannot start, is left to the run, which reports it.
+
+    Why: a problem found inside a run fails that run after others may have started (exit 1); found
+    here it refuses the whole scenario with exit 3 (EXIT_ENVIRONMENT) and nothing is made or run.
+    """
+
+    host: str
+    argv: tuple[str, ...]
+    problem: Callable[[str], str | None] = field(compare=False)
+    who: str = ""
+
+
 # --- reports ----------------------------------------------------------------------------------------
 
 
@@ -339,6 +357,11 @@ class Kind(abc.ABC):
 
     def programs(self, spec: RunSpec) -> tuple[Program, ...]:
         """Programs that must be on PATH before a run of ``spec`` on this machine (the preflight)."""
+        return ()
+
+    def host_checks(self, spec: RunSpec) -> tuple[HostCheck, ...]:
+        """What the preflight runs on the hosts a run of ``spec`` uses before any run starts (guc's
+        ``files:``: that the server's user can pass every directory above the test files)."""
         return ()
 
     def endpoints(self, spec: RunSpec) -> tuple[str, ...]:

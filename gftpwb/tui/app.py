@@ -263,7 +263,7 @@ class WorkbenchApp(App[None]):
         if not only:
             raise GftpwbError(f"the filter {self.filter_text!r} matches no test")
         specs = plan(self.scenario, only if self.filter_text else ())
-        frontend.preflight(specs)
+        frontend.preflight(specs, self.scenario.hosts)
         directory = frontend.results_dir(self.scenario, self.results_base, resume=resume)
         # The headless command that repeats this run, so the results directory says how to reproduce it.
         command = frontend.repeat_command(self.scenario_path, directory, only=only if self.filter_text else (),

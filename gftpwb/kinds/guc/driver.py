@@ -192,6 +192,9 @@ def summarize_error(stderr_lines: list[str]) -> str:
     return "\n".join(seen[:20])
 
 
+# guc -dbg's lines for every data buffer ("reading into data buffer 0x..., maximum length N", "data
+# callback, no error, buffer 0x..., length N, offset=N, eof=false"): no phase is read from them.
+DATA_DEBUG = ("debug: reading into data buffer", "debug: data callback")
 FILE_START = "Source: "  # guc -vb's first line about each file it transfers
 
 
@@ -208,6 +211,11 @@ class GucRun:
     #: transfers (a connection test's ``-dbg`` shows a marker of its single stripe too: not wanted).
     per_stripe: bool = False
     stripes: StripeTracker = field(default_factory=StripeTracker)
+    #: Set when gftpwb added ``-dbg`` for a trace: guc then prints two lines per data buffer (about
+    #: 8 per MiB), each of which would become an OutputLine event through the whole bus and double the
+    #: controller's CPU per GiB (BENCHMARKS.md, tracing overhead). The trace reads only the control
+    #: conversation, so those lines are kept in the record's output but not published.
+    quiet_data_debug: bool = False
     #: A multi-file transfer (``-r``, ``-f``): guc's byte count starts again at 0 with every file, after
     #: the file's ``Source:`` line. The earlier files' bytes are added, so the run's progress (live
     #: views, samples, the bytes of a stopped run) counts the whole transfer and a new file is not a stall.
@@ -235,6 +243,8 @@ class GucRun:
             out.append(item)
             if isinstance(item, TextLine) and item.stream == "stderr":
                 self.stderr_lines.append(item.text)
+                if self.quiet_data_debug and item.text.startswith(DATA_DEBUG):
+                    out.pop()
                 if self.per_stripe:
                     out.extend(self.stripes.feed_line(item.text))  # -dbg: per-stripe performance markers
         return out

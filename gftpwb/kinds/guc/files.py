@@ -27,13 +27,16 @@ bytes over the run's time, and guc's average is left out of the statistics (``pe
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
 from gftpwb.core.dsl.keys import SIZE, ref
+from gftpwb.core.registry import HostCheck
 from gftpwb.core.units import parse_size
 
 from .baseline import BaselineError, end_host
@@ -187,10 +190,57 @@ def unreachable_text(output: str, host: str) -> str | None:
     if line is None:
         return None
     path, mode, owner = line[len(UNREACHABLE) + 1:].rsplit(" ", 2)
+    return unreachable_message(path, mode, owner, host)
+
+
+def unreachable_message(path: str, mode: str, owner: str, host: str) -> str:
+    """What to say of a directory other users cannot pass: the in-run check and the preflight say the same."""
     return (f"{path} on {host} is mode {mode.zfill(4)} (owner {owner}): other users cannot pass through it, and the "
             "GridFTP server may run the transfer as another user (the lab's servers run it as nobody), which gets "
             f"\"Permission denied\"; run `chmod o+x {shlex.quote(path)}` on {host}, or put the test files under a "
             "directory every user can reach (such as /var/tmp/gftpwb); the transfer was not started")
+
+
+def ancestors(path: str) -> list[str]:
+    """``/a/b/`` -> ``["/a/b", "/a", "/"]``: a directory and every one above it, deepest first."""
+    out = [posixpath.normpath(path) if path.strip("/") else "/"]
+    while out[-1] != "/":
+        out.append(posixpath.dirname(out[-1]))
+    return out
+
+
+STAT_FORMAT = "%a %U %n"
+
+
+def reach_argv(path: str) -> tuple[str, ...]:
+    """The preflight's look at a side's directories: ``stat`` of it and each one above (an argv, the
+    paths arguments of their own; missing ones print nothing, ``mkdir -p`` makes them later)."""
+    return ("stat", "-L", "-c", STAT_FORMAT, "--", *ancestors(path))
+
+
+def unreachable_in_stat(output: str, path: str, host: str) -> str | None:
+    """:func:`reach_argv`'s output read as :func:`walk_up` reads the tree: the deepest existing
+    directory without ``o+x`` stops the run (None when every one can be passed)."""
+    seen: dict[str, tuple[str, str]] = {}
+    for line in output.splitlines():
+        mode, owner, name = [*line.split(" ", 2), "", ""][:3]
+        if mode.isdigit():
+            seen[name] = (mode, owner)
+    for directory in ancestors(path):
+        if directory in seen:
+            mode, owner = seen[directory]
+            if not int(mode, 8) & 1:
+                return unreachable_message(directory, mode, owner, host)
+    return None
+
+
+def reach_checks(files: FileSet, who: str) -> tuple[HostCheck, ...]:
+    """The preflight's checks of a file set (:meth:`gftpwb.core.registry.Kind.host_checks`): both
+    sides' directories, on their hosts, before any run makes or moves a file."""
+    return tuple(HostCheck(host=host, argv=reach_argv(path), problem=partial(unreachable_in_stat, path=path, host=host),
+                           who=f"{who}, {side}")
+                 for side, host, path in (("source", files.source_host, files.source_dir),
+                                          ("target", files.target_host, files.target_dir)))
 
 
 def compare(files: FileSet, source: str, target: str) -> list[str]:

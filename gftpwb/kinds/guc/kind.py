@@ -10,7 +10,7 @@ from gftpwb.core.dsl.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.dsl.repeats import REPEAT_KEYS, SEQUENTIAL, check_repeats
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Figure, Kind, Measured, Metric, Program, ReportSection, TestInput
+from gftpwb.core.registry import Figure, HostCheck, Kind, Measured, Metric, Program, ReportSection, TestInput
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_duration
 from gftpwb.kinds.simulated.link import build_link
@@ -271,6 +271,15 @@ class GucKind(Kind):
 
     def programs(self, spec: RunSpec) -> tuple[Program, ...]:
         return (GUC_PROGRAM,) if spec.engine == REAL_ENGINE else ()
+
+    def host_checks(self, spec: RunSpec) -> tuple[HostCheck, ...]:
+        """``files:``: the server's user must pass every directory above the test files, on both ends."""
+        files = spec.details.get("files")
+        if not files:
+            return ()
+        from .files import FileSet, reach_checks
+
+        return reach_checks(FileSet.from_dict(files), f"test '{spec.test_id}'")
 
     def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
         return transfer_endpoints(spec)
