@@ -44,6 +44,7 @@ COMMANDS: list[tuple[str, list[str]]] = [
     ("gftpwb validate scenarios/autotune.yaml", [*GFTPWB, "validate", "scenarios/autotune.yaml"]),
     ("gftpwb log get GSIFTP_TRANSFER_RATE LOG", [*GFTPWB, "log", "get", "GSIFTP_TRANSFER_RATE", str(TAG_LOG)]),
     ("gftpwb tgftp --version", [*GFTPWB, "tgftp", "--version"]),
+    ("tgftp --help (drop-in)", [str(Path(sys.executable).parent / "tgftp"), "--help"]),
 ]
 # Bytecode as users have it (pip compiles a wheel's modules at install): a PYTHONDONTWRITEBYTECODE in
 # the caller's environment would make every call compile gftpwb's sources again (about 130 ms).

@@ -7,6 +7,7 @@ drop-in `tgftp` behaves like tgftp 0.7.0 on screen, in its log and in its exit c
 """
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -199,12 +200,12 @@ def test_the_drop_in_tgftp_batch_mode(tmp_path, gridftp):
 
 
 @pytest.mark.parametrize(("sig", "code", "cause"), [(signal.SIGINT, 130, "interrupted by the user (Ctrl-C)"),
-                                                    (signal.SIGTERM, 143, "interrupted by SIGTERM"),
-                                                    (signal.SIGHUP, 129, "interrupted by SIGHUP")])
-def test_a_signal_on_the_drop_in_records_an_interrupted_run_and_exits_like_gftpwb_run(tmp_path, gridftp, sig, code,
-                                                                                     cause):
-    """Ctrl-C as tgftp (130, `was interrupted.`); SIGTERM and SIGHUP, which killed tgftp with guc left
-    running and no log, stop the drop-in like `gftpwb run` (143, 129) and the record names the signal."""
+                                                    (signal.SIGTERM, -signal.SIGTERM, "interrupted by SIGTERM"),
+                                                    (signal.SIGHUP, -signal.SIGHUP, "interrupted by SIGHUP")])
+def test_a_signal_on_the_drop_in_records_an_interrupted_run_and_ends_like_tgftp(tmp_path, gridftp, sig, code, cause):
+    """Ctrl-C as tgftp (130, `was interrupted.`); SIGTERM and SIGHUP killed tgftp (with guc left running
+    and no log): the drop-in stops guc, writes the log naming the signal, then dies of the same signal
+    (tests/compat/test_compat_signals.py compares it with the real tgftp)."""
     proc = subprocess.Popen([str(BIN / "tgftp"), "-s", f"{gridftp.url}/dev/zero", "-t", "file:///dev/null",
                              "--log-filename", "int.log", "--", "-vb"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=tmp_path)
@@ -224,7 +225,7 @@ def test_a_signal_on_the_drop_in_records_an_interrupted_run_and_exits_like_gftpw
     assert out.stdout.strip() == ""
 
 
-def test_sigterm_stops_a_batch_after_the_run_in_flight_and_exits_143(tmp_path, gridftp):
+def test_sigterm_stops_a_batch_after_the_run_in_flight_and_dies_of_it(tmp_path, gridftp):
     """The batch stops at the execution SIGTERM interrupted (as at Ctrl-C): its log says so, nothing after runs."""
     batch = tmp_path / "b.csv"
     batch.write_text(f"#%tgftp%v0.7.0\n{gridftp.url}/dev/zero;file:///dev/null;-vb;no;60;;;;;2\n"
@@ -235,9 +236,45 @@ def test_sigterm_stops_a_batch_after_the_run_in_flight_and_exits_143(tmp_path, g
     assert "--log-filename b.csv_#000_000.log" in first
     time.sleep(1.5)  # guc is running (an endless transfer: no -len)
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=30) == 143
+    assert proc.wait(timeout=30) == -signal.SIGTERM  # as tgftp's batch mode (a shell shows 143)
     out = first + proc.stdout.read()
     assert " Test #0_0 failed!" in out and "Test #0_1" not in out and "test #1" not in out
     assert [p.name for p in tmp_path.glob("*.log")] == ["b.csv_#000_000.log"]
     log = (tmp_path / "b.csv_#000_000.log").read_text()
     assert get_attribute(log, "GFTPWB_ERROR_DETAIL")[0].startswith("interrupted by SIGTERM")
+
+
+def _dropin_with_password(tmp_path: Path, url: str, name: str,
+                          env: dict[str, str]) -> tuple[subprocess.CompletedProcess, str]:
+    """The drop-in on ``url`` with a password in it (the lab lets anonymous in with any password)."""
+    with_password = url.replace("ftp://", "ftp://anonymous:s3cr3t@", 1)
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("GFTPWB_")} | env
+    proc = subprocess.run([str(BIN / "tgftp"), "-s", f"{with_password}/dev/zero", "-t",
+                           f"{with_password}/dev/null", "--log-filename", name, "--", "-vb", "-len", "1M"],
+                          capture_output=True, text=True, cwd=tmp_path, env=environ, timeout=120)
+    return proc, (tmp_path / name).read_text()
+
+
+@pytest.mark.parametrize("refused", [False, True], ids=["passed", "refused"])
+def test_passwords_in_urls_are_masked_in_drop_in_logs_unless_faithful_logs_are_asked_for(tmp_path, gridftp, refused):
+    """Issue 17: by default the drop-in's tag log has ``anonymous:***@`` wherever tgftp wrote the password
+    (also when guc failed: tgftp wrote its log then too); GFTPWB_TGFTP_FAITHFUL_LOGS=1 gives tgftp's log,
+    password and all; a value that is not yes/no is warned about and masks. tests/compat compares the
+    guc argv (the real URL) and both logs with the real tgftp."""
+    url = f"ftp://127.0.0.1:{free_port()}" if refused else gridftp.url
+    masked, log = _dropin_with_password(tmp_path, url, "masked.log", {})
+    assert masked.returncode == (1 if refused else 0), masked.stderr
+    for tag in ("TGFTP_COMMAND", "GSIFTP_TRANSFER_COMMAND"):
+        assert "ftp://anonymous:***@127.0.0.1:" in get_attribute(log, tag)[0]
+    assert "s3cr3t" not in log
+    if not refused:  # guc logged in with the URL it was given: its -vb banner shows the user
+        assert "Source: ftp://anonymous:***@" in log
+        assert "Source: ftp://anonymous:s3cr3t@" in masked.stdout  # the screen is guc's own output
+    faithful, log = _dropin_with_password(tmp_path, url, "faithful.log", {"GFTPWB_TGFTP_FAITHFUL_LOGS": "1"})
+    assert faithful.returncode == masked.returncode
+    for tag in ("TGFTP_COMMAND", "GSIFTP_TRANSFER_COMMAND"):
+        assert "ftp://anonymous:s3cr3t@127.0.0.1:" in get_attribute(log, tag)[0]
+    assert "***" not in log
+    odd, log = _dropin_with_password(tmp_path, url, "odd.log", {"GFTPWB_TGFTP_FAITHFUL_LOGS": "please"})
+    assert "GFTPWB_TGFTP_FAITHFUL_LOGS='please' is neither 1 nor 0" in odd.stderr
+    assert "s3cr3t" not in log

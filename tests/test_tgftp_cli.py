@@ -5,6 +5,7 @@ real guc and server are in test_real_migration.py."""
 import ast
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -289,3 +290,70 @@ def test_a_timeout_coreutils_refuses_fails_the_test_without_running_guc(tmp_path
 def test_shell_code_in_guc_parameters_is_refused_with_exit_69(tmp_path, fake_guc):
     out = gftpwb("tgftp", "-s", "ftp://a/dev/zero", "-t", "ftp://b/dev/null", "--", "-len $(echo 1M)", cwd=tmp_path)
     assert out.returncode == 69 and "command substitution" in out.stderr and not (tmp_path / "argv.log").exists()
+
+
+def test_import_taglogs_masks_passwords_and_export_writes_them_masked(tmp_path):
+    """A tgftp log holds the password verbatim; gftpwb stores and writes back ``user:***@`` (issue 17)."""
+    log = tmp_path / "pw.csv_#000_000.log"
+    log.write_text("<GSIFTP_TRANSFER_LOG_COMMENT>\n\n</GSIFTP_TRANSFER_LOG_COMMENT>\n<TGFTP_COMMAND>\n"
+                   "tgftp -s ftp://u:s3cr3t@a/dev/zero -t ftp://b/dev/null\n</TGFTP_COMMAND>\n"
+                   "<GSIFTP_TRANSFER_COMMAND>\nglobus-url-copy -len 2G ftp://u:s3cr3t@a/dev/zero ftp://b/dev/null\n"
+                   "</GSIFTP_TRANSFER_COMMAND>\n<GSIFTP_TRANSFER_START>\n2012-01-01_10:00:00\n"
+                   "</GSIFTP_TRANSFER_START>\n<GSIFTP_TRANSFER_END>\n2012-01-01_10:00:04\n</GSIFTP_TRANSFER_END>\n"
+                   "<GSIFTP_TRANSFER_RATE>\n512 MB/s\n</GSIFTP_TRANSFER_RATE>\n")
+    out = gftpwb("import", "taglogs", str(log), "--results", str(tmp_path / "r"))
+    assert out.returncode == 0, out.stderr
+    stored = "".join(p.read_text() for p in (tmp_path / "r").iterdir() if p.is_file())
+    assert "s3cr3t" not in stored and "ftp://u:***@a/dev/zero" in stored
+    assert gftpwb("export", "taglogs", str(tmp_path / "r"), "-o", str(tmp_path / "e")).returncode == 0
+    text = (tmp_path / "e" / log.name).read_text()
+    assert "s3cr3t" not in text
+    assert get_attribute(text, "GSIFTP_TRANSFER_COMMAND") == ["globus-url-copy -len 2G ftp://u:***@a/dev/zero "
+                                                              "ftp://b/dev/null"]
+
+
+def test_the_one_tag_log_writer_masks_unless_told_and_writes_undecodable_output_back(tmp_path):
+    from gftpwb.shell.sinks.taglogs import write_taglog
+
+    record = ResultRecord(scenario="s", test_id="t", run_id="t/0", case=0, repeat=0, kind="guc", host="local",
+                          argv=["globus-url-copy", "ftp://u:pw@a/x", "ftp://b/y"], status="passed",
+                          output="Source: ftp://u:pw@a/\n\udcff\n", taglog="t.log")
+    masked = write_taglog(str(tmp_path), record)
+    assert masked == str(tmp_path / "t.log")
+    data = (tmp_path / "t.log").read_bytes()
+    assert b"u:pw@" not in data and b"ftp://u:***@a/x" in data and b"\n\xff\n" in data
+    faithful = write_taglog("", record, path=str(tmp_path / "sub.log"), masked=False)
+    assert faithful == str(tmp_path / "sub.log") and b"Source: ftp://u:pw@a/" in (tmp_path / "sub.log").read_bytes()
+    with pytest.raises(OSError):
+        write_taglog("", record, path=str(tmp_path / "missing" / "x.log"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sub.log", "t.log"]  # no temporary file left
+
+
+@pytest.mark.parametrize(("value", "faithful", "warned"), [
+    (None, False, False), ("1", True, False), ("yes", True, False), ("0", False, False), ("", False, False),
+    ("please", False, True)])
+def test_faithful_logs_are_asked_for_by_an_environment_variable(value, faithful, warned, capsys):
+    from gftpwb.tgftp.run.dropin import FAITHFUL_LOGS_VAR, Screen, faithful_logs
+
+    environ = {} if value is None else {FAITHFUL_LOGS_VAR: value}
+    assert faithful_logs(environ, Screen()) is faithful
+    assert ("is neither 1 nor 0" in capsys.readouterr().err) is warned
+
+
+def test_end_like_tgftp_returns_codes_that_are_not_signals_and_130_of_a_single_test():
+    from gftpwb.tgftp.run.dropin import end_like_tgftp
+
+    for code in (0, 1, 64, 69, 79):
+        assert end_like_tgftp(code, "batch") == code
+    assert end_like_tgftp(130, "single") == 130 and end_like_tgftp(130, "connection-test") == 130
+    # the other cases kill the process: tests/compat/test_compat_signals.py and test_real_migration.py
+
+
+def test_auto_tune_without_guc_is_refused_at_once_by_the_front_end_preflight(tmp_path):
+    """tgftp -a would run 370 transfers that all fail; the drop-in asks frontend.preflight first (exit 3)."""
+    environ = {**os.environ, "PATH": str(tmp_path)}  # no globus-url-copy anywhere
+    out = subprocess.run([str(BIN / "tgftp"), "-s", "ftp://a/dev/zero", "-t", "ftp://b/dev/null", "-a"],
+                         capture_output=True, text=True, cwd=tmp_path, env=environ, timeout=60)
+    assert out.returncode == 3, out.stderr
+    assert "globus-url-copy not found in PATH" in out.stderr and "Traceback" not in out.stderr
+    assert not (tmp_path / "results").exists()  # refused before a results directory was made

@@ -46,7 +46,7 @@ class Executor:
 
     def __init__(self, bus: EventBus, transport_for: Callable[[str], Transport] | None = None,
                  *, kill_grace_s: float = 2.0, unbuffer: bool | None = None,
-                 runners: dict[str, Runner] | None = None, tee: Tee | None = None):
+                 runners: dict[str, Runner] | None = None, tee: Tee | None = None, mask_events: bool = True):
         local = LocalTransport()
         self.bus = bus
         self.transport_for = transport_for or (lambda host: local)
@@ -57,6 +57,9 @@ class Executor:
         # A copy of every chunk the runs' programs write, as it comes: (role, stream, bytes), role being
         # "transfer" or a command's role. The tgftp drop-in shows it on the screen, as tgftp's tee did.
         self.tee = tee
+        # Passwords in URLs are masked in every event published (gftpwb.core.masking); only the tgftp
+        # drop-in, asked for tgftp-faithful tag logs (GFTPWB_TGFTP_FAITHFUL_LOGS=1), turns that off.
+        self._mask = mask if mask_events else (lambda event: event)
         self._stopping = False
         self.stopped_by = ""  # what stop() was told stopped us: "SIGINT", "SIGTERM", "SIGHUP", "" (a front end)
         self._current: set[asyncio.Task[ResultRecord]] = set()  # runs in flight, of every batch
@@ -71,7 +74,7 @@ class Executor:
     def publish(self, event: Event) -> None:
         """Every event runners and the executor publish, with passwords in URLs masked: subscribers
         (journal, tag logs, console, TUI) never see one (:mod:`gftpwb.core.masking`)."""
-        self.bus.publish(mask(event))
+        self.bus.publish(self._mask(event))
 
     def subscribe(self, handler: Callable[[Event], None]) -> Callable[[], None]:
         """Hear every event from now on (a service aligning its samples with runs); returns the
@@ -179,7 +182,7 @@ class Executor:
     def _finish(self, record: ResultRecord, published: list[ResultRecord] | None) -> ResultRecord:
         """Publish a run's RunFinished (the journal, first subscriber, has it on disk after this);
         returns the record as published (passwords masked)."""
-        event = mask(RunFinished(record=record))
+        event = self._mask(RunFinished(record=record))
         self.bus.publish(event)
         if published is not None:
             published.append(event.record)

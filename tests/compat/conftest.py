@@ -42,7 +42,7 @@ def batch_job(path: str, case, base: Path, lab: Lab) -> ToolRun:
     workdir = base / path
     inputs = {case.filename: lab.fill(case.text, path).encode()}
     name = case.filename
-    kw = {"inputs": inputs, "dirs": case.dirs}
+    kw = {"inputs": inputs, "dirs": case.dirs, "env": case.env}
     if path == "tgftp":
         return run_tool(path, [tgftp_program(), "-f", name], workdir, lab, **kw)
     if path == "dropin":
@@ -67,7 +67,8 @@ def single_job(path: str, case, base: Path, lab: Lab) -> ToolRun:
 
     args = shlex.split(lab.fill(case.args, path))
     workdir = base / path
-    kw = {"inputs": {name: lab.fill(text, path).encode() for name, text in case.files}, "dirs": case.dirs}
+    kw = {"inputs": {name: lab.fill(text, path).encode() for name, text in case.files}, "dirs": case.dirs,
+          "env": case.env}
     if path == "tgftp":
         return run_tool(path, [tgftp_program(), *args], workdir, lab, **kw)
     if path == "dropin":

@@ -4,7 +4,8 @@ Placeholders, filled in at run time: ``@URL@`` the lab's GridFTP server (``ftp:/
 ``@DEAD@`` a port with nothing listening, ``@DATA@`` a world-readable directory with ``small.bin``
 (64 KiB) and ``one.bin`` (1 MiB) that the server reads, and a world-writable ``sink/`` below it, and
 ``@TOOL@`` a word naming the tool that runs the case (so files it writes through the server never
-clash). The tools see ``COMPAT_NAME=site1`` and ``COMPAT_LEN=8M`` in their environment. Transfers
+clash); ``@PWURL@`` and ``@PWDEAD@`` are the server and the dead port with ``anonymous:s3cr3t@`` in
+the URL. The tools see ``COMPAT_NAME=site1`` and ``COMPAT_LEN=8M`` in their environment. Transfers
 are small so the whole suite stays fast; cases that would leave a process of tgftp hanging (a
 timeout that coreutils refuses makes tgftp's FIFO reader wait forever) are covered by unit tests
 instead.
@@ -33,6 +34,7 @@ class BatchCase:
     paths: tuple[str, ...] = BATCH_PATHS
     filename: str = "tests.csv"
     dirs: tuple[str, ...] = ()  # directories made in the working directory first
+    env: tuple[tuple[str, str], ...] = ()  # added to every tool's environment
 
 
 @dataclass(frozen=True)
@@ -42,16 +44,24 @@ class SingleCase:
     paths: tuple[str, ...] = SINGLE_PATHS
     files: tuple[tuple[str, str], ...] = ()  # input files in the working directory
     dirs: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()  # added to every tool's environment
 
 
 def batch(name: str, *lines: str, header: str = HEADER + FIELDS, paths: tuple[str, ...] = BATCH_PATHS,
-          end: str = "\n", filename: str = "tests.csv", dirs: tuple[str, ...] = ()) -> BatchCase:
-    return BatchCase(name, header + "\n".join(lines) + end, paths, filename, dirs)
+          end: str = "\n", filename: str = "tests.csv", dirs: tuple[str, ...] = (),
+          env: tuple[tuple[str, str], ...] = ()) -> BatchCase:
+    return BatchCase(name, header + "\n".join(lines) + end, paths, filename, dirs, env)
 
 
 Z, N = "@URL@/dev/zero", "@URL@/dev/null"
 SMALL, ONE, SINK = "@URL@@DATA@/small.bin", "@URL@@DATA@/one.bin", "@URL@@DATA@/sink"
 OK = f"{Z};{N};-len 2M;no;30"  # the first five fields of a line that just works
+# Passwords in URLs: masked in gftpwb's tag logs unless tgftp-faithful logs are asked for (issue 17).
+FAITHFUL = (("GFTPWB_TGFTP_FAITHFUL_LOGS", "1"),)
+PW = "-s @PWURL@/dev/zero -t @PWURL@/dev/null --log-filename pw.log -- -vb -len 1M"
+PW_REFUSED = "-s @PWDEAD@/dev/zero -t @PWURL@/dev/null --log-filename pw.log -- -len 1M"  # no -vb: guc's
+# stdout and stderr would come in either order
+PW_LINE = "@PWURL@/dev/zero;@PWURL@/dev/null;-vb -len 1M;no;30;;;;;"
 
 BATCH: list[BatchCase] = [
     # The batchfile of issue 10: quoted params, a quoted text comment, two executions.
@@ -121,6 +131,8 @@ BATCH: list[BatchCase] = [
           f"no;30;;\"#{'a long comment ' * 30}\";\"echo {'x' * 200}\";;"),
     batch("autotune-batchfile", "#%tgftp_autotuning_batchfile", f"{Z};{N};-vb -len 8M;no;30;;;;;2",
           f"{Z};{N};-vb -p 2 -len 8M;no;30;;;;;2"),
+    batch("password-in-url", PW_LINE, paths=ALL_BATCH_PATHS),
+    batch("password-in-url-faithful", PW_LINE, paths=("dropin", "gftpwb-tgftp"), env=FAITHFUL),
 ]
 
 SINGLE: list[SingleCase] = [
@@ -183,4 +195,8 @@ SINGLE: list[SingleCase] = [
                files=(("pairs.txt", f"{ONE} {N}\n"),)),
     SingleCase("file-to-file", f"-s {ONE} -t {SINK}/single-@TOOL@.bin --log-filename w.log"),
     SingleCase("lowercase-length", f"-s {Z} -t {N} --log-filename m.log -- -len 4m"),
+    SingleCase("password-in-url", PW, ALL_SINGLE_PATHS),
+    SingleCase("password-in-url-faithful", PW, ALL_SINGLE_PATHS, env=FAITHFUL),
+    SingleCase("password-refused", PW_REFUSED),
+    SingleCase("password-refused-faithful", PW_REFUSED, env=FAITHFUL),
 ]

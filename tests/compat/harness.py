@@ -54,8 +54,18 @@ class Lab:
     wrapper_dir: Path
 
     def fill(self, text: str, tool: str = "tool") -> str:
-        return (text.replace("@URL@", self.url).replace("@DEAD@", self.dead)
+        return (text.replace("@PWURL@", with_password(self.url)).replace("@PWDEAD@", with_password(self.dead))
+                .replace("@URL@", self.url).replace("@DEAD@", self.dead)
                 .replace("@DATA@", str(self.data)).replace("@TOOL@", f"tool-{tool}"))
+
+
+PASSWORD = "s3cr3t"  # the lab's server lets anyone in as anonymous, whatever the password
+
+
+def with_password(url: str) -> str:
+    """``ftp://HOST:PORT`` as ``ftp://anonymous:s3cr3t@HOST:PORT``."""
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://anonymous:{PASSWORD}@{rest}"
 
 
 def make_wrapper(directory: Path) -> Path:
@@ -113,14 +123,16 @@ def tool_env(lab: Lab, workdir: Path) -> dict[str, str]:
 
 
 def run_tool(tool: str, argv: list[str], workdir: Path, lab: Lab, *, inputs: dict[str, bytes] | None = None,
-             logs_in: str = "", stdin: bytes = b"", program: str | None = None, dirs: tuple[str, ...] = ()) -> ToolRun:
-    """Run one tool in ``workdir`` (created with ``inputs`` and ``dirs``), then read every log it left."""
+             logs_in: str = "", stdin: bytes = b"", program: str | None = None, dirs: tuple[str, ...] = (),
+             env: tuple[tuple[str, str], ...] = ()) -> ToolRun:
+    """Run one tool in ``workdir`` (created with ``inputs`` and ``dirs``, ``env`` added to the
+    environment), then read every log it left."""
     workdir.mkdir(parents=True)
     for name in dirs:
         (workdir / name).mkdir(parents=True, exist_ok=True)
     for name, content in (inputs or {}).items():
         (workdir / name).write_bytes(content)
-    env = tool_env(lab, workdir)
+    env = {**tool_env(lab, workdir), **dict(env)}
     run = ToolRun(tool, argv[0] if program is None else program, workdir, started=time.time())
     try:
         proc = subprocess.run(argv, cwd=workdir, env=env, input=stdin, capture_output=True, timeout=CASE_TIMEOUT_S)

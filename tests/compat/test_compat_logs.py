@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from compat.harness import ATTRIBUTES, VENV_BIN, reference_dir, run_many
 
+from gftpwb.core.masking import mask_text
 from gftpwb.tgftp.log import get
 
 ODD_ATTRIBUTES = ("RATE", "GSIFTP", "TGFTP", "GSIFTP_TRANSFER_RAT", "gsiftp_transfer_rate", "GFTPWB_RECORD",
@@ -173,6 +174,8 @@ def test_import_then_export_gives_tgftp_log_the_same_values(log_corpus, tmp_path
             original, copy = answers[index + offset], answers[index + len(ATTRIBUTES) + offset]
             original_path, copy_path = jobs[index][2], jobs[index + len(ATTRIBUTES)][2]
             messages = [m.replace(copy_path, original_path) for m in copy[2]]
-            if (original[0], original[1], original[2]) != (copy[0], copy[1], messages):
+            # passwords in URLs are masked in what gftpwb stores (issue 17): the copy has them masked
+            masked = mask_text(original[1].decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+            if (original[0], masked, original[2]) != (copy[0], copy[1], messages):
                 differences.append(f"{Path(original_path).name} {attribute}: {original!r} != {copy!r}")
     assert not differences, "\n".join(differences[:20])

@@ -45,7 +45,7 @@ def _main(argv: list[str]) -> int:
     if argv[:1] == ["tgftp"]:  # tgftp's own parser: its options and "--" cannot go through argparse
         from gftpwb.tgftp.run.dropin import tgftp_main
 
-        return tgftp_main(argv[1:], program="tgftp")
+        return tgftp_main(argv[1:], program="tgftp", as_process=True)
     from .parser import build_parser
 
     args = build_parser().parse_args(argv)

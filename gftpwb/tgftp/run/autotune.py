@@ -20,12 +20,13 @@ from ruamel.yaml import YAML
 
 from gftpwb.core.bus import Handler
 from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.plan import plan
 from gftpwb.core.records import ResultRecord, Summary
 from gftpwb.core.units import format_size_arg
 from gftpwb.kinds.autotune.plan import AUTOTUNE
 from gftpwb.kinds.guc.model import GucOptions
-from gftpwb.shell import results_dir as rd
+from gftpwb.shell import frontend
 from gftpwb.shell.session import RunRequest, execute, prepare_run
 
 SCENARIO_NAME = "tgftp-autotune"
@@ -73,6 +74,11 @@ def autotune_scenario_text(source: str, target: str, *, candidates: Sequence[Guc
     return buffer.getvalue()
 
 
+def autotune_scenario(source: str, target: str, **scenario: Any) -> Scenario:
+    """The auto-tune's one-test scenario, loaded and checked (:func:`autotune_scenario_text`)."""
+    return load_scenario_text(autotune_scenario_text(source, target, **scenario), f"<{SCENARIO_NAME}>")
+
+
 def run_tgftp_autotune(source: str, target: str, *, results_dir: str | None = None, resume: bool = False,
                        subscribers: Sequence[Handler] = (), command: Sequence[str] | None = None,
                        install_signal_handlers: bool = True, **scenario: Any) -> TgftpAutotuneResult:
@@ -93,13 +99,12 @@ async def tgftp_autotune(source: str, target: str, *, results_dir: str | None = 
                          subscribers: Sequence[Handler] = (), command: Sequence[str] | None = None,
                          install_signal_handlers: bool = True, **scenario: Any) -> TgftpAutotuneResult:
     """The async form of :func:`run_tgftp_autotune`."""
-    text = autotune_scenario_text(source, target, **scenario)
-    model = load_scenario_text(text, f"<{SCENARIO_NAME}>")
+    model = autotune_scenario(source, target, **scenario)
     specs = plan(model)
     if results_dir is None:
         if resume:
             raise ValueError("resume needs the results directory of the interrupted auto-tune")
-        results_dir = rd.new_results_dir(rd.DEFAULT_BASE, SCENARIO_NAME)
+        results_dir = frontend.results_dir(model)
     request = RunRequest(scenario=model, specs=specs, results_dir=results_dir,
                          command=list(command) if command is not None else ["gftpwb", *sys.argv[1:]],
                          resume=resume, subscribers=list(subscribers))

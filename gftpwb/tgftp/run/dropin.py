@@ -4,9 +4,12 @@ Scripts that call tgftp 0.7.0 keep working, checked against the real script by t
 guc argv (gftpwb.tgftp.model reproduces the three passes through bash that tgftp's values took),
 screen output (guc's output as it comes, the text comment, ``N MB/s``, ``tgftp: please see "LOG" for
 details.``), tag log in the current directory, and exit codes (0; 1 when guc failed or timed out;
-64 usage; 130 interrupted (143 by SIGTERM, 129 by SIGHUP, as ``gftpwb run``); and gftpwb's own 69
-for shell code in a URL or guc parameter that only a shell could evaluate). A batchfile runs each
-execution the way tgftp's child did, in this process.
+64 usage; 130 interrupted; and gftpwb's own 69 for shell code in a URL or guc parameter that only a
+shell could evaluate). A signal ends the drop-in as it ended tgftp (:func:`end_like_tgftp`: killed by
+it, except a single test at Ctrl-C), after the run in flight is recorded and guc is stopped.
+A batchfile runs each execution the way tgftp's child did, in this process.
+Passwords in URLs (``ftp://user:pw@host/``) are masked in the tag logs (``ftp://user:***@host/``)
+unless ``GFTPWB_TGFTP_FAITHFUL_LOGS=1`` asks for tgftp's verbatim logs; guc always gets the real URL.
 Underneath it is gftpwb's executor: guc runs as an argv list in its own process group, timed with a
 monotonic clock, and a timeout kills the whole group. Deliberate differences (tgftp's bugs B1, B2
 and B5, CRLF batchfiles, ...) are listed in docs/tgftp-compat.md and in tests/compat/allowlist.py.
@@ -14,31 +17,15 @@ and B5, CRLF batchfiles, ...) are listed in docs/tgftp-compat.md and in tests/co
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
 import sys
-import threading
-from collections.abc import Callable
-from datetime import datetime
 
-from gftpwb.core.bus import EventBus
-from gftpwb.core.commands import Command
 from gftpwb.core.errors import EXIT_STOPPED_BY
-from gftpwb.core.events import Event, Notice, RunFinished
-from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, ResultRecord
-from gftpwb.core.specs import RunSpec
-from gftpwb.kinds.guc.driver import run_details
-from gftpwb.kinds.guc.model import GucOptions
-from gftpwb.shell.context import RunContext
-from gftpwb.shell.executor import Executor
 from gftpwb.tgftp.args import (
-    EX_FAILED,
-    EX_INTERRUPTED,
     EX_OK,
     EX_USAGE,
-    TgftpArgs,
     TgftpUsage,
     help_batchfile_text,
     help_text,
@@ -46,397 +33,55 @@ from gftpwb.tgftp.args import (
     usage_text,
     version_text,
 )
-from gftpwb.tgftp.gucargs import length_from_args, split_guc_args
-from gftpwb.tgftp.model import (
-    EX_SHELL,
-    SingleTest,
-    comment_echo,
-    eval_code,
-    is_text_comment,
-    read_batch,
-    single_test,
-    tgftp_command_text,
-)
-from gftpwb.tgftp.run.migrate import shell_env
-from gftpwb.tgftp.taglog import format_taglog, size_and_rate
+from gftpwb.tgftp.run.screen import Screen
+
+__all__ = ["FAITHFUL_LOGS_VAR", "Screen", "end_like_tgftp", "faithful_logs", "main", "tgftp_main"]
+
+# Set to 1 for tag logs exactly as tgftp wrote them, passwords in URLs included; by default they are
+# masked. A variable, not an option: tgftp's command line stays tgftp's, and batch executions see it too.
+FAITHFUL_LOGS_VAR = "GFTPWB_TGFTP_FAITHFUL_LOGS"
+_YES, _NO = ("1", "yes", "true", "on"), ("", "0", "no", "false", "off")
 
 
-class Screen:
-    """Where the drop-in writes. A command line writes to the terminal; a batch execution writes
-    nowhere (tgftp ran its children with ``&>/dev/null``). The post command's output is held back
-    until the rate line is out, because tgftp ran the post command after printing the rate."""
-
-    def __init__(self, quiet: bool = False):
-        self.quiet = quiet
-        self._held: list[tuple[str, bytes]] = []
-
-    def out(self, text: str = "", end: str = "\n") -> None:
-        if not self.quiet:
-            sys.stdout.write(text + end)
-            sys.stdout.flush()
-
-    def err(self, text: str) -> None:
-        if not self.quiet:
-            print(text, file=sys.stderr, flush=True)
-
-    def raw(self, role: str, stream: str, data: bytes) -> None:
-        """A chunk of a program's output: guc's (both streams went through tgftp's FIFO and tee to
-        stdout), the pre and post commands' (on stdout and stderr as they wrote them)."""
-        if self.quiet or role == "comment_command":
-            return
-        if role == "post":
-            self._held.append((stream, data))
-            return
-        target = sys.stderr if stream == "stderr" and role != "transfer" else sys.stdout
-        target.flush()
-        target.buffer.write(data)
-        target.buffer.flush()
-
-    def release(self) -> None:
-        for stream, data in self._held:
-            self.raw("release", stream, data)
-        self._held.clear()
+def faithful_logs(environ: dict[str, str] | os._Environ[str], screen: Screen) -> bool:
+    """Whether ``GFTPWB_TGFTP_FAITHFUL_LOGS`` asks for tag logs as tgftp wrote them (passwords in URLs
+    verbatim). Any value but yes/no words is warned about and leaves the logs masked."""
+    value = environ.get(FAITHFUL_LOGS_VAR, "").strip().lower()
+    if value in _YES:
+        return True
+    if value not in _NO:
+        screen.err(f"gftpwb: warning: {FAITHFUL_LOGS_VAR}={environ[FAITHFUL_LOGS_VAR]!r} is neither 1 nor 0: "
+                   "passwords in URLs stay masked in the tag logs")
+    return False
 
 
-def _out(text: str = "", end: str = "\n") -> None:
-    sys.stdout.write(text + end)
-    sys.stdout.flush()
+# A stop's exit status (gftpwb.shell.frontend.exit_code) -> the signal behind it.
+_SIGNAL_OF = {code: signal.Signals[name] for name, code in EXIT_STOPPED_BY.items()}
 
 
-def _err(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
-# --- auto-tune ------------------------------------------------------------------------------------
-
-
-def run_tgftp_autotune(source: str, target: str, guc_params: list[str]) -> int:
-    """tgftp -a: find the best guc parameters for source -> target and print them on one line.
-
-    tgftp's own procedure (gftpwb.tgftp.run.autotune): the 37 configurations x 10 transfers of 4 GiB,
-    memory to memory on the same servers, 30 s per transfer, tie margin 20 MB/s, exhaustive. Like
-    tgftp it prints only the winning parameters on stdout (``-vb -p 16 -tcp-bs 8M``; an empty line
-    when no configuration reached the margin) and exits 0; the transfers are journaled in a results
-    directory instead of 370 hidden logs in the current directory (named on stderr).
-    """
-    from gftpwb.core.errors import GftpwbError
-    from gftpwb.shell import results_dir as rd
-    from gftpwb.tgftp.run.autotune import SCENARIO_NAME
-    from gftpwb.tgftp.run.autotune import run_tgftp_autotune as autotune
-
-    if guc_params:
-        _err(f"tgftp: guc parameters are not used with --auto-tune (as in tgftp): {' '.join(guc_params)}")
-    directory = rd.new_results_dir(rd.DEFAULT_BASE, SCENARIO_NAME)
-    _err(f"tgftp: auto-tuning {source} -> {target} (37 configurations x 10 transfers of 4 GiB); "
-         f"results in {directory}")
-    try:
-        result = autotune(source, target, results_dir=directory, command=["tgftp", "-s", source, "-t", target, "-a"])
-    except GftpwbError as exc:
-        _err(f"tgftp: {exc}")
-        return EX_USAGE
-    if result.interrupted:
-        return EX_INTERRUPTED
-    _out(result.line)
-    return EX_OK
-
-
-# Ctrl-C, SIGTERM, and SIGHUP (the terminal or SSH session went away): tgftp trapped only SIGINT
-# and died on the others with guc left running and no log; the drop-in stops like ``gftpwb run``.
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-# What run_single returns when a signal stopped it: the batch stops there too.
-STOPPED = frozenset({EX_INTERRUPTED, *EXIT_STOPPED_BY.values()})
-
-# --- running one test ------------------------------------------------------------------------------
-
-
-def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]], screen: Screen,
-               runners: dict | None = None) -> tuple[list[ResultRecord], int | None]:
-    """Run specs with the executor: the records, and None or the exit status of a stop. Ctrl-C,
-    SIGTERM and SIGHUP stop after recording the run in flight, as under ``gftpwb run``: the record says
-    which signal it was, and the status is 130, 143 or 129 (:data:`~gftpwb.core.errors.EXIT_STOPPED_BY`)."""
-
-    async def go() -> tuple[list[ResultRecord], int | None]:
-        bus = EventBus()
-        records: list[ResultRecord] = []
-        bus.subscribe(lambda e: records.append(e.record) if isinstance(e, RunFinished) else None)
-        for subscriber in subscribers:
-            bus.subscribe(subscriber)
-        executor = Executor(bus, tee=screen.raw, runners=runners)
-        loop = asyncio.get_running_loop()
-        for sig in _STOP_SIGNALS:
-            loop.add_signal_handler(sig, executor.stop, signal.Signals(sig).name)
-        try:
-            summary = await executor.run(specs, results_dir=os.getcwd(), scenario=specs[0].scenario)
-        finally:
-            for sig in _STOP_SIGNALS:
-                loop.remove_signal_handler(sig)
-        if not summary.interrupted:
-            return records, None
-        return records, EXIT_STOPPED_BY.get(summary.stopped_by, EX_INTERRUPTED)
-
-    return asyncio.run(go())
-
-
-def _default_log_name(record: ResultRecord) -> str:
-    """tgftp's ``yyyymmdd_H:Mh_<PID>_testgftp.sh.log``, from the transfer's start (local time)."""
-    started = datetime.fromisoformat(record.started_at).astimezone() if record.started_at else datetime.now()
-    return f"{started.strftime('%Y%m%d_%H:%Mh')}_{os.getpid()}_testgftp.sh.log"
-
-
-def _command(text: str, role: str) -> Command | None:
-    """tgftp's ``eval $VALUE``: the value split into words and read as bash code (never for an empty one)."""
-    code = eval_code(text)
-    if not code:
-        return None
-    return Command(script=code, shell="bash", on_failure="continue" if role == "pre" else "fail")
-
-
-def single_spec(test: SingleTest, program: str = "tgftp", argv: tuple[str, ...] = ()) -> RunSpec:
-    """The run the child tgftp makes for ``test``, as gftpwb's executor runs it."""
-    args = test.args
-    comment_text = args.value("--log-comment")
-    text_comment = is_text_comment(comment_text)
-    params = test.argv[1:-2]
-    kind = "connection-test" if test.connection_test else "guc"
-    try:
-        typed = {} if test.connection_test else GucOptions.from_mapping(split_guc_args(list(params)).options)
-        options = typed.set_options() if typed else {}
-    except (TypeError, ValueError):
-        options = {}
-    length = 1 if test.connection_test else length_from_args(list(params))
-    return RunSpec(run_id="tgftp/0", scenario="tgftp", test_id="tgftp", case=0, repeat=0, kind=kind, host="local",
-                   argv=test.argv, params=options, timeout_s=test.timeout.seconds, length_bytes=length,
-                   comment=comment_text if text_comment else "", source=args.source, target=args.target,
-                   pre=_command(args.value("--pre-command"), "pre"),
-                   post=_command(args.value("--post-command"), "post"),
-                   comment_command=None if text_comment else _command(comment_text, "comment"),
-                   log_name=args.value("--log-filename"), tgftp_style=True,
-                   details={**run_details(test.argv), "vb_added": False,
-                            "tgftp_command": tgftp_command_text(program, argv),
-                            "tgftp": {"params": test.params, "command": test.command_text, "echo_e": True,
-                                      **({"url_list": args.url_list_file()}
-                                         if args.url_list_file() and not (args.source and args.target) else {})}})
-
-
-async def _not_run(ctx: RunContext, spec: RunSpec) -> ResultRecord:
-    """coreutils timeout refused tgftp's timeout value: guc never ran, the test failed."""
-    from gftpwb.core.output import Outcome
-    from gftpwb.shell.context import utc_now_iso
-    from gftpwb.shell.runners import record_of
-
-    now = utc_now_iso()
-    reason = "coreutils timeout refused the timeout value, so tgftp never ran globus-url-copy"
-    return record_of(spec, Outcome(FAILED, None, None, None, reason, ""), started_at=now, ended_at=now,
-                     seconds=0.0, exit_code=125)
-
-
-def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, env: dict[str, str]) -> int:
-    """One test, as tgftp 0.7.0's single-test mode (also each execution of a batchfile)."""
-    name = os.path.basename(program)
-    log_name = args.value("--log-filename")
-    if log_name and os.path.exists(log_name) and "--force-log-overwrite" not in args.flags:
-        screen.err(f'{name}: the logfile named "{log_name}" already exists! Refusing to overwrite!')
-        return EX_USAGE
-    test = single_test(args, env)
-    if test.problems:
-        for problem in test.problems:
-            screen.err(f"gftpwb: {problem} -- tgftp's shell would have evaluated this in the guc command line; "
-                       "gftpwb runs no shell code there (see docs/tgftp-compat.md)")
-        return EX_SHELL
-    for variable in dict.fromkeys(test.unset):
-        screen.err(f"gftpwb: warning: ${variable} is not set: it expands to nothing, as in tgftp's shell")
-    if test.timeout.note:
-        screen.err(f"gftpwb: warning: timeout {test.timeout.note}")
-    spec = single_spec(test, program, tuple(argv))
-    notices: list[str] = []
-    runners = None
-    if test.timeout.refused:
-        from gftpwb.shell.commands import with_commands
-
-        runners = {spec.kind: with_commands(_not_run)}
-    records, stopped = _run_specs([spec], [lambda e: notices.append(e.text) if isinstance(e, Notice) else None],
-                                  screen, runners)
-    for text in notices:
-        screen.err(f"gftpwb: {text}")
-    record = records[-1] if records else None
-    if record is None:
-        screen.err(f'\n{name}: "globus-url-copy" was interrupted.')
-        return stopped or EX_INTERRUPTED
-    path = log_name or _default_log_name(record)
-    if not log_name and os.path.exists(path) and "--force-log-overwrite" not in args.flags:
-        screen.err(f'{name}: the logfile named "{path}" already exists! Refusing to overwrite!')
-        return EX_USAGE
-    if is_text_comment(args.value("--log-comment")):
-        for line in comment_echo(args.value("--log-comment")):
-            screen.out(line)
-    problem = write_log(path, format_taglog(record))
-    if problem:
-        screen.err(f"gftpwb: cannot write the logfile \"{path}\": {problem}")
-    if stopped or record.status == INTERRUPTED:
-        screen.err(f'\n{name}: "globus-url-copy" was interrupted.')
-        return stopped or EX_INTERRUPTED
-    if record.status != PASSED:
-        if record.error:
-            screen.err(f"gftpwb: {record.error.splitlines()[0]}")
-        screen.err(f'\n{name}: "globus-url-copy" failed. Please see "{path}" for details.')
-        return EX_FAILED
-    sized = size_and_rate(record)
-    if sized is not None:
-        screen.out(f"\n{sized[1]} MB/s")
-    elif test.connection_test:
-        screen.out(f"\n{name}: connection test => no performance calculation done!")
-    screen.release()
-    screen.out(f'\n{name}: please see "{path}" for details.')
-    return EX_OK
-
-
-def write_log(path: str, text: str) -> str:
-    """Write a tag log where tgftp would (the name, relative to the current directory); "" when done."""
-    try:
-        with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
-            handle.write(text)
-    except OSError as exc:
-        return str(exc.strerror or exc)
-    return ""
-
-
-# --- batch mode -----------------------------------------------------------------------------------
-
-
-class Dots:
-    """tgftp's progress while a batch execution runs: a dot at once, then one every half second."""
-
-    def __init__(self, screen: Screen):
-        self.screen = screen
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while True:
-            self.screen.out(".", end="")
-            if self._stop.wait(0.5):
-                return
-
-    def __enter__(self) -> Dots:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-def run_batch(path: str, program: str, screen: Screen, env: dict[str, str]) -> int:
-    """tgftp -f BATCHFILE: every execution of every line, as tgftp's generated child command ran it."""
-    name = os.path.basename(program)
-    if not os.path.exists(path):
-        screen.err(f'{name}: batchfile "{path}" not existing!')
-        return EX_USAGE
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
-            text = handle.read()
-    except OSError as exc:
-        screen.err(f'gftpwb: cannot read the batchfile "{path}": {exc.strerror or exc}')
-        return EX_USAGE
-    batch = read_batch(text, path, program, env)
-    if batch.crlf:
-        screen.err(f"{path}:1:1: warning: CRLF line endings: tgftp kept the \\r, failed its version check and "
-                   "ran nothing; gftpwb reads the lines")
-    if not batch.version_ok:
-        screen.err(f'{name}: tgftp batch file version "v{batch.version_shown}" not supported!')
-        return EX_USAGE
-    if batch.autotune:
-        return run_autotune_batch(batch, path, program, screen, env)
-    for entry in batch.lines:
-        for line in entry.stdout:
-            screen.out(line)
-        for line in entry.stderr:
-            screen.err(line)
-        for column, note in entry.notes:
-            screen.err(f"{path}:{entry.line}:{column}: warning: {note}")
-        if entry.test is None:
-            continue
-        all_ok = True
-        for execution in entry.executions:
-            if not execution.eval_failed:  # tgftp's eval printed nothing when it failed
-                screen.out(execution.line)
-            with Dots(screen):
-                code = _run_execution(execution, program, env, screen, path, entry.line)
-            all_ok = all_ok and code == EX_OK
-            verdict = "was successful!" if code == EX_OK else "failed!"
-            screen.out(f" Test #{entry.test}_{execution.number} {verdict}")
-            if code in STOPPED:
-                return code
-        verdict = "was successful!" if all_ok else "failed (for at least one run)!"
-        screen.out(f"{name}: test #{entry.test} {verdict}")
-    return EX_OK
-
-
-def _run_execution(execution, program: str, env: dict[str, str], screen: Screen, path: str, line: int) -> int:
-    """One child tgftp of a batchfile, run in this process with its output discarded, as tgftp did."""
-    if execution.eval_failed:
-        screen.err(f"{path}:{line}:1: warning: {'; '.join(execution.problems)}: tgftp's eval failed, so it ran "
-                   "nothing for this execution and counted it as successful; so does gftpwb")
-        return EX_OK
-    if execution.argv is None:
-        for problem in execution.problems:
-            screen.err(f"{path}:{line}:1: warning: {problem} -- gftpwb runs no shell code there; this execution "
-                       "counts as failed")
-        return EX_SHELL
-    return tgftp_main(execution.argv, program=program, screen=Screen(quiet=True), env=env)
-
-
-def run_autotune_batch(batch, path: str, program: str, screen: Screen, env: dict[str, str]) -> int:
-    """tgftp's auto-tuning batchfile (``#%tgftp_autotuning_batchfile``): the executions run silently,
-    each configuration (line) scores the mean of its successful runs' integer rates, and the first
-    one that beats the best so far by at least 10 MB/s (tgftp 0.7.0's code) becomes the best. Prints
-    its guc parameters without `` -len 4G``."""
-    best_mean, best_params = 0.0, ""
-    for entry in batch.lines:
-        for line in entry.stdout:
-            screen.out(line)
-        for line in entry.stderr:
-            screen.err(line)
-        if entry.test is None:
-            continue
-        rates: list[int] = []
-        for execution in entry.executions:
-            code = _run_execution(execution, program, env, screen, path, entry.line)
-            if code in STOPPED:
-                return code
-            if code == EX_OK and execution.argv is not None:
-                rate = _logged_rate(execution.argv)
-                if rate is not None:
-                    rates.append(rate)
-        mean = int(sum(rates) * 100 / len(rates)) / 100 if rates else 0.0
-        if mean >= best_mean + 10:
-            best_mean, best_params = mean, entry.fields[2]
-    screen.out(best_params.replace(" -len 4G", "", 1))
-    return EX_OK
-
-
-def _logged_rate(child_argv: list[str]) -> int | None:
-    """``tgftp_log -a GSIFTP_TRANSFER_RATE -f LOG | cut -d ' ' -f 1`` for a child's log."""
-    from gftpwb.tgftp.taglog import RATE, get_attribute
-
-    args = parse_tgftp_args(child_argv)
-    try:
-        with open(args.value("--log-filename"), encoding="utf-8", errors="replace") as handle:
-            lines = get_attribute(handle.read(), RATE)
-    except OSError:
-        return None
-    first = lines[0].split(" ")[0] if lines else ""
-    return int(first) if first.isdigit() else None
-
-
-# --- entry points ---------------------------------------------------------------------------------
+def end_like_tgftp(code: int, mode: str) -> int:
+    """End the process as tgftp 0.7.0 ended after a signal (measured against the real script, see
+    tests/test_dropin_signals.py): a single test stopped by Ctrl-C exits 130 after writing its log;
+    everything else tgftp did not survive, so the drop-in, once the run in flight is recorded and guc
+    stopped, kills itself with the same signal (a shell shows 128+n, a parent sees the signal).
+    Returns ``code`` when no signal stopped the run."""
+    sig = _SIGNAL_OF.get(code)
+    if sig is None or (sig == signal.SIGINT and mode not in ("batch", "auto-tune")):
+        return code
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    signal.signal(sig, signal.SIG_DFL)
+    os.kill(os.getpid(), sig)
+    return code  # not reached: the default action of these signals ends the process
 
 
 def tgftp_main(argv: list[str], program: str = "tgftp", screen: Screen | None = None,
-               env: dict[str, str] | None = None) -> int:
-    """tgftp 0.7.0's command line; returns its exit status. ``program`` is tgftp's ``$0``."""
+               env: dict[str, str] | None = None, *, as_process: bool = False) -> int:
+    """tgftp 0.7.0's command line; returns its exit status. ``program`` is tgftp's ``$0``. With
+    ``as_process`` (the ``tgftp`` and ``gftpwb tgftp`` commands, not a batch's executions) a signal
+    ends the process as it ended tgftp (:func:`end_like_tgftp`)."""
     screen = screen or Screen()
-    env = env if env is not None else shell_env()
     name = os.path.basename(program)
     try:
         args = parse_tgftp_args(argv)
@@ -455,14 +100,22 @@ def tgftp_main(argv: list[str], program: str = "tgftp", screen: Screen | None = 
     if args.action == "version":
         screen.out(version_text(name))
         return EX_OK
+    # the executor, the kinds and the importer: loaded only when something runs (--help starts fast)
+    from gftpwb.tgftp.run.execute import run_batch, run_single, run_tgftp_autotune
+    from gftpwb.tgftp.run.migrate import shell_env
+
+    env = env if env is not None else shell_env()
+    masked = not faithful_logs(os.environ, screen)  # a batch's executions read it again, quietly
     if args.mode == "batch":
-        return run_batch(args.batchfile or "", program, screen, env)
-    if args.mode == "auto-tune":
-        return run_tgftp_autotune(args.source, args.target, args.guc_params)
-    return run_single(args, program, argv, screen, env)
+        code = run_batch(args.batchfile or "", program, screen, env, child=tgftp_main)
+    elif args.mode == "auto-tune":
+        code = run_tgftp_autotune(args.source, args.target, args.guc_params)
+    else:
+        code = run_single(args, program, argv, screen, env, masked=masked)
+    return end_like_tgftp(code, args.mode) if as_process else code
 
 
 def main() -> None:
     """The ``tgftp`` console script."""
     with contextlib.suppress(BrokenPipeError):
-        sys.exit(tgftp_main(sys.argv[1:], program=sys.argv[0] or "tgftp"))
+        sys.exit(tgftp_main(sys.argv[1:], program=sys.argv[0] or "tgftp", as_process=True))

@@ -28,10 +28,12 @@ from gftpwb.core.dsl.keys import NAME_PATTERN
 from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
 from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
+from gftpwb.core.masking import mask
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import registry
 from gftpwb.shell import results_dir as rd
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, JournalSink, read_journal
+from gftpwb.shell.sinks.taglogs import write_taglog
 from gftpwb.tgftp import is_batchfile
 from gftpwb.tgftp.batchfile import (
     ExportError,
@@ -40,11 +42,7 @@ from gftpwb.tgftp.batchfile import (
     export_batchfile,
     import_batchfile,
 )
-from gftpwb.tgftp.taglog import (
-    TagLogError,
-    format_taglog,
-    record_from_taglog,
-)
+from gftpwb.tgftp.taglog import TagLogError, record_from_taglog
 
 MAX_BATCHFILE_BYTES = 64 << 20  # as for scenarios (issue 17: bounded inputs)
 EXIT_LOG_ERROR = 1  # tgftp_log's exit status for a bad attribute or a missing file
@@ -207,12 +205,13 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     journal = JournalSink(os.path.join(directory, JOURNAL_NAME))
     try:
         for record in records:
-            journal.append(record)
+            journal.append(mask(record))  # passwords in URLs, as everything gftpwb stores (issue 17)
     finally:
         journal.close()
     meta = {"gftpwb_version": __version__, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "command": ["gftpwb", *sys.argv[1:]], "controller": socket.gethostname(), "scenario": label,
             "imported": True, "sources": [os.path.abspath(p) for p in paths], "runs": len(records)}
+    meta = mask(meta)
     _write(os.path.join(directory, "meta.json"), json.dumps(meta, indent=1) + "\n")
     from gftpwb.shell.sinks.console import ConsoleSink, plain_or_terminal_console
 
@@ -271,7 +270,11 @@ def export_taglogs(directory: str, output: str | None) -> int:
         if kind is not None and not kind.writes_taglog:  # e.g. small-file runs (their CSVs are in the results)
             continue
         name = record.taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
-        _write(os.path.join(target, os.path.basename(name)), format_taglog(record, command))
+        try:
+            write_taglog(target, record, command, name=os.path.basename(name))
+        except OSError as exc:
+            raise UsageError(f"cannot write {os.path.join(target, os.path.basename(name))}: "
+                             f"{exc.strerror or exc}") from None
         written += 1
     print(f"{written} tag log(s) written to {target}")
     return EXIT_OK
