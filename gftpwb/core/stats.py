@@ -80,9 +80,12 @@ def seed_of(*parts: object) -> int:
 
 @functools.lru_cache(maxsize=4096)
 def _t_quantile(q: float, df: int) -> float:
-    from scipy import stats  # not at import time: `gftpwb --help` and validation never need it
+    # scipy.stats.t.ppf(q, df) is this function (``t._ppf``), with loc 0 and scale 1: the same
+    # number, without importing scipy.stats (most of a report's start-up). Not at import time:
+    # `gftpwb --help` and validation never need it.
+    from scipy.special import stdtrit
 
-    return float(stats.t.ppf(q, df))
+    return float(stdtrit(df, q))
 
 
 def t_interval(mean: float, stdev: float, n: int, confidence: float = CONFIDENCE) -> Interval:

@@ -16,9 +16,10 @@ Which runs count:
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -145,6 +146,22 @@ def summarize_cases(records: Sequence[ResultRecord], kind_of_test: Mapping[str, 
 _CASES: weakref.WeakValueDictionary[tuple[Any, ...], CaseSummary] = weakref.WeakValueDictionary()
 
 
+_HOLDERS: list[list[CaseSummary]] = []
+
+
+@contextlib.contextmanager
+def holding_cases() -> Iterator[list[CaseSummary]]:
+    """Keep every case summarised inside the ``with`` (in the list it gives) for as long as the
+    caller keeps that list: reading a journal checks its records by tabulating them, and the summary
+    of the same records right after finds their cases done."""
+    held: list[CaseSummary] = []
+    _HOLDERS.append(held)
+    try:
+        yield held
+    finally:
+        _HOLDERS.remove(held)
+
+
 def _cached_case(kind: Kind | None, test_id: str, case: int, kind_name: str, test_kind: str,
                  group: list[ResultRecord]) -> CaseSummary:
     key = (test_id, case, kind_name, test_kind, id(kind), tuple(map(id, group)))
@@ -152,6 +169,8 @@ def _cached_case(kind: Kind | None, test_id: str, case: int, kind_name: str, tes
     if found is None:
         found = _case(kind, test_id, case, kind_name, test_kind, group)
         _CASES[key] = found
+    for held in _HOLDERS:
+        held.append(found)
     return found
 
 

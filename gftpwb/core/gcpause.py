@@ -1,0 +1,27 @@
+"""Pausing Python's cyclic garbage collector while many objects are made at once.
+
+Reading a journal of 100,000 records makes some three million objects that all live on: the
+collector, started every 700 new objects, goes through the ever longer list of survivors again and
+again, which made reading a journal take twice as long (and ``gftpwb report`` half its time). None
+of them is part of a reference cycle, so nothing is lost by not looking for cycles meanwhile;
+reference counting still frees everything as usual.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """No cyclic collection inside the ``with`` (nested uses and a collector already off are fine);
+    the collector runs as before after it."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
