@@ -25,3 +25,15 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was_on:
             gc.enable()
+
+
+@contextlib.contextmanager
+def spared_from_gc() -> Iterator[None]:
+    """Whatever is alive on entry (the records and summaries just read) is left out of the cyclic
+    collections inside the ``with`` (``gc.freeze``), which then walk only what is made there (a
+    report's pages and charts, collected as usual); on exit it is collected as before again."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .records import PASSED, ResultRecord
-from .registry import Kind, registry
+from .registry import Kind, Measured, registry
 from .summary import holding_cases
 
 # What a kind's reader raises on details of the wrong shape (a string where it expects an object,
@@ -58,12 +58,13 @@ def unreadable_all(records: Sequence[ResultRecord]) -> list[str | None]:
     out: list[str | None] = [None] * len(records)
     tabulated: dict[int, tuple[Kind, list[int]]] = {}
     texts: set[tuple[Any, ...]] = set()  # (kind, params) whose text was made without error
+    measured: dict[int, dict[str, Measured]] = {}  # what the kinds measured, for the tables below
     for i, record in enumerate(records):
         kind = reg.find(record.kind)
         if kind is None:
             continue
         try:
-            why = _alone(kind, record, texts)
+            why = _alone(kind, record, texts, measured)
         except READ_ERRORS as exc:
             why = _cannot_read(kind, exc)
         if why is not None:
@@ -72,7 +73,7 @@ def unreadable_all(records: Sequence[ResultRecord]) -> list[str | None]:
             tabulated.setdefault(id(kind), (kind, []))[1].append(i)
     kept: list[Any] = []
     for kind, positions in tabulated.values():
-        with holding_cases() as held:
+        with holding_cases(measured) as held:
             try:
                 tables = kind.report.build([records[i] for i in positions])  # type: ignore[union-attr]
                 ok = all(isinstance(cell, str) for table in tables for cells, _style in table.rows for cell in cells)
@@ -110,9 +111,11 @@ def _params_key(kind: Kind, params: dict[str, Any]) -> tuple[Any, ...] | None:
     return key
 
 
-def _alone(kind: Kind, record: ResultRecord, texts: set[tuple[Any, ...]] | None) -> str | None:
+def _alone(kind: Kind, record: ResultRecord, texts: set[tuple[Any, ...]] | None,
+           measured: dict[int, dict[str, Measured]] | None = None) -> str | None:
     """What the kind's readers say of the record on its own, all but the report tables (raises what
-    they raise). ``texts``: parameters already written as text without error, not written again."""
+    they raise). ``texts``: parameters already written as text without error, not written again;
+    ``measured``: gets what the kind measured in the record."""
     key = _params_key(kind, record.params) if texts is not None else None
     if key is None or key not in texts:  # type: ignore[operator]
         kind.params_text(dict(record.params))
@@ -121,8 +124,11 @@ def _alone(kind: Kind, record: ResultRecord, texts: set[tuple[Any, ...]] | None)
     kind.facts(record)
     if record.status == PASSED:
         kind.headline(record)
-        for key_, measured in kind.measure(record).items():
-            value = measured.value
+        figures = kind.measure(record)
+        if measured is not None:
+            measured[id(record)] = figures
+        for key_, got in figures.items():
+            value = got.value
             if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
                                       or not math.isfinite(value) or abs(value) > MAX_FIGURE):
                 return f"its {key_} is not a number a run can measure ({str(value)[:40]})"

@@ -343,9 +343,8 @@ class Kind(abc.ABC):
     def measure(self, record: ResultRecord) -> dict[str, Measured]:
         """Each of :attr:`figures` in a passed record (found by its path); override to leave a value
         out of the statistics with the reason (``Measured(value, excluded="quantised")``)."""
-        data = {"details": record.details, **{f: getattr(record, f) for f in _RECORD_FIELDS}}
-        return {f.key: Measured(value_at(data, f.path),
-                                f.excluded_reason if f.excluded_by and _flag_at(data, f.excluded_by) else "")
+        return {f.key: Measured(_in_record(record, f.path),
+                                f.excluded_reason if f.excluded_by and _flag_in_record(record, f.excluded_by) else "")
                 for f in self.figures}
 
     def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
@@ -361,7 +360,33 @@ def _flag_at(data: Any, path: Sequence[str]) -> bool:
     return data is True
 
 
-_RECORD_FIELDS = ("seconds", "bytes", "rate_incl_setup_mib_s", "rate_guc_avg_mib_s", "exit_code")
+# What a figure's path may start with: the record's details, or one of these fields.
+_RECORD_FIELDS = frozenset({"seconds", "bytes", "rate_incl_setup_mib_s", "rate_guc_avg_mib_s", "exit_code"})
+
+
+def _start(record: Any, path: Sequence[str]) -> tuple[bool, Any]:
+    """Where ``path`` starts in ``record`` seen as JSON with only its details and ``_RECORD_FIELDS``
+    (False: it starts nowhere)."""
+    if not path:
+        return False, None
+    head = path[0]
+    if head == "details":
+        return True, record.details
+    if head in _RECORD_FIELDS:
+        return True, getattr(record, head)
+    return False, None
+
+
+def _in_record(record: Any, path: Sequence[str]) -> float | None:
+    """:func:`value_at` of ``path`` in the record as JSON (details and ``_RECORD_FIELDS``), without
+    building that JSON for every record of a report."""
+    found, data = _start(record, path)
+    return value_at(data, path[1:]) if found else None
+
+
+def _flag_in_record(record: Any, path: Sequence[str]) -> bool:
+    found, data = _start(record, path)
+    return _flag_at(data, path[1:]) if found else False
 
 
 class Engine(abc.ABC):

@@ -122,6 +122,10 @@ def params_text(record: ResultRecord) -> str:
 def _measure(kind: Kind | None, record: ResultRecord) -> dict[str, Measured]:
     if kind is None or record.status != PASSED:
         return {}
+    for _held, measured in _HOLDERS:
+        found = measured.get(id(record))
+        if found is not None:
+            return found
     return kind.measure(record)
 
 
@@ -146,20 +150,22 @@ def summarize_cases(records: Sequence[ResultRecord], kind_of_test: Mapping[str, 
 _CASES: weakref.WeakValueDictionary[tuple[Any, ...], CaseSummary] = weakref.WeakValueDictionary()
 
 
-_HOLDERS: list[list[CaseSummary]] = []
+_HOLDERS: list[tuple[list[CaseSummary], Mapping[int, dict[str, Measured]]]] = []
 
 
 @contextlib.contextmanager
-def holding_cases() -> Iterator[list[CaseSummary]]:
+def holding_cases(measured: Mapping[int, dict[str, Measured]] | None = None) -> Iterator[list[CaseSummary]]:
     """Keep every case summarised inside the ``with`` (in the list it gives) for as long as the
     caller keeps that list: reading a journal checks its records by tabulating them, and the summary
-    of the same records right after finds their cases done."""
+    of the same records right after finds their cases done. ``measured``: what the kinds measured
+    in records (by ``id``; the caller holds the records) that the check measured already."""
     held: list[CaseSummary] = []
-    _HOLDERS.append(held)
+    entry = (held, measured or {})
+    _HOLDERS.append(entry)
     try:
         yield held
     finally:
-        _HOLDERS.remove(held)
+        _HOLDERS.remove(entry)
 
 
 def _cached_case(kind: Kind | None, test_id: str, case: int, kind_name: str, test_kind: str,
@@ -169,41 +175,51 @@ def _cached_case(kind: Kind | None, test_id: str, case: int, kind_name: str, tes
     if found is None:
         found = _case(kind, test_id, case, kind_name, test_kind, group)
         _CASES[key] = found
-    for held in _HOLDERS:
+    for held, _measured in _HOLDERS:
         held.append(found)
     return found
 
 
 def _case(kind: Kind | None, test_id: str, case: int, kind_name: str, test_kind: str,
           group: list[ResultRecord]) -> CaseSummary:
+    # One pass over the runs (a report has 100,000): each run's figures, and each figure's values
+    # that its statistics take, in the runs' order.
     figures = kind.figures if kind is not None else ()
-    measured = [_measure(kind, r) for r in group]
-    warm = [bool(r.details.get("warmup")) for r in group]
+    counted: dict[str, tuple[list[float], list[int], Counter[str]]] = {f.key: ([], [], Counter()) for f in figures}
+    per_run = []
+    for i, record in enumerate(group):
+        measured = _measure(kind, record)
+        warm = bool(record.details.get("warmup"))
+        values, excluded = {}, {}
+        for key, got in measured.items():
+            values[key] = got.value
+            if got.excluded:
+                excluded[key] = got.excluded
+        if record.status == PASSED and not warm:
+            for key, (kept, positions, left_out) in counted.items():
+                got = measured.get(key)
+                if got is None or got.value is None:
+                    continue
+                if got.excluded:
+                    left_out[got.excluded] += 1
+                    continue
+                kept.append(got.value)
+                positions.append(i)
+        per_run.append((warm, values, excluded))
     stats: list[FigureStats] = []
     outliers: dict[int, list[str]] = {}
     for figure in figures:
-        values, positions, excluded = [], [], Counter[str]()
-        for i, (record, m) in enumerate(zip(group, measured, strict=True)):
-            got = m.get(figure.key)
-            if record.status != PASSED or warm[i] or got is None or got.value is None:
-                continue
-            if got.excluded:
-                excluded[got.excluded] += 1
-                continue
-            values.append(got.value)
-            positions.append(i)
+        values, positions, left_out = counted[figure.key]
         described = describe(values, seed=seed_of(test_id, case, kind_name, figure.key))
         if described is not None:
             for index in described.outliers:
                 outliers.setdefault(positions[index], []).append(figure.key)
-        stats.append(FigureStats(figure, described, dict(excluded)))
+        stats.append(FigureStats(figure, described, dict(left_out)))
     runs = tuple(RunRow(
-        run_id=r.run_id, repeat=r.repeat, host=r.host, status=r.status, warmup=warm[i],
-        values={k: m.value for k, m in measured[i].items()},
-        excluded={k: m.excluded for k, m in measured[i].items() if m.excluded},
-        outlier=tuple(outliers.get(i, ())), facts=dict(kind.facts(r)) if kind is not None else {},
+        run_id=r.run_id, repeat=r.repeat, host=r.host, status=r.status, warmup=warm, values=values,
+        excluded=excluded, outlier=tuple(outliers.get(i, ())), facts=dict(kind.facts(r)) if kind is not None else {},
         seconds=r.seconds, bytes=r.bytes, started_at=r.started_at, error=r.error, engine=r.engine, record=r,
-    ) for i, r in enumerate(group))
+    ) for i, (r, (warm, values, excluded)) in enumerate(zip(group, per_run, strict=True)))
     first = group[0]
     text = kind.params_text(dict(first.params)) if kind is not None else params_text(first)
     return CaseSummary(test_id=test_id, case=case, kind=kind_name, test_kind=test_kind, params=dict(first.params),
