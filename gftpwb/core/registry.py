@@ -189,6 +189,37 @@ class Figure:
     #: "quantised"). Data rather than code, so the history's SQL view leaves out the same values.
     excluded_by: tuple[str, ...] = ()
     excluded_reason: str = ""
+    #: More reasons to leave a value the record has out, looked at in order after ``excluded_by``
+    #: (guc's average of a multi-file transfer is its last file's: "per file"). Data too, for the
+    #: same reason.
+    exclusions: tuple[Exclusion, ...] = ()
+
+    def excluded(self, record: Any, value: float | None) -> str:
+        """Why ``value``, the figure's value in ``record``, is not a statistic ("" when it is one)."""
+        if self.excluded_by and _flag_in_record(record, self.excluded_by):
+            return self.excluded_reason
+        if value is not None:
+            for rule in self.exclusions:
+                if rule.applies(record):
+                    return rule.reason
+        return ""
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """A value of the record (``path``, like :attr:`Figure.path`) that keeps a figure's value out of
+    the statistics with ``reason``: a number above ``above``, or with ``above`` None, a flag that
+    is true. A value that is missing or of another type keeps nothing out."""
+
+    path: tuple[str, ...]
+    reason: str
+    above: float | None = None
+
+    def applies(self, record: Any) -> bool:
+        if self.above is None:
+            return _flag_in_record(record, self.path)
+        value = _in_record(record, self.path)
+        return value is not None and value > self.above
 
 
 @dataclass(frozen=True)
@@ -343,9 +374,11 @@ class Kind(abc.ABC):
     def measure(self, record: ResultRecord) -> dict[str, Measured]:
         """Each of :attr:`figures` in a passed record (found by its path); override to leave a value
         out of the statistics with the reason (``Measured(value, excluded="quantised")``)."""
-        return {f.key: Measured(_in_record(record, f.path),
-                                f.excluded_reason if f.excluded_by and _flag_in_record(record, f.excluded_by) else "")
-                for f in self.figures}
+        out = {}
+        for figure in self.figures:
+            value = _in_record(record, figure.path)
+            out[figure.key] = Measured(value, figure.excluded(record, value))
+        return out
 
     def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
         """What else a report says of one run, as plain values (guc: its transfer mode)."""
