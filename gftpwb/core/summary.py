@@ -70,6 +70,8 @@ class FigureStats:
     figure: Figure
     stats: Stats | None
     excluded: dict[str, int]  # reason -> runs whose value was left out for it
+    # the values the statistics took, in the runs' order (compare tests them against another case's)
+    values: tuple[float, ...] = field(default=(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -230,11 +232,11 @@ class _Runs:
         stats: list[FigureStats] = []
         outliers: dict[int, list[str]] = {}
         for figure, figure_stats in zip(self.figures, described, strict=True):
-            _values, positions, left_out = self.counted[figure.key]
+            values, positions, left_out = self.counted[figure.key]
             if figure_stats is not None:
                 for index in figure_stats.outliers:
                     outliers.setdefault(positions[index], []).append(figure.key)
-            stats.append(FigureStats(figure, figure_stats, dict(left_out)))
+            stats.append(FigureStats(figure, figure_stats, dict(left_out), tuple(values)))
         runs = tuple(RunRow(
             run_id=r.run_id, repeat=r.repeat, host=r.host, status=r.status, warmup=warm, values=values,
             excluded=excluded, outlier=tuple(outliers.get(i, ())),
