@@ -22,7 +22,8 @@ from gftpwb.shell.executor import Executor
 from gftpwb.shell.frontend import exit_code
 from gftpwb.shell.results_index import read_directory
 from gftpwb.tui.app import WorkbenchApp
-from gftpwb.tui.views import ResultsView, ThreadsView
+from gftpwb.tui.results_view import ResultsView
+from gftpwb.tui.views import ThreadsView
 from gftpwb.tui.widgets import ChoiceScreen, ConfirmScreen, FastTable, LiveTable, RateChart
 
 SIZE = (80, 24)
@@ -412,25 +413,23 @@ async def test_results_view_lists_opens_and_diffs_two_runs(tmp_path, fake_guc, m
         await pilot.pause()
         assert list(cells(app, "records")) == ["a[0]/0", "a[1]/0"]
         assert [row[5] for row in cells(app, "records").values()] == ["-p 1 -len 3M", "-p 4 -len 3M"]  # parameters
-        # Per case: n, median, mean ± CI (none for one run), CV, runs, figure, parameters, from core/summary.
+        # Per case: n, median, mean ± CI (none for one run), CV, runs, thresholds (none here), figure,
+        # parameters, from core/summary.
         opened = read_directory(app.query_one(ResultsView)._open)
         case_rows = cells(app, "cases")
         assert len(case_rows) == len(opened.cases) == 2
         for case, row in zip(opened.cases, case_rows.values(), strict=True):
             stats = case.headline.stats
-            assert row == [case.test_id, "1", rate_text(stats.median), rate_text(stats.mean), "-", "1/1 passed",
+            assert row == [case.test_id, "1", rate_text(stats.median), rate_text(stats.mean), "-", "1/1 passed", "",
                            "rate incl. set-up (MiB/s)", case.params_text]
         await pilot.press("m", "down", "m", "d")
         await pilot.pause()
-        diff = cells(app, "diff")
-        assert [row[:2] for row in diff.values()] == [["a", "-p 1 -len 3M"], ["a", "-p 4 -len 3M"]]
-        for row in diff.values():
-            a, b, delta = float(row[2]), float(row[3]), float(row[4])
-            assert a > 0 and b > 0 and delta == pytest.approx(b - a, abs=0.11)
+        compared = cells(app, "compare")  # gftpwb compare's rows (tests/test_tui_results.py checks them)
+        assert [(row[0], row[9]) for row in compared.values()] == [("a", "-p 1 -len 3M"), ("a", "-p 4 -len 3M")]
         await pilot.press("e")
         await pilot.pause()
-        (exported,) = Path(latest).glob("gftpwb-results-*.csv")  # exports go with the latest run
-        assert next(csv.reader(exported.open()))[:4] == ["test", "guc options", "A MiB/s", "B MiB/s"]
+        (exported,) = Path(latest).glob("gftpwb-compare-*.csv")  # exports go with the newer run, B
+        assert next(csv.reader(exported.open()))[:3] == ["a", "b", "test"]
         assert app.query_one(ResultsView).display
 
 

@@ -39,8 +39,9 @@ from gftpwb.shell.executor import Executor
 from gftpwb.shell.files import atomic_write
 from gftpwb.shell.session import PreparedRun, RunRequest, execute, prepare_run
 
+from .results_view import ResultsView
 from .state import SaveText
-from .views import ResultsView, RunView, ScenarioView, ThreadsView, TuneView, View
+from .views import RunView, ScenarioView, ThreadsView, TuneView, View
 from .widgets import ChoiceScreen, ConfirmScreen, FilterInput
 
 VIEWS = (("scenario", "Scenario", ScenarioView), ("run", "Run", RunView), ("threads", "Threads", ThreadsView),

@@ -6,7 +6,6 @@ prints."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from rich.text import Text
@@ -17,12 +16,12 @@ from gftpwb.core.format import counts_text
 from gftpwb.core.gcpause import paused_gc, spared_from_gc
 from gftpwb.core.junit import junit_xml
 from gftpwb.core.monitors.report import monitors_table
-from gftpwb.core.report_charts import TrendPoint, own_cases
 from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_json import report_json
 from gftpwb.core.samples import WHOLE, gaps, stalls
 from gftpwb.core.summary import DirectorySummary
 from gftpwb.shell.files import atomic_write
+from gftpwb.shell.html_report import write_html
 from gftpwb.shell.results_index import read_directory
 from gftpwb.shell.sinks.console import plain_or_terminal_console, print_checks, print_report, rich_table
 
@@ -63,32 +62,6 @@ def print_directory(console, summary: DirectorySummary) -> None:
         console.print(Text(line, style="yellow"), soft_wrap=True)
     for problem in summary.problems:
         console.print(Text(f"warning: {problem}", style="yellow"), soft_wrap=True)
-
-
-def trends(summaries: list[DirectorySummary], limit: int) -> dict[str, list[TrendPoint]]:
-    """Per directory, its own cases' headline medians in the ``limit`` latest results directories of
-    the same scenario beside it (the history's DuckDB views); a base that cannot be read gives none."""
-    from gftpwb.shell.history import trend_points
-
-    out: dict[str, list[TrendPoint]] = {}
-    for summary in summaries:
-        path = os.path.abspath(summary.path.rstrip("/"))
-        own = {(c.test_id, c.kind, c.params_text) for c in own_cases(summary.cases)}
-        try:
-            points = trend_points(os.path.dirname(path), os.path.basename(path), summary.scenario, limit)
-        except UsageError as exc:
-            print(f"gftpwb: warning: no trend for {summary.path}: {exc}", file=sys.stderr)
-            continue
-        out[summary.path] = [p for p in points if (p.test_id, p.kind, p.params_text) in own]
-    return out
-
-
-def write_html(path: str, summaries: list[DirectorySummary], generator: str, trend: int) -> None:
-    from gftpwb.core.report_html import report_html
-    from gftpwb.shell.html_charts import SvgCharts  # matplotlib: only for --html
-
-    html = report_html(summaries, SvgCharts(), generator=generator, trends=trends(summaries, trend) if trend else {})
-    _write(path, html, "HTML report")
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -39,6 +39,7 @@ from gftpwb.core.monitors.report import monitors_table
 from gftpwb.core.records import PASSED, STOPPED_BY_TEXT, ResultRecord
 from gftpwb.core.registry import ReportTable, registry
 from gftpwb.core.report import report_sections
+from gftpwb.core.report_tables import checks_table
 from gftpwb.core.specs import RunSpec
 from gftpwb.kinds.autotune.report import pick_lines, ranking_table
 
@@ -363,15 +364,9 @@ class ConsoleSink:
 
 def print_checks(console: Console, checks: Sequence[Check]) -> None:
     """The thresholds checked (``expect:``): a table when there are any, violations in red."""
-    if not checks:
-        return
-    violated = sum(1 for c in checks if not c.ok)
-    rows = tuple(((c.test_id, c.case_text, f"{c.metric} {c.expression}", c.value_text,
-                   "met" if c.ok else "VIOLATED", c.note), "" if c.ok else "bold red") for c in checks)
-    console.print(rich_table(ReportTable(
-        f"Expectations: {violated} of {len(checks)} violated", "Checked when each test ended (expect:).",
-        (("test", "left"), ("case", "left"), ("expect", "left"), ("value", "right"), ("verdict", "left"),
-         ("note", "left")), rows)))
+    table = checks_table(checks)
+    if table is not None:
+        console.print(rich_table(table))
 
 
 def print_report(console: Console, records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> None:
