@@ -4,7 +4,8 @@ Reading a journal of 100,000 records makes some three million objects that all l
 collector, started every 700 new objects, goes through the ever longer list of survivors again and
 again, which made reading a journal take twice as long (and ``gftpwb report`` half its time). None
 of them is part of a reference cycle, so nothing is lost by not looking for cycles meanwhile;
-reference counting still frees everything as usual.
+reference counting still frees everything as usual. The collector is the process's: a pause in one
+thread (the TUI reads a directory in a worker) pauses it for all until the outermost pause ends.
 """
 
 from __future__ import annotations

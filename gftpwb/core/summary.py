@@ -17,6 +17,7 @@ Which runs count:
 from __future__ import annotations
 
 import contextlib
+import threading
 import weakref
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -124,7 +125,7 @@ def params_text(record: ResultRecord) -> str:
 def _measure(kind: Kind | None, record: ResultRecord) -> dict[str, Measured]:
     if kind is None or record.status != PASSED:
         return {}
-    for _held, measured in _HOLDERS:
+    for _held, measured in _holders():
         found = measured.get(id(record))
         if found is not None:
             return found
@@ -158,7 +159,7 @@ def summarize_cases(records: Sequence[ResultRecord], kind_of_test: Mapping[str, 
         found = runs.summary([next(described) for _ in runs.figures])
         _CASES[key] = found
         out[i] = found
-    for held, _measured in _HOLDERS:
+    for held, _measured in _holders():
         held.extend(out)  # type: ignore[arg-type]
     return out  # type: ignore[return-value]
 
@@ -169,7 +170,16 @@ def summarize_cases(records: Sequence[ResultRecord], kind_of_test: Mapping[str, 
 _CASES: weakref.WeakValueDictionary[tuple[Any, ...], CaseSummary] = weakref.WeakValueDictionary()
 
 
-_HOLDERS: list[tuple[list[CaseSummary], Mapping[int, dict[str, Measured]]]] = []
+# The holders open in this thread (the TUI reads a directory in a worker thread while the screen's
+# thread may summarise another).
+_LOCAL = threading.local()
+
+
+def _holders() -> list[tuple[list[CaseSummary], Mapping[int, dict[str, Measured]]]]:
+    holders = getattr(_LOCAL, "holders", None)
+    if holders is None:
+        holders = _LOCAL.holders = []
+    return holders
 
 
 @contextlib.contextmanager
@@ -180,11 +190,11 @@ def holding_cases(measured: Mapping[int, dict[str, Measured]] | None = None) -> 
     in records (by ``id``; the caller holds the records) that the check measured already."""
     held: list[CaseSummary] = []
     entry = (held, measured or {})
-    _HOLDERS.append(entry)
+    _holders().append(entry)
     try:
         yield held
     finally:
-        _HOLDERS.remove(entry)
+        _holders().remove(entry)
 
 
 class _Runs:
