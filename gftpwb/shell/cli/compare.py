@@ -24,6 +24,7 @@ from gftpwb.core.errors import EXIT_OK, EXIT_RUNS_FAILED, UsageError
 from gftpwb.core.gcpause import paused_gc, spared_from_gc
 from gftpwb.core.registry import ReportTable
 from gftpwb.core.summary import DirectorySummary
+from gftpwb.shell.cli.teardown import skip_teardown
 from gftpwb.shell.results_index import read_directory
 from gftpwb.shell.sinks.console import plain_or_terminal_console, rich_table
 
@@ -50,6 +51,7 @@ def print_comparison(c: Comparison) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    skip_teardown()  # what it reads is freed with the process, not one object at a time
     if args.threshold < 0:
         raise UsageError(f"--threshold must be a percentage of 0 or more, not {args.threshold:g}")
     # Reading 100,000 records makes millions of objects that live until the command ends, none in a
