@@ -17,7 +17,7 @@ Which runs count:
 from __future__ import annotations
 
 import contextlib
-import threading
+import contextvars
 import weakref
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -171,15 +171,13 @@ _CASES: weakref.WeakValueDictionary[tuple[Any, ...], CaseSummary] = weakref.Weak
 
 
 # The holders open in this thread (the TUI reads a directory in a worker thread while the screen's
-# thread may summarise another).
-_LOCAL = threading.local()
+# thread may summarise another): a context variable, which each thread has its own value of.
+_HOLDERS: contextvars.ContextVar[tuple[tuple[list[CaseSummary], Mapping[int, dict[str, Measured]]], ...]] = (
+    contextvars.ContextVar("gftpwb_case_holders", default=()))
 
 
-def _holders() -> list[tuple[list[CaseSummary], Mapping[int, dict[str, Measured]]]]:
-    holders = getattr(_LOCAL, "holders", None)
-    if holders is None:
-        holders = _LOCAL.holders = []
-    return holders
+def _holders() -> tuple[tuple[list[CaseSummary], Mapping[int, dict[str, Measured]]], ...]:
+    return _HOLDERS.get()
 
 
 @contextlib.contextmanager
@@ -189,12 +187,11 @@ def holding_cases(measured: Mapping[int, dict[str, Measured]] | None = None) -> 
     of the same records right after finds their cases done. ``measured``: what the kinds measured
     in records (by ``id``; the caller holds the records) that the check measured already."""
     held: list[CaseSummary] = []
-    entry = (held, measured or {})
-    _holders().append(entry)
+    token = _HOLDERS.set((*_HOLDERS.get(), (held, measured or {})))
     try:
         yield held
     finally:
-        _holders().remove(entry)
+        _HOLDERS.reset(token)
 
 
 class _Runs:
