@@ -13,8 +13,8 @@ Measured, side by side in one invocation:
 
 * **overhead**: ``--pairs`` pairs of runs with monitors on and off, interleaved (on-off, off-on,
   ...), so drift in the machine's load hits both alike. Throughput is the copies' "together" figure
-  (all bytes over first start to last end, ``aggregates.jsonl``). Reported: medians, the median of
-  the paired ratios, the change of the means with Welch's t-test (p) and its 95 % interval.
+  (all bytes over first start to last end, ``aggregates.jsonl``). Reported: medians, the mean of the
+  paired ratios with its 95 % interval, paired t and Wilcoxon p, and Welch's test with its interval.
 * **sampler CPU**: the sampler processes (``gftpwb-sampler``, one per host) are read from /proc
   while they run: user + system time of the shell and its reaped children (``cat``, ``ss``,
   ``sleep``) over its lifetime, as a share of one core.
@@ -25,8 +25,26 @@ Measured, side by side in one invocation:
   with SIGINT while every copy is in flight: exit 130, every copy journaled (interrupted), and
   ``pgrep`` (here and in every namespace) finds no guc, remote wrapper or sampler left.
 
-Usage: .venv/bin/python bench/harness_stress.py [--pairs 10] [--copies 64] [--ns-copies 16]
-       [--length 64M] [--skip-netns]
+Three parts that resolve a small overhead on a loaded, shared machine (``--parts``):
+
+* **sampler**: the sampler script alone under /bin/sh (as gftpwb starts it locally), for 0.5 s and
+  for 10.5 s: its CPU to start, and per second after (the difference), per monitor type.
+
+* **cost** (``--cost-pairs``, short runs): the loopback scenario with ``--cost-copies`` copies, the
+  whole bench pinned to ``--cpus`` (lab server, gftpwb, guc, sampler on the same CPUs, so they
+  contend alike). Per run: CPU seconds (user + system) of everything that does the work, i.e. the
+  ``gftpwb run`` process tree (controller, guc copies, sampler and its ``ss``/``cat``, from getrusage
+  of the reaped tree) plus the lab server and its per-session children (/proc), per GiB moved; the
+  sampler's own CPU (polled from /proc while it lives); and the throughput. On and off alternate
+  within each pair; the paired 95 % interval of the change is what shows (or does not show) the 1 %.
+  On a CPU-bound transfer, the extra CPU per GiB is the throughput a monitor can take away.
+* **shaped**: 2 namespace hosts whose links are shaped by ``tc tbf`` (``--rate``), ``--shaped-copies``
+  copies per host: throughput is set by the link, not by the other sessions' load, so a drop caused
+  by the monitors would show in the paired interval.
+
+Usage: .venv/bin/python bench/harness_stress.py [--parts sampler,cost,shaped,stress] [--pairs 10] [--copies 64]
+       [--ns-copies 16] [--length 64M] [--skip-netns] [--cpus 1] [--cost-pairs 20] [--cost-copies 8]
+       [--cost-length 128M] [--rate 200mbit] [--shaped-copies 4] [--shaped-length 48M]
 """
 
 from __future__ import annotations
@@ -36,6 +54,7 @@ import contextlib
 import json
 import math
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -46,6 +65,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from paired import HEADER, alternating, children_cpu, compare, cpu_of, loadavg, pin
 from scipy import stats
 
 from gftpwb.core.monitors.model import Monitor
@@ -59,8 +79,9 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 MONITORS = """\
 monitors:
   - {{id: load, type: cpu, on: {hosts}, interval: 1s}}
-  - {{id: tcp, type: tcp, on: {hosts}, interval: 1s}}
+  - {{id: tcp, type: tcp, on: {hosts}, interval: 1s{tcp_extra}}}
 """
+TCP_EXTRA = ""  # --tcp-all: ', processes: ["*"]' (every connection, ss without -p)
 
 
 @dataclass
@@ -112,10 +133,12 @@ def sampler_cpu_snapshot(namespaces: dict[int, str]) -> dict[int, tuple[str, flo
     return out
 
 
-def run_trial(scenario: Path, results: Path, monitors: bool) -> Trial:
+def run_trial(scenario: Path, results: Path, monitors: bool, started=None) -> Trial:
     trial = Trial(monitors)
     proc = subprocess.Popen([*GFTPWB, "run", str(scenario), "--results", str(results), "--progress", "never"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if started is not None:
+        started(proc.pid)
     stdout, stderr = proc.communicate()
     if proc.returncode != 0:
         raise SystemExit(f"run failed ({proc.returncode}):\n{stdout[-3000:]}\n{stderr[-3000:]}")
@@ -233,22 +256,39 @@ def sampler_costs(url: str, port: int, copies: int, window_s: float) -> list[tup
             proc.wait()
 
 
+def sampler_rates(repeats: int = 5, long_s: float = 10.0) -> list[tuple[str, float, float]]:
+    """(monitors, CPU ms to start plus 0.5 s, CPU ms per second after) of the sampler script run alone
+    under /bin/sh, as gftpwb starts it locally: the per-second figure is the difference of a long and a
+    short life, so the start-up (the shell, ``date``, the ``timeout`` check) drops out."""
+    import threading
+
+    def life(monitors: list[Monitor], seconds: float) -> float:
+        probes = [probe for _, probe in probes_by_host(monitors, (2811,))["local"]]
+        before = children_cpu()
+        proc = subprocess.Popen(["/bin/sh", "-c", sampler_script(probes, "b"), "gftpwb-sampler"],
+                                stdout=subprocess.PIPE)
+        threading.Thread(target=proc.stdout.read, daemon=True).start()  # type: ignore[union-attr]
+        time.sleep(seconds)
+        proc.terminate()
+        proc.wait()
+        return children_cpu() - before
+
+    rows = []
+    kinds = {"cpu": COST_MONITORS["cpu"], "tcp (ss -p)": COST_MONITORS["tcp (ss -p)"],
+             "tcp, processes [*] (no -p)": COST_MONITORS["tcp, processes [*] (no -p)"],
+             "cpu + tcp (ss -p), as the stress scenarios": [Monitor("m", "cpu"), Monitor("n", "tcp")],
+             "cpu + tcp, processes [*]": [Monitor("m", "cpu"), Monitor("n", "tcp", processes=("*",))]}
+    for name, monitors in kinds.items():
+        short = statistics.fmean(life(monitors, 0.5) for _ in range(repeats))
+        long_ = statistics.fmean(life(monitors, long_s + 0.5) for _ in range(2))
+        rows.append((name, 1000 * short, 1000 * (long_ - short) / long_s))
+    return rows
+
+
 def cpu_seconds(pid: int) -> float:
     info = proc_stat(str(pid))
     assert info is not None
     return sum(int(info[0][i]) for i in (11, 12, 13, 14)) / CLK_TCK
-
-
-def welch(on: list[float], off: list[float]) -> tuple[float, float, float, float]:
-    """(change of the means in %, p, 95 % interval low and high in %) by Welch's t-test."""
-    m_on, m_off = statistics.fmean(on), statistics.fmean(off)
-    v_on, v_off = statistics.variance(on) / len(on), statistics.variance(off) / len(off)
-    p = stats.ttest_ind(on, off, equal_var=False).pvalue
-    se = math.sqrt(v_on + v_off)
-    df = (v_on + v_off) ** 2 / (v_on ** 2 / (len(on) - 1) + v_off ** 2 / (len(off) - 1))
-    half = stats.t.ppf(0.975, df) * se
-    diff = m_on - m_off
-    return 100 * diff / m_off, float(p), 100 * (diff - half) / m_off, 100 * (diff + half) / m_off
 
 
 def overhead(name: str, on_path: Path, off_path: Path, work: Path, pairs: int, copies: int,
@@ -270,13 +310,184 @@ def overhead(name: str, on_path: Path, off_path: Path, work: Path, pairs: int, c
 def report(name: str, trials: list[Trial], copies: int) -> None:
     on = [t.throughput_mib_s for t in trials if t.monitors]
     off = [t.throughput_mib_s for t in trials if not t.monitors]
-    ratios = [a.throughput_mib_s / b.throughput_mib_s for a, b in
-              zip([t for t in trials if t.monitors], [t for t in trials if not t.monitors], strict=True)]
-    change, p, low, high = welch(on, off)
+    change = compare(on, off)  # trials alternate on/off within each pair: index i of each is pair i
     print(f"| {name} | {len(on)} | {copies}/{copies} | {statistics.median(off):.0f} ({min(off):.0f}-{max(off):.0f}) | "
-          f"{statistics.median(on):.0f} ({min(on):.0f}-{max(on):.0f}) | {statistics.median(ratios):.3f} | "
-          f"{change:+.1f} % | {p:.2f} | {low:+.1f} .. {high:+.1f} % |")
+          f"{statistics.median(on):.0f} ({min(on):.0f}-{max(on):.0f}) | {change.row()} |")
 
+
+
+@dataclass
+class Costed:
+    monitors: bool
+    cpu_per_gib: float  # CPU seconds of the run's tree and the server per GiB moved
+    throughput_mib_s: float
+    sampler_cpu_s: float  # CPU seconds of the samplers (polled), 0 without monitors
+    sampler_life_s: float
+    gib: float
+    monitor_side_per_gib: float  # CPU s per GiB of the controller process itself plus the sampler
+    work_per_gib: float  # the rest: guc copies, server sessions (and the controller's other children)
+
+
+class SamplerWatch:
+    """Polls the CPU time of a run's local sampler (a child of the ``gftpwb run`` process) from /proc
+    every 0.1 s while it lives: ``gftpwb run`` reaps it, so its last reading before it ends is what it
+    used (missing at most 0.1 s of its life). Only that process's children are read, not all of /proc,
+    so the watch itself costs next to nothing on the pinned CPUs."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.parent = 0
+        self.last: dict[int, tuple[float, float]] = {}
+        self.controller = 0.0  # the gftpwb run process's own CPU seconds (not its children's)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    def started(self, pid: int) -> None:
+        self.parent = pid
+
+    def _children(self) -> list[int]:
+        pids = []
+        with contextlib.suppress(OSError):
+            for task in os.listdir(f"/proc/{self.parent}/task"):
+                with open(f"/proc/{self.parent}/task/{task}/children") as handle:
+                    pids += [int(p) for p in handle.read().split()]
+        return pids
+
+    def _poll(self) -> None:
+        while not self.done.wait(0.1):
+            if not self.parent:
+                continue
+            now = uptime()
+            own = proc_stat(str(self.parent))
+            if own is not None and own[0][0] != "Z":
+                self.controller = (int(own[0][11]) + int(own[0][12])) / CLK_TCK
+            for pid in self._children():
+                info = proc_stat(str(pid))
+                if info is None or not info[1].endswith(b"\0gftpwb-sampler\0"):
+                    continue
+                fields = info[0]
+                cpu = sum(int(fields[i]) for i in (11, 12, 13, 14)) / CLK_TCK
+                self.last[pid] = (cpu, now - int(fields[19]) / CLK_TCK)
+
+    def stop(self) -> tuple[float, float, float]:
+        """(CPU seconds, seconds alive) summed over the samplers seen, and the controller's CPU seconds."""
+        self.done.set()
+        self.thread.join()
+        return sum(v[0] for v in self.last.values()), sum(v[1] for v in self.last.values()), self.controller
+
+
+def costed_run(scenario: Path, results: Path, monitors: bool, server_pid: int, copies: int) -> Costed:
+    """One run of the loopback scenario with the CPU it cost (see the module's docstring)."""
+    watch = SamplerWatch()
+    tree0, server0 = children_cpu(), cpu_of(server_pid)
+    trial = run_trial(scenario, results, monitors, watch.started)
+    time.sleep(0.3)  # the server reaps its session processes
+    tree, server = children_cpu() - tree0, cpu_of(server_pid) - server0
+    sampler_cpu, sampler_life, controller = watch.stop()
+    if trial.journaled != copies or trial.passed != copies:
+        raise SystemExit(f"{results}: {trial.passed}/{trial.journaled} passed of {copies} copies")
+    records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
+    gib = sum(r["bytes"] or 0 for r in records) / 2**30
+    return Costed(monitors, (tree + server) / gib, trial.throughput_mib_s, sampler_cpu, sampler_life, gib,
+                  (sampler_cpu + controller) / gib, (tree + server - sampler_cpu - controller) / gib)
+
+
+def cost_part(on_path: Path, off_path: Path, work: Path, pairs: int, copies: int, server_pid: int,
+              cpus: str) -> None:
+    """On/off pairs of short pinned loopback runs: CPU per GiB, throughput, sampler CPU."""
+    costed_run(on_path, work / "cost-warm-on", True, server_pid, copies)  # warm-up, not counted
+    costed_run(off_path, work / "cost-warm-off", False, server_pid, copies)
+    on: list[Costed] = []
+    off: list[Costed] = []
+    loads = [loadavg()]
+    for i, order in alternating(pairs, "on", "off"):
+        for which in order:
+            run = costed_run(on_path if which == "on" else off_path, work / f"cost-{i}-{which}", which == "on",
+                             server_pid, copies)
+            (on if which == "on" else off).append(run)
+            print(f"  cost pair {i + 1}: monitors {which:3} {run.cpu_per_gib:.3f} CPU s/GiB "
+                  f"{run.throughput_mib_s:7.1f} MiB/s sampler {run.sampler_cpu_s:.2f} s", file=sys.stderr)
+        loads.append(loadavg())
+    cpu = compare([r.cpu_per_gib for r in on], [r.cpu_per_gib for r in off])
+    rate = compare([r.throughput_mib_s for r in on], [r.throughput_mib_s for r in off])
+    work_cpu = compare([r.work_per_gib for r in on], [r.work_per_gib for r in off])
+    # what the monitors add, against the whole off run: (controller + sampler)_on - (controller)_off per
+    # GiB, paired, over the off run's total CPU per GiB; the guc and server CPU (95 % of the total, and
+    # what varies with the load) is left out of the difference, so it does not widen the interval
+    added = [100 * (a.monitor_side_per_gib - b.monitor_side_per_gib) / b.cpu_per_gib
+             for a, b in zip(on, off, strict=True)]
+    added_mean = statistics.fmean(added)
+    added_half = stats.t.ppf(0.975, len(added) - 1) * statistics.stdev(added) / math.sqrt(len(added))
+    sampler = sum(r.sampler_cpu_s for r in on)
+    life = sum(r.sampler_life_s for r in on)
+    print(f"\ncost: {pairs} pairs of {copies} loopback copies, pinned to CPU(s) {cpus}, load average "
+          f"(1/5/15 min) at the start {loads[0]}, mid {loads[len(loads) // 2]}, end {loads[-1]}")
+    print(f"| quantity (monitors on vs off) | off mean | on mean | {HEADER[0][2:]}")
+    print("|---|---|---|---|---|---|")
+    print(f"| CPU s per GiB, all (run tree + server) | {cpu.mean_y:.3f} | {cpu.mean_x:.3f} | {cpu.row()} |")
+    print(f"| CPU s per GiB, guc copies + server sessions | {work_cpu.mean_y:.3f} | {work_cpu.mean_x:.3f} | "
+          f"{work_cpu.row()} |")
+    print(f"| throughput MiB/s (together) | {rate.mean_y:.1f} | {rate.mean_x:.1f} | {rate.row()} |")
+    side_on = statistics.fmean(r.monitor_side_per_gib for r in on)
+    side_off = statistics.fmean(r.monitor_side_per_gib for r in off)
+    print(f"\nCPU the monitors add (controller + sampler, on minus off, paired, over the off runs' whole CPU "
+          f"per GiB): controller+sampler {side_off:.4f} -> {side_on:.4f} CPU s/GiB, added "
+          f"{added_mean:+.2f} % [{added_mean - added_half:+.2f}, {added_mean + added_half:+.2f}] (95 % CI); "
+          f"inside 1 %: {'yes' if added_mean - added_half >= -1 and added_mean + added_half <= 1 else 'NO'}")
+    print(f"\nsampler (cpu + tcp at 1 Hz) CPU: {sampler:.2f} s over {life:.1f} s alive = "
+          f"{100 * sampler / life:.2f} % of one core; per GiB moved "
+          f"{sampler / sum(r.gib for r in on):.4f} CPU s = "
+          f"{100 * sampler / sum(r.gib for r in on) / cpu.mean_y:.2f} % of the off runs' CPU per GiB")
+    print(f"CPU target (1 %): paired interval inside +-1 %: {'yes' if cpu.inside(1.0) else 'NO'}; "
+          f"throughput: {'yes' if rate.inside(1.0) else 'NO'}")
+
+
+def shaped_part(work: Path, pairs: int, copies: int, length: str, rate: str) -> None:
+    """On/off pairs of link-bound transfers to 2 namespace hosts behind tbf-shaped links."""
+    netlab = NetLab(str(work / "shaped-netlab"))
+    try:
+        netlab.up(2, rate=rate)
+        ns_status = netlab.status()
+        assert ns_status is not None
+        text = textwrap.dedent(f"""\
+            version: 1
+            name: shaped
+            hosts: {{include: "{netlab.state_dir}/hosts.yaml"}}
+            @MONITORS@tests:
+              - id: shaped
+                kind: guc
+                on: [h1, h2]
+                concurrency: {copies}
+                source: {ns_status["gridftp"]["url"]}/dev/zero
+                target: file:///dev/null
+                timeout: 300s
+                options: {{length: {length}}}
+            """)
+        on_path, off_path = write_pair(work, "shaped", text, "[h1, h2]")
+        run_trial(on_path, work / "shaped-warm", True)
+        on: list[float] = []
+        off: list[float] = []
+        loads = [loadavg()]
+        for i, order in alternating(pairs, "on", "off"):
+            for which in order:
+                trial = run_trial(on_path if which == "on" else off_path, work / f"shaped-{i}-{which}", which == "on")
+                if trial.passed != 2 * copies:
+                    raise SystemExit(f"shaped pair {i}: {trial.passed}/{2 * copies} passed")
+                (on if which == "on" else off).append(trial.throughput_mib_s)
+                print(f"  shaped pair {i + 1}: monitors {which:3} {trial.throughput_mib_s:7.2f} MiB/s", file=sys.stderr)
+            loads.append(loadavg())
+        change = compare(on, off)
+        print(f"\nshaped: {pairs} pairs, 2 namespace hosts x {copies} copies of {length}, links shaped to {rate} "
+              f"(tbf, both directions), load average at the start {loads[0]}, mid {loads[len(loads) // 2]}, "
+              f"end {loads[-1]}")
+        print(f"| quantity (monitors on vs off) | off mean | on mean | {HEADER[0][2:]}")
+        print("|---|---|---|---|---|---|")
+        print(f"| throughput MiB/s (together) | {change.mean_y:.2f} | {change.mean_x:.2f} | {change.row()} |")
+        print(f"throughput target (1 %): paired interval inside +-1 %: {'yes' if change.inside(1.0) else 'NO'}")
+    finally:
+        netlab.down()
 
 
 def write_pair(work: Path, name: str, template: str, hosts: str) -> tuple[Path, Path]:
@@ -284,36 +495,97 @@ def write_pair(work: Path, name: str, template: str, hosts: str) -> tuple[Path, 
     paths = []
     for monitors in (True, False):
         path = work / f"{name}-{'on' if monitors else 'off'}.yaml"
-        path.write_text(template.replace("@MONITORS@", MONITORS.format(hosts=hosts) if monitors else ""))
+        block = MONITORS.format(hosts=hosts, tcp_extra=TCP_EXTRA) if monitors else ""
+        path.write_text(template.replace("@MONITORS@", block))
         paths.append(path)
     return paths[0], paths[1]
 
 
+PARTS = {"sampler", "cost", "shaped", "stress"}
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=10)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--parts", default="sampler,cost,shaped,stress",
+                        help="comma-separated: sampler (the sampler alone: start-up and per-second CPU), cost "
+                             "(pinned CPU per GiB pairs), shaped (link-bound throughput pairs), stress (the "
+                             "issue's scenarios, Ctrl-C, sampler CPU per type)")
+    parser.add_argument("--pairs", type=int, default=10, help="on/off pairs of the stress scenarios")
     parser.add_argument("--copies", type=int, default=64)
     parser.add_argument("--ns-copies", type=int, default=16)
     parser.add_argument("--length", default="64M")
-    parser.add_argument("--skip-netns", action="store_true")
+    parser.add_argument("--skip-netns", action="store_true", help="stress: leave out the namespace scenario")
     parser.add_argument("--cpu-window", type=float, default=30.0, help="seconds the samplers' CPU is read")
+    parser.add_argument("--cpus", default="1", help="pin the whole bench (lab server, runs, samplers) to these "
+                        "CPUs, as taskset -c; empty: no pinning")
+    parser.add_argument("--cost-pairs", type=int, default=20)
+    parser.add_argument("--cost-copies", type=int, default=8)
+    parser.add_argument("--cost-length", default="512M")
+    parser.add_argument("--rate", default="200mbit", help="shaped: tc tbf rate of every namespace link")
+    parser.add_argument("--shaped-pairs", type=int, default=12)
+    parser.add_argument("--shaped-copies", type=int, default=4, help="shaped: copies per namespace host")
+    parser.add_argument("--shaped-length", default="48M")
+    parser.add_argument("--tcp-all", action="store_true", help='the tcp monitor with processes: ["*"] (every '
+                        "connection off the control ports; ss runs without -p)")
+    parser.add_argument("--keep", action="store_true", help="keep the results directories (default: removed)")
     args = parser.parse_args()
+    if min(args.pairs, args.cost_pairs, args.shaped_pairs) < 2:
+        parser.error("--pairs, --cost-pairs and --shaped-pairs need at least 2 (an interval needs two pairs)")
+    parts = set(args.parts.split(","))
+    if parts - PARTS:
+        parser.error(f"unknown part(s) {sorted(parts - PARTS)}; the parts are {', '.join(sorted(PARTS))}")
+    if args.tcp_all:
+        global TCP_EXTRA
+        TCP_EXTRA = ', processes: ["*"]'
+    cpus = pin(args.cpus) if args.cpus else "all"
+    print(f"pinned to CPU(s) {cpus}; load average at the start {loadavg()}")
     work = Path(tempfile.mkdtemp(prefix="harness-stress-"))
     lab = GridftpLab(str(work / "lab"))
     status = lab.up(port=free_port())
+    try:
+        def loopback(name: str, copies: int, length: str) -> str:
+            return textwrap.dedent(f"""\
+                version: 1
+                name: {name}
+                @MONITORS@tests:
+                  - id: stress
+                    kind: guc
+                    concurrency: {copies}
+                    source: {status.url}/dev/zero
+                    target: {status.url}/dev/null
+                    timeout: 300s
+                    options: {{length: {length}}}
+                """)
+
+        if "sampler" in parts:
+            print(f"\nsampler alone (/bin/sh, 1 Hz, pinned to {cpus}), load average {loadavg()}")
+            print("| monitor(s) | CPU to start and run 0.5 s | CPU per second after | share of one core |")
+            print("|---|---|---|---|")
+            for name, start_ms, per_s_ms in sampler_rates():
+                print(f"| {name} | {start_ms:.1f} ms | {per_s_ms:.2f} ms | {per_s_ms / 10:.2f} % |")
+        if "cost" in parts:
+            on_path, off_path = write_pair(work, "cost", loopback("cost", args.cost_copies, args.cost_length),
+                                           "[local]")
+            assert status.pid is not None
+            cost_part(on_path, off_path, work, args.cost_pairs, args.cost_copies, status.pid, cpus)
+        if "shaped" in parts:
+            shaped_part(work, args.shaped_pairs, args.shaped_copies, args.shaped_length, args.rate)
+        if "stress" in parts:
+            stress_part(args, work, status, loopback("stress-loopback", args.copies, args.length))
+    finally:
+        lab.down()
+        if args.keep:
+            print(f"results kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def stress_part(args: argparse.Namespace, work: Path, status, loop: str) -> None:
+    """The issue's two stress scenarios: on/off pairs, Ctrl-C and leftovers, sampler CPU per type."""
     netlab = None if args.skip_netns else NetLab(str(work / "netlab"))
     try:
         tail = f"    timeout: 300s\n    options: {{length: {args.length}}}\n"
-        loop = textwrap.dedent(f"""\
-            version: 1
-            name: stress-loopback
-            @MONITORS@tests:
-              - id: stress
-                kind: guc
-                concurrency: {args.copies}
-                source: {status.url}/dev/zero
-                target: {status.url}/dev/null
-            """) + tail
         scenarios = [("loopback", *write_pair(work, "loopback", loop, "[local]"), args.copies, {})]
         if netlab is not None:
             netlab.up(2)
@@ -338,8 +610,8 @@ def main() -> None:
             results[name] = overhead(name, on_path, off_path, work, args.pairs, copies, namespaces)
         print(f"\nloadavg at the end: {os.getloadavg()}")
         print("\n| scenario | pairs | copies journaled | off: median MiB/s (range) | on: median MiB/s (range) | "
-              "median on/off (paired) | change of means | Welch p | 95 % interval |")
-        print("|---|---|---|---|---|---|---|---|---|")
+              + HEADER[0][2:])
+        print("|---|---|---|---|---|---|---|---|")
         for name, _on, _off, copies, _ns in scenarios:
             report(name, results[name], copies)
         print("\n| Ctrl-C while every copy runs | exit | copies journaled | statuses | left behind (pgrep) |")
@@ -367,7 +639,8 @@ def main() -> None:
     finally:
         if netlab is not None:
             netlab.down()
-        lab.down()
+
+
 
 
 if __name__ == "__main__":

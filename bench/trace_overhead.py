@@ -13,11 +13,23 @@ in % and Welch's t-test p value (scipy, unequal variances), and the trace's size
 event on disk, trace.jsonl bytes per record, trace bytes per GiB moved.
 
 A third part (``--worker``) runs the worker binary alone (built as the runner builds it, no gftpwb
-around it), off against io in alternating pairs, and compares the threads' own files/s (their ``d``
-lines): the tracer's cost where it is paid, with the least else in the way.
+around it), off, run (trace file open, I/O events off) and io in rotated rounds, and compares the
+threads' own files/s (their ``d`` lines) and the worker's CPU per file: the tracer's cost where it
+is paid, with the least else in the way.
+
+What resolves a small overhead on a loaded, shared machine (throughput of the same run spreads by a
+factor of two there): the whole bench is pinned to ``--cpus`` (as ``taskset -c``), so the worker, the
+controller and the trace writer contend for the same CPUs alike; every run also records the CPU time
+(user + system) it cost, from getrusage: the worker or guc (children) plus the controller, whose
+trace sink writes trace.jsonl (this process: the runs go through the session in-process), per file or
+per GiB; and each level is compared with the ``off`` run of the same round, paired (mean of the
+per-round ratios with its 95 % t interval, paired t and Wilcoxon p), next to Welch's test. guc runs
+go over a link shaped by ``tc tbf`` (``--rate``, a namespace host running a GridFTP server, guc on
+this machine), so their throughput is set by the link and a drop would show.
 
 Usage: .venv/bin/python bench/trace_overhead.py [--rounds 10] [--files 2000] [--guc-length 256M]
-                                                 [--skip-guc] [--skip-gfapi] [--worker]
+                                                 [--skip-guc] [--skip-gfapi] [--worker] [--cpus 1]
+                                                 [--rate 400mbit] [--loopback-guc]
 """
 
 from __future__ import annotations
@@ -32,7 +44,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from scipy import stats
+from paired import children_cpu, compare, loadavg, pin, self_cpu
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.plan import plan
@@ -72,33 +84,57 @@ def rounds(levels: tuple[str, ...], n: int, warmup: int = 1):
         yield r, levels[k:] + levels[:k]
 
 
-def compare(name: str, unit: str, values: dict[str, list[float]], sizes: dict[str, list[tuple]],
-            moved: dict[str, list[int]]) -> None:
+TARGETS = {"run": 0.5, "io": 2.0}  # the issue's throughput targets, % of off
+
+
+def report(name: str, unit: str, values: dict[str, list[float]], sizes: dict[str, list[tuple]],
+           moved: dict[str, list[int]], cpu: dict[str, list[float]] | None = None, cpu_unit: str = "",
+           loads: list[str] | None = None) -> None:
+    """Per level against off: throughput and (if given) CPU per unit of work, paired and Welch, with
+    the target check; then the trace's size."""
     base = values["off"]
-    print(f"\n{name}: {len(base)} rounds\n")
-    print(f"| level | median {unit} | mean {unit} | mean vs off | Welch p | median of paired ratios | "
-          f"trace.jsonl B/record | I/O B/event | trace B per GiB moved |")
+    print(f"\n{name}: {len(base)} rounds" + (f"; load average (1/5/15 min) at the start {loads[0]}, mid "
+                                               f"{loads[len(loads) // 2]}, end {loads[-1]}" if loads else ""))
+    print("\n| level | quantity | off mean | level mean | paired change vs off, mean [95 % CI] | paired tests | "
+          "Welch: change of means [95 % CI], p | target | CI inside target |")
     print("|---|---|---|---|---|---|---|---|---|")
     for level, vals in values.items():
-        diff = (statistics.mean(vals) / statistics.mean(base) - 1) * 100
-        p = stats.ttest_ind(vals, base, equal_var=False).pvalue if level != "off" else float("nan")
+        if level == "off":
+            continue
+        target = TARGETS.get(level, TARGETS["run"])
+        series = [(f"{unit}", vals, base)]
+        if cpu is not None:
+            series.append((f"CPU {cpu_unit}", cpu[level], cpu["off"]))
+        for quantity, x, y in series:
+            change = compare(x, y)
+            print(f"| {level} | {quantity} | {change.mean_y:.4g} | {change.mean_x:.4g} | {change.row()} | "
+                  f"+-{target:g} % | {'yes' if change.inside(target) else 'NO'} |")
+    print("\n| level | trace.jsonl B/record | I/O B/event | trace B per GiB moved |")
+    print("|---|---|---|---|")
+    for level in values:
         jsonl = sum(s[0] for s in sizes[level])
         records = sum(s[1] for s in sizes[level])
         io_bytes = sum(s[2] for s in sizes[level])
         events = sum(s[3] for s in sizes[level])
         gib = sum(moved[level]) / 2**30
-        paired = statistics.median(v / b for v, b in zip(vals, base, strict=True))  # same round: side by side
-        print(f"| {level} | {statistics.median(vals):.1f} | {statistics.mean(vals):.1f} | "
-              f"{'-' if level == 'off' else f'{diff:+.2f} %'} | {'-' if level == 'off' else f'{p:.3f}'} | "
-              f"{'-' if level == 'off' else f'{(paired - 1) * 100:+.2f} %'} | "
-              f"{jsonl / records if records else 0:.0f} | {io_bytes / events if events else 0:.1f} | "
+        print(f"| {level} | {jsonl / records if records else 0:.0f} | {io_bytes / events if events else 0:.1f} | "
               f"{(jsonl + io_bytes) / gib if gib else 0:,.0f} |")
+
+
+def measured(text: str, results: Path) -> tuple[dict, float]:
+    """One run through the session, and the CPU seconds it cost: this process (the controller and its
+    trace sink) plus every child it reaped (the worker or guc)."""
+    cpu0 = self_cpu() + children_cpu()
+    record = run_once(text, results)
+    return record, self_cpu() + children_cpu() - cpu0
 
 
 def gfapi_bench(n: int, files: int, base: Path) -> None:
     values: dict[str, list[float]] = {level: [] for level in LEVELS}
+    cpu: dict[str, list[float]] = {level: [] for level in LEVELS}
     sizes: dict[str, list[tuple]] = {level: [] for level in LEVELS}
     moved: dict[str, list[int]] = {level: [] for level in LEVELS}
+    loads = [loadavg()]
     shm = Path(tempfile.mkdtemp(prefix="gftpwb-trace-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
     try:
         for r, order in rounds(LEVELS, n):
@@ -118,32 +154,49 @@ def gfapi_bench(n: int, files: int, base: Path) -> None:
                         record_size: 4K
                     """)
                 results = base / f"gfapi-{r}-{level}"
-                record = run_once(text, results)
+                record, used = measured(text, results)
                 if r < 0:
                     continue
                 cluster = record["details"]["gfapi"]["cluster"]
                 values[level].append(cluster["last_done"]["files_s"])
+                cpu[level].append(used / (4 * files) * 1e6)
                 sizes[level].append(trace_size(results))
                 moved[level].append(cluster["bytes"])
+                shutil.rmtree(results, ignore_errors=True)
+            loads.append(loadavg())
     finally:
         shutil.rmtree(shm, ignore_errors=True)
-    compare(f"gfapi worker, POSIX on /dev/shm, seq-wr, 4 threads x {files} files of 4 KiB (files/s, last done)",
-            "files/s", values, sizes, moved)
+    report(f"gfapi worker, POSIX on /dev/shm, seq-wr, 4 threads x {files} files of 4 KiB (files/s, last done)",
+           "files/s", values, sizes, moved, cpu, "µs per file (worker + controller)", loads)
 
 
-def guc_bench(n: int, length: str, base: Path) -> None:
+def guc_bench(n: int, length: str, base: Path, rate: str, loopback: bool) -> None:
+    """guc off against run; by default from a GridFTP server on a namespace host behind a tbf-shaped
+    link (guc here, so its CPU is ours to read), or between two loopback URLs with ``loopback``."""
     from gftpwb.shell.lab.gridftp import GridftpLab
+    from gftpwb.shell.lab.netlab import NetLab
 
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    lab = GridftpLab(tempfile.mkdtemp(prefix="gftpwb-trace-bench-lab-"))
-    status = lab.up(port=port)
+    if loopback:
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        sock.close()
+        lab = GridftpLab(tempfile.mkdtemp(prefix="gftpwb-trace-bench-lab-"))
+        url = lab.up(port=port).url
+        source, target, what = f"{url}/dev/zero", f"{url}/dev/null", "third party between two loopback URLs"
+    else:
+        lab = NetLab(tempfile.mkdtemp(prefix="gftpwb-trace-bench-netlab-"))
+        lab.up(1, rate=rate, gridftp_on_hosts=True)
+        status = lab.status()
+        assert status is not None
+        source, target = f"{status['hosts'][0]['gridftp_url']}/dev/zero", "file:///dev/null"
+        what = f"from a namespace host's server over a link shaped to {rate} (tbf) to /dev/null here"
     levels = ("off", "run")
     values: dict[str, list[float]] = {level: [] for level in levels}
+    cpu: dict[str, list[float]] = {level: [] for level in levels}
     sizes: dict[str, list[tuple]] = {level: [] for level in levels}
     moved: dict[str, list[int]] = {level: [] for level in levels}
+    loads = [loadavg()]
     try:
         for r, order in rounds(levels, n):
             for level in order:
@@ -154,25 +207,28 @@ def guc_bench(n: int, length: str, base: Path) -> None:
                     tests:
                       - id: t
                         kind: guc
-                        source: {status.url}/dev/zero
-                        target: {status.url}/dev/null
+                        source: {source}
+                        target: {target}
                         options: {{length: {length}, parallel: 2}}
                     """)
                 results = base / f"guc-{r}-{level}"
-                record = run_once(text, results)
+                record, used = measured(text, results)
                 if r < 0:
                     continue
                 values[level].append(record["rate_incl_setup_mib_s"])
+                cpu[level].append(used / (record["bytes"] / 2**30))
                 sizes[level].append(trace_size(results))
                 moved[level].append(record["bytes"])
+                shutil.rmtree(results, ignore_errors=True)
+            loads.append(loadavg())
     finally:
         lab.down()
-    compare(f"guc, third party between two lab URLs, -p 2, {length} per transfer (MiB/s incl. set-up; "
-            "io = run for guc: no per-I/O hook)", "MiB/s", values, sizes, moved)
+        shutil.rmtree(lab.state_dir, ignore_errors=True)
+    report(f"guc, {what}, -p 2, {length} per transfer (MiB/s incl. set-up; io = run for guc: no per-I/O hook)",
+           "MiB/s", values, sizes, moved, cpu, "s per GiB (guc + controller)", loads)
 
 
-def worker_bench(n: int, files: int) -> None:
-    import resource
+def worker_bench(n: int, files: int, levels: tuple[str, ...] = LEVELS) -> None:
     import subprocess
 
     from gftpwb.kinds.gfapi.run.worker_build import CFLAGS, source_bytes
@@ -181,27 +237,27 @@ def worker_bench(n: int, files: int) -> None:
     try:
         (work / "w.c").write_bytes(source_bytes())
         subprocess.run(["cc", *CFLAGS, "-o", str(work / "w"), str(work / "w.c")], check=True)
-        values: dict[str, list[float]] = {"off": [], "io": []}
-        sizes: dict[str, list[tuple]] = {"off": [], "io": []}
-        moved: dict[str, list[int]] = {"off": [], "io": []}
-        cpu: dict[str, list[float]] = {"off": [], "io": []}  # CPU seconds (user + system) of the worker per run
-        for r, order in rounds(("off", "io"), n):
+        values: dict[str, list[float]] = {level: [] for level in levels}
+        sizes: dict[str, list[tuple]] = {level: [] for level in levels}
+        moved: dict[str, list[int]] = {level: [] for level in levels}
+        cpu: dict[str, list[float]] = {level: [] for level in levels}  # worker CPU (user + system) µs per file
+        loads = [loadavg()]
+        for r, order in rounds(levels, n):
             for level in order:
                 trace = work / "t.bin"
                 trace.unlink(missing_ok=True)
                 argv = [str(work / "w"), "--dir", str(work / "d"), "--threads", "4", "--files", str(files),
                         "--file-size", "4096", "--record-size", "4096"]
-                if level == "io":
-                    argv += ["--io-trace", str(trace)]
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                if level != "off":  # run: the trace file is open, I/O events off (as gftpwb's trace: run)
+                    argv += ["--io-trace", str(trace), *(["--io-trace-level", "run"] if level == "run" else [])]
+                before = children_cpu()
                 proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
                 proc.stdin.write("start 0\n")  # stdin stays open: its end would mean "stop"
                 proc.stdin.flush()
                 stdout = proc.stdout.read()
                 proc.stdin.close()
                 proc.wait()
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                used = children_cpu() - before
                 done = [line.split() for line in stdout.splitlines() if line.startswith("d ")]
                 assert len(done) == 4 and all(d[2] == "ok" for d in done), stdout[-500:]
                 # threads' own rate: files over the slowest thread's elapsed time
@@ -209,42 +265,56 @@ def worker_bench(n: int, files: int) -> None:
                 if r < 0:
                     continue
                 values[level].append(rate)
-                cpu[level].append(used)
+                cpu[level].append(used / (4 * files) * 1e6)
                 size = trace.stat().st_size if level == "io" else 0
                 sizes[level].append((0, 0, size, (size - 64) // 32 if size else 0))
                 moved[level].append(4 * files * 4096)
+            loads.append(loadavg())
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    compare(f"gfapi worker alone (no gftpwb), POSIX on /dev/shm, seq-wr, 4 threads x {files} files of 4 KiB "
-            "(files/s of the threads)", "files/s", values, sizes, moved)
-    events = 4 * files * 3  # open, write, close per file
-    off, on = statistics.median(cpu["off"]), statistics.median(cpu["io"])
-    p = stats.ttest_ind(cpu["io"], cpu["off"], equal_var=False).pvalue
-    print(f"\nworker CPU time (user + system), median: off {off:.3f} s, io {on:.3f} s "
-          f"({(on / off - 1) * 100:+.2f} %, Welch p {p:.3f}); {events} I/O events a run: "
-          f"{(on - off) / events * 1e9:+.0f} ns CPU per event, {off / events * 1e9:.0f} ns CPU per I/O untraced")
+    report(f"gfapi worker alone (no gftpwb), POSIX on /dev/shm, seq-wr, 4 threads x {files} files of 4 KiB "
+           "(files/s of the threads)", "files/s", values, sizes, moved, cpu, "µs per file (worker)", loads)
+    if "io" not in cpu:
+        return
+    per_event = (statistics.fmean(cpu["io"]) - statistics.fmean(cpu["off"])) / 3 * 1e3  # open, write, close
+    print(f"\nio: {per_event:+.0f} ns of worker CPU per I/O event (3 events a file), against "
+          f"{statistics.fmean(cpu['off']) / 3 * 1e3:.0f} ns per I/O untraced")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=10)
-    parser.add_argument("--files", type=int, default=2000)
-    parser.add_argument("--guc-length", default="256M")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--rounds", "--pairs", type=int, default=10,
+                        help="rounds (each level once, order rotated; with off and one level: pairs)")
+    parser.add_argument("--files", type=int, default=2000, help="files per gfapi thread (4 threads)")
+    parser.add_argument("--guc-length", default="256M", help="bytes per guc transfer")
     parser.add_argument("--skip-guc", action="store_true")
     parser.add_argument("--skip-gfapi", action="store_true")
-    parser.add_argument("--worker", action="store_true", help="also the worker alone, off against io")
+    parser.add_argument("--worker", action="store_true", help="also the worker alone (no gftpwb), at --worker-levels")
+    parser.add_argument("--worker-levels", default="off,run,io", help="the levels of --worker (off first)")
+    parser.add_argument("--cpus", default="1", help="pin the bench and everything it starts to these CPUs, as "
+                        "taskset -c; empty: no pinning")
+    parser.add_argument("--rate", default="400mbit", help="guc: tc tbf rate of the namespace host's link")
+    parser.add_argument("--loopback-guc", action="store_true", help="guc between two loopback URLs instead")
     args = parser.parse_args()
+    cpus = pin(args.cpus) if args.cpus else "all"
+    print(f"pinned to CPU(s) {cpus}; load average at the start {loadavg()}")
     base = Path(tempfile.mkdtemp(prefix="gftpwb-trace-bench-results-"))
     try:
         if not args.skip_gfapi:
             gfapi_bench(args.rounds, args.files, base)
         if not args.skip_guc:
-            guc_bench(args.rounds, args.guc_length, base)
+            guc_bench(args.rounds, args.guc_length, base, args.rate, args.loopback_guc)
         if args.worker:
-            worker_bench(args.rounds, args.files)
+            levels = tuple(args.worker_levels.split(","))
+            if levels[0] != "off" or not set(levels) <= set(LEVELS) or len(levels) < 2:
+                parser.error("--worker-levels: off first, then run and/or io")
+            worker_bench(args.rounds, args.files, levels)
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    print("\n" + json.dumps({"rounds": args.rounds, "files": args.files, "guc_length": args.guc_length}))
+    print(f"\nload average at the end {loadavg()}")
+    print("\n" + json.dumps({"rounds": args.rounds, "files": args.files, "guc_length": args.guc_length,
+                             "cpus": cpus, "rate": None if args.loopback_guc else args.rate}))
 
 
 if __name__ == "__main__":

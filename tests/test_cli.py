@@ -116,3 +116,32 @@ def test_resume_of_a_complete_run_runs_nothing(tmp_path, fake_guc):
 def test_resume_without_anything_to_resume(tmp_path):
     out = gftpwb("run", write(tmp_path), "--resume", cwd=tmp_path)
     assert out.returncode == 2 and "nothing to resume" in out.stderr
+
+
+def test_a_files_directory_the_server_cannot_reach_is_refused_before_anything_runs(tmp_path, fake_guc):
+    """The preflight looks at every directory above the test files (here on this machine) before any run."""
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    closed.chmod(0o700)
+    path = write(tmp_path, textwrap.dedent(f"""\
+        version: 1
+        name: clitest
+        tests:
+          - {{id: mem, kind: guc, source: "ftp://fake/dev/zero", target: "ftp://fake/dev/null",
+             options: {{length: 1M}}}}
+          - id: disk
+            kind: guc
+            source: file://{closed}/src/
+            target: ftp://localhost:2811/var/tmp/gftpwb-clitest-never/
+            files: {{size: 64K}}
+    """))
+    out = gftpwb("run", path, "--results", str(tmp_path / "r"))
+    assert out.returncode == 3, out.stdout + out.stderr
+    assert out.stderr == (
+        f"gftpwb: test 'disk', source: {closed} on local is mode 0700 (owner root): other users cannot pass through "
+        "it, and the GridFTP server may run the transfer as another user (the lab's servers run it as nobody), which "
+        f"gets \"Permission denied\"; run `chmod o+x {closed}` on local, or put the test files under a directory "
+        "every user can reach (such as /var/tmp/gftpwb); the transfer was not started\n")
+    # refused before anything: no results directory, no guc (not even the memory test's), nothing made
+    assert not (tmp_path / "r").exists() and not (tmp_path / "argv.log").exists()
+    assert list(closed.iterdir()) == [] and not os.path.exists("/var/tmp/gftpwb-clitest-never")

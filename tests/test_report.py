@@ -211,3 +211,63 @@ def test_paused_gc_nests_and_restores():
         assert not gc.isenabled()  # off before, off after
     finally:
         gc.enable()
+
+
+STUDY = Path(__file__).resolve().parent / "golden" / "teragrid-study"  # a real lab run of the study scenario
+
+
+@pytest.fixture
+def study(tmp_path):
+    """The journal, samples, plan and meta of a real run of scenarios/teragrid-study.yaml on the shaped lab
+    (tests/test_study_real.py's, 2 runs per case), copied so the report names it ``study``."""
+    (tmp_path / "study").mkdir()
+    for path in STUDY.iterdir():
+        (tmp_path / "study" / path.name).write_bytes(path.read_bytes())
+    return tmp_path
+
+
+def test_json_and_csv_carry_the_efficiency_disk_and_stripe_tables(study):
+    out = gftpwb("report", "study", "--json", "--csv", "study.csv", cwd=study)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["version"] == 2 and list(Draft7Validator(SCHEMA).iter_errors(doc)) == []
+    (directory,) = doc["directories"]
+    tables = directory["tables"]
+    check_golden("study-tables.json", json.dumps(tables, indent=1) + "\n")
+    check_golden("study.csv", (study / "study.csv").read_text())
+    # The efficiency is the ratio of the means of the cases' counted runs, in the same document.
+    cases = {(c["test_id"], c["case"], c["kind"]): c for c in directory["cases"]}
+
+    def mean(case, key):
+        values = [r["values"][key] for r in case["runs"] if r["counted"] and key not in r["excluded"]]
+        return sum(values) / len(values)
+
+    assert [(e["test_id"], e["case"], e["streams"]) for e in tables["efficiency"]] == [
+        ("guc-vs-iperf3", 0, 1), ("guc-vs-iperf3", 1, 2)]
+    for e in tables["efficiency"]:
+        guc, iperf3 = cases[(e["test_id"], e["case"], "guc")], cases[(e["test_id"], e["case"], "iperf3")]
+        want = mean(guc, "rate_incl_setup_mib_s") / mean(iperf3, "rate_guc_avg_mib_s")
+        assert e["efficiency_rate"]["value"] == pytest.approx(want, abs=1e-6)
+        ci = e["efficiency_rate"]["ci"]
+        assert ci["low"] <= e["efficiency_rate"]["value"] <= ci["high"]
+        assert e["efficiency_guc_avg"] is None  # every guc avg of these short runs was quantised
+    (disk,) = tables["disk_vs_memory"]
+    assert disk["memory_case"] == {"test_id": "memory", "case": 2, "params_text": "-p 2 -len 16M"}
+    assert disk["files"]["count"] == 4 and disk["files"]["caches"] == "caches dropped"
+    assert disk["disk_vs_memory"]["value"] == pytest.approx(
+        mean(cases[("disk", 3, "guc")], "rate_incl_setup_mib_s") / mean(cases[("memory", 2, "guc")],
+                                                                        "rate_incl_setup_mib_s"), abs=1e-6)
+    assert disk["probe_source_read_mib_s"] > 1000 and disk["limited_by"].startswith("network/guc")
+    assert [(s["test_id"], s["stripes"], len(s["stripe_median_mib_s"])) for s in tables["stripes"]] == [
+        ("striped-1", 1, 1), ("striped-2", 2, 2)]
+    # The CSV: the same figures after the cases' rows, the value in its statistic's column.
+    import csv
+
+    rows = list(csv.DictReader((study / "study.csv").open()))
+    derived = {(r["test"], r["case"], r["figure"]): r for r in rows
+               if r["unit"] == "ratio" or r["figure"].startswith("stripe[")}
+    eff = derived[("guc-vs-iperf3", "0", "efficiency.rate_incl_setup_mib_s")]
+    assert float(eff["mean"]) == pytest.approx(tables["efficiency"][0]["efficiency_rate"]["value"], abs=1e-6)
+    assert eff["ci_mean_low"] and eff["median"] == "" and eff["n"] == "2"
+    stripe = derived[("striped-2", "5", "stripe[1].mib_s")]
+    assert float(stripe["median"]) == tables["stripes"][1]["stripe_median_mib_s"][1]

@@ -179,3 +179,53 @@ def test_monitors_of_the_run_are_a_table_of_the_page(base):
     assert "<h3>Monitors</h3>" in page and "Monitors over the whole run (12 samples)" in page
     assert "<td>load</td><td>local</td><td>busy_pct</td>" in page and ">42.50<" in page
     assert "<h3>Monitors</h3>" not in report_html([summary], fake_svg, generator="gftpwb test")
+
+
+STUDY = Path(__file__).resolve().parent / "golden" / "teragrid-study"  # a real lab run of the study scenario
+
+
+def test_the_study_figures_are_charts_chromium_draws(tmp_path):
+    """The TeraGrid study's figures (guc vs iperf3 by streams, efficiency, memory vs disk, striping),
+    from a real lab run's journal: their numbers are the tables', and Chromium draws them offline."""
+    from gftpwb.core.charts import LineChart
+    from gftpwb.kinds.guc.charts import charts
+
+    summary = read_directory(str(STUDY))
+    made = {c.title: c for c in charts(summary.records, summary.samples)}
+    assert list(made) == ["guc-vs-iperf3: guc vs iperf3 by parallel streams", "guc efficiency against iperf3",
+                          "disk #003 -p 2: what limits disk to disk", "disk to disk / memory to memory",
+                          "striped transfers: rate by stripes (data nodes per side)", "rate of each stripe"]
+    streams = made["guc-vs-iperf3: guc vs iperf3 by parallel streams"]
+    assert isinstance(streams, LineChart) and streams.integer_x
+    assert {line.label: line.x for line in streams.lines} == {"iperf3 (receiver)": (1.0, 2.0),
+                                                              "guc incl. set-up": (1.0, 2.0)}
+    efficiency = made["guc efficiency against iperf3"]
+    assert isinstance(efficiency, IntervalChart)
+    assert [round(p.value, 2) for p in efficiency.points] == [96.04, 95.59]  # study-tables.json's, in %
+    assert all(p.low is not None and p.low <= p.value <= p.high for p in efficiency.points)  # type: ignore[operator]
+    assert all(m.value == 95.0 and m.ok for p in efficiency.points for m in p.marks)
+    limits = made["disk #003 -p 2: what limits disk to disk"]
+    assert [p.label for p in limits.points] == ["memory to memory", "disk to disk", "probe: source read",  # type: ignore[union-attr]
+                                                "probe: target write"]
+    scaling = made["striped transfers: rate by stripes (data nodes per side)"]
+    assert isinstance(scaling, LineChart) and [line.x for line in scaling.lines] == [(1.0, 2.0)]
+
+    page, shot = tmp_path / "study.html", tmp_path / "study.png"
+    out = gftpwb("report", str(STUDY), "--html", str(page))
+    assert out.returncode == 0, out.stderr
+    rendered = browser("--dump-dom", page.as_uri())
+    assert rendered.returncode == 0, rendered.stderr
+    assert [line for line in rendered.stderr.splitlines() if ":CONSOLE" in line] == []
+    dom = Dom()
+    dom.feed(rendered.stdout)
+    assert dom.figures == dom.svgs_in_figures >= 6 + 2 and all(u.startswith("#") for u in dom.urls)
+    for title in made:
+        assert f">{title}<" in rendered.stdout  # the chart's title, as SVG text
+    snap = browser("--window-size=1280,7000", f"--screenshot={shot}", page.as_uri())
+    assert snap.returncode == 0, snap.stderr
+    from PIL import Image
+
+    colours = {colour: n for n, colour in Image.open(shot).convert("RGB").getcolors(maxcolors=1 << 20) or []}
+    # the series blue, the highlighted bar's orange (disk to disk) and the met threshold's green are drawn
+    assert colours.get((0x1F, 0x5F, 0x99), 0) > 500 and colours.get((0xD1, 0x63, 0x1C), 0) > 200
+    assert colours.get((0x0A, 0x8A, 0x3A), 0) > 20

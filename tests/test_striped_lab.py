@@ -149,3 +149,30 @@ tests:
     assert [s["bytes"] for s in record.details["stripes"]["stripes"]] == [512 << 20]
     sent = {name: after[name] - before[name] for name in veths}
     assert sent["h1"] >= 512 << 20 and sent["h2"] < 64 << 20, sent  # h1 sent it (h2 only acknowledged)
+
+
+def test_a_striped_server_that_exits_at_start_says_how_and_what_its_log_says(tmp_path):
+    """A real data node whose port is taken exits at once; the error gives its exit status and the
+    end of its log (an intermittent "exited at start" under load said neither, so could not be told)."""
+    import shutil
+    import socket
+
+    from gftpwb.core.errors import LabError
+    from gftpwb.shell.lab.striped import Server, StripedLab, StripedState
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        server = Server("source", "h1", "127.0.0.1", port, [
+            shutil.which("globus-gridftp-server") or "globus-gridftp-server", "-dn", "-aa", "-anonymous-user",
+            "nobody", "-p", str(port), "-control-interface", "127.0.0.1", "-s"])
+        lab = StripedLab(str(tmp_path))
+        state = StripedState("127.0.0.1", data_nodes=[server])
+        lab._start(state, server)
+        with pytest.raises(LabError) as failed:
+            lab._wait([server], 30, greeting=True)  # the greeting: the taken port accepts, but says nothing
+    message = str(failed.value)
+    assert message.startswith(f"the striped source GridFTP server on h1 (127.0.0.1:{port}) exited with status 1 at "
+                              "start; its log ends: ")
+    assert "Address already in use" in message and message.endswith(f"see {tmp_path}/striped-source-h1.log")

@@ -53,12 +53,18 @@ def addresses(state: Path) -> tuple[str, str]:
     return h1, h2
 
 
-def run_scenario(state: Path, tmp_path: Path, tests: str, *, expect: int = 0) -> tuple[list, Path]:
-    """Run a scenario of ``tests`` (YAML text) on the lab's hosts; (records, results directory)."""
+def write_scenario(state: Path, tmp_path: Path, tests: str) -> Path:
+    """A scenario of ``tests`` (YAML text) on the lab's hosts (its inventory)."""
     inventory = "".join(line for line in (state / "hosts.yaml").read_text().splitlines(keepends=True)
                         if not line.startswith("#"))
     scenario = tmp_path / "study.yaml"
     scenario.write_text(f"version: 1\nname: study\n{inventory}tests:\n{tests}")
+    return scenario
+
+
+def run_scenario(state: Path, tmp_path: Path, tests: str, *, expect: int = 0) -> tuple[list, Path]:
+    """Run a scenario of ``tests`` (YAML text) on the lab's hosts; (records, results directory)."""
+    scenario = write_scenario(state, tmp_path, tests)
     results = tmp_path / "results"
     run = gftpwb("run", str(scenario), "--results", str(results))
     assert run.returncode == expect, run.stdout + run.stderr
@@ -110,6 +116,8 @@ def open_dir():
 def test_disk_to_disk_files_are_made_moved_verified_and_removed(shaped_lab, tmp_path, open_dir):
     h1, h2 = addresses(shaped_lab)
     base = open_dir
+    (base / "gate").mkdir(mode=0o755)  # open at the preflight; closed by the run's own pre command
+    (base / "gate").chmod(0o755)
     records, results = run_scenario(shaped_lab, tmp_path, f"""\
   - id: mem
     kind: guc
@@ -125,12 +133,25 @@ def test_disk_to_disk_files_are_made_moved_verified_and_removed(shaped_lab, tmp_
   - id: short
     kind: guc
     source: file://{base}/src2/
-    target: ftp://{h2}:2811{base}/dst2/
+    target: ftp://{h2}:2811{base}/deep/er/dst2/
     extra_args: [-len, "1000"]
     files: {{size: 64K, count: 2, transfer: list, content: sparse}}
+  - id: closed
+    kind: guc
+    source: ftp://{h1}:2811{base}/src3/
+    target: ftp://{h2}:2811{base}/gate/dst3/
+    pre: [chmod, "700", "{base}/gate"]
+    files: {{size: 64K, count: 1}}
 """, expect=1)
-    mem, *probe, disk, short = records
-    assert (mem.status, disk.status, short.status) == (PASSED, PASSED, "failed")
+    mem, *probe, disk, short, closed = records
+    assert (mem.status, disk.status, short.status, closed.status) == (PASSED, PASSED, "failed", "failed")
+    # the in-run check, the safety net: gate was closed after the preflight, so the servers (nobody) could not
+    # reach dst3; said before guc runs, and the target side made nothing
+    assert closed.error.startswith(f"{base}/gate on h2 is mode 0700 (owner root): other users cannot pass through "
+                                   "it") and closed.error.endswith("the transfer was not started")
+    assert list((base / "gate").iterdir()) == []
+    assert not Path(f"{base}/src3").exists()  # the source side's files and directory: removed again
+    assert not Path(f"{base}/deep").exists()  # the parents mkdir -p made for dst2: removed with it
     # the disk probe: the gfapi kind's POSIX worker, 2 O_DIRECT threads (the streams) on each end, first
     assert [(r.run_id, r.kind, r.host, r.status) for r in probe] == [
         (f"disk/probe/{step}", "gfapi", host, PASSED) for step, host in (
@@ -154,6 +175,33 @@ def test_disk_to_disk_files_are_made_moved_verified_and_removed(shaped_lab, tmp_
     row = next(line for line in report.stdout.splitlines() if "4 x 4 MiB random, h1 -> h2, caches dropped" in line)
     assert row.startswith("│ disk ") and "mem[000]" in row
     assert re.search(r"│ (source disk|target disk|network/guc) \(", row)  # what limits, from the probe
+
+
+def test_a_directory_the_servers_cannot_reach_refuses_the_scenario_before_any_run(shaped_lab, tmp_path, open_dir):
+    """The preflight looks at the directories over SSH on the namespace hosts: pytest's tmp_path is under a
+    0700 directory, which the lab's servers (nobody) cannot pass; exit 3, nothing made, nothing run."""
+    h1, h2 = addresses(shaped_lab)
+    scenario = write_scenario(shaped_lab, tmp_path, f"""\
+  - id: mem
+    kind: guc
+    source: ftp://{h1}:2811/dev/zero
+    target: ftp://{h2}:2811/dev/null
+    options: {{length: 16M}}
+  - id: disk
+    kind: guc
+    source: ftp://{h1}:2811{open_dir}/src/
+    target: ftp://{h2}:2811{tmp_path}/dst/
+    files: {{size: 64K, count: 1}}
+""")
+    run = gftpwb("run", str(scenario), "--results", str(tmp_path / "results"))
+    assert run.returncode == 3, run.stdout + run.stderr
+    refused = re.fullmatch(r"gftpwb: test 'disk', target: (\S+) on h2 is mode 0700 \(owner root\): other users "
+                           r"cannot pass through it, .*; run `chmod o\+x (\S+)` on h2, or put the test files under a "
+                           r"directory every user can reach \(such as /var/tmp/gftpwb\); the transfer was not "
+                           r"started\n", run.stderr)
+    assert refused and refused[1] == refused[2] and f"{tmp_path}/".startswith(refused[1] + "/"), run.stderr
+    assert run.stdout == ""  # no run announced, not even the memory test's
+    assert not (tmp_path / "results").exists() and not (tmp_path / "dst").exists() and list(open_dir.iterdir()) == []
 
 
 def test_the_teragrid_study_scenario_runs_on_the_lab(shaped_lab, tmp_path, open_dir):

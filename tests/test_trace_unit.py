@@ -11,6 +11,7 @@ from trace_helpers import parse_bp, validate_trace_events
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.events import OutputLine, Progress, RunFinished, RunStarted, TraceLevelChanged, WorkerProgress
+from gftpwb.core.output import TextLine
 from gftpwb.core.plan import plan, with_trace
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.specs import RunSpec
@@ -20,7 +21,7 @@ from gftpwb.core.trace.iofmt import Header, IoEvent, encode
 from gftpwb.core.trace.reader import load_trace, parse_records
 from gftpwb.core.trace.setting import TraceSetting, parse_option
 from gftpwb.core.trace.summary import log2_histogram, percentile, summary_lines
-from gftpwb.kinds.guc.driver import with_debug
+from gftpwb.kinds.guc.driver import GucRun, with_debug
 from gftpwb.kinds.guc.phases import GucPhases
 
 SCENARIO = textwrap.dedent("""\
@@ -153,6 +154,36 @@ def guc_items():
     for t, text in enumerate(DBG.splitlines()):
         items += reader.feed("stderr", text, float(t))
     return items + reader.close(100.0)
+
+
+# What guc -dbg prints for every data buffer of a transfer to a local file (real guc, shortened).
+DATA_LINES = """\
+debug: reading into data buffer 0x7f215e5f7010, maximum length 1048576
+debug: data callback, no error, buffer 0x7f215e5f7010, length 262144, offset=0, eof=false
+"""
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_traced_guc_does_not_publish_its_per_buffer_debug_lines(quiet):
+    """With gftpwb's own -dbg (a trace), the two lines per data buffer stay in the record's output but do
+    not become OutputLine events; the control conversation, the phases and the outcome do not change."""
+    head, tail = DBG.split("debug: response from ftp://h:1/dev/null:\n226", 1)
+    text = head + DATA_LINES * 50 + "debug: response from ftp://h:1/dev/null:\n226" + tail
+    session = GucRun(length_bytes=4194304, quiet_data_debug=quiet)
+    data = text.encode()
+    items = [item for i in range(0, len(data), 97) for item in session.feed("stderr", data[i:i + 97])]
+    items += session.close()
+    lines = [item.text for item in items if isinstance(item, TextLine)]
+    control = [line for line in DBG.splitlines() if line.strip()]
+    if quiet:
+        assert lines == control
+    else:
+        assert len(lines) == len(control) + 100
+    reader = GucPhases()
+    phases = [p for t, line in enumerate(lines) for p in reader.feed("stderr", line, float(t))]
+    assert {p.name for p in phases if hasattr(p, "end")} >= {"guc.connect", "guc.login", "guc.setup", "guc.data"}
+    outcome = session.outcome(0, 1.0)
+    assert outcome.status == "passed" and outcome.output.count("data callback") == 50
 
 
 def test_guc_phases_per_endpoint():
@@ -403,3 +434,18 @@ def test_monitor_samples_go_alongside_traced_runs():
     (record,) = builder.feed(sample)
     assert (record["name"], record["host"], record["track"], record["ts"], record["values"]) == (
         "monitor.cpu", "h1", "monitor cpu", 2_000_000_000, {"busy_pct": 50.0})
+
+
+def test_a_local_io_trace_is_read_and_removed_without_a_pipe(tmp_path):
+    """The gfapi runner takes a worker's trace file on this machine directly: its bytes when the run
+    was at io, nothing when it never was; the file is gone afterwards either way."""
+    from gftpwb.kinds.gfapi.run.runner import _take_file
+
+    path = tmp_path / "t.bin"
+    path.write_bytes(b"x" * 96)
+    assert _take_file(str(path), True) == b"x" * 96 and not path.exists()
+    path.write_bytes(b"x" * 64)
+    assert _take_file(str(path), False) == b"" and not path.exists()
+    assert _take_file(str(path), False) == b""  # never created: nothing to take
+    with pytest.raises(FileNotFoundError):
+        _take_file(str(path), True)

@@ -255,6 +255,41 @@ async def test_invalid_scenario_shows_positions_and_does_not_run(tmp_path):
         assert app.diagnostics == [] and list(cells(app, "tests")) == ["a"]
 
 
+async def test_a_preflight_refusal_is_shown_and_nothing_runs(tmp_path, fake_guc):
+    """The TUI asks the same front-end preflight as ``gftpwb run``, host checks too (here a real ``stat`` on
+    this machine, from a thread while the app's loop runs), and shows its message."""
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    closed.chmod(0o700)
+    path = write_scenario(tmp_path, f"""\
+        - id: disk
+          kind: guc
+          source: file://{closed}/src/
+          target: ftp://localhost:2811/var/tmp/gftpwb-tuitest-never/
+          files: {{size: 64K}}
+    """)
+    app = WorkbenchApp(path, results_base=str(tmp_path / "results"))
+    seen: list[tuple[str, str]] = []
+    notify = app.notify
+
+    def recording(message, *args, **kw):
+        seen.append((str(message), kw.get("severity", "information")))
+        return notify(message, *args, **kw)
+
+    app.notify = recording  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await wait_for(pilot, lambda: seen, "the refusal")
+        assert seen == [(f"test 'disk', source: {closed} on local is mode 0700 (owner root): other users cannot pass "
+                         "through it, and the GridFTP server may run the transfer as another user (the lab's servers "
+                         f"run it as nobody), which gets \"Permission denied\"; run `chmod o+x {closed}` on local, or "
+                         "put the test files under a directory every user can reach (such as /var/tmp/gftpwb); the "
+                         "transfer was not started", "error")]
+        assert not app.running and not (tmp_path / "results").exists() and not (tmp_path / "argv.log").exists()
+    assert list(closed.iterdir()) == []
+
+
 async def test_filter_narrows_the_view_and_what_runs(tmp_path, fake_guc):
     path = write_scenario(tmp_path, """\
         - {id: alpha, kind: guc, source: ftp://x/a, target: ftp://y/b, options: {length: 3M}}
@@ -619,7 +654,7 @@ async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
         panel = read.tune(app.live)
         pick = next(r for r in panel.rows if r.candidate == final.leader)
         # the chart plots every candidate's mean and CI, and the band of the margin under the pick
-        assert app.query_one("#tune-chart")._key == (panel.rows, pick.mean_mib_s, final.margin_mib_s)
+        assert app.query_one("#tune-chart")._key[:3] == (panel.rows, pick.mean_mib_s, final.margin_mib_s)
         rows = cells(app, "ranking")
         assert list(rows) == [r.candidate for r in final.rows]
         table = app.query_one("#ranking", LiveTable)

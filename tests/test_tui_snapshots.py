@@ -13,13 +13,18 @@ from report_fixture import write_mixed
 from test_live import RANKING, record
 from tui_standins import GfapiStandIn, thread_speed
 
+from gftpwb.core.checks import Check
 from gftpwb.core.dsl.loader import load_scenario
 from gftpwb.core.events import (
+    ExpectationsChecked,
+    MonitorSample,
     OutputLine,
     Progress,
     RunFinished,
     RunStarted,
+    SamplerStarted,
     ScenarioStarted,
+    TraceLevelChanged,
     TuneUpdate,
     WorkerProgress,
 )
@@ -77,6 +82,29 @@ def mid_run_events(path: str, *, simulated: bool = False) -> list:
     return events
 
 
+def monitor_events(seconds: int = 12) -> list:
+    """A second a sample of cpu on the controller, net and tcp on two data-transfer nodes: a busy link
+    on dtn1 with a few retransmissions, a quieter one on dtn2."""
+    events: list = [SamplerStarted(host=host, monitors=monitors, clock_offset_s=0.0, clock_uncertainty_s=0.001,
+                                   t=T0 - 0.5)
+                    for host, monitors in (("local", ("cpu",)), ("dtn1", ("nic", "tcp")), ("dtn2", ("nic", "tcp")))]
+    for n in range(seconds):
+        t = T0 + n
+        wave = (n * 7) % 5
+        events.append(MonitorSample(monitor="cpu", type="cpu", host="local", sampled_t=t, utc="", span_s=1.0,
+                                    values={"busy_pct": 35.0 + 9 * wave, "iowait_pct": 1.5, "load1": 1.2 + 0.1 * n}))
+        for host, base in (("dtn1", 1050.0), ("dtn2", 300.0)):
+            rx = base + 40 * wave if n else 0.0
+            events.append(MonitorSample(monitor="nic", type="net", host=host, sampled_t=t, utc="", span_s=1.0,
+                                        values={"eth0.rx_mib_s": rx, "eth0.tx_mib_s": rx / 40, "lo.rx_mib_s": 0.01,
+                                                "lo.tx_mib_s": 0.01}))
+            retrans = float(wave * 3 if host == "dtn1" else 0)
+            events.append(MonitorSample(monitor="tcp", type="tcp", host=host, sampled_t=t, utc="", span_s=1.0,
+                                        values={"connections": 4.0, "retrans_s": retrans, "rtt_ms_mean": 0.42,
+                                                "cwnd_mean": 87.0, "delivery_mbit_s": 8 * rx}))
+    return events
+
+
 def app_for(path: str | None, events: list, **kw) -> WorkbenchApp:
     app = WorkbenchApp(path, results_base="results", clock=lambda: NOW, stable=True, refresh_s=0.1, **kw)
     app._snapshot_events = events  # type: ignore[attr-defined]
@@ -90,6 +118,8 @@ def feeding(*keys: str):
             app.live(event)
         await pilot.press(*keys)
         app.draw(force=True)
+        await pilot.pause()
+        app.draw(force=True)  # again, at the sizes the layout gave (the progress bar rounds to its width)
         await pilot.pause()
 
     return run_before
@@ -173,3 +203,33 @@ def test_run_view_two_hosts(snap_compare, scenario_path):
             events.append(Progress(run_id=s.run_id, bytes=int(moved[s.run_id] * MIB), rate_avg_mib_s=rate,
                                    rate_inst_mib_s=rate, elapsed_s=t, length_bytes=20 << 30, t=T0 + t))
     assert snap_compare(app_for(scenario_path, events), terminal_size=(160, 50), run_before=feeding("2"))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_run_view_with_monitors(snap_compare, scenario_path, size):
+    """The monitors panel: under the chart at 80 columns, beside it from 120, a sparkline per monitor and
+    host; the runs in flight are traced (level shown, t switches it)."""
+    events = mid_run_events(scenario_path)
+    started = next(e for e in reversed(events) if isinstance(e, RunStarted))
+    traced = replace(started.spec, details={**started.spec.details, "trace": {"level": "run"}})
+    events[events.index(started)] = replace(started, spec=traced)
+    events += monitor_events()
+    events.append(TraceLevelChanged(run_id=traced.run_id, host="local", level="io", source="tui key t", t=NOW - 1))
+    assert snap_compare(app_for(scenario_path, events), terminal_size=size, run_before=feeding("2"))
+
+
+def violations_events(path: str) -> list:
+    events = mid_run_events(path)
+    checks = (Check("stream-mode", 0, "#000", "median_rate", ">= 900MiB/s", 975.1, "975.1 MiB/s", True),
+              Check("parallel", 0, "#000 -p 1", "median_rate", ">= 1200MiB/s", 1137.8, "1137.8 MiB/s", False),
+              Check("parallel", 0, "#000 -p 1", "cv", "< 5%", 7.4, "7.4 %", False))
+    events.append(ExpectationsChecked(test_id="stream-mode", checks=checks[:1], t=T0 + 4.5))
+    events.append(ExpectationsChecked(test_id="parallel", checks=checks[1:], t=NOW - 0.5))
+    return events
+
+
+def test_run_view_marks_violated_thresholds(snap_compare, scenario_path):
+    """Thresholds (expect:) checked as tests end: the violated ones in red over the chart, in the log,
+    and in the scenario view's note of the test."""
+    assert snap_compare(app_for(scenario_path, violations_events(scenario_path)), terminal_size=(80, 24),
+                        run_before=feeding("2"))

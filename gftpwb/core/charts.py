@@ -85,6 +85,7 @@ class LineChart:
     spans: tuple[Span, ...] = ()
     note: str = ""
     steps: bool = False  # each y holds over the interval that ends at its x (rates over report intervals)
+    integer_x: bool = False  # x counts things (streams, stripes): whole-number ticks only
 
 
 Chart = IntervalChart | LineChart

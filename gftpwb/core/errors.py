@@ -5,7 +5,8 @@ Hierarchy::
     GftpwbError                      exit code given by the subclass
     ├── UsageError                   2   bad command line (unknown test id, bad option value)
     ├── ScenarioError                2   invalid scenario: carries positioned Diagnostics
-    ├── EnvironmentProblem           3   a tool or service this machine lacks (guc not installed)
+    ├── EnvironmentProblem           3   a tool or service this machine lacks (guc not installed), or
+    │                                    a host fails a kind's preflight check (files: unreachable dir)
     ├── LabError                     4   the local lab could not be started, stopped or inspected
     ├── ResumeError                  5   --resume refused (scenario changed, no journal)
     ├── BusyError                    6   the results directory is in use by another gftpwb

@@ -123,6 +123,24 @@ class Program:
     hint: str
 
 
+@dataclass(frozen=True)
+class HostCheck:
+    """Something the preflight looks at on a host before any run of the scenario starts: run ``argv``
+    there (never through a shell; scenario values are arguments of their own) and ``problem(stdout)``
+    says what stops the runs, in words, or None when all is well. ``who`` names who asks, for the
+    message (``test 'disk', target``). Checks with the same host and argv run once. A host that
+    cannot be reached, or a check that cannot start, is left to the run, which reports it.
+
+    Why: a problem found inside a run fails that run after others may have started (exit 1); found
+    here it refuses the whole scenario with exit 3 (EXIT_ENVIRONMENT) and nothing is made or run.
+    """
+
+    host: str
+    argv: tuple[str, ...]
+    problem: Callable[[str], str | None] = field(compare=False)
+    who: str = ""
+
+
 # --- reports ----------------------------------------------------------------------------------------
 
 
@@ -135,6 +153,36 @@ class ReportTable:
     caption: str
     columns: tuple[tuple[str, str], ...]  # (header, "left" | "right")
     rows: tuple[tuple[tuple[str, ...], str], ...]
+
+
+@dataclass(frozen=True)
+class DerivedFigure:
+    """A number a kind computes across cases (guc's efficiency against its iperf3 baseline, a stripe's
+    median rate), as one row of ``report --csv``: the case it belongs to, the figure's name and unit,
+    how many runs it rests on, the statistic (``"mean"``: a ratio of means, ``"median"``) and its
+    value with its 95 % interval, if any."""
+
+    test_id: str
+    case: int
+    kind: str
+    params_text: str
+    figure: str  # "efficiency.rate_guc_avg_mib_s", "stripe[0].mib_s"
+    unit: str  # "ratio", "MiB/s"
+    n: int
+    statistic: str  # "mean" or "median": the CSV column the value goes in
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """A report table as data for ``report --json`` (``rows``: JSON objects with numbers, not text)
+    and ``report --csv`` (``figures``); ``name`` is its key in the JSON (``efficiency``)."""
+
+    name: str
+    rows: tuple[dict[str, Any], ...]
+    figures: tuple[DerivedFigure, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -157,6 +205,12 @@ class ReportSection:
     #: :class:`gftpwb.core.samples.RunSamples`.
     charts: Callable[[Sequence[ResultRecord], Any], list[Any]] | str | None = None
 
+    #: The section's tables that are more than the cases' statistics, as data for ``report --json``
+    #: and ``--csv``: ``data(records, cases) -> list[ReportData]`` (pure), or its ``"module:attribute"``;
+    #: ``cases`` are the section's :class:`gftpwb.core.summary.CaseSummary`, already computed (their
+    #: statistics are the expensive part of a large report).
+    data: Callable[[Sequence[ResultRecord], Sequence[Any]], list[ReportData]] | str | None = None
+
     def build(self, records: Sequence[ResultRecord]) -> list[ReportTable]:
         make = registry().resolve(self.tables) if isinstance(self.tables, str) else self.tables
         return make(records)
@@ -166,6 +220,12 @@ class ReportSection:
             return []
         make = registry().resolve(self.charts) if isinstance(self.charts, str) else self.charts
         return make(records, samples)
+
+    def build_data(self, records: Sequence[ResultRecord], cases: Sequence[Any]) -> list[ReportData]:
+        if self.data is None:
+            return []
+        make = registry().resolve(self.data) if isinstance(self.data, str) else self.data
+        return make(records, cases)
 
 
 # --- figures: the numbers of a kind's records that are statistics ----------------------------------
@@ -328,6 +388,11 @@ class Kind(abc.ABC):
 
     def programs(self, spec: RunSpec) -> tuple[Program, ...]:
         """Programs that must be on PATH before a run of ``spec`` on this machine (the preflight)."""
+        return ()
+
+    def host_checks(self, spec: RunSpec) -> tuple[HostCheck, ...]:
+        """What the preflight runs on the hosts a run of ``spec`` uses before any run starts (guc's
+        ``files:``: that the server's user can pass every directory above the test files)."""
         return ()
 
     def endpoints(self, spec: RunSpec) -> tuple[str, ...]:

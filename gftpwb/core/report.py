@@ -8,8 +8,8 @@ from statistics import fmean
 from typing import Any
 
 from .records import ResultRecord
-from .registry import ReportSection, registry
-from .summary import CaseSummary
+from .registry import ReportData, ReportSection, registry
+from .summary import CaseSummary, DirectorySummary
 
 
 def case_notes(case: CaseSummary) -> str:
@@ -46,3 +46,15 @@ def report_sections(records: Sequence[ResultRecord],
             continue
         grouped.setdefault(kind.report.name, (kind.report, []))[1].append(record)
     return sorted(grouped.values(), key=lambda item: item[0].order)
+
+
+def section_data(summary: DirectorySummary) -> list[ReportData]:
+    """Every report section's tables as data (``ReportSection.data``), sections in order: what
+    ``report --json`` and ``--csv`` carry besides the cases. Each section gets its own cases of the
+    summary (not summarised again)."""
+    out: list[ReportData] = []
+    for section, section_records in report_sections(summary.records, summary.kinds):
+        ids = {id(r) for r in section_records}
+        cases = [c for c in summary.cases if c.runs and id(c.runs[0].record) in ids]
+        out.extend(section.build_data(section_records, cases))
+    return out

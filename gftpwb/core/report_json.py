@@ -3,6 +3,8 @@
 
 The document follows ``schemas/report.schema.json``; ``version`` changes only when a reader would
 have to change (a key removed or its meaning changed); new keys may appear within a version.
+Version 2 (issue 14) made each directory's ``tables`` required: the report sections' tables as
+numbers (:class:`~gftpwb.core.registry.ReportData`: guc's efficiency, disk vs memory, stripes).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from .report import section_data
 from .samples import gaps, stalls
 from .summary import SUMMARY_VERSION, CaseSummary, DirectorySummary, FigureStats, RunRow
 
@@ -82,7 +85,9 @@ def directory_data(summary: DirectorySummary) -> dict[str, Any]:
             "gftpwb_version": meta.get("gftpwb_version"), "command": meta.get("command"),
             "environment": meta.get("environment"),
             "expectations": [c.to_dict() for c in summary.checks],
-            "cases": [case_data(summary, c) for c in summary.cases], **directory_monitors_data(summary)}
+            "cases": [case_data(summary, c) for c in summary.cases],
+            "tables": {data.name: list(data.rows) for data in section_data(summary)},
+            **directory_monitors_data(summary)}
 
 
 def report_data(summaries: Sequence[DirectorySummary], generator: str) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from .stats import Stats, describe_many, seed_of
 if TYPE_CHECKING:
     from .checks import Check
 
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 
 Fact = str | float | int | bool | None
 

@@ -3,7 +3,8 @@ around and after a scenario run.
 
 * :func:`load` reads a scenario file or a tgftp batchfile;
 * :func:`preflight` refuses a run whose local programs are missing (the kinds say which:
-  :meth:`gftpwb.core.registry.Kind.programs`);
+  :meth:`gftpwb.core.registry.Kind.programs`), or whose hosts fail a kind's checks
+  (:meth:`~gftpwb.core.registry.Kind.host_checks`, run there by :mod:`gftpwb.shell.hostchecks`);
 * :func:`results_dir` picks the results directory (a new one, the one given, or with ``--resume`` the
   newest of the scenario), :func:`repeat_command` the headless command that repeats a run;
 * :func:`run` prepares the directory and executes the plan (:mod:`gftpwb.shell.session`);
@@ -16,10 +17,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from gftpwb.core.dsl.model import LOCAL, Scenario
+from gftpwb.core.dsl.model import LOCAL, Host, Scenario
 from gftpwb.core.errors import (
     EXIT_EXPECTATIONS,
     EXIT_INTERRUPTED,
@@ -34,6 +35,8 @@ from gftpwb.core.registry import registry
 from gftpwb.core.specs import RunSpec
 
 if TYPE_CHECKING:
+    from gftpwb.core.transport import Transport
+
     from .session import Outcome, RunRequest
 
 
@@ -70,8 +73,11 @@ def parse_assignments(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def preflight(specs: Sequence[RunSpec]) -> None:
-    """Raise EnvironmentProblem when a program that runs on this machine is not on PATH."""
+def preflight(specs: Sequence[RunSpec], hosts: Sequence[Host] = (),
+              transport_for: Callable[[str], Transport] | None = None) -> None:
+    """Raise EnvironmentProblem when a program that runs on this machine is not on PATH, or when a
+    check a kind asks for fails on a host the runs use (``hosts``: the scenario's inventory;
+    ``transport_for``: other transports than the run's, for tests), before anything is made or run."""
     reg = registry()
     seen: set[str] = set()
     for spec in specs:
@@ -81,6 +87,11 @@ def preflight(specs: Sequence[RunSpec]) -> None:
             if program.name not in seen and shutil.which(program.name) is None:
                 raise EnvironmentProblem(f"{program.name} not found in PATH; {program.hint}")
             seen.add(program.name)
+    from .hostchecks import find_problems
+
+    found = find_problems(specs, hosts, transport_for)
+    if found:
+        raise EnvironmentProblem("\n".join(found))
 
 
 DEFAULT_BASE = "results"  # gftpwb.shell.results_dir.DEFAULT_BASE, without importing it (validate never needs it)

@@ -159,6 +159,11 @@ def _draw_lines(figure: Any, chart: LineChart) -> None:
     ax.set_xlabel(chart.x_label)
     ax.set_ylabel(chart.y_label)
     ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
+    top = max((y for line in chart.lines for y in line.y), default=0.0)
+    ax.set_ylim(0, top * 1.08 if top > 0 else None)  # room above the highest line: a flat rate is not hidden
+    if chart.integer_x:
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if chart.lines:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), ncols=1 if len(chart.lines) <= 16 else 2)

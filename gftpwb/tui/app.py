@@ -40,8 +40,9 @@ from gftpwb.shell.files import atomic_write
 from gftpwb.shell.session import PreparedRun, RunRequest, execute, prepare_run
 
 from .results_view import ResultsView
+from .run_view import RunView
 from .state import SaveText
-from .views import RunView, ScenarioView, ThreadsView, TuneView, View
+from .views import ScenarioView, ThreadsView, TuneView, View
 from .widgets import ChoiceScreen, ConfirmScreen, FilterInput
 
 VIEWS = (("scenario", "Scenario", ScenarioView), ("run", "Run", RunView), ("threads", "Threads", ThreadsView),
@@ -262,7 +263,7 @@ class WorkbenchApp(App[None]):
         if not only:
             raise GftpwbError(f"the filter {self.filter_text!r} matches no test")
         specs = plan(self.scenario, only if self.filter_text else ())
-        frontend.preflight(specs)
+        frontend.preflight(specs, self.scenario.hosts)
         directory = frontend.results_dir(self.scenario, self.results_base, resume=resume)
         # The headless command that repeats this run, so the results directory says how to reproduce it.
         command = frontend.repeat_command(self.scenario_path, directory, only=only if self.filter_text else (),

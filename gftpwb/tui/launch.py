@@ -9,12 +9,16 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from gftpwb.core.errors import UsageError
 from gftpwb.shell.frontend import exit_code, parse_assignments
 from gftpwb.shell.session import RunRequest, prepare_run
 
 from .app import WorkbenchApp
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def require_terminal() -> None:
@@ -33,24 +37,31 @@ def cmd_tui(args: argparse.Namespace) -> int:
     return exit_code(app.summary)
 
 
-def print_results(app: WorkbenchApp) -> None:
-    """After the screen closes: the report and the results path, as the end of a headless run prints
-    them (every attempt's records of the directory, so a resumed run shows all its runs)."""
+def print_results(app: WorkbenchApp, console: Console | None = None) -> None:
+    """After the screen closes: the report, the monitors' table, the thresholds checked (``expect:``,
+    violations in red) and the results path, as the end of a headless run prints them (every attempt's
+    records of the directory, so a resumed run shows all its runs)."""
     directory = app.live.results_dir
     if not directory or not os.path.isdir(directory):
         return
     from gftpwb.core.format import counts_text
+    from gftpwb.core.monitors.report import monitors_table
+    from gftpwb.core.records import STOPPED_BY_TEXT
     from gftpwb.shell.results_index import read_directory
-    from gftpwb.shell.sinks.console import plain_or_terminal_console, print_report
+    from gftpwb.shell.sinks.console import plain_or_terminal_console, print_checks, print_report, rich_table
 
-    console = plain_or_terminal_console()
+    console = console or plain_or_terminal_console()
     summary = read_directory(directory)
     print_report(console, summary.records, summary.kinds)
+    monitors = summary.monitors
+    if monitors is not None and monitors.figures:
+        console.print(rich_table(monitors_table(monitors.figures, monitors.types, monitors.samples)))
+    print_checks(console, summary.checks)
     s = app.summary or app.live.summary
     if s is None:
         console.print(f"Results: {directory}")
         return
-    note = " (interrupted by the user)" if s.interrupted else ""
+    note = f" ({STOPPED_BY_TEXT.get(s.stopped_by, 'interrupted by the user')})" if s.interrupted else ""
     console.print(f"{counts_text(s.counts)} of {s.total} planned{note}. Results: {directory}")
 
 

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Button, DataTable, Input, Static
+from textual.widgets import Button, DataTable, Input, Log, Static
 from textual_plotext import PlotextPlot
 
 from gftpwb.core.live.models import RateChartData, TuneRowView
@@ -358,37 +358,62 @@ HOST_COLORS = ("orange", "magenta", "green", "yellow", "red", "blue")
 
 
 class TuneChart(PlotextPlot):
-    """Each auto-tune candidate's mean with its 95 % interval (a vertical segment), by rank, and the
-    margin band under the pick: candidates whose interval reaches into the band are not yet told apart."""
+    """Each auto-tune candidate's mean (●) with its 95 % interval, by rank, and the pick with the
+    margin band's edge under it: candidates whose interval reaches past that edge are not yet told apart.
+
+    Lying (one row per candidate, #1 on top, MiB/s along the bottom), as a terminal has about three
+    times more columns than rows: upright, 80x24 left 4 plot rows, the intervals were 1-2 rows tall and
+    the pick and the band's edge (20 MB/s apart) fell on one row even at 120x40. Upright (candidates
+    along the bottom) only when there are more candidates than plot rows."""
+
+    FRAME_ROWS = 4  # rows of the widget that are not plot: the frame, the ticks and the label
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._key: object = None
 
+    def on_resize(self) -> None:
+        if self._key is not None:
+            rows, pick_mean, margin, _ = self._key  # type: ignore[misc]
+            self.show(rows, pick_mean, margin)
+
     def show(self, rows: Sequence[TuneRowView], pick_mean: float | None, margin: float) -> None:
-        key = (tuple(rows), pick_mean, margin)
+        upright = sum(1 for r in rows if r.mean_mib_s is not None) > self.size.height - self.FRAME_ROWS
+        key = (tuple(rows), pick_mean, margin, upright)
         if key == self._key:
             return
         self._key = key
         plt = self.plt
         plt.clear_data()
         plt.clear_figure()
-        plt.ylabel("MiB/s")
-        # No legend: plotext puts it in the top left corner, over the best candidates at 80x24.
-        plt.xlabel(f"candidate (#: rank)   ● mean  │ 95 % CI   ─ pick  ┄ pick - margin ({margin:g})")
         ranked = [r for r in rows if r.mean_mib_s is not None]
+        # No legend: plotext puts it in the top left corner, over the best candidates at 80x24.
+        legend = f"● mean  {'│' if upright else '─'} 95 % CI   {'─' if upright else '│'} pick  " \
+                 f"{'┄' if upright else '┆'} pick - margin ({margin:g})"
+        if upright:  # beside the ranking: narrow, so the legend alone (plotext drops a label that does not fit)
+            plt.ylabel("MiB/s")
+            plt.xlabel(legend)
+        else:
+            plt.xlabel(f"MiB/s   {legend}")
         if not ranked:
             plt.title("no candidate has a mean yet")
             self.refresh()
             return
-        xs = [r.rank for r in ranked]
         low = min((r.ci_low_mib_s if r.ci_low_mib_s is not None else r.mean_mib_s) for r in ranked)  # type: ignore[misc]
         high = max((r.ci_high_mib_s if r.ci_high_mib_s is not None else r.mean_mib_s) for r in ranked)  # type: ignore[misc]
+        if pick_mean is not None:
+            low, high = min(low, pick_mean - margin), max(high, pick_mean)
+        (self._upright if upright else self._lying)(ranked, pick_mean, margin, low, high)
+        self.refresh()
+
+    def _upright(self, ranked: list[TuneRowView], pick_mean: float | None, margin: float, low: float,
+                 high: float) -> None:
+        plt = self.plt
+        xs = [r.rank for r in ranked]
         if pick_mean is not None:
             band = pick_mean - margin
             plt.plot([0.5, max(xs) + 0.5], [pick_mean, pick_mean], color="green", marker="─")
             plt.plot([0.5, max(xs) + 0.5], [band, band], color="yellow", marker="┄")
-            low, high = min(low, band), max(high, pick_mean)
         for r in ranked:
             if r.ci_low_mib_s is not None and r.ci_high_mib_s is not None:
                 colour = "gray" if r.style == "eliminated" else "cyan"
@@ -398,7 +423,38 @@ class TuneChart(PlotextPlot):
         plt.ylim(max(low - pad, 0.0), high + pad)
         plt.xlim(0.5, max(xs) + 0.5)
         plt.xticks(xs, [f"#{x}" for x in xs])
-        self.refresh()
+
+    def _lying(self, ranked: list[TuneRowView], pick_mean: float | None, margin: float, low: float,
+               high: float) -> None:
+        plt = self.plt
+        top = max(r.rank for r in ranked)
+
+        def y(rank: int) -> int:  # rank 1 on the top row
+            return top + 1 - rank
+
+        for r in ranked:
+            if r.ci_low_mib_s is not None and r.ci_high_mib_s is not None:
+                colour = "gray" if r.style == "eliminated" else "cyan"
+                plt.plot([r.ci_low_mib_s, r.ci_high_mib_s], [y(r.rank), y(r.rank)], color=colour, marker="─")
+        if pick_mean is not None:  # over the intervals (they cross it), under the means
+            band = pick_mean - margin
+            plt.plot([band, band], [0.5, top + 0.5], color="yellow", marker="┆")
+            plt.plot([pick_mean, pick_mean], [0.5, top + 0.5], color="green", marker="│")
+        plt.scatter([r.mean_mib_s for r in ranked], [y(r.rank) for r in ranked], marker="●", color="white")
+        pad = max((high - low) * 0.05, 1.0)
+        plt.xlim(max(low - pad, 0.0), high + pad)
+        plt.ylim(0.5, top + 0.5)
+        plt.yticks([y(r.rank) for r in ranked], [f"#{r.rank}" for r in ranked])
+
+
+class TailLog(Log):
+    """An output log that stays at its newest line when it is resized (Textual's Log scrolls to the end
+    only as lines are written: when the monitors panel or the expect lines appeared, the log shrank and
+    hid the newest lines until the next one came)."""
+
+    def on_resize(self) -> None:
+        if self.auto_scroll:
+            self.scroll_end(animate=False)
 
 
 class FilterInput(Input):

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from gftpwb.core.checks import Check
 from gftpwb.core.format import short_error
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, SKIPPED, TIMEOUT, ResultRecord
 from gftpwb.core.registry import registry
+from gftpwb.core.trace.setting import IO, OFF, RUN
 
 from .cells import sort_thread_rows, thread_totals, tune_panel
 from .models import (
@@ -23,6 +25,7 @@ from .models import (
     ThreadTotals,
     TunePanel,
 )
+from .monitors import MonitorRow
 from .state import LiveState
 
 
@@ -45,6 +48,9 @@ def test_rows(live: LiveState) -> list[TestRow]:
         not_run = sum(1 for run in runs if run.not_run)
         if not_run:
             notes.append(f"{not_run} not run (stopped)")
+        violated = sum(1 for check in live.checks if check.test_id == test_id and not check.ok)
+        if violated:
+            notes.append(f"expect: {violated} violated")
         if transfers:
             bad = sum(1 for run in transfers if run.status not in (PASSED, QUEUED, RUNNING))
             notes.append(f"{len(transfers)} transfers" + (f" ({bad} not passed)" if bad else ""))
@@ -226,3 +232,30 @@ def _whole_run_row(kind: str) -> bool:
     """Whether a run of ``kind`` without per-thread telemetry shows as one row (not a gfapi run)."""
     found = registry().find(kind)
     return found.whole_run_row if found is not None else True
+
+
+def monitor_rows(live: LiveState) -> list[MonitorRow]:
+    """The monitors panel: the latest readings per monitor and host, each with its headline's history."""
+    return live.monitors.rows()
+
+
+def trace_levels(live: LiveState) -> dict[str, str]:
+    """The trace level of each run in flight (``off``, ``run`` or ``io``; switched ones as switched)."""
+    return {run_id: live.trace_levels.get(run_id, OFF) for run_id in live.running}
+
+
+def trace_target(levels: dict[str, str]) -> tuple[str | None, str]:
+    """What the trace key does with the runs in flight: the level to switch them to (``io`` unless all
+    traced ones are at ``io`` already, then back to ``run``), or None and why nothing can switch."""
+    traced = {level for level in levels.values() if level != OFF}
+    if not levels:
+        return None, "no run is in flight: the trace level switches runs while they run"
+    if not traced:
+        return None, ("the run in flight is not traced (trace: off), so it has no trace file to switch: "
+                      "set trace: run on the test or the scenario, or run with --trace run")
+    return (RUN if traced == {IO} else IO), ""
+
+
+def violations(live: LiveState) -> list[Check]:
+    """The thresholds (``expect:``) not met so far, in the order the tests ended."""
+    return [check for check in live.checks if not check.ok]

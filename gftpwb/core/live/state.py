@@ -15,24 +15,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from gftpwb.core.checks import Check
 from gftpwb.core.events import (
     Event,
+    ExpectationsChecked,
+    MonitorSample,
     Notice,
     OutputLine,
     Progress,
     RunFinished,
     RunStarted,
+    SamplerEnded,
+    SamplerStarted,
     ScenarioFinished,
     ScenarioStarted,
+    TraceLevelChanged,
     TuneUpdate,
     WorkerProgress,
 )
 from gftpwb.core.format import counts_text, human_bytes, short_error
 from gftpwb.core.records import INTERRUPTED, PASSED, SKIPPED, ResultRecord, Summary
 from gftpwb.core.specs import RunSpec
+from gftpwb.core.trace.setting import TraceSetting
 
 from .history import LogBuffer, RateHistory
 from .models import MIB, QUEUED, RUNNING, PartState, RunState
+from .monitors import MonitorBoard
 
 
 class LiveState:
@@ -56,6 +64,11 @@ class LiveState:
             Notice: self._on_notice,  # type: ignore[dict-item]
             ScenarioFinished: self._on_scenario_finished,  # type: ignore[dict-item]
             TuneUpdate: self._on_tune,  # type: ignore[dict-item]
+            MonitorSample: self._on_monitor_sample,  # type: ignore[dict-item]
+            SamplerStarted: self._on_sampler_started,  # type: ignore[dict-item]
+            SamplerEnded: self._on_sampler_ended,  # type: ignore[dict-item]
+            TraceLevelChanged: self._on_trace_level,  # type: ignore[dict-item]
+            ExpectationsChecked: self._on_expectations,  # type: ignore[dict-item]
         }
         self.scenario = ""
         self.results_dir = ""
@@ -73,6 +86,9 @@ class LiveState:
         self.log = LogBuffer(log_lines)
         self.tunes: dict[str, TuneUpdate] = {}
         self.tune_order: list[str] = []
+        self.monitors = MonitorBoard()
+        self.trace_levels: dict[str, str] = {}  # run id -> its trace level now (switched while it runs)
+        self.checks: list[Check] = []  # thresholds (expect:) checked as tests ended, in that order
 
     @property
     def active(self) -> bool:
@@ -127,6 +143,8 @@ class LiveState:
         self.started = True
         self.tunes = {}
         self.tune_order = []
+        self.trace_levels = {}
+        self.checks = []
         self.history.restart(event.t)
         done_earlier = len(event.skipped_run_ids)
         note = f" ({done_earlier} run(s) already done, resuming)" if done_earlier else ""
@@ -151,6 +169,7 @@ class LiveState:
         run.parts.clear()
         run.parts_bytes, run.parts_inst, run.parts_avg = 0, 0.0, 0.0
         self.running[run.spec.run_id] = run
+        self.trace_levels[run.spec.run_id] = TraceSetting.of_details(event.spec.details).level
         self.log.add(f"$ {run.command}")
 
     def _on_progress(self, event: Progress) -> None:
@@ -271,6 +290,7 @@ class LiveState:
             if run.status == QUEUED:
                 run.status, run.not_run = SKIPPED, True
         self.rate_inst = 0.0
+        self.monitors.stale = True  # kept on screen until the next run's samplers start
         s = event.summary
         note = " (interrupted by the user)" if s.interrupted else ""
         self.log.add(f"# {counts_text(s.counts)} of {s.total} planned{note}")
@@ -279,3 +299,22 @@ class LiveState:
         if event.test_id not in self.tunes:
             self.tune_order.append(event.test_id)
         self.tunes[event.test_id] = event
+
+    def _on_monitor_sample(self, event: MonitorSample) -> None:
+        self.monitors.sample(event)
+
+    def _on_sampler_started(self, event: SamplerStarted) -> None:
+        self.monitors.started(event)
+
+    def _on_sampler_ended(self, event: SamplerEnded) -> None:
+        self.monitors.stopped(event)
+
+    def _on_trace_level(self, event: TraceLevelChanged) -> None:
+        self.trace_levels[event.run_id] = event.level
+        self.log.add(f"trace: {event.run_id} on {event.host} now at level {event.level}"
+                     + (f" ({event.source})" if event.source else ""))
+
+    def _on_expectations(self, event: ExpectationsChecked) -> None:
+        self.checks.extend(event.checks)
+        for check in event.violations:
+            self.log.add(f"expect: {check.line()}")

@@ -9,7 +9,7 @@ before guc starts to its exit (what tgftp reports, but not truncated to whole se
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gftpwb.core.output import Outcome
 from gftpwb.core.rates import mib_per_s
@@ -192,6 +192,12 @@ def summarize_error(stderr_lines: list[str]) -> str:
     return "\n".join(seen[:20])
 
 
+# guc -dbg's lines for every data buffer ("reading into data buffer 0x..., maximum length N", "data
+# callback, no error, buffer 0x..., length N, offset=N, eof=false"): no phase is read from them.
+DATA_DEBUG = ("debug: reading into data buffer", "debug: data callback")
+FILE_START = "Source: "  # guc -vb's first line about each file it transfers
+
+
 @dataclass
 class GucRun:
     """State of one guc run while its output streams in."""
@@ -205,6 +211,16 @@ class GucRun:
     #: transfers (a connection test's ``-dbg`` shows a marker of its single stripe too: not wanted).
     per_stripe: bool = False
     stripes: StripeTracker = field(default_factory=StripeTracker)
+    #: Set when gftpwb added ``-dbg`` for a trace: guc then prints two lines per data buffer (about
+    #: 8 per MiB), each of which would become an OutputLine event through the whole bus and double the
+    #: controller's CPU per GiB (BENCHMARKS.md, tracing overhead). The trace reads only the control
+    #: conversation, so those lines are kept in the record's output but not published.
+    quiet_data_debug: bool = False
+    #: A multi-file transfer (``-r``, ``-f``): guc's byte count starts again at 0 with every file, after
+    #: the file's ``Source:`` line. The earlier files' bytes are added, so the run's progress (live
+    #: views, samples, the bytes of a stopped run) counts the whole transfer and a new file is not a stall.
+    files_done_bytes: int = 0
+    _file_bytes: int = 0
 
     def feed(self, stream: str, data: bytes) -> list[ParsedItem]:
         self.captured.append(data.decode("utf-8", errors="replace"))
@@ -216,11 +232,19 @@ class GucRun:
     def _track(self, items: list[ParsedItem]) -> list[ParsedItem]:
         out: list[ParsedItem] = []
         for item in items:
-            out.append(item)
             if isinstance(item, ProgressSample) and item.channel is None:
+                self._file_bytes = item.bytes
+                if self.files_done_bytes:
+                    item = replace(item, bytes=self.files_done_bytes + item.bytes)
                 self.last_progress = item
-            elif isinstance(item, TextLine) and item.stream == "stderr":
+            elif isinstance(item, TextLine) and item.stream == "stdout" and item.text.startswith(FILE_START):
+                self.files_done_bytes += self._file_bytes  # the file before it is done: its last count
+                self._file_bytes = 0
+            out.append(item)
+            if isinstance(item, TextLine) and item.stream == "stderr":
                 self.stderr_lines.append(item.text)
+                if self.quiet_data_debug and item.text.startswith(DATA_DEBUG):
+                    out.pop()
                 if self.per_stripe:
                     out.extend(self.stripes.feed_line(item.text))  # -dbg: per-stripe performance markers
         return out

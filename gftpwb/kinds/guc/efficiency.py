@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import median
 
 from gftpwb.core.format import rate_text
 from gftpwb.core.records import ResultRecord
@@ -110,7 +111,7 @@ def interval_text(ratio: Ratio | None) -> str:
     return f"{ratio.ci.low * 100:.1f} to {ratio.ci.high * 100:.1f} %"
 
 
-def _mean(case: CaseSummary, key: str) -> float | None:
+def mean_of(case: CaseSummary, key: str) -> float | None:
     values = counted_values(case, key)
     return sum(values) / len(values) if values else None
 
@@ -121,8 +122,8 @@ def efficiency_table(found: Sequence[Efficiency]) -> ReportTable:
         ok = e.guc.passed == e.guc.total and e.baseline.passed == e.baseline.total
         rows.append(((e.guc.test_id, f"{e.guc.case:03d}", e.guc.params_text, str(e.streams),
                       f"{e.baseline.passed}/{e.baseline.total}", rate_text(e.iperf3_mib_s),
-                      rate_text(_mean(e.guc, GUC_AVG)), percent_text(e.guc_avg), interval_text(e.guc_avg),
-                      rate_text(_mean(e.guc, GUC_RATE)), percent_text(e.guc_rate), interval_text(e.guc_rate)),
+                      rate_text(mean_of(e.guc, GUC_AVG)), percent_text(e.guc_avg), interval_text(e.guc_avg),
+                      rate_text(mean_of(e.guc, GUC_RATE)), percent_text(e.guc_rate), interval_text(e.guc_rate)),
                      "" if ok else "red"))
     columns = (("test", "left"), ("#", "right"), ("guc options", "left"), ("streams", "right"),
                ("iperf3 ok/runs", "right"), ("iperf3 MiB/s", "right"), ("guc avg", "right"), ("efficiency", "right"),
@@ -150,13 +151,39 @@ def _without_length(params: dict) -> dict:
     return {k: v for k, v in params.items() if k != "length"}
 
 
-def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
+@dataclass(frozen=True)
+class DiskComparison:
+    """A disk-to-disk case against its memory-to-memory case (None when there is none)."""
+
+    disk: CaseSummary
+    memory: CaseSummary | None
+    files: dict
+    memory_median: float | None
+    disk_median: float | None
+    ratio: Ratio | None  # mean disk rate / mean memory rate
+    probe: dict[str, float]  # source-read, target-write -> MiB/s
+    limit: str
+
+    @property
+    def caches(self) -> str:
+        caches = self.files.get("caches")
+        return ("caches dropped" if caches and all(v == "dropped" for v in caches.values()) else
+                "caches NOT dropped" if caches else "cached")
+
+    @property
+    def files_text(self) -> str:
+        f = self.files
+        return (f"{f.get('count')} x {(f.get('size') or 0) // 2**20} MiB {f.get('content')}, "
+                f"{f.get('source_host')} -> {f.get('target_host')}, {self.caches}")
+
+
+def disk_comparisons(cases: Sequence[CaseSummary]) -> list[DiskComparison]:
     """Each disk-to-disk case against the nearest memory-to-memory case before it with the same guc
     options (its length aside; else the first after it): both medians and disk / memory with its
     bootstrap interval (ratio of means)."""
     guc = [c for c in cases if not is_companion(c)]
     memory = [c for c in guc if files_of_case(c) is None]
-    rows = []
+    out = []
     for case in guc:
         files = files_of_case(case)
         if files is None:
@@ -167,35 +194,40 @@ def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
         disk_rates = counted_values(case, GUC_RATE)
         mem_rates = counted_values(match, GUC_RATE) if match else []
         ratio = ratio_of_means(disk_rates, mem_rates, seed=seed_of(case.test_id, case.case, "disk", GUC_RATE))
-        caches = files.get("caches")
-        dropped = ("caches dropped" if caches and all(v == "dropped" for v in caches.values()) else
-                   "caches NOT dropped" if caches else "cached")
-        what = (f"{files.get('count')} x {files.get('size', 0) // 2**20} MiB {files.get('content')}, "
-                f"{files.get('source_host')} -> {files.get('target_host')}, {dropped}")
         probe = probe_rates(cases, case)
-        rows.append(((case.test_id, f"{case.case:03d}", case.params_text, what,
+        disk_median, memory_median = median_of(disk_rates), median_of(mem_rates)
+        out.append(DiskComparison(case, match, files, memory_median, disk_median, ratio, probe,
+                                  limit_text(disk_median, memory_median, probe)))
+    return out
+
+
+def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
+    """The memory-to-memory against disk-to-disk table (:func:`disk_comparisons`); None without disk cases."""
+    rows = []
+    for d in disk_comparisons(cases):
+        case, match = d.disk, d.memory
+        rows.append(((case.test_id, f"{case.case:03d}", case.params_text, d.files_text,
                       f"{match.test_id}[{match.case:03d}]" if match else "-",
-                      rate_text(_median_of(mem_rates)), rate_text(_median_of(disk_rates)), percent_text(ratio),
-                      interval_text(ratio), rate_text(probe.get("source-read")), rate_text(probe.get("target-write")),
-                      limit_text(_median_of(disk_rates), _median_of(mem_rates), probe)),
+                      rate_text(d.memory_median), rate_text(d.disk_median), percent_text(d.ratio),
+                      interval_text(d.ratio), rate_text(d.probe.get("source-read")),
+                      rate_text(d.probe.get("target-write")), d.limit),
                      "" if case.passed == case.total else "red"))
     if not rows:
         return None
     columns = (("disk test", "left"), ("#", "right"), ("guc options", "left"), ("files", "left"),
                ("memory case", "left"), ("memory", "right"), ("disk", "right"), ("disk / memory", "right"),
                ("95 % CI", "right"), ("source read", "right"), ("target write", "right"), ("limited by", "left"))
-    caption = ("Rates incl. set-up, medians in MiB/s. Memory: /dev/zero to /dev/null with the same guc options (length "
-               "aside); disk: files made on the source and written on the target. disk / memory: ratio of means, "
-               "95 % CI by percentile bootstrap. Source read, target write: the disk probe (files: {probe: true}), "
-               "one O_DIRECT thread per stream with the gfapi kind's POSIX worker; limited by: the slowest of the "
-               "two disks and the memory-to-memory rate when the disk rate is within 80 % of it, else the servers' "
-               "file I/O.")
-    return ReportTable("Memory to memory vs disk to disk", caption, columns, tuple(rows))
+    return ReportTable("Memory to memory vs disk to disk", DISK_CAPTION, columns, tuple(rows))
 
 
-def _median_of(values: list[float]) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+DISK_CAPTION = (
+    "Rates incl. set-up, medians in MiB/s. Memory: /dev/zero to /dev/null with the same guc options (length "
+    "aside); disk: files made on the source and written on the target. disk / memory: ratio of means, "
+    "95 % CI by percentile bootstrap. Source read, target write: the disk probe (files: {probe: true}), "
+    "one O_DIRECT thread per stream with the gfapi kind's POSIX worker; limited by: the slowest of the "
+    "two disks and the memory-to-memory rate when the disk rate is within 80 % of it, else the servers' "
+    "file I/O.")
+
+
+def median_of(values: Sequence[float]) -> float | None:
+    return median(values) if values else None

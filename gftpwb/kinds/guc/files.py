@@ -27,12 +27,16 @@ bytes over the run's time, and guc's average is left out of the statistics (``pe
 
 from __future__ import annotations
 
+import posixpath
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
 from gftpwb.core.dsl.keys import SIZE, ref
+from gftpwb.core.registry import HostCheck
 from gftpwb.core.units import parse_size
 
 from .baseline import BaselineError, end_host
@@ -122,18 +126,19 @@ class FileSet:
     # --- the shell code run on the hosts (POSIX sh) ---------------------------------------------
 
     def create_script(self) -> str:
-        """Source: the directory and the files (made readable by all); each file written whole."""
+        """Source: the directory and the files (made readable by all); each file written whole. First
+        :func:`walk_up`: the directories it will make, or the one other users cannot pass."""
         src = shlex.quote(self.source_dir)
         make = (f"truncate -s {self.size} \"$f\"" if self.content == SPARSE else
                 f"head -c {self.size} /dev/urandom > \"$f.tmp\" && mv \"$f.tmp\" \"$f\"")
         names = " ".join(self.names)
-        return (f"set -e; mkdir -p {src}; cd {src}; for f in {names}; do rm -f \"$f\"; {make}; chmod a+r \"$f\"; "
-                "done")
+        return (f"{walk_up(self.source_dir)}set -e; mkdir -p {src}; cd {src}; for f in {names}; do rm -f \"$f\"; "
+                f"{make}; chmod a+r \"$f\"; done")
 
     def target_script(self) -> str:
         """Target: an empty directory every user may write to (our files only are removed from it)."""
         dst = shlex.quote(self.target_dir)
-        return f"set -e; mkdir -p {dst}; cd {dst}; rm -f {PREFIX}*; chmod a+rwx ."
+        return f"{walk_up(self.target_dir)}set -e; mkdir -p {dst}; cd {dst}; rm -f {PREFIX}*; chmod a+rwx ."
 
     def verify_script(self, side: str) -> str:
         """``name size [sha256]`` per file of a side (missing ones print ``name -``)."""
@@ -142,15 +147,100 @@ class FileSet:
         return (f"cd {where} || exit 1; for f in {' '.join(self.names)}; do if [ -f \"$f\" ]; then "
                 f"echo \"$f $(stat -c %s \"$f\") {checksum}\"; else echo \"$f -\"; fi; done")
 
-    def cleanup_script(self, side: str) -> str:
+    def cleanup_script(self, side: str, made: Sequence[str] | None = None) -> str:
+        """Remove our files, then the directories the preparation made (``made``, deepest first, as
+        :func:`made_directories` read them), each only while empty; without ``made`` (results of an
+        older gftpwb) the leaf directory alone, when empty."""
         where = shlex.quote(self.source_dir if side == "source" else self.target_dir)
         probe = shlex.quote(f"{(self.source_dir if side == 'source' else self.target_dir).rstrip('/')}.gftpwb-probe")
-        return (f"rm -rf {probe}; cd {where} 2>/dev/null || exit 0; rm -f {PREFIX}*; cd /; rmdir {where} 2>/dev/null; "
-                "exit 0")
+        dirs = " ".join(shlex.quote(d) for d in made) if made is not None else where
+        remove = f"for d in {dirs}; do rmdir \"$d\" 2>/dev/null || break; done; " if dirs else ""
+        return f"rm -rf {probe}; cd {where} 2>/dev/null || exit 0; rm -f {PREFIX}*; cd /; {remove}exit 0"
 
     def list_text(self) -> str:
         """The ``-f`` list: one ``SOURCE TARGET`` line per file."""
         return "".join(f"{self.source_url}{n} {self.target_url}{n}\n" for n in self.names)
+
+
+MADE = "gftpwb-made"
+UNREACHABLE = "gftpwb-unreachable"
+EXIT_UNREACHABLE = 3  # the preparation's exit status when a directory cannot be passed by other users
+
+
+def walk_up(path: str) -> str:
+    """sh run before a side's directory is made: walking from it up to /, print ``gftpwb-made DIR``
+    for each directory that is missing (``mkdir -p`` makes them; deepest first), and stop with
+    ``gftpwb-unreachable DIR MODE OWNER`` (exit 3) at the first existing one that other users cannot
+    pass (no o+x). The GridFTP server may run a transfer as another user than the one that owns the
+    directories (the lab's map it to nobody): through such a directory guc only says "Permission denied"."""
+    start = shlex.quote(path.rstrip("/") or "/")
+    return (f"p={start}; while :; do if [ -d \"$p\" ]; then m=$(stat -c '%a %U' \"$p\") || exit 1; "
+            f"case \"${{m%% *}}\" in *[1357]) ;; *) echo \"{UNREACHABLE} $p $m\"; exit {EXIT_UNREACHABLE};; esac; "
+            f"else echo \"{MADE} $p\"; fi; [ \"$p\" = / ] && break; p=$(dirname \"$p\"); done; ")
+
+
+def made_directories(output: str) -> list[str]:
+    """The directories a preparation made (:func:`walk_up`'s lines), deepest first."""
+    return [line[len(MADE) + 1:] for line in output.splitlines() if line.startswith(MADE + " ")]
+
+
+def unreachable_text(output: str, host: str) -> str | None:
+    """The user's message for :func:`walk_up`'s ``gftpwb-unreachable`` line, None without one."""
+    line = next((x for x in output.splitlines() if x.startswith(UNREACHABLE + " ")), None)
+    if line is None:
+        return None
+    path, mode, owner = line[len(UNREACHABLE) + 1:].rsplit(" ", 2)
+    return unreachable_message(path, mode, owner, host)
+
+
+def unreachable_message(path: str, mode: str, owner: str, host: str) -> str:
+    """What to say of a directory other users cannot pass: the in-run check and the preflight say the same."""
+    return (f"{path} on {host} is mode {mode.zfill(4)} (owner {owner}): other users cannot pass through it, and the "
+            "GridFTP server may run the transfer as another user (the lab's servers run it as nobody), which gets "
+            f"\"Permission denied\"; run `chmod o+x {shlex.quote(path)}` on {host}, or put the test files under a "
+            "directory every user can reach (such as /var/tmp/gftpwb); the transfer was not started")
+
+
+def ancestors(path: str) -> list[str]:
+    """``/a/b/`` -> ``["/a/b", "/a", "/"]``: a directory and every one above it, deepest first."""
+    out = [posixpath.normpath(path) if path.strip("/") else "/"]
+    while out[-1] != "/":
+        out.append(posixpath.dirname(out[-1]))
+    return out
+
+
+STAT_FORMAT = "%a %U %n"
+
+
+def reach_argv(path: str) -> tuple[str, ...]:
+    """The preflight's look at a side's directories: ``stat`` of it and each one above (an argv, the
+    paths arguments of their own; missing ones print nothing, ``mkdir -p`` makes them later)."""
+    return ("stat", "-L", "-c", STAT_FORMAT, "--", *ancestors(path))
+
+
+def unreachable_in_stat(output: str, path: str, host: str) -> str | None:
+    """:func:`reach_argv`'s output read as :func:`walk_up` reads the tree: the deepest existing
+    directory without ``o+x`` stops the run (None when every one can be passed)."""
+    seen: dict[str, tuple[str, str]] = {}
+    for line in output.splitlines():
+        mode, owner, name = [*line.split(" ", 2), "", ""][:3]
+        if mode.isdigit():
+            seen[name] = (mode, owner)
+    for directory in ancestors(path):
+        if directory in seen:
+            mode, owner = seen[directory]
+            if not int(mode, 8) & 1:
+                return unreachable_message(directory, mode, owner, host)
+    return None
+
+
+def reach_checks(files: FileSet, who: str) -> tuple[HostCheck, ...]:
+    """The preflight's checks of a file set (:meth:`gftpwb.core.registry.Kind.host_checks`): both
+    sides' directories, on their hosts, before any run makes or moves a file."""
+    return tuple(HostCheck(host=host, argv=reach_argv(path), problem=partial(unreachable_in_stat, path=path, host=host),
+                           who=f"{who}, {side}")
+                 for side, host, path in (("source", files.source_host, files.source_dir),
+                                          ("target", files.target_host, files.target_dir)))
 
 
 def compare(files: FileSet, source: str, target: str) -> list[str]:

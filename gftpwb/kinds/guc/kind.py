@@ -10,7 +10,7 @@ from gftpwb.core.dsl.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.dsl.repeats import REPEAT_KEYS, SEQUENTIAL, check_repeats
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Exclusion, Figure, Kind, Metric, Program, ReportSection, TestInput
+from gftpwb.core.registry import Exclusion, Figure, HostCheck, Kind, Metric, Program, ReportSection, TestInput
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_duration
 from gftpwb.kinds.simulated.link import build_link
@@ -42,7 +42,8 @@ from .model import GucOptions, Test
 from .plan import guc_shape, plan_transfers
 
 # guc and connection tests: one row per case with the rates of its passed runs.
-TRANSFERS = ReportSection("transfers", 20, "gftpwb.kinds.guc.report:tables")
+TRANSFERS = ReportSection("transfers", 20, "gftpwb.kinds.guc.report:tables", charts="gftpwb.kinds.guc.charts:charts",
+                          data="gftpwb.kinds.guc.report_data:data")
 GUC_PROGRAM = Program(GUC, "install the Debian package globus-gass-copy-progs (make demo does)")
 GUC_WAITING = "waiting for guc's first progress report (third-party transfers report every 5 s)"
 NO_PROGRESS = ("no live progress, elapsed time only: between two servers -vb would switch guc from stream mode "
@@ -271,6 +272,15 @@ class GucKind(Kind):
 
     def programs(self, spec: RunSpec) -> tuple[Program, ...]:
         return (GUC_PROGRAM,) if spec.engine == REAL_ENGINE else ()
+
+    def host_checks(self, spec: RunSpec) -> tuple[HostCheck, ...]:
+        """``files:``: the server's user must pass every directory above the test files, on both ends."""
+        files = spec.details.get("files")
+        if not files:
+            return ()
+        from .files import FileSet, reach_checks
+
+        return reach_checks(FileSet.from_dict(files), f"test '{spec.test_id}'")
 
     def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
         return transfer_endpoints(spec)

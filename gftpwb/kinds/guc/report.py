@@ -4,6 +4,7 @@ statistics from :mod:`gftpwb.core.summary`). Pure."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from gftpwb.core.format import ci_text, cv_text, human_bytes, rate_text
@@ -103,28 +104,49 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
     return out
 
 
-def stripe_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
-    """Striped cases (``stripe: true``): how many stripes, and each one's median rate from the servers'
-    performance markers over the passed runs (a median: a server may send a stripe's only marker
-    early, which makes that run's rate of the stripe meaningless)."""
-    rows = []
+@dataclass(frozen=True)
+class StripedCase:
+    """A striped case (``stripe: true``): its stripe count and each stripe's median rate from the
+    servers' performance markers over the counted runs (a median: a server may send a stripe's only
+    marker early, which makes that run's rate of the stripe meaningless), and how many runs had it."""
+
+    case: CaseSummary
+    stripes: int
+    medians: tuple[float | None, ...]
+    runs: int
+
+    @property
+    def total_median(self) -> float | None:
+        figure = self.case.figure("rate_incl_setup_mib_s")
+        return figure.stats.median if figure and figure.stats else None
+
+
+def striped_cases(cases: Sequence[CaseSummary]) -> list[StripedCase]:
+    """The cases whose counted runs carry ``details.stripes`` (read from guc's ``-dbg``)."""
+    from .efficiency import median_of
+    out = []
     for case in cases:
         per_run = [(r.record.details.get("stripes") or {}).get("stripes") or [] for r in case.runs if r.counted]
         per_run = [s for s in per_run if s]
         if not per_run:
             continue
         count = max(len(s) for s in per_run)
-        medians = []
-        for i in range(count):
-            rates = sorted(s[i]["mib_s"] for s in per_run if i < len(s) and s[i].get("mib_s") is not None)
-            mid = len(rates) // 2
-            medians.append(None if not rates else rates[mid] if len(rates) % 2 else (rates[mid - 1] + rates[mid]) / 2)
-        total = _median(case, "rate_incl_setup_mib_s")
-        rows.append(((case.test_id, f"{case.case:03d}", case.params_text, str(count), total,
-                      ", ".join(rate_text(m) for m in medians)), ""))
+        medians = tuple(median_of([s[i]["mib_s"] for s in per_run if i < len(s) and s[i].get("mib_s") is not None])
+                        for i in range(count))
+        out.append(StripedCase(case, count, medians, len(per_run)))
+    return out
+
+
+STRIPE_CAPTION = ("Per stripe: median rate from the servers' 112 performance markers (-dbg) over the passed runs; "
+                  "median: the whole transfer incl. set-up.")
+
+
+def stripe_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
+    """Striped cases: how many stripes, the whole transfer's median and each stripe's (:func:`striped_cases`)."""
+    rows = tuple(((s.case.test_id, f"{s.case.case:03d}", s.case.params_text, str(s.stripes), rate_text(s.total_median),
+                   ", ".join(rate_text(m) for m in s.medians)), "") for s in striped_cases(cases))
     if not rows:
         return None
-    return ReportTable("Striped transfers (MiB/s)", "Per stripe: median rate from the servers' 112 performance markers "
-                       "(-dbg) over the passed runs; median: the whole transfer incl. set-up.",
+    return ReportTable("Striped transfers (MiB/s)", STRIPE_CAPTION,
                        (("test", "left"), ("#", "right"), ("guc options", "left"), ("stripes", "right"),
-                        ("median", "right"), ("per stripe", "left")), tuple(rows))
+                        ("median", "right"), ("per stripe", "left")), rows)

@@ -69,7 +69,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 limit += f"  # after {spec.delay_s:g}s delay"
             print(mask_text("\n".join(registry().kind(spec.kind).describe(spec, limit))))
         return EXIT_OK
-    frontend.preflight(specs)
+    frontend.preflight(specs, scenario.hosts)
     directory = frontend.results_dir(scenario, args.results_base, results=args.results, resume=args.resume)
     from gftpwb.shell.session import RunRequest
 

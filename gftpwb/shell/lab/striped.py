@@ -103,6 +103,9 @@ class StripedLab:
     def __init__(self, state_dir: str):
         self.state_dir = state_dir
         self.state_file = os.path.join(state_dir, STATE_FILE)
+        #: The servers this object started, by pid: while they start, their Popen says whether they
+        #: exited and how (reading /proc for a server started by an earlier ``lab up``).
+        self._procs: dict[int, subprocess.Popen] = {}
 
     def load(self) -> StripedState | None:
         data = read_state(self.state_file)
@@ -156,16 +159,37 @@ class StripedLab:
             proc = subprocess.Popen([*server.argv, "-l", self._log(server)], stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=subprocess.STDOUT, start_new_session=True, cwd=self.state_dir)
         server.pid = proc.pid
+        self._procs[proc.pid] = proc
         self._save(state)
+
+    def _exit_status(self, server: Server) -> int | None:
+        """The server's exit status if it has exited (-N: killed by signal N), else None."""
+        proc = self._procs.get(server.pid or -1)
+        if proc is not None:
+            return proc.poll()
+        return None if _is_server(server.pid) else -1
+
+    def _exited_text(self, server: Server, status: int) -> str:
+        how = (f"killed by signal {-status}" if status < -1 else "exited" if status == -1 else
+               f"exited with status {status}")
+        log = self._log(server)
+        try:
+            with open(log, encoding="utf-8", errors="replace") as handle:
+                tail = [line.strip() for line in handle.read().splitlines()[-3:] if line.strip()]
+        except OSError:
+            tail = []
+        said = f"; its log ends: {' | '.join(tail)}" if tail else ""
+        return (f"the striped {server.side} GridFTP server on {server.host} ({server.contact}) {how} at start{said}; "
+                f"see {log}")
 
     def _wait(self, servers: list[Server], wait_s: float, *, greeting: bool) -> None:
         deadline = time.monotonic() + wait_s
         for server in servers:
             while not (GridftpLab._greets(server.address, server.port) if greeting
                        else port_open(server.address, server.port)):
-                if not _is_server(server.pid):
-                    raise LabError(f"the striped {server.side} GridFTP server on {server.host} ({server.contact}) "
-                                   f"exited at start; see {self._log(server)}")
+                status = self._exit_status(server)
+                if status is not None:
+                    raise LabError(self._exited_text(server, status))
                 if time.monotonic() > deadline:
                     raise LabError(f"the striped {server.side} GridFTP server on {server.host} did not answer on "
                                    f"{server.contact} within {wait_s:.0f}s; see {self._log(server)}")

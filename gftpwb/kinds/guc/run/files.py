@@ -19,7 +19,7 @@ from gftpwb.core.events import Notice, RunStarted
 from gftpwb.core.records import FAILED, PASSED, ResultRecord
 from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
-from gftpwb.kinds.guc.files import DROP_CACHES, LIST, FileSet, compare
+from gftpwb.kinds.guc.files import DROP_CACHES, LIST, FileSet, compare, made_directories, unreachable_text
 from gftpwb.shell.commands import CommandResult, run_command
 from gftpwb.shell.context import RunContext, Runner, utc_now_iso
 
@@ -61,12 +61,15 @@ def with_files(runner: Runner) -> Runner:
             write = f"cat > {shlex.quote(data['list'])} <<'GFTPWB_LIST'\n{files.list_text()}GFTPWB_LIST\n"
             made.append(await sh(ctx, spec.host, write, "list"))
         info["prepare_s"] = round(time.monotonic() - t0, 3)
+        info["made_dirs"] = {"source": made_directories(made[0].stdout), "target": made_directories(made[1].stdout)}
         bad = next((r for r in made if not r.ok), None)
         try:
+            unreachable = next((text for r, host in zip(made, (files.source_host, files.target_host), strict=False)
+                                for text in [unreachable_text(r.stdout, host)] if text), None)
             if bad is not None:
                 ctx.publish(RunStarted(spec=spec, argv=spec.argv, started_at=started_at))
-                return _failed(spec, f"could not prepare the test files ({bad.role}: {bad.summary()}); the transfer "
-                                     "was not started", started_at, info)
+                return _failed(spec, unreachable or f"could not prepare the test files ({bad.role}: {bad.summary()}); "
+                                                    "the transfer was not started", started_at, info)
             if files.drop_caches:
                 info["caches"] = await drop_caches(ctx, sorted({files.source_host, files.target_host}))
                 if any(v != "dropped" for v in info["caches"].values()):
@@ -96,8 +99,9 @@ def with_files(runner: Runner) -> Runner:
 
 async def cleanup(ctx: RunContext, spec: RunSpec, files: FileSet, info: dict[str, Any]) -> None:
     """Remove the files and directories the run made (and its list); a failure is a warning."""
-    steps = [sh(ctx, files.source_host, files.cleanup_script("source"), "cleanup"),
-             sh(ctx, files.target_host, files.cleanup_script("target"), "cleanup")]
+    made = info.get("made_dirs") or {}
+    steps = [sh(ctx, files.source_host, files.cleanup_script("source", made.get("source")), "cleanup"),
+             sh(ctx, files.target_host, files.cleanup_script("target", made.get("target")), "cleanup")]
     if files.transfer == LIST:
         steps.append(sh(ctx, spec.host, f"rm -f {shlex.quote(info['list'])}", "cleanup"))
     results = await asyncio.gather(*steps, return_exceptions=True)

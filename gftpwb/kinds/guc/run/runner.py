@@ -30,10 +30,12 @@ async def run_guc(ctx: RunContext, spec: RunSpec) -> ResultRecord:
     argv = spec.argv
     if TraceSetting.of_details(spec.details).on:  # traced: the phases come from guc's -dbg conversation
         argv = with_debug(argv)
+    quiet = argv != spec.argv  # -dbg is ours, not the user's: its per-buffer lines are not published
     # A tgftp-style run leaves guc's stdout buffered, as tgftp's FIFO did: its output then reads as
     # tgftp logged it (stderr first, stdout at exit), at the price of no live progress.
     argv = unbuffered(argv) if ctx.unbuffer and not spec.tgftp_style else argv
-    session = GucRun(length_bytes=spec.length_bytes, per_stripe=bool(spec.params.get("stripe")))
+    session = GucRun(length_bytes=spec.length_bytes, per_stripe=bool(spec.params.get("stripe")),
+                     quiet_data_debug=quiet)
     record = await run_process(ctx, spec, session, argv)
     if spec.tgftp_style and record.status == PASSED:
         await list_transfer(ctx, spec, record)
