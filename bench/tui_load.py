@@ -10,7 +10,12 @@ interleaved rounds so machine noise hits them alike; medians (and the 90th perce
 The app runs headless (Textual's headless driver composes every frame but writes nothing), which
 measures the work the UI does, not the terminal emulator.
 
+``--monitor-hz N`` adds each host's monitor samples (cpu, memory, net, tcp, N a second each, counted
+in the events/s) to the loaded modes, so the run view shows its monitors panel, and one more mode: the
+paced load without them (panel hidden), in the same rounds, for what the panel costs.
+
     .venv/bin/python bench/tui_load.py --seconds 6 --rounds 5 --view threads
+    .venv/bin/python bench/tui_load.py --seconds 6 --rounds 3 --view run --monitor-hz 5 --size 160x50
     .venv/bin/python bench/tui_load.py --aggregator-only --rounds 5
 """
 
@@ -28,7 +33,15 @@ from textual.message import Message
 from textual.widgets import Log
 
 from gftpwb.core.bus import EventBus
-from gftpwb.core.events import OutputLine, Progress, RunStarted, ScenarioStarted, WorkerProgress
+from gftpwb.core.events import (
+    MonitorSample,
+    OutputLine,
+    Progress,
+    RunStarted,
+    SamplerStarted,
+    ScenarioStarted,
+    WorkerProgress,
+)
 from gftpwb.core.live.state import LiveState
 from gftpwb.core.specs import RunSpec
 from gftpwb.tui.app import WorkbenchApp
@@ -102,20 +115,63 @@ def spec(run_id: str) -> RunSpec:
                    argv=("gfapi-worker",), length_bytes=64 << 30)
 
 
-class Producer:
-    """Telemetry of ``hosts`` x ``threads`` workers plus guc-like progress and output lines."""
+#: The monitors each host's sampler reads in the load (``--monitor-hz`` > 0): the run view's monitors
+#: panel then has a row per monitor and host, its sparkline and figures redrawn as samples come.
+MONITORS = ("cpu", "memory", "net", "tcp")
 
-    def __init__(self, bus: EventBus, hosts: int, threads: int):
+
+def monitor_values(kind: str, n: int) -> dict[str, float]:
+    """Plausible figures of one reading (names as the readers give them), changing every sample."""
+    wave = n % 17
+    if kind == "cpu":
+        return {"busy_pct": 30.0 + wave, "iowait_pct": 1.5, "load1": 1.0 + wave / 10}
+    if kind == "memory":
+        return {"used_mib": 4000.0 + wave, "total_mib": 16000.0, "dirty_mib": 12.0 + wave}
+    if kind == "net":
+        return {"eth0.rx_mib_s": 900.0 + wave, "eth0.tx_mib_s": 20.0, "lo.rx_mib_s": 0.01, "lo.tx_mib_s": 0.01}
+    return {"connections": 4.0, "retrans_s": float(wave % 3), "rtt_ms_mean": 0.4, "cwnd_mean": 87.0,
+            "delivery_mbit_s": 7200.0 + wave}
+
+
+class Producer:
+    """Telemetry of ``hosts`` x ``threads`` workers plus guc-like progress and output lines, and, with
+    ``monitor_hz``, each host's monitor samples (:data:`MONITORS`) at that rate, as a sampler sends them."""
+
+    def __init__(self, bus: EventBus, hosts: int, threads: int, monitor_hz: float = 0.0):
         self.bus = bus
         self.keys = [(f"c{h + 1}", t) for h in range(hosts) for t in range(threads)]
+        self.hosts = [f"c{h + 1}" for h in range(hosts)]
+        self.monitor_hz = monitor_hz
+        self.sampled = 0  # sampling rounds published (each: every monitor on every host)
+        self.samples = 0  # MonitorSample events published (counted in n too)
         self.n = 0
         self.t0 = time.monotonic()
         self.run = spec("load/0")
+        if monitor_hz > 0:  # samplers start before the scenario, as the executor starts them
+            for host in self.hosts:
+                bus.publish(SamplerStarted(host=host, monitors=MONITORS, clock_offset_s=0.0, clock_uncertainty_s=0.0))
         bus.publish(ScenarioStarted(scenario="bench", results_dir="bench", plan=(self.run,)))
         bus.publish(RunStarted(spec=self.run, argv=self.run.argv, started_at=""))
 
+    def sample(self) -> int:
+        """Publish the sampling rounds due by now; how many events that was."""
+        now = time.monotonic()
+        published = 0
+        while self.monitor_hz > 0 and self.sampled < int((now - self.t0) * self.monitor_hz) + 1:
+            self.sampled += 1
+            for host in self.hosts:
+                for kind in MONITORS:
+                    self.bus.publish(MonitorSample(monitor=kind, type=kind, host=host, sampled_t=now, utc="",
+                                                   span_s=1 / self.monitor_hz,
+                                                   values=monitor_values(kind, self.sampled)))
+                    published += 1
+        self.samples += published
+        self.n += published
+        return published
+
     def publish(self, count: int) -> None:
-        for _ in range(count):
+        count -= self.sample()
+        for _ in range(max(count, 0)):
             n = self.n
             self.n += 1
             elapsed = time.monotonic() - self.t0
@@ -134,13 +190,14 @@ class Producer:
 
 
 async def measure(app: ProbeApp, *, seconds: float, rate: float | None, key_every: float, hosts: int,
-                  threads: int, view: str, naive: bool, size: tuple[int, int] = (80, 24)) -> dict[str, float]:
+                  threads: int, view: str, naive: bool, size: tuple[int, int] = (80, 24),
+                  monitor_hz: float = 0.0) -> dict[str, float]:
     async with app.run_test(size=size) as pilot:
         await pilot.press(str(["scenario", "run", "threads", "tune", "results"].index(view) + 1))
         await pilot.pause()
         bus = EventBus()
         bus.subscribe(app.subscriber if naive else app.live)  # type: ignore[attr-defined]
-        producer = Producer(bus, hosts, threads)
+        producer = Producer(bus, hosts, threads, monitor_hz)
         stop = time.monotonic() + seconds
 
         async def produce() -> None:
@@ -179,7 +236,8 @@ async def measure(app: ProbeApp, *, seconds: float, rate: float | None, key_ever
         while len(app.handled) < pressed and time.monotonic() < deadline:  # a late key still counts, late
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.2)
-    return {"events_s": producer.n / wall, "cpu": cpu / wall, "handled": app.handled, "painted": app.painted,
+    return {"events_s": producer.n / wall, "samples_s": producer.samples / wall, "cpu": cpu / wall,
+            "handled": app.handled, "painted": app.painted,
             "presses": pressed, "backlog": backlog}
 
 
@@ -200,6 +258,9 @@ async def main() -> None:
     parser.add_argument("--threads", type=int, default=16, help="worker threads per host")
     parser.add_argument("--view", default="threads", choices=("run", "threads"), help="view shown under load")
     parser.add_argument("--size", default="80x24", help="terminal size, WIDTHxHEIGHT (the charts grow with it)")
+    parser.add_argument("--monitor-hz", type=float, default=0.0,
+                        help="monitor samples per second per monitor and host (cpu, memory, net, tcp), counted in "
+                             "the events/s; the run view then shows its monitors panel")
     parser.add_argument("--aggregator-only", action="store_true",
                         help="only measure events/s through an EventBus into LiveState, without a UI")
     args = parser.parse_args()
@@ -210,7 +271,7 @@ async def main() -> None:
         for _ in range(args.rounds):
             bus = EventBus()
             bus.subscribe(LiveState())
-            producer = Producer(bus, args.hosts, args.threads)
+            producer = Producer(bus, args.hosts, args.threads, args.monitor_hz)
             start = time.perf_counter()
             producer.publish(100_000)
             rates.append(100_000 / (time.perf_counter() - start))
@@ -218,26 +279,32 @@ async def main() -> None:
               f"events/s over {args.rounds} rounds of 100,000 ({1e6 / statistics.median(rates):.1f} µs per event)")
         return
 
+    hz = args.monitor_hz
     modes = [
-        ("idle (no events)", dict(rate=0.0, naive=False)),
-        (f"coalesced, {args.rate:.0f} ev/s", dict(rate=args.rate, naive=False)),
-        ("coalesced, as fast as possible", dict(rate=None, naive=False)),
-        (f"one message per event, {args.rate:.0f} ev/s", dict(rate=args.rate, naive=True)),
+        ("idle (no events)", dict(rate=0.0, naive=False, monitor_hz=0.0)),
+        (f"coalesced, {args.rate:.0f} ev/s", dict(rate=args.rate, naive=False, monitor_hz=hz)),
+        ("coalesced, as fast as possible", dict(rate=None, naive=False, monitor_hz=hz)),
+        (f"one message per event, {args.rate:.0f} ev/s", dict(rate=args.rate, naive=True, monitor_hz=hz)),
     ]
+    if hz:  # the same load without monitor samples, in the same rounds: what the panel itself costs
+        modes.insert(2, (f"coalesced, {args.rate:.0f} ev/s, no monitor samples",
+                         dict(rate=args.rate, naive=False, monitor_hz=0.0)))
     results: dict[str, list[dict]] = {name: [] for name, _ in modes}
     for round_no in range(args.rounds):
         for name, mode in modes:
             app = NaiveApp() if mode["naive"] else ProbeApp()
             result = await measure(app, seconds=args.seconds, rate=mode["rate"], key_every=args.key_every,
                                    hosts=args.hosts, threads=args.threads, view=args.view, naive=mode["naive"],
-                                   size=size)
+                                   size=size, monitor_hz=mode["monitor_hz"])
             results[name].append(result)
             keys = result["handled"]
             print(f"round {round_no + 1} {name}: {result['events_s']:.0f} ev/s, cpu {result['cpu']:.0%}, "
                   f"{len(keys)}/{result['presses']} keys, median {pct(keys, 0.5) * 1000:.1f} ms", flush=True)
 
     print(f"\n{args.hosts} hosts x {args.threads} threads, {args.view} view, {args.size} headless, "
-          f"{args.rounds} rounds x {args.seconds:g} s, a key every {args.key_every:g} s\n")
+          f"{args.rounds} rounds x {args.seconds:g} s, a key every {args.key_every:g} s"
+          + (f", monitors {', '.join(MONITORS)} per host at {args.monitor_hz:g} Hz" if args.monitor_hz else "")
+          + "\n")
     print("| mode | events/s sustained (median) | CPU | key → action: median | p90 | key → next frame: median "
           "| p90 | keys handled / pressed | queue left |")
     print("|---|---|---|---|---|---|---|---|---|")

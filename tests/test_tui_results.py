@@ -23,9 +23,18 @@ from gftpwb.core.compare import FASTER, NO_DATA, SAME, change_cells, compare_sum
 from gftpwb.core.compare_words import change_sentence, comparison_counts
 from gftpwb.core.report_tables import directory_tables
 from gftpwb.core.summary import DirectorySummary
+from gftpwb.shell.cli.parser import build_parser
 from gftpwb.shell.results_index import read_directory
 from gftpwb.tui.app import WorkbenchApp
-from gftpwb.tui.results_view import COMPARE_ORDER, HTML_NAME, ResultsView, case_cells, case_checks
+from gftpwb.tui.results_view import (
+    COMPARE_ORDER,
+    DEFAULT_THRESHOLD_PCT,
+    HTML_NAME,
+    THRESHOLD_STEPS,
+    ResultsView,
+    case_cells,
+    case_checks,
+)
 
 SIZE = (120, 40)
 EXIT_VIOLATED = 8  # a threshold (expect:) was violated: README, errors.py
@@ -168,8 +177,10 @@ async def test_compare_two_real_runs_and_export_at_full_precision(past):
 
 
 @pytest.mark.real
-async def test_R_writes_the_html_report_in_a_thread_and_errors_are_notifications(past, tmp_path):
+async def test_R_writes_the_html_report_in_a_thread_and_errors_are_notifications(past, tmp_path, monkeypatch):
     a, b = older_newer(past)
+    for name in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY"):  # opening it: tests/test_tui_browser.py
+        monkeypatch.delenv(name, raising=False)
     app = WorkbenchApp(None, results_base=str(past))
     notes = Notes(app)
     async with app.run_test(size=SIZE) as pilot:
@@ -223,6 +234,38 @@ def test_the_verdict_in_words(tmp_path):
     assert change_sentence(below, 10) == ("no significant change: B +8.0 %, under the 10 % threshold "
                                           "(Mann-Whitney U, p=0.008)")
     assert comparison_counts(c) == "5 compared: 1 faster, 0 slower, 4 without a significant change"
+
+
+async def test_plus_and_minus_change_the_comparisons_threshold(tmp_path):
+    a, b = write_pair(tmp_path / "results")
+    sa, sb = read_directory(str(a)), read_directory(str(b))
+    # it starts where `gftpwb compare` starts
+    assert build_parser().parse_args(["compare", "A", "B"]).threshold == DEFAULT_THRESHOLD_PCT
+    app = WorkbenchApp(None, results_base=str(tmp_path / "results"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("5", "m", "down", "m", "d")
+        await pilot.pause()
+
+        def shown(threshold: float) -> None:
+            c = compare_summaries(sa, sb, threshold_pct=threshold)
+            assert [r[7] for r in cells(app, "compare").values()] == [change_cells(x)[0][9] for x in c.changes]
+            assert f"threshold {threshold:g} %" in str(app.query_one("#detail-head").render())
+            assert str(app.query_one("#compare-note").render()).splitlines()[0].endswith(
+                change_sentence(c.changes[0], threshold))
+
+        shown(5.0)
+        assert "faster" in [r[7] for r in cells(app, "compare").values()]  # sweep case 0: +8 %, p = 0.008
+        await pilot.press("plus")
+        await pilot.pause()
+        shown(10.0)
+        assert "faster" not in [r[7] for r in cells(app, "compare").values()]  # 8 % is under 10 %
+        await pilot.press("minus", "minus", "minus")
+        await pilot.pause()
+        shown(2.0)
+        for _ in range(len(THRESHOLD_STEPS) + 1):
+            await pilot.press("minus")
+        await pilot.pause()
+        shown(0.0)  # stops at the lowest step
 
 
 def test_report_tables_are_the_reports_sections_monitors_and_thresholds(tmp_path):

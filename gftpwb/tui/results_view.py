@@ -3,7 +3,8 @@ statistics (:mod:`gftpwb.core.summary`, as ``gftpwb report`` computes them) with
 violated, then its runs; ``t`` shows the report's tables instead (the kinds' sections through the
 registry, the monitors', the thresholds'); two marked are compared as ``gftpwb compare`` compares them
 (:mod:`gftpwb.core.compare`), the verdict said in words. ``R`` writes the HTML report with
-``gftpwb report --html``'s code (:mod:`gftpwb.shell.html_report`) in a thread; ``e`` exports
+``gftpwb report --html``'s code (:mod:`gftpwb.shell.html_report`) in a thread and opens it in the
+browser (:mod:`gftpwb.tui.opener`: ``$BROWSER``, else the desktop's); ``e`` exports
 full-precision values into the directory they describe. The view computes no statistic itself.
 """
 
@@ -49,6 +50,7 @@ from gftpwb.shell.sinks.console import rich_table
 from gftpwb.shell.sinks.expectations import EXPECTATIONS_NAME, read_checks
 from gftpwb.shell.sinks.journal import JOURNAL_NAME
 
+from .opener import open_in_browser
 from .views import Table, View, _contains, fields
 from .widgets import LiveTable, Row
 
@@ -59,6 +61,10 @@ CASE_COLUMNS = ("test", "n", "median", "mean ± 95% CI", "CV", "runs", "expect",
 # gftpwb compare's columns, numbers first and the parameters (long for a gfapi workload) last
 COMPARE_ORDER = (0, 1, 4, 5, 6, 7, 8, 9, 3, 2)
 REPORT_MAX_WIDTH = 400  # report tables wider than this wrap their cells
+#: The comparison's significance threshold (|change| at least this many %), stepped by + and -;
+#: it starts at ``gftpwb compare --threshold``'s default.
+DEFAULT_THRESHOLD_PCT = 5.0
+THRESHOLD_STEPS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 15.0, 20.0, 25.0, 50.0)
 HTML_NAME = "report.html"  # where R writes a directory's HTML report: inside it, next to its runs
 KEYS_HINT = "   enter: open  t: report tables  m: mark  d: compare  esc: back  R: HTML"
 
@@ -117,6 +123,8 @@ class ResultsView(View):
         Binding("t", "tables", "Report tables"),
         Binding("R", "html", "HTML report"),
         Binding("e", "export", "Export"),
+        Binding("plus", "threshold(1)", "Threshold +", show=False),
+        Binding("minus", "threshold(-1)", "Threshold -", show=False),
         Binding("u", "rescan", "Rescan", show=False),
         Binding("escape", "back", "Back", show=False),
     ]
@@ -144,6 +152,7 @@ class ResultsView(View):
         self._reading: set[str] = set()  # directories a worker thread is reading
         self._comparisons: dict[tuple, Comparison | None] = {}
         self._html: dict[str, str] = {}  # directory -> the HTML report R wrote of it
+        self.threshold_pct = DEFAULT_THRESHOLD_PCT  # the comparison's, changed with + and -
         self._show("cases")
 
     # --- reading (cached by the journal's size and time) -----------------------------------------
@@ -198,13 +207,15 @@ class ResultsView(View):
         return Text.assemble((f"reading {names}", "bold"), (f"   ({size / (1 << 20):.0f} MiB of journal)…", "dim"))
 
     def comparison(self) -> Comparison | None:
-        """B against A as ``gftpwb compare A B`` compares them (default threshold), cached."""
+        """B against A as ``gftpwb compare A B --threshold T`` compares them (T: :attr:`threshold_pct`),
+        cached."""
         assert self._diff is not None
         a, b = self._diff
-        key = (a, b, _stamp(os.path.join(a, JOURNAL_NAME)), _stamp(os.path.join(b, JOURNAL_NAME)))
+        key = (a, b, _stamp(os.path.join(a, JOURNAL_NAME)), _stamp(os.path.join(b, JOURNAL_NAME)), self.threshold_pct)
         if key not in self._comparisons:
             sa, sb = self.summary(a)[0], self.summary(b)[0]
-            self._comparisons[key] = compare_summaries(sa, sb) if sa is not None and sb is not None else None
+            self._comparisons[key] = compare_summaries(sa, sb, threshold_pct=self.threshold_pct) \
+                if sa is not None and sb is not None else None
         return self._comparisons[key]
 
     def _expect(self, path: str) -> tuple[str, str]:
@@ -345,7 +356,8 @@ class ResultsView(View):
             table.show([])
             note.update("")
             return
-        detail.update(Text.assemble(names, "\n", (comparison_counts(c), "bold"),
+        detail.update(Text.assemble(names, "   ", fields(("threshold", f"{c.threshold_pct:g} %")),
+                                    ("  +/-: change it", "dim"), "\n", (comparison_counts(c), "bold"),
                                     (f"   medians of counted runs; p: {TEST_NAME}; significant when p < {ALPHA} and "
                                      f"|change| >= {c.threshold_pct:g} %", "dim")))
         rows: list[Row] = []
@@ -436,6 +448,19 @@ class ResultsView(View):
         # arrow keys scroll the report; back in the cases, they walk the directories again
         (self.query_one("#report") if self._mode == "report" else self.query_one("#dirs", LiveTable)).focus()
 
+    def action_threshold(self, step: int) -> None:
+        """The next or previous significance threshold of :data:`THRESHOLD_STEPS` (from one between
+        two steps, the nearest step that way); the comparison and its words follow."""
+        if step > 0:
+            higher = [t for t in THRESHOLD_STEPS if t > self.threshold_pct]
+            self.threshold_pct = higher[0] if higher else self.threshold_pct
+        else:
+            lower = [t for t in THRESHOLD_STEPS if t < self.threshold_pct]
+            self.threshold_pct = lower[-1] if lower else self.threshold_pct
+        if self._diff is None:
+            self.app.notify(f"comparison threshold: {self.threshold_pct:g} % (d compares)")
+        self._refresh_detail()
+
     def action_back(self) -> None:
         """Leave the comparison (or the report tables) for the directories and the one open."""
         self._diff = None
@@ -448,8 +473,9 @@ class ResultsView(View):
         self.refresh_view()
 
     def action_html(self) -> None:
-        """Write the selected directory's HTML report (``gftpwb report DIR --html DIR/report.html``) in a
-        thread: the report reads every record and draws charts; the screen keeps answering."""
+        """Write the selected directory's HTML report (``gftpwb report DIR --html DIR/report.html``) and
+        open it in the browser, in a thread: the report reads every record and draws charts, and a
+        browser command may take a moment to fail; the screen keeps answering."""
         directory = self._selected()
         if directory is None:
             self.app.notify("no results directory selected", severity="warning")
@@ -476,6 +502,12 @@ class ResultsView(View):
                                  severity="error", timeout=15)
             return
         app.call_from_thread(self._html_written, directory, target)
+        opened = open_in_browser(target)
+        if opened.ok:
+            app.call_from_thread(app.notify, f"opened in the browser ({opened.argv[0]})", title="HTML report")
+        else:  # over SSH, say: where the file is, to copy or open by hand
+            app.call_from_thread(app.notify, f"not opened: {opened.why}; the report is at {target}",
+                                 title="HTML report", severity="warning", timeout=20)
 
     def _html_written(self, directory: str, target: str) -> None:
         self._html[directory] = target

@@ -245,6 +245,19 @@ class ThreadsView(View):
 # --- Auto-tune ------------------------------------------------------------------------------------
 
 
+#: The ranking's columns on screen: the note (long: "1 failed; guc failed: 500 Command failed") goes
+#: under the table, wrapped, so the table fits 80 columns without scrolling sideways.
+RANKING_COLUMNS = TUNE_COLUMNS[:TUNE_COLUMNS.index("note")]
+
+
+def notes_text(rows: list, styles: dict[str, str]) -> Text:
+    """The candidates' notes after their ranks, in their rows' styles, one after the other and wrapped
+    at the width (a line each would take the 80x24 chart's last rows, its axis labels)."""
+    notes = [Text.assemble((f"#{row.rank} ", "bold"), (row.note, styles.get(row.style, "")))
+             for row in rows if row.note]
+    return Text("   ").join(notes)
+
+
 class TuneView(View):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy_line", "Copy guc line"),
@@ -262,8 +275,10 @@ class TuneView(View):
             yield Static(id="tune-budget-text")
         yield Static(id="tune-facts")
         with Horizontal(id="tune-body"):
-            yield LiveTable([(label, f"c{i}") for i, label in enumerate(TUNE_COLUMNS)], id="ranking",
-                            show_cursor=False)
+            with Vertical(id="tune-table"):
+                yield LiveTable([(label, f"c{i}") for i, label in enumerate(RANKING_COLUMNS)], id="ranking",
+                                show_cursor=False)
+                yield Static(id="tune-notes")
             yield TuneChart(id="tune-chart")
         yield Static(id="tune-line")
 
@@ -307,8 +322,12 @@ class TuneView(View):
         rows: list[Row] = []
         for row in panel.rows:
             style = TUNE_STYLE.get(row.style, "")
-            rows.append((row.candidate, [Text(cell, style=style) for cell in tune_cells(row)]))
+            rows.append((row.candidate, [Text(cell, style=style) for cell in tune_cells(row)[:len(RANKING_COLUMNS)]]))
         table.show(rows)
+        notes = self.query_one("#tune-notes", Static)
+        notes.display = any(row.note for row in panel.rows)
+        if notes.display:
+            notes.update(notes_text(panel.rows, TUNE_STYLE))
         if panel.guc_line:
             label = ("final: ", "bold green") if panel.finished else ("leader so far: ", "bold")
             line.update(Text.assemble(label, panel.guc_line, ("   c: copy  w: save", "dim")))
