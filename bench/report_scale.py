@@ -9,7 +9,12 @@ for 1 % of the runs), meta.json and plan.json, as ``gftpwb run`` writes them. Th
 prints the median and range of the wall time and the peak RSS of the process (``ru_maxrss`` of the
 child, KiB), as a Markdown table for BENCHMARKS.md.
 
-Usage: python bench/report_scale.py [--records 100000] [--cases 1000] [--repeats 3]
+``--before TREE`` runs each command with another gftpwb as well, round by round in turns (a source
+tree, e.g. ``git archive <commit> gftpwb schemas | tar -x -C TREE``, put first on PYTHONPATH), so a
+change is measured against what it replaces under the same load. ``--only report,compare`` runs
+only the commands whose label starts with one of those words.
+
+Usage: python bench/report_scale.py [--records 100000] [--cases 1000] [--repeats 3] [--before TREE]
 """
 
 from __future__ import annotations
@@ -70,13 +75,17 @@ def write_directory(path: Path, records: int, cases: int, seed: int, created: st
         "controller": "bench", "scenario": "scale", "runs": len(plan), "environment": {"hosts": {}}}))
 
 
-def run_once(args: list[str]) -> tuple[float, float, int]:
+def run_once(args: list[str], tree: str | None = None) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (user + system) and peak RSS (KiB) of one ``python -m gftpwb ARGS``:
-    a new process, as a user runs it, with its own rusage (wait4)."""
+    a new process, as a user runs it, with its own rusage (wait4); ``tree``: the gftpwb source tree
+    to run instead of the installed one."""
+    env = {**os.environ, "COLUMNS": "200"}
+    if tree:
+        env["PYTHONPATH"] = os.pathsep.join([tree, *filter(None, [os.environ.get("PYTHONPATH")])])
     start = time.perf_counter()
     with open(os.devnull, "w") as sink:
         proc = subprocess.Popen([sys.executable, "-m", "gftpwb", *args], stdout=sink, stderr=subprocess.DEVNULL,
-                                env={**os.environ, "COLUMNS": "200"})
+                                env=env, cwd=tree or None)
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
@@ -95,6 +104,8 @@ def main() -> None:
     parser.add_argument("--dirs", type=int, default=3, help="results directories of the scenario (history)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--base", help="write the results base here (default: a temporary directory)")
+    parser.add_argument("--before", help="a gftpwb source tree to measure as well, in turns with this one")
+    parser.add_argument("--only", default="", help="comma-separated first words of the commands to run")
     args = parser.parse_args()
     tmp = tempfile.TemporaryDirectory(prefix="gftpwb-scale-")
     base = Path(args.base or tmp.name)
@@ -102,6 +113,9 @@ def main() -> None:
     names = []
     for i in range(args.dirs):
         name = f"2026112{i}T100000Z-scale"
+        if (base / name / "results.jsonl").exists():  # a --base generated before: used as it is
+            names.append(name)
+            continue
         write_directory(base / name, args.records, args.cases, seed=i, created=f"2026-11-2{i}T10:00:00+00:00",
                         slower=0.9 if i == args.dirs - 1 else 1.0)
         names.append(name)
@@ -123,12 +137,20 @@ def main() -> None:
          ["results", "query", "--results-base", str(base), "--csv",
           "SELECT directory, test_id, \"case\", median(value) FROM figures WHERE headline AND counted GROUP BY ALL"]),
     ]
-    print(f"| command ({args.records:,} records per directory) | wall s | CPU s (user + sys) | peak RSS MiB |\n"
-          "|---|---|---|---|")
+    only = tuple(word for word in args.only.split(",") if word)
+    commands = [(label, command) for label, command in commands if not only or label.startswith(only)]
+    trees = [("before", args.before), ("after", None)] if args.before else [("", None)]
+    print(f"| command ({args.records:,} records per directory) |{' |' if args.before else ''} wall s "
+          f"| CPU s (user + sys) | peak RSS MiB |\n|---|{'---|' if args.before else ''}---|---|---|")
     for label, command in commands:
-        runs = [run_once(command) for _ in range(args.repeats)]
-        print(f"| `gftpwb {label}` | {spread([r[0] for r in runs])} | {spread([r[1] for r in runs])} "
-              f"| {max(r[2] for r in runs) / 1024:.0f} |", flush=True)
+        runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name, _ in trees}
+        for _ in range(args.repeats):  # in turns, so both see the same load
+            for name, tree in trees:
+                runs[name].append(run_once(command, tree))
+        for name, _ in trees:
+            got = runs[name]
+            print(f"| `gftpwb {label}` |{f' {name} |' if name else ''} {spread([r[0] for r in got])} "
+                  f"| {spread([r[1] for r in got])} | {max(r[2] for r in got) / 1024:.0f} |", flush=True)
     print(f"\nmedian (min-max) of {args.repeats}; load average after: {os.getloadavg()[0]:.1f}")
     tmp.cleanup()
 

@@ -70,3 +70,22 @@ def test_list_results_newest_first_and_tolerant(tmp_path):
         handle.write('{"torn":')
     records, problems = load_records(str(old))
     assert len(records) == 1 and problems == ["line 2: torn last record skipped (an interrupted write)"]
+
+
+def test_the_values_compare_tests_are_those_each_figures_statistics_took():
+    """compare takes a figure's values from its statistics (kept in the summary) rather than going
+    through the runs again: the same values, in the same order, as the runs that count give."""
+    from report_fixture import records
+
+    from gftpwb.core.compare import counted_values
+    from gftpwb.core.summary import summarize_cases
+
+    checked = 0
+    for case in summarize_cases(records()):
+        for fs in case.figures:
+            from_runs = [run.values[fs.figure.key] for run in case.runs if run.counted
+                         and run.values.get(fs.figure.key) is not None and fs.figure.key not in run.excluded]
+            assert list(fs.values) == from_runs == counted_values(case, fs.figure.key)
+            assert (fs.stats.n if fs.stats else 0) == len(from_runs)
+            checked += bool(from_runs)
+    assert checked >= 5

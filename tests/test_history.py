@@ -124,3 +124,34 @@ def test_a_torn_journal_line_is_skipped_and_user_errors(base, tmp_path):
     assert bad.returncode == 2 and bad.stderr.startswith("gftpwb: query failed: Parser Error")
     assert "Traceback" not in missing.stderr + empty.stderr + bad.stderr
     assert "records" in gftpwb("results", "query", "--help").stdout
+
+
+def test_figures_view_leaves_out_what_the_report_leaves_out(tmp_path):
+    """guc's average is left out of statistics when quantised (a flag) and when it is a multi-file
+    transfer's (its last file's: ``details.files.count`` above 1): the view says so for the same
+    runs, with the same reason, as the report's summary."""
+    directory = write_mixed(tmp_path / "20261122T100000Z-mixed")
+    journal = directory / "results.jsonl"
+    lines = [json.loads(line) for line in journal.read_text().splitlines()]
+    passed = [r for r in lines if r["kind"] == "guc" and r["status"] == "passed" and r.get("rate_guc_avg_mib_s")
+              and not r["details"].get("guc_avg_quantised")]
+    passed[0]["details"]["files"] = {"count": 3}  # per file
+    passed[1]["details"]["files"] = {"count": 1}  # one file: counted
+    passed[2]["details"]["guc_avg_quantised"] = True
+    passed[2]["details"]["files"] = {"count": 5}  # quantised comes first
+    passed[3]["details"]["files"] = {"count": "many"}  # not a number: nothing left out
+    journal.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    summary = read_directory(str(directory))
+    from_report = {run.run_id: run.excluded.get("rate_guc_avg_mib_s") for case in summary.cases
+                   for run in case.runs if run.values.get("rate_guc_avg_mib_s") is not None}
+    history = History(str(tmp_path))
+    try:
+        rows = history.query("SELECT run_id, excluded FROM figures WHERE figure = 'rate_guc_avg_mib_s' "
+                             "AND value IS NOT NULL").rows
+    finally:
+        history.close()
+    assert dict(rows) == from_report
+    assert from_report[passed[0]["run_id"]] == "per file"
+    assert from_report[passed[1]["run_id"]] is None
+    assert from_report[passed[2]["run_id"]] == "quantised"
+    assert from_report[passed[3]["run_id"]] is None

@@ -177,6 +177,42 @@ def test_json_text_is_the_document_with_one_line_per_run(mixed):
     assert len(run_lines) == sum(len(c.runs) for c in summaries[0].cases) == 20
 
 
+def test_report_in_process_returns_and_leaves_the_collector_as_it_was(mixed, capsys):
+    """report pauses the cyclic GC while reading, freezes what it read while writing, and ends the
+    process at once only as the program: called as ``main(argv)`` it returns, the collector back on
+    and nothing left frozen."""
+    import gc
+
+    from gftpwb.shell.cli.main import main
+
+    assert gc.isenabled()
+    directory = str(mixed / "mixed")
+    assert main(["report", directory]) == 0
+    assert main(["compare", directory, directory]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert "sweep" in capsys.readouterr().out
+
+
+def test_paused_gc_nests_and_restores():
+    import gc
+
+    from gftpwb.core.gcpause import paused_gc
+
+    with paused_gc():
+        assert not gc.isenabled()
+        with paused_gc():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the inner one found it off and leaves it off
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused_gc():
+            pass
+        assert not gc.isenabled()  # off before, off after
+    finally:
+        gc.enable()
+
+
 STUDY = Path(__file__).resolve().parent / "golden" / "teragrid-study"  # a real lab run of the study scenario
 
 

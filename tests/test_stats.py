@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from gftpwb.core.stats import Interval, bootstrap_median, describe, seed_of, tukey_outliers
+from gftpwb.core.stats import Interval, bootstrap_median, describe, describe_many, seed_of, tukey_outliers
 
 rates = st.floats(min_value=0.5, max_value=1e5, allow_nan=False, allow_infinity=False)
 samples = st.lists(rates, min_size=1, max_size=40)
@@ -103,3 +103,23 @@ def test_seed_of_is_stable():
     assert seed_of("sweep", 1, "-p 4") == seed_of("sweep", 1, "-p 4")
     assert seed_of("sweep", 1) != seed_of("sweep", 2)
     assert 0 <= seed_of("a", "b") < 2**64
+
+
+# Samples of a few sizes (so several share one), with ties and spreads of every scale.
+_sizes = st.integers(min_value=0, max_value=12) | st.sampled_from([99, 100])
+_values = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False) | st.sampled_from([0.0, 1.0, 2.0])
+
+
+@given(st.lists(st.tuples(_sizes.flatmap(lambda n: st.lists(_values, min_size=n, max_size=n)),
+                          st.integers(min_value=0, max_value=2**63)), max_size=12))
+@settings(max_examples=150, deadline=None)
+def test_describe_many_is_describe_of_each(samples):
+    """The reports' batched statistics are exactly (==, not approximately) describe's, sample by sample."""
+    assert describe_many(samples) == [describe(values, seed=seed) for values, seed in samples]
+
+
+def test_describe_many_of_a_thousand_cases_like_a_report():
+    rng = np.random.default_rng(5)
+    samples = [(list(rng.lognormal(5, 0.3, size=int(n))), int(seed))
+               for n, seed in zip(rng.integers(95, 100, size=1000), rng.integers(0, 2**62, size=1000), strict=True)]
+    assert describe_many(samples) == [describe(values, seed=seed) for values, seed in samples]

@@ -102,11 +102,30 @@ def _figure_expression(figure: Figure) -> str:
     return "NULL"
 
 
+def _record_value(path: Sequence[str]) -> str | None:
+    """A path of the record as SQL over a ``runs`` row (None: not one the view can read)."""
+    if len(path) == 1 and path[0] in _RECORD_COLUMNS:
+        return f'"{path[0]}"'
+    if len(path) > 1 and path[0] == "details":
+        return f"json_extract(details, {quote(json_path(path[1:]))})"
+    return None
+
+
 def _excluded_expression(figure: Figure) -> str:
-    if not figure.excluded_by or figure.excluded_by[0] != "details":
-        return "NULL"
-    flag = f"json_extract(details, {quote(json_path(figure.excluded_by[1:]))})"
-    return f"CASE WHEN TRY_CAST({flag} AS BOOLEAN) THEN {quote(figure.excluded_reason)} END"
+    """Why a value is left out, as :meth:`gftpwb.core.registry.Figure.excluded` says it."""
+    whens = []
+    flag = _record_value(figure.excluded_by) if figure.excluded_by else None
+    if flag is not None:
+        whens.append(f"WHEN TRY_CAST({flag} AS BOOLEAN) THEN {quote(figure.excluded_reason)}")
+    value = _figure_expression(figure)
+    for rule in figure.exclusions:
+        at = _record_value(rule.path)
+        if at is None:
+            continue
+        test = (f"TRY_CAST({at} AS BOOLEAN)" if rule.above is None
+                else f"TRY_CAST({at} AS DOUBLE) > {float(rule.above)!r}")
+        whens.append(f"WHEN {value} IS NOT NULL AND {test} THEN {quote(rule.reason)}")
+    return f"CASE {' '.join(whens)} END" if whens else "NULL"
 
 
 def _figure_select(kind: Kind, figure: Figure, headline: bool) -> str:

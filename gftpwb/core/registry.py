@@ -249,6 +249,37 @@ class Figure:
     #: "quantised"). Data rather than code, so the history's SQL view leaves out the same values.
     excluded_by: tuple[str, ...] = ()
     excluded_reason: str = ""
+    #: More reasons to leave a value the record has out, looked at in order after ``excluded_by``
+    #: (guc's average of a multi-file transfer is its last file's: "per file"). Data too, for the
+    #: same reason.
+    exclusions: tuple[Exclusion, ...] = ()
+
+    def excluded(self, record: Any, value: float | None) -> str:
+        """Why ``value``, the figure's value in ``record``, is not a statistic ("" when it is one)."""
+        if self.excluded_by and _flag_in_record(record, self.excluded_by):
+            return self.excluded_reason
+        if value is not None:
+            for rule in self.exclusions:
+                if rule.applies(record):
+                    return rule.reason
+        return ""
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """A value of the record (``path``, like :attr:`Figure.path`) that keeps a figure's value out of
+    the statistics with ``reason``: a number above ``above``, or with ``above`` None, a flag that
+    is true. A value that is missing or of another type keeps nothing out."""
+
+    path: tuple[str, ...]
+    reason: str
+    above: float | None = None
+
+    def applies(self, record: Any) -> bool:
+        if self.above is None:
+            return _flag_in_record(record, self.path)
+        value = _in_record(record, self.path)
+        return value is not None and value > self.above
 
 
 @dataclass(frozen=True)
@@ -408,10 +439,11 @@ class Kind(abc.ABC):
     def measure(self, record: ResultRecord) -> dict[str, Measured]:
         """Each of :attr:`figures` in a passed record (found by its path); override to leave a value
         out of the statistics with the reason (``Measured(value, excluded="quantised")``)."""
-        data = {"details": record.details, **{f: getattr(record, f) for f in _RECORD_FIELDS}}
-        return {f.key: Measured(value_at(data, f.path),
-                                f.excluded_reason if f.excluded_by and _flag_at(data, f.excluded_by) else "")
-                for f in self.figures}
+        out = {}
+        for figure in self.figures:
+            value = _in_record(record, figure.path)
+            out[figure.key] = Measured(value, figure.excluded(record, value))
+        return out
 
     def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
         """What else a report says of one run, as plain values (guc: its transfer mode)."""
@@ -426,7 +458,33 @@ def _flag_at(data: Any, path: Sequence[str]) -> bool:
     return data is True
 
 
-_RECORD_FIELDS = ("seconds", "bytes", "rate_incl_setup_mib_s", "rate_guc_avg_mib_s", "exit_code")
+# What a figure's path may start with: the record's details, or one of these fields.
+_RECORD_FIELDS = frozenset({"seconds", "bytes", "rate_incl_setup_mib_s", "rate_guc_avg_mib_s", "exit_code"})
+
+
+def _start(record: Any, path: Sequence[str]) -> tuple[bool, Any]:
+    """Where ``path`` starts in ``record`` seen as JSON with only its details and ``_RECORD_FIELDS``
+    (False: it starts nowhere)."""
+    if not path:
+        return False, None
+    head = path[0]
+    if head == "details":
+        return True, record.details
+    if head in _RECORD_FIELDS:
+        return True, getattr(record, head)
+    return False, None
+
+
+def _in_record(record: Any, path: Sequence[str]) -> float | None:
+    """:func:`value_at` of ``path`` in the record as JSON (details and ``_RECORD_FIELDS``), without
+    building that JSON for every record of a report."""
+    found, data = _start(record, path)
+    return value_at(data, path[1:]) if found else None
+
+
+def _flag_in_record(record: Any, path: Sequence[str]) -> bool:
+    found, data = _start(record, path)
+    return _flag_at(data, path[1:]) if found else False
 
 
 class Engine(abc.ABC):

@@ -16,9 +16,11 @@ Which runs count:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import weakref
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +28,7 @@ from .monitors.summary import DirectoryMonitors
 from .records import PASSED, ResultRecord, latest_by_run
 from .registry import Figure, Kind, Measured, registry
 from .samples import RunSamples
-from .stats import Stats, describe, seed_of
+from .stats import Stats, describe_many, seed_of
 
 if TYPE_CHECKING:
     from .checks import Check
@@ -69,6 +71,8 @@ class FigureStats:
     figure: Figure
     stats: Stats | None
     excluded: dict[str, int]  # reason -> runs whose value was left out for it
+    # the values the statistics took, in the runs' order (compare tests them against another case's)
+    values: tuple[float, ...] = field(default=(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,10 @@ def params_text(record: ResultRecord) -> str:
 def _measure(kind: Kind | None, record: ResultRecord) -> dict[str, Measured]:
     if kind is None or record.status != PASSED:
         return {}
+    for _held, measured in _holders():
+        found = measured.get(id(record))
+        if found is not None:
+            return found
     return kind.measure(record)
 
 
@@ -135,8 +143,25 @@ def summarize_cases(records: Sequence[ResultRecord], kind_of_test: Mapping[str, 
     for record in chosen:
         groups.setdefault((record.test_id, record.case, record.kind), []).append(record)
     reg = registry()
-    return [_cached_case(reg.find(kind), test_id, case, kind, kinds_of.get(test_id, kind), group)
-            for (test_id, case, kind), group in groups.items()]
+    out: list[CaseSummary | None] = []
+    pending: list[tuple[int, tuple[Any, ...], _Runs]] = []  # cases not summarised yet
+    for (test_id, case, kind_name), group in groups.items():
+        kind = reg.find(kind_name)
+        test_kind = kinds_of.get(test_id, kind_name)
+        key = (test_id, case, kind_name, test_kind, id(kind), tuple(map(id, group)))
+        found = _CASES.get(key)
+        if found is None:
+            pending.append((len(out), key, _Runs(kind, test_id, case, kind_name, test_kind, group)))
+        out.append(found)
+    # every figure of every new case described at once (gftpwb.core.stats.describe_many)
+    described = iter(describe_many([(values, seed) for _, _, runs in pending for values, seed in runs.samples()]))
+    for i, key, runs in pending:
+        found = runs.summary([next(described) for _ in runs.figures])
+        _CASES[key] = found
+        out[i] = found
+    for held, _measured in _holders():
+        held.extend(out)  # type: ignore[arg-type]
+    return out  # type: ignore[return-value]
 
 
 # A report summarises the same records twice (the directory's summary, then each section's tables
@@ -145,50 +170,91 @@ def summarize_cases(records: Sequence[ResultRecord], kind_of_test: Mapping[str, 
 _CASES: weakref.WeakValueDictionary[tuple[Any, ...], CaseSummary] = weakref.WeakValueDictionary()
 
 
-def _cached_case(kind: Kind | None, test_id: str, case: int, kind_name: str, test_kind: str,
-                 group: list[ResultRecord]) -> CaseSummary:
-    key = (test_id, case, kind_name, test_kind, id(kind), tuple(map(id, group)))
-    found = _CASES.get(key)
-    if found is None:
-        found = _case(kind, test_id, case, kind_name, test_kind, group)
-        _CASES[key] = found
-    return found
+# The holders open in this thread (the TUI reads a directory in a worker thread while the screen's
+# thread may summarise another): a context variable, which each thread has its own value of.
+_HOLDERS: contextvars.ContextVar[tuple[tuple[list[CaseSummary], Mapping[int, dict[str, Measured]]], ...]] = (
+    contextvars.ContextVar("gftpwb_case_holders", default=()))
 
 
-def _case(kind: Kind | None, test_id: str, case: int, kind_name: str, test_kind: str,
-          group: list[ResultRecord]) -> CaseSummary:
-    figures = kind.figures if kind is not None else ()
-    measured = [_measure(kind, r) for r in group]
-    warm = [bool(r.details.get("warmup")) for r in group]
-    stats: list[FigureStats] = []
-    outliers: dict[int, list[str]] = {}
-    for figure in figures:
-        values, positions, excluded = [], [], Counter[str]()
-        for i, (record, m) in enumerate(zip(group, measured, strict=True)):
-            got = m.get(figure.key)
-            if record.status != PASSED or warm[i] or got is None or got.value is None:
-                continue
-            if got.excluded:
-                excluded[got.excluded] += 1
-                continue
-            values.append(got.value)
-            positions.append(i)
-        described = describe(values, seed=seed_of(test_id, case, kind_name, figure.key))
-        if described is not None:
-            for index in described.outliers:
-                outliers.setdefault(positions[index], []).append(figure.key)
-        stats.append(FigureStats(figure, described, dict(excluded)))
-    runs = tuple(RunRow(
-        run_id=r.run_id, repeat=r.repeat, host=r.host, status=r.status, warmup=warm[i],
-        values={k: m.value for k, m in measured[i].items()},
-        excluded={k: m.excluded for k, m in measured[i].items() if m.excluded},
-        outlier=tuple(outliers.get(i, ())), facts=dict(kind.facts(r)) if kind is not None else {},
-        seconds=r.seconds, bytes=r.bytes, started_at=r.started_at, error=r.error, engine=r.engine, record=r,
-    ) for i, r in enumerate(group))
-    first = group[0]
-    text = kind.params_text(dict(first.params)) if kind is not None else params_text(first)
-    return CaseSummary(test_id=test_id, case=case, kind=kind_name, test_kind=test_kind, params=dict(first.params),
-                       params_text=text, engine=first.engine, runs=runs, figures=tuple(stats))
+def _holders() -> tuple[tuple[list[CaseSummary], Mapping[int, dict[str, Measured]]], ...]:
+    return _HOLDERS.get()
+
+
+@contextlib.contextmanager
+def holding_cases(measured: Mapping[int, dict[str, Measured]] | None = None) -> Iterator[list[CaseSummary]]:
+    """Keep every case summarised inside the ``with`` (in the list it gives) for as long as the
+    caller keeps that list: reading a journal checks its records by tabulating them, and the summary
+    of the same records right after finds their cases done. ``measured``: what the kinds measured
+    in records (by ``id``; the caller holds the records) that the check measured already."""
+    held: list[CaseSummary] = []
+    token = _HOLDERS.set((*_HOLDERS.get(), (held, measured or {})))
+    try:
+        yield held
+    finally:
+        _HOLDERS.reset(token)
+
+
+class _Runs:
+    """A case's runs gone through once (a report has 100,000): each run's figures, and each figure's
+    values that its statistics take, in the runs' order; :meth:`summary` makes the case from them
+    and the statistics of those values."""
+
+    def __init__(self, kind: Kind | None, test_id: str, case: int, kind_name: str, test_kind: str,
+                 group: list[ResultRecord]):
+        self.kind, self.test_id, self.case, self.kind_name, self.test_kind = kind, test_id, case, kind_name, test_kind
+        self.group = group
+        self.figures = kind.figures if kind is not None else ()
+        counted: dict[str, tuple[list[float], list[int], Counter[str]]] = {
+            f.key: ([], [], Counter()) for f in self.figures}
+        per_run = []
+        for i, record in enumerate(group):
+            measured = _measure(kind, record)
+            warm = bool(record.details.get("warmup"))
+            values, excluded = {}, {}
+            for key, got in measured.items():
+                values[key] = got.value
+                if got.excluded:
+                    excluded[key] = got.excluded
+            if record.status == PASSED and not warm:
+                for key, (kept, positions, left_out) in counted.items():
+                    got = measured.get(key)
+                    if got is None or got.value is None:
+                        continue
+                    if got.excluded:
+                        left_out[got.excluded] += 1
+                        continue
+                    kept.append(got.value)
+                    positions.append(i)
+            per_run.append((warm, values, excluded))
+        self.counted = counted
+        self.per_run = per_run
+
+    def samples(self) -> list[tuple[list[float], int]]:
+        """Each figure's counted values and the seed of its bootstrap, in the figures' order."""
+        return [(self.counted[f.key][0], seed_of(self.test_id, self.case, self.kind_name, f.key)) for f in self.figures]
+
+    def summary(self, described: Sequence[Stats | None]) -> CaseSummary:
+        """The case, given :func:`gftpwb.core.stats.describe` of each of :meth:`samples`."""
+        kind, group = self.kind, self.group
+        stats: list[FigureStats] = []
+        outliers: dict[int, list[str]] = {}
+        for figure, figure_stats in zip(self.figures, described, strict=True):
+            values, positions, left_out = self.counted[figure.key]
+            if figure_stats is not None:
+                for index in figure_stats.outliers:
+                    outliers.setdefault(positions[index], []).append(figure.key)
+            stats.append(FigureStats(figure, figure_stats, dict(left_out), tuple(values)))
+        runs = tuple(RunRow(
+            run_id=r.run_id, repeat=r.repeat, host=r.host, status=r.status, warmup=warm, values=values,
+            excluded=excluded, outlier=tuple(outliers.get(i, ())),
+            facts=dict(kind.facts(r)) if kind is not None else {}, seconds=r.seconds, bytes=r.bytes,
+            started_at=r.started_at, error=r.error, engine=r.engine, record=r,
+        ) for i, (r, (warm, values, excluded)) in enumerate(zip(group, self.per_run, strict=True)))
+        first = group[0]
+        text = kind.params_text(dict(first.params)) if kind is not None else params_text(first)
+        return CaseSummary(test_id=self.test_id, case=self.case, kind=self.kind_name, test_kind=self.test_kind,
+                           params=dict(first.params), params_text=text, engine=first.engine, runs=runs,
+                           figures=tuple(stats))
 
 
 def kind_of_tests(records: Sequence[ResultRecord], planned: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 
 from gftpwb.core.errors import UsageError
+from gftpwb.core.jsonlines import line_decoder
 from gftpwb.core.monitors.summary import directory_monitors
 from gftpwb.core.records import ResultRecord, latest_by_run
 from gftpwb.core.summary import DirectorySummary, summarize_directory
@@ -75,9 +76,12 @@ def load_records(path: str) -> tuple[list[ResultRecord], list[str]]:
 
 
 def _read_json(path: str) -> object:
+    """The JSON document in ``path`` (None when it cannot be read): plan.json of 100,000 runs is
+    decoded by orjson, with json's answers (:mod:`gftpwb.core.jsonlines`)."""
     try:
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+            text = handle.read()
+        return line_decoder(text)(text)
     except (OSError, ValueError):
         return None
 

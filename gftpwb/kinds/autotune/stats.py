@@ -12,18 +12,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from scipy import stats
-
 CONFIDENCE = 0.95
 
 
 def t_cdf(t: float, df: float) -> float:
     """P(T <= t) for Student's t with ``df`` (not necessarily whole) degrees of freedom."""
+    from scipy import stats  # not at import time: reports import this module, and most never ask
+
     return float(stats.t.cdf(t, df))
 
 
 @lru_cache(maxsize=4096)
 def _t_quantile(p: float, df: float) -> float:
+    from scipy import stats
+
     return float(stats.t.ppf(p, df))
 
 

@@ -10,7 +10,7 @@ from gftpwb.core.dsl.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
 from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.dsl.repeats import REPEAT_KEYS, SEQUENTIAL, check_repeats
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Figure, HostCheck, Kind, Measured, Metric, Program, ReportSection, TestInput
+from gftpwb.core.registry import Exclusion, Figure, HostCheck, Kind, Metric, Program, ReportSection, TestInput
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_duration
 from gftpwb.kinds.simulated.link import build_link
@@ -58,9 +58,10 @@ RATE_METRICS = (
     Metric("cv", "coefficient of variation of the rate incl. set-up (stdev / mean)", "%", RATE.key, "cv"),
 )
 QUANTISED = "quantised"
-GUC_AVG = Figure("rate_guc_avg_mib_s", "guc avg", "MiB/s", ("rate_guc_avg_mib_s",),
-                 excluded_by=("details", "guc_avg_quantised"), excluded_reason=QUANTISED)
 PER_FILE = "per file"  # guc's average of a multi-file transfer is its last file's
+GUC_AVG = Figure("rate_guc_avg_mib_s", "guc avg", "MiB/s", ("rate_guc_avg_mib_s",),
+                 excluded_by=("details", "guc_avg_quantised"), excluded_reason=QUANTISED,
+                 exclusions=(Exclusion(("details", "files", "count"), PER_FILE, above=1),))
 
 
 def timeout_of(merged: dict[str, Any], default: float) -> float | None:
@@ -303,15 +304,6 @@ class GucKind(Kind):
         from .report import headline
 
         return headline(record)
-
-    def measure(self, record: ResultRecord) -> dict[str, Measured]:
-        """The rates; guc's average of a short transfer is left out as quantised (``GUC_AVG``'s
-        ``excluded_by``), that of a multi-file transfer as per file (it is its last file's)."""
-        measured = super().measure(record)
-        avg = measured[GUC_AVG.key]
-        if avg.value is not None and not avg.excluded and (record.details.get("files") or {}).get("count", 1) > 1:
-            measured[GUC_AVG.key] = Measured(avg.value, PER_FILE)
-        return measured
 
     def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
         return transfer_facts(record)

@@ -32,11 +32,18 @@ def handler_of(reference: str) -> Callable[[argparse.Namespace], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command in ``argv`` (None: the program's own arguments, as the console script and
+    ``python -m gftpwb`` call it; then a command may end the process at once, :mod:`.teardown`)."""
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv))
+        code = _main(list(sys.argv[1:] if argv is None else argv))
     except KeyboardInterrupt:  # Ctrl-C while starting up or loading (a run handles its own)
         _err("gftpwb: interrupted")
         return EXIT_INTERRUPTED
+    if argv is None:
+        from .teardown import end_now_if_asked
+
+        end_now_if_asked(code)
+    return code
 
 
 def _main(argv: list[str]) -> int:

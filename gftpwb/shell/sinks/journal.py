@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from gftpwb.core.journal import Journal
-from gftpwb.core.recordcheck import unreadable
+from gftpwb.core.recordcheck import unreadable_all
 from gftpwb.core.records import ResultRecord, parse_journal
 
 JOURNAL_NAME = "results.jsonl"
@@ -95,6 +95,6 @@ def read_journal(path: str) -> tuple[list[ResultRecord], list[str]]:
     a missing file is empty."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return parse_journal(handle.read(), unreadable)
+            return parse_journal(handle.read(), check_all=unreadable_all)
     except FileNotFoundError:
         return [], []
