@@ -257,10 +257,10 @@ def _dropin_with_password(tmp_path: Path, url: str, name: str,
 
 @pytest.mark.parametrize("refused", [False, True], ids=["passed", "refused"])
 def test_passwords_in_urls_are_masked_in_drop_in_logs_unless_faithful_logs_are_asked_for(tmp_path, gridftp, refused):
-    """Issue 17: by default the drop-in's tag log has ``anonymous:***@`` wherever tgftp wrote the password
-    (also when guc failed: tgftp wrote its log then too); GFTPWB_TGFTP_FAITHFUL_LOGS=1 gives tgftp's log,
-    password and all; a value that is not yes/no is warned about and masks. tests/compat compares the
-    guc argv (the real URL) and both logs with the real tgftp."""
+    """Issue 17: by default the drop-in's tag log and screen have ``anonymous:***@`` wherever tgftp wrote
+    the password (also when guc failed: tgftp wrote its log then too); GFTPWB_TGFTP_FAITHFUL_LOGS=1 gives
+    tgftp's log and screen, password and all; a value that is not yes/no is warned about and masks.
+    tests/compat compares the guc argv (the real URL), both logs and the screens with the real tgftp."""
     url = f"ftp://127.0.0.1:{free_port()}" if refused else gridftp.url
     masked, log = _dropin_with_password(tmp_path, url, "masked.log", {})
     assert masked.returncode == (1 if refused else 0), masked.stderr
@@ -269,12 +269,15 @@ def test_passwords_in_urls_are_masked_in_drop_in_logs_unless_faithful_logs_are_a
     assert "s3cr3t" not in log
     if not refused:  # guc logged in with the URL it was given: its -vb banner shows the user
         assert "Source: ftp://anonymous:***@" in log
-        assert "Source: ftp://anonymous:s3cr3t@" in masked.stdout  # the screen is guc's own output
+        assert "Source: ftp://anonymous:***@" in masked.stdout  # guc's own output on the screen: masked too
+        assert "s3cr3t" not in masked.stdout + masked.stderr
     faithful, log = _dropin_with_password(tmp_path, url, "faithful.log", {"GFTPWB_TGFTP_FAITHFUL_LOGS": "1"})
     assert faithful.returncode == masked.returncode
     for tag in ("TGFTP_COMMAND", "GSIFTP_TRANSFER_COMMAND"):
         assert "ftp://anonymous:s3cr3t@127.0.0.1:" in get_attribute(log, tag)[0]
     assert "***" not in log
+    if not refused:
+        assert "Source: ftp://anonymous:s3cr3t@" in faithful.stdout  # tgftp's screen, password and all
     odd, log = _dropin_with_password(tmp_path, url, "odd.log", {"GFTPWB_TGFTP_FAITHFUL_LOGS": "please"})
     assert "GFTPWB_TGFTP_FAITHFUL_LOGS='please' is neither 1 nor 0" in odd.stderr
     assert "s3cr3t" not in log

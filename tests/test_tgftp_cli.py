@@ -357,3 +357,19 @@ def test_auto_tune_without_guc_is_refused_at_once_by_the_front_end_preflight(tmp
     assert out.returncode == 3, out.stderr
     assert "globus-url-copy not found in PATH" in out.stderr and "Traceback" not in out.stderr
     assert not (tmp_path / "results").exists()  # refused before a results directory was made
+
+
+def test_the_masking_tee_masks_a_url_split_over_two_reads_and_keeps_other_bytes():
+    from gftpwb.tgftp.run.screen import MaskingTee
+
+    shown: list[tuple[str, str, bytes]] = []
+    tee = MaskingTee(lambda role, stream, data: shown.append((role, stream, data)))
+    tee("transfer", "stdout", b"Source: ftp://bob:s3c")
+    assert shown == []  # no end of line yet: held, so the password is never shown in two halves
+    tee("transfer", "stdout", b"r3t@host:2811/dev/\nDest:   file:///tmp/\xff\n  zero")
+    tee("transfer", "stdout", b"  ->  null\r")
+    tee("post", "stderr", b"ftp://u:pw@h/ no newline")
+    tee.flush()
+    text = b"".join(data for role, _, data in shown if role == "transfer")
+    assert text == b"Source: ftp://bob:***@host:2811/dev/\nDest:   file:///tmp/\xff\n  zero  ->  null\r"
+    assert ("post", "stderr", b"ftp://u:***@h/ no newline") in shown

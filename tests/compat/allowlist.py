@@ -105,9 +105,10 @@ CRLF = ("a CRLF batchfile: tgftp kept the \\r, so its version check failed and i
         "reads the lines (warned)")
 LAST_LINE = ("a last line without a newline: tgftp's while-read loop never ran it; gftpwb runs it (warned)")
 OWN_TEXTS = ("usage and help texts are gftpwb's own (tgftp's GPL texts are not copied); the exit codes are tgftp's")
-MASKED = ("passwords in URLs (ftp://user:pw@host/) are masked in gftpwb's tag logs (ftp://user:***@host/), "
-          "where tgftp wrote them verbatim; GFTPWB_TGFTP_FAITHFUL_LOGS=1 gives the drop-in's logs as tgftp "
-          "wrote them (the -faithful cases, identical); guc gets the real URL (the argv is compared)")
+MASKED = ("passwords in URLs (ftp://user:pw@host/) are masked in gftpwb's tag logs and on the drop-in's screen "
+          "(guc -vb's Source:/Dest: lines) as ftp://user:***@host/, where tgftp wrote and showed them verbatim; "
+          "GFTPWB_TGFTP_FAITHFUL_LOGS=1 gives the drop-in's logs and screen as tgftp's (the -faithful cases, "
+          "identical); guc gets the real URL (the argv is compared)")
 RESULTS_DIR_NAMES = ("gftpwb run writes tag logs into its results directory: a log-filename keeps only its file "
                      "name, a name used twice gets default names the second time, and a name without .log gets "
                      "_<exec> for several executions, where tgftp failed those executions (log exists); warned")
@@ -177,6 +178,7 @@ ALLOW: list[Allowed] = [
       for aspect in ("exit", "stdout", "argv", "files", "logs")),
     # passwords in URLs, masked by default
     *(Allowed(case, "*", "tag:*", MASKED, rewrite=masked) for case in ("*/password-in-url", "*/password-refused")),
+    Allowed("single/password-in-url", "*", "stdout", MASKED, rewrite=masked),
     *(Allowed("batch/password-in-url", path, "tag:*:GSIFTP_TRANSFER_COMMAND",
               f"{MASKED}; and a scenario holds guc's final arguments, so the masked URL (with its *) is quoted",
               rewrite=lambda value: without_quotes(masked(value)[1])) for path in ("run", "import")),

@@ -8,8 +8,9 @@ details.``), tag log in the current directory, and exit codes (0; 1 when guc fai
 shell could evaluate). A signal ends the drop-in as it ended tgftp (:func:`end_like_tgftp`: killed by
 it, except a single test at Ctrl-C), after the run in flight is recorded and guc is stopped.
 A batchfile runs each execution the way tgftp's child did, in this process.
-Passwords in URLs (``ftp://user:pw@host/``) are masked in the tag logs (``ftp://user:***@host/``)
-unless ``GFTPWB_TGFTP_FAITHFUL_LOGS=1`` asks for tgftp's verbatim logs; guc always gets the real URL.
+Passwords in URLs (``ftp://user:pw@host/``) are masked in the tag logs and in guc's output on the
+screen (``ftp://user:***@host/``) unless ``GFTPWB_TGFTP_FAITHFUL_LOGS=1`` asks for tgftp's verbatim
+logs and screen; guc always gets the real URL.
 Underneath it is gftpwb's executor: guc runs as an argv list in its own process group, timed with a
 monotonic clock, and a timeout kills the whole group. Deliberate differences (tgftp's bugs B1, B2
 and B5, CRLF batchfiles, ...) are listed in docs/tgftp-compat.md and in tests/compat/allowlist.py.
@@ -44,14 +45,14 @@ _YES, _NO = ("1", "yes", "true", "on"), ("", "0", "no", "false", "off")
 
 
 def faithful_logs(environ: dict[str, str] | os._Environ[str], screen: Screen) -> bool:
-    """Whether ``GFTPWB_TGFTP_FAITHFUL_LOGS`` asks for tag logs as tgftp wrote them (passwords in URLs
+    """Whether ``GFTPWB_TGFTP_FAITHFUL_LOGS`` asks for tag logs and screen as tgftp's (passwords in URLs
     verbatim). Any value but yes/no words is warned about and leaves the logs masked."""
     value = environ.get(FAITHFUL_LOGS_VAR, "").strip().lower()
     if value in _YES:
         return True
     if value not in _NO:
         screen.err(f"gftpwb: warning: {FAITHFUL_LOGS_VAR}={environ[FAITHFUL_LOGS_VAR]!r} is neither 1 nor 0: "
-                   "passwords in URLs stay masked in the tag logs")
+                   "passwords in URLs stay masked in the tag logs and on screen")
     return False
 
 

@@ -37,7 +37,7 @@ from gftpwb.tgftp.model import (
     single_test,
     tgftp_command_text,
 )
-from gftpwb.tgftp.run.screen import Screen
+from gftpwb.tgftp.run.screen import MaskingTee, Screen
 from gftpwb.tgftp.taglog import size_and_rate
 
 # One execution of a batchfile: tgftp_main(argv, program=..., screen=..., env=...) of the drop-in,
@@ -107,10 +107,11 @@ STOPPED = frozenset({EX_INTERRUPTED, *EXIT_STOPPED_BY.values()})
 
 def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]], screen: Screen,
                runners: dict | None = None, masked: bool = True) -> tuple[list[ResultRecord], int | None]:
-    """Run specs with the executor: the records (passwords masked unless ``masked=False``), and None or
-    the exit status of a stop. Ctrl-C, SIGTERM and SIGHUP stop after recording the run in flight, as
-    under ``gftpwb run``: the record says which signal it was, and the status is the front end's 130,
-    143 or 129 (:func:`gftpwb.shell.frontend.exit_code`), which :func:`end_like_tgftp` turns into tgftp's end."""
+    """Run specs with the executor: the records and what the programs print (passwords in URLs masked
+    unless ``masked=False``), and None or the exit status of a stop. Ctrl-C, SIGTERM and SIGHUP stop
+    after recording the run in flight, as under ``gftpwb run``: the record says which signal it was, and
+    the status is the front end's 130, 143 or 129 (:func:`gftpwb.shell.frontend.exit_code`), which
+    :func:`end_like_tgftp` turns into tgftp's end."""
 
     async def go() -> tuple[list[ResultRecord], int | None]:
         bus = EventBus()
@@ -118,13 +119,16 @@ def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]],
         bus.subscribe(lambda e: records.append(e.record) if isinstance(e, RunFinished) else None)
         for subscriber in subscribers:
             bus.subscribe(subscriber)
-        executor = Executor(bus, tee=screen.raw, runners=runners, mask_events=masked)
+        tee = MaskingTee(screen.raw) if masked else None
+        executor = Executor(bus, tee=tee or screen.raw, runners=runners, mask_events=masked)
         loop = asyncio.get_running_loop()
         for sig in _STOP_SIGNALS:
             loop.add_signal_handler(sig, executor.stop, signal.Signals(sig).name)
         try:
             summary = await executor.run(specs, results_dir=os.getcwd(), scenario=specs[0].scenario)
         finally:
+            if tee is not None:
+                tee.flush()
             for sig in _STOP_SIGNALS:
                 loop.remove_signal_handler(sig)
         return records, frontend.exit_code(summary) if summary.interrupted else None
