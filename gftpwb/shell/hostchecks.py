@@ -13,7 +13,6 @@ host is not looked at here.
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable, Sequence
 
 from gftpwb.core.commands import Command
@@ -67,29 +66,10 @@ async def _look(checks: Sequence[HostCheck], hosts: Sequence[Host]) -> list[str]
 
 def find_problems(specs: Sequence[RunSpec], hosts: Sequence[Host],
                   transport_for: Callable[[str], Transport] | None = None) -> list[str]:
-    """Run the checks of ``specs`` on their hosts and return the problems (blocking; nothing is run
-    and no connection opened when no kind asks for a check). Safe to call from a running event loop
-    (the TUI's): the checks then run on a thread of their own."""
+    """Run the checks of ``specs`` on their hosts and return the problems (blocking: it may wait for
+    SSH connections, so an event loop's caller, the TUI, calls it from a worker thread; nothing is run
+    and no connection opened when no kind asks for a check)."""
     checks = host_checks(specs)
     if not checks:
         return []
-    coroutine = problems(checks, transport_for) if transport_for is not None else _look(checks, hosts)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    out: list[list[str]] = []
-    errors: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            out.append(asyncio.run(coroutine))
-        except BaseException as exc:  # re-raised on the caller's thread
-            errors.append(exc)
-
-    thread = threading.Thread(target=work, name="gftpwb-preflight")
-    thread.start()
-    thread.join()
-    if errors:
-        raise errors[0]
-    return out[0]
+    return asyncio.run(problems(checks, transport_for) if transport_for is not None else _look(checks, hosts))

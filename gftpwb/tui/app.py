@@ -17,6 +17,7 @@ import signal
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -27,16 +28,18 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from gftpwb.core.bus import EventBus
-from gftpwb.core.dsl.model import Scenario
+from gftpwb.core.dsl.model import Host, Scenario
 from gftpwb.core.errors import Diagnostic, GftpwbError, ScenarioError
 from gftpwb.core.live import read
 from gftpwb.core.live.state import LiveState
 from gftpwb.core.plan import plan
 from gftpwb.core.records import Summary
+from gftpwb.core.specs import RunSpec
 from gftpwb.shell import frontend
 from gftpwb.shell import results_dir as rd
 from gftpwb.shell.executor import Executor
 from gftpwb.shell.files import atomic_write
+from gftpwb.shell.hostchecks import host_checks
 from gftpwb.shell.session import PreparedRun, RunRequest, execute, prepare_run
 
 from .results_view import ResultsView
@@ -96,6 +99,7 @@ class WorkbenchApp(App[None]):
         self._prepared = prepared
         self._executor: Executor | None = None
         self._worker: Worker[Summary] | None = None
+        self._checking_hosts = False  # a preflight with host checks is running on a worker thread
         self._quit_when_done = False
         self._drawn_version = -1
         self._signals: list[int] = []
@@ -230,6 +234,9 @@ class WorkbenchApp(App[None]):
         if self.running:
             self.notify("a run is already in progress (s stops it)", severity="warning")
             return
+        if self._checking_hosts:
+            self.notify("the hosts are being checked before the run starts", severity="warning")
+            return
         if self.scenario is None:
             self.notify("no valid scenario to run" + (": see the scenario view" if self.diagnostics else ""),
                         severity="error")
@@ -250,20 +257,57 @@ class WorkbenchApp(App[None]):
         self._start_prepared(None)
 
     def _start_prepared(self, resume: str | None) -> None:
+        """Plan, preflight, prepare and start. A preflight with checks on hosts (which may wait for SSH
+        connections) runs on a worker thread, so the screen keeps answering; the run then starts here."""
+        assert self.scenario is not None
         try:
-            self.start(self._prepare(resume))
+            specs = self._planned()
+            if not host_checks(specs):
+                frontend.preflight(specs)  # the programs on PATH only: nothing to wait for
+                self.start(self._prepare(specs, resume))
+                return
         except GftpwbError as exc:
-            self.notify(str(exc), title="cannot start", severity="error", timeout=10)
+            self._cannot_start(exc)
+            return
+        self._checking_hosts = True
+        self.run_worker(partial(self._check_hosts_then_start, specs, self.scenario.hosts, resume), thread=True,
+                        name="preflight", group="preflight", exit_on_error=False)
 
-    def _prepare(self, resume: str | None = None) -> PreparedRun:
-        """A run of the selected tests in a new results directory, or with ``resume`` in that one
-        (as ``gftpwb run --resume DIR``: the plan must be the one that directory was made for)."""
-        assert self.scenario is not None and self.scenario_path is not None
+    def _check_hosts_then_start(self, specs: list[RunSpec], hosts: tuple[Host, ...], resume: str | None) -> None:
+        """On a worker thread: the front end's preflight, host checks included; back on the app's thread
+        to start the run or show why not."""
+        try:
+            frontend.preflight(specs, hosts)
+        except GftpwbError as exc:
+            self.call_from_thread(self._cannot_start, exc)
+        except Exception as exc:
+            self.call_from_thread(self._cannot_start, GftpwbError(f"the host checks failed: {exc}"))
+        else:
+            self.call_from_thread(self._start_checked, specs, resume)
+
+    def _start_checked(self, specs: list[RunSpec], resume: str | None) -> None:
+        try:
+            self.start(self._prepare(specs, resume))
+        except GftpwbError as exc:
+            self._cannot_start(exc)
+
+    def _cannot_start(self, exc: GftpwbError) -> None:
+        self._checking_hosts = False
+        self.notify(str(exc), title="cannot start", severity="error", timeout=10)
+
+    def _planned(self) -> list[RunSpec]:
+        """The runs of the selected tests (the filter narrows them, like ``--only``)."""
+        assert self.scenario is not None
         only = self.selected_tests()
         if not only:
             raise GftpwbError(f"the filter {self.filter_text!r} matches no test")
-        specs = plan(self.scenario, only if self.filter_text else ())
-        frontend.preflight(specs, self.scenario.hosts)
+        return plan(self.scenario, only if self.filter_text else ())
+
+    def _prepare(self, specs: list[RunSpec], resume: str | None = None) -> PreparedRun:
+        """A run of ``specs`` (preflight passed) in a new results directory, or with ``resume`` in that
+        one (as ``gftpwb run --resume DIR``: the plan must be the one that directory was made for)."""
+        assert self.scenario is not None and self.scenario_path is not None
+        only = self.selected_tests()
         directory = frontend.results_dir(self.scenario, self.results_base, resume=resume)
         # The headless command that repeats this run, so the results directory says how to reproduce it.
         command = frontend.repeat_command(self.scenario_path, directory, only=only if self.filter_text else (),
@@ -274,6 +318,7 @@ class WorkbenchApp(App[None]):
 
     def start(self, prepared: PreparedRun) -> None:
         """Run a prepared scenario run in a worker; the live state is one more subscriber of its bus."""
+        self._checking_hosts = False
         prepared.request.subscribers.append(self.live)
         self._executor = self.executor_factory()
         self.summary = None
