@@ -26,7 +26,7 @@ from gftpwb.core.registry import ReportTable
 from gftpwb.core.summary import DirectorySummary
 from gftpwb.shell.cli.teardown import skip_teardown
 from gftpwb.shell.results_index import read_directory
-from gftpwb.shell.sinks.console import plain_or_terminal_console, rich_table
+from gftpwb.shell.sinks.console import PlainTable, plain_or_terminal_console
 
 
 def environment_warnings(c: Comparison) -> list[str]:
@@ -39,7 +39,7 @@ def print_comparison(c: Comparison) -> None:
     caption = (f"Medians of counted runs (passed, not warm-ups); change = B / A - 1, its 95 % CI by bootstrap; "
                f"p: {TEST_NAME}; significant when p < {ALPHA} and |change| >= {c.threshold_pct:g} %.")
     rows = tuple(change_cells(x) for x in c.changes)
-    console.print(rich_table(ReportTable(title, caption, COMPARE_COLUMNS, rows)))
+    console.print(PlainTable(ReportTable(title, caption, COMPARE_COLUMNS, rows)))
     for what, names in (("only in A", c.only_a), ("only in B", c.only_b)):
         if names:
             console.print(f"{what}: {'; '.join(names)}", soft_wrap=True)
