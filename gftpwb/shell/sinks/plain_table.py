@@ -59,7 +59,9 @@ class PlainTable:
         self.table = table
 
     def _widths(self, options: ConsoleOptions) -> list[int] | None:
-        """Each column's width (its widest cell or header), or None when rich must draw the table."""
+        """Each column's width as rich lays it out (its widest cell or header, columns narrowed the
+        way rich narrows them when the table is wider than the console), or None when rich must
+        draw the table."""
         table = self.table
         columns = table.columns
         if not columns or not table.rows or any(justify not in _JUSTIFY for _, justify in columns):
@@ -75,12 +77,38 @@ class PlainTable:
                 cell = cells[i]
                 if not _plain(cell):
                     return None
-                widest = max(widest, cell_len(cell))
+                widest = max(widest, len(cell))
             widths.append(widest)
-        # rich's fixed widths: each cell padded by one space either side, a border between and around
-        if sum(w + 2 for w in widths) + len(widths) + 1 > options.max_width:
-            return None
-        return widths
+        # each cell padded by one space either side, a border between columns and around them
+        room = options.max_width - (len(widths) + 1)
+        padded = [min(w + 2, room) for w in widths]  # rich measures a column within the room there is
+        if sum(padded) > room:  # rich narrows the widest columns in turn; their cells wrap
+            padded = Table._collapse_widths(padded, [True] * len(padded), room)
+            if sum(padded) > room or min(padded) < 3:  # rich's last resort: rich draws it
+                return None
+        return [p - 2 for p in padded]
+
+    def _skeleton(self, widths: list[int], **options: object) -> Table:
+        skeleton = Table(title_justify="left", **options)  # type: ignore[arg-type]
+        for (name, justify), width in zip(self.table.columns, widths, strict=True):
+            skeleton.add_column(name, justify=justify, width=width)  # type: ignore[arg-type]
+        return skeleton
+
+    def _wrapped(self, console: Console, options: ConsoleOptions, widths: list[int],
+                 rows: list[tuple[str, ...]]) -> list[list[list[Segment]]] | None:
+        """The lines of rows with a cell wider than its column, as rich wraps them: drawn by rich in
+        a table of the same widths, a rule between rows to tell them apart."""
+        skeleton = self._skeleton(widths, show_header=False, show_lines=True)
+        for cells in rows:
+            skeleton.add_row(*cells)
+        lines = console.render_lines(skeleton, options, pad=False)[1:-1]  # no top or bottom border
+        out: list[list[list[Segment]]] = [[]]
+        for line in lines:
+            if "".join(segment.text for segment in line).startswith("├"):
+                out.append([])
+            else:
+                out[-1].append(line)
+        return out if len(out) == len(rows) and all(out) else None
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         widths = None
@@ -90,26 +118,34 @@ class PlainTable:
             yield rich_table(self.table)
             return
         table = self.table
-        skeleton = Table(title=table.title, caption=table.caption, title_justify="left")
-        for (name, justify), width in zip(table.columns, widths, strict=True):
-            skeleton.add_column(name, justify=justify, width=width)  # type: ignore[arg-type]
+        skeleton = self._skeleton(widths, title=table.title, caption=table.caption)
         skeleton.add_row(*("" for _ in widths))
         # rich's characters of the empty row, which the rows replace
         blank = "│" + "│".join(" " * (w + 2) for w in widths) + "│"
         lines = console.render_lines(skeleton, options, pad=False)
         texts = ["".join(segment.text for segment in line) for line in lines]
-        if texts.count(blank) != 1:  # not the table this module knows: rich draws it
-            yield rich_table(self.table)
+        # every character of a plain cell takes one column: its length is its width
+        wide = [any(len(cell) > w for cell, w in zip(cells, widths, strict=True)) for cells, _style in table.rows]
+        too_wide = [cells for (cells, _style), w in zip(table.rows, wide, strict=True) if w]
+        wrapped = self._wrapped(console, options, widths, too_wide) if too_wide else []
+        if texts.count(blank) != 1 or wrapped is None:
+            yield rich_table(self.table)  # not the table this module knows: rich draws it
             return
+        wrapped_rows = iter(wrapped)
         at = texts.index(blank)
         newline = Segment.line()
         for line in lines[:at]:
             yield from line
             yield newline
         justify = [_JUSTIFY[j] for _, j in table.columns]
-        for cells, _style in table.rows:
-            text = "│ " + " │ ".join(j(cell, w) for j, cell, w in zip(justify, cells, widths, strict=True)) + " │"
-            yield Segment(text)
+        for (cells, _style), wraps in zip(table.rows, wide, strict=True):
+            if wraps:
+                for line in next(wrapped_rows):
+                    yield from line
+                    yield newline
+                continue
+            yield Segment("│ " + " │ ".join(j(cell, w) for j, cell, w in zip(justify, cells, widths, strict=True))
+                          + " │")
             yield newline
         for line in lines[at + 1:]:
             yield from line
