@@ -25,7 +25,7 @@ from gftpwb.core.gcpause import paused_gc, spared_from_gc
 from gftpwb.core.registry import ReportTable
 from gftpwb.core.summary import DirectorySummary
 from gftpwb.shell.cli.teardown import skip_teardown
-from gftpwb.shell.results_index import read_directory
+from gftpwb.shell.read_pair import read_for_comparison
 from gftpwb.shell.sinks.console import PlainTable, plain_or_terminal_console
 
 
@@ -58,7 +58,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     # reference cycle: no cyclic collection while reading, and none walks them afterwards (what the
     # output makes, pages and charts, is collected as usual).
     with paused_gc():
-        a, b = read_directory(args.a), read_directory(args.b)
+        a, b = read_for_comparison(args.a, args.b)
     with spared_from_gc():
         return _output(args, a, b)
 
