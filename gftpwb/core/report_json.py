@@ -32,6 +32,19 @@ def _round(value: Any) -> Any:
     return value
 
 
+_PLAIN_TYPES = frozenset({str, int, bool, type(None)})
+
+
+def _round_value(value: Any) -> Any:
+    """:func:`_round` of one value, the common ones (a float, text, a number, null) without a call."""
+    kind = type(value)
+    if kind is float:
+        return round(value, 6)
+    if kind in _PLAIN_TYPES:
+        return value
+    return _round(value)
+
+
 def figure_data(stats: FigureStats) -> dict[str, Any]:
     f = stats.figure
     return {"key": f.key, "label": f.label, "unit": f.unit, "higher_is_better": f.higher_is_better,
@@ -49,11 +62,19 @@ def samples_data(summary: DirectorySummary, run_id: str) -> dict[str, Any] | Non
 
 
 def run_data(summary: DirectorySummary, run: RunRow) -> dict[str, Any]:
-    return {"run_id": run.run_id, "repeat": run.repeat, "host": run.host, "status": run.status,
-            "warmup": run.warmup, "counted": run.counted, "outlier": list(run.outlier), "values": dict(run.values),
-            "excluded": dict(run.excluded), "facts": dict(run.facts), "seconds": run.seconds, "bytes": run.bytes,
-            "started_at": run.started_at, "engine": run.engine, "error": run.error,
-            "samples": samples_data(summary, run.run_id), **monitors_of_run(summary, run.run_id)}
+    """One run of the document, already as :func:`_round` leaves it (a report has 100,000 runs:
+    they are rounded as they are made, not walked again)."""
+    samples = samples_data(summary, run.run_id) if summary.samples else None
+    row = {"run_id": run.run_id, "repeat": run.repeat, "host": run.host, "status": run.status,
+           "warmup": run.warmup, "counted": run.counted, "outlier": list(run.outlier),
+           "values": {k: _round_value(v) for k, v in run.values.items()},
+           "excluded": _round(dict(run.excluded)), "facts": {k: _round_value(v) for k, v in run.facts.items()},
+           "seconds": _round_value(run.seconds), "bytes": _round_value(run.bytes),
+           "started_at": _round_value(run.started_at), "engine": _round_value(run.engine),
+           "error": _round_value(run.error), "samples": samples if samples is None else _round(samples)}
+    if summary.monitors is not None:
+        row.update(_round(monitors_of_run(summary, run.run_id)))
+    return row
 
 
 def monitors_of_run(summary: DirectorySummary, run_id: str) -> dict[str, Any]:
@@ -92,8 +113,16 @@ def directory_data(summary: DirectorySummary) -> dict[str, Any]:
 
 def report_data(summaries: Sequence[DirectorySummary], generator: str) -> dict[str, Any]:
     """The whole document; ``generator`` names the gftpwb that wrote it (``gftpwb 0.1.0``)."""
-    return _round({"$schema": SCHEMA_ID, "version": SUMMARY_VERSION, "generator": generator,
-                   "directories": [directory_data(s) for s in summaries]})
+    directories = [directory_data(s) for s in summaries]
+    # the runs (rounded as they were made, :func:`run_data`) are kept out of the walk that rounds
+    # the rest, and put back last in each case, where :func:`case_data` has them
+    runs = [[case.pop("runs") for case in directory["cases"]] for directory in directories]
+    doc = _round({"$schema": SCHEMA_ID, "version": SUMMARY_VERSION, "generator": generator,
+                  "directories": directories})
+    for directory, held in zip(doc["directories"], runs, strict=True):
+        for case, rows in zip(directory["cases"], held, strict=True):
+            case["runs"] = rows
+    return doc
 
 
 def report_json(summaries: Sequence[DirectorySummary], generator: str) -> str:
@@ -107,15 +136,31 @@ def report_json(summaries: Sequence[DirectorySummary], generator: str) -> str:
             runs.append(case["runs"])
             case["runs"] = f"{_PLACEHOLDER}{len(runs) - 1}"
     text = json.dumps(data, indent=1, ensure_ascii=False)
+    encode = _row_encoder()
 
     def rows(match: re.Match[str]) -> str:
         indent, listed = match["indent"], runs[int(match["index"])]
         if not listed:
             return f'{indent}"runs": []'
-        inner = ",\n".join(f"{indent} {json.dumps(row, ensure_ascii=False)}" for row in listed)
+        inner = ",\n".join(f"{indent} {encode(row)}" for row in listed)
         return f'{indent}"runs": [\n{inner}\n{indent}]'
 
     return _RUNS.sub(rows, text) + "\n"
+
+
+def _row_encoder() -> Any:
+    """``json.dumps(row, ensure_ascii=False)`` without making an encoder for each of 100,000 rows:
+    json's C encoder, made once with the arguments ``json.dumps`` gives it (json's own when the C
+    encoder is not there)."""
+    from json import encoder
+
+    make = encoder.c_make_encoder
+    if make is None:  # pragma: no cover - CPython has it
+        return lambda row: json.dumps(row, ensure_ascii=False)
+    plain = json.JSONEncoder(ensure_ascii=False)
+    chunks = make({}, plain.default, encoder.encode_basestring, None, plain.key_separator, plain.item_separator,
+                  False, False, True)
+    return lambda row: "".join(chunks(row, 0))
 
 
 _PLACEHOLDER = "@@gftpwb-report-runs-"
