@@ -91,14 +91,15 @@ def directory_monitors_data(summary: DirectorySummary) -> dict[str, Any]:
     return {"monitors": {"samples": m.samples, "types": dict(m.types), "figures": m.figures}}
 
 
-def case_data(summary: DirectorySummary, case: CaseSummary) -> dict[str, Any]:
+def case_data(summary: DirectorySummary, case: CaseSummary, *, with_runs: bool = True) -> dict[str, Any]:
     return {"test_id": case.test_id, "case": case.case, "kind": case.kind, "test_kind": case.test_kind,
             "params": dict(case.params), "params_text": case.params_text, "engine": case.engine,
             "runs_total": case.total, "passed": case.passed, "warmups": case.warmups, "statuses": case.statuses,
-            "figures": [figure_data(f) for f in case.figures], "runs": [run_data(summary, r) for r in case.runs]}
+            "figures": [figure_data(f) for f in case.figures],
+            "runs": [run_data(summary, r) for r in case.runs] if with_runs else None}
 
 
-def directory_data(summary: DirectorySummary) -> dict[str, Any]:
+def directory_data(summary: DirectorySummary, *, with_runs: bool = True) -> dict[str, Any]:
     meta = summary.meta
     return {"path": summary.path, "scenario": summary.scenario, "created_at": summary.created_at,
             "planned": summary.planned, "counts": dict(sorted(summary.counts.items())),
@@ -106,14 +107,19 @@ def directory_data(summary: DirectorySummary) -> dict[str, Any]:
             "gftpwb_version": meta.get("gftpwb_version"), "command": meta.get("command"),
             "environment": meta.get("environment"),
             "expectations": [c.to_dict() for c in summary.checks],
-            "cases": [case_data(summary, c) for c in summary.cases],
+            "cases": [case_data(summary, c, with_runs=with_runs) for c in summary.cases],
             "tables": {data.name: list(data.rows) for data in section_data(summary)},
             **directory_monitors_data(summary)}
 
 
 def report_data(summaries: Sequence[DirectorySummary], generator: str) -> dict[str, Any]:
     """The whole document; ``generator`` names the gftpwb that wrote it (``gftpwb 0.1.0``)."""
-    directories = [directory_data(s) for s in summaries]
+    return _document(summaries, generator)
+
+
+def _document(summaries: Sequence[DirectorySummary], generator: str, *, with_runs: bool = True) -> dict[str, Any]:
+    """The document, each case's runs made (``with_runs``) or left for the caller to write."""
+    directories = [directory_data(s, with_runs=with_runs) for s in summaries]
     # the runs (rounded as they were made, :func:`run_data`) are kept out of the walk that rounds
     # the rest, and put back last in each case, where :func:`case_data` has them
     runs = [[case.pop("runs") for case in directory["cases"]] for directory in directories]
@@ -128,21 +134,27 @@ def report_data(summaries: Sequence[DirectorySummary], generator: str) -> dict[s
 def report_json(summaries: Sequence[DirectorySummary], generator: str) -> str:
     """The document as text: indented down to the cases, each run on one line. The runs are most of
     a large report (100,000 of them) and json's C encoder writes them only without indentation;
-    one line per run also reads well with grep and diff."""
-    data = report_data(summaries, generator)
-    runs: list[list[dict[str, Any]]] = []
-    for directory in data["directories"]:
-        for case in directory["cases"]:
-            runs.append(case["runs"])
+    one line per run also reads well with grep and diff. Each run's line is written straight from
+    the run (:mod:`gftpwb.core.report_json_runs`), not from its dict."""
+    from .report_json_runs import RunLines, general_line
+
+    data = _document(summaries, generator, with_runs=False)
+    general = general_line(_row_encoder())
+    runs: list[tuple[RunLines, tuple[RunRow, ...]]] = []
+    for summary, directory in zip(summaries, data["directories"], strict=True):
+        lines = RunLines(summary, general)
+        for case, case_summary in zip(directory["cases"], summary.cases, strict=True):
+            runs.append((lines, case_summary.runs))
             case["runs"] = f"{_PLACEHOLDER}{len(runs) - 1}"
     text = json.dumps(data, indent=1, ensure_ascii=False)
-    encode = _row_encoder()
 
     def rows(match: re.Match[str]) -> str:
-        indent, listed = match["indent"], runs[int(match["index"])]
+        indent = match["indent"]
+        lines, listed = runs[int(match["index"])]
         if not listed:
             return f'{indent}"runs": []'
-        inner = ",\n".join(f"{indent} {encode(row)}" for row in listed)
+        line = lines.line
+        inner = ",\n".join(f"{indent} {line(run)}" for run in listed)
         return f'{indent}"runs": [\n{inner}\n{indent}]'
 
     return _RUNS.sub(rows, text) + "\n"
