@@ -38,7 +38,9 @@ def test_the_child_s_summary_compares_as_the_whole_one(pair, monkeypatch):
     monkeypatch.setattr(read_pair, "_cpus", lambda: 2)
     monkeypatch.setattr(os, "fork", counting_fork)
     a, b = read_pair.read_for_comparison(a_path, b_path)
-    assert forks == [1]
+    assert forks == [1] and read_pair._pending  # the child is reaped later
+    read_pair.reap_children()
+    assert not read_pair._pending
     assert b.cases and all(c.runs == () for c in b.cases)  # B came back as compare reads it
     whole_a, whole_b = read_directory(a_path), read_directory(b_path)
     assert _data(a, b) == _data(whole_a, whole_b)
@@ -58,6 +60,7 @@ def test_errors_keep_their_order_and_words(pair, tmp_path, monkeypatch, cpus):
     other.mkdir()
     with pytest.raises(UsageError, match="nowhere: no such"):  # A's error first, as in turn
         read_pair.read_for_comparison(missing, str(other))
+    read_pair.reap_children()
 
 
 def test_one_cpu_reads_in_turn(pair, monkeypatch):
