@@ -15,9 +15,13 @@ from hypothesis import strategies as st
 from report_fixture import write_mixed
 
 from gftpwb.core.report_json import _row_encoder, run_data
-from gftpwb.core.report_json_runs import RunLines, general_line
+from gftpwb.core.report_json_runs import RunLines
 from gftpwb.core.summary import DirectorySummary, RunRow
 from gftpwb.shell.results_index import read_directory
+
+
+def general_line(encode):
+    return lambda summary, run: encode(run_data(summary, run))
 
 _TEXT = st.text(st.characters(codec="utf-8"), max_size=6)
 _NUMBER = st.one_of(st.none(), st.floats(), st.integers(-10**20, 10**20), st.booleans(),

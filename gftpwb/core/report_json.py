@@ -136,10 +136,14 @@ def report_json(summaries: Sequence[DirectorySummary], generator: str) -> str:
     a large report (100,000 of them) and json's C encoder writes them only without indentation;
     one line per run also reads well with grep and diff. Each run's line is written straight from
     the run (:mod:`gftpwb.core.report_json_runs`), not from its dict."""
-    from .report_json_runs import RunLines, general_line
+    from .report_json_runs import RunLines
 
     data = _document(summaries, generator, with_runs=False)
-    general = general_line(_row_encoder())
+    encode = _row_encoder()
+
+    def general(summary: DirectorySummary, run: RunRow) -> str:  # a run RunLines does not write itself
+        return encode(run_data(summary, run))
+
     runs: list[tuple[RunLines, tuple[RunRow, ...]]] = []
     for summary, directory in zip(summaries, data["directories"], strict=True):
         lines = RunLines(summary, general)

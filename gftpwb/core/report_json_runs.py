@@ -108,10 +108,3 @@ class RunLines:
         except _General:
             return self.general(summary, run)
 
-
-def general_line(encode: Callable[[Any], str]) -> Callable[[DirectorySummary, RunRow], str]:
-    """A run's line the general way: its dict (:func:`gftpwb.core.report_json.run_data`) encoded."""
-    from .report_json import run_data
-
-    return lambda summary, run: encode(run_data(summary, run))
-
