@@ -28,8 +28,15 @@ go over a link shaped by ``tc tbf`` (``--rate``, a namespace host running a Grid
 this machine), so their throughput is set by the link and a drop would show.
 
 Usage: .venv/bin/python bench/trace_overhead.py [--rounds 10] [--files 2000] [--guc-length 256M]
-                                                 [--skip-guc] [--skip-gfapi] [--worker] [--cpus 1]
+                                                 [--skip-guc] [--skip-gfapi] [--levels off,run,io]
+                                                 [--worker] [--worker-levels off,run,io]
+                                                 [--worker-trace-dir DIR] [--cpus 1]
                                                  [--rate 400mbit] [--loopback-guc]
+
+``--levels off,run`` (or ``off,io``) compares one level with off in pairs: with two levels instead of
+three, the same time holds half as many rounds again, which narrows the paired interval by about a
+fifth. ``--worker-trace-dir /tmp`` has the worker alone write its trace where gftpwb's runs write
+theirs (the worker's host's /tmp), instead of /dev/shm next to its files.
 """
 
 from __future__ import annotations

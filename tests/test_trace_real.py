@@ -171,6 +171,41 @@ def test_gfapi_io_trace_in_posix_mode(tmp_path):
     assert sum(1 for p in parsed if p["event"].startswith("gfapi.io.")) == 2 * (720 + 240)
 
 
+def test_gfapi_io_trace_across_many_chunks(tmp_path):
+    """More events per thread than several of the worker's 8192-event chunks hold (full chunks to the
+    writer, the spare and recycled chunks taken in turn): every event arrives once, in each thread's
+    order; with sampling, exactly one in N."""
+    from gftpwb.core.trace.iofmt import decode
+
+    directory = tmp_path / "files"
+    for every, files in ((1, 7000), (7, 7000)):
+        results = tmp_path / f"results-{every}"
+        scenario = write_scenario(tmp_path, f"""\
+            tests:
+              - id: w
+                kind: gfapi
+                directory: {directory}/{every}
+                workload: seq-wr
+                threads: 2
+                files: {files}
+                file_size: 1K
+                record_size: 1K
+                trace: {{level: io, every: {every}}}
+                timeout: 2m
+            """, name=f"chunks{every}")
+        out = gftpwb("run", scenario, "--results", str(results), "--progress", "never")
+        assert out.returncode == 0, out.stdout + out.stderr
+        (index,) = io_of(results, "w/0")
+        header, events = decode((results / index["path"]).read_bytes())
+        assert header.every == every and len(events) == index["events"] == 2 * -(-3 * files // every)
+        for thread in (0, 1):
+            mine = [e for e in events if e.thread == thread]
+            assert [e.start_ns for e in mine] == sorted(e.start_ns for e in mine)
+            if every == 1:  # open, write, close per file, in order
+                assert [e.op_name for e in mine] == ["open", "write", "close"] * files
+                assert sum(e.bytes for e in mine) == files * 1024
+
+
 @pytest.mark.slow
 def test_gfapi_io_trace_through_libgfapi(tmp_path, gluster):
     directory = f"/gftpwb-trace-{uuid.uuid4().hex[:8]}"
