@@ -85,10 +85,21 @@ class LocalProcess:
             return  # nothing to end a pause at the exit, or nothing to pause: read on at once
         if exited.done():
             return
+        loop = asyncio.get_running_loop()
+        woken: asyncio.Future[None] = loop.create_future()
+
+        def wake(_: object = None) -> None:
+            if not woken.done():
+                woken.set_result(None)
+
+        timer = loop.call_later(seconds, wake)  # lighter than asyncio.wait(timeout=): no task, no waiter set
+        exited.add_done_callback(wake)
         pipe.pause_reading()
         try:
-            await asyncio.wait((exited,), timeout=seconds)
+            await woken
         finally:
+            timer.cancel()
+            exited.remove_done_callback(wake)
             pipe.resume_reading()
 
     async def output(self) -> AsyncIterator[tuple[str, bytes]]:
