@@ -237,7 +237,8 @@ def test_read_pause_only_while_per_buffer_lines_flow_slowly():
     assert pause("stderr", data) == DATA_DEBUG_PAUSE_S
     assert pause("stderr", b"debug: response from ftp://h:1/dev/null:\n226 Transfer Complete.\n") == 0.0
     assert pause("stderr", data) == 0.0  # after anything else, the rate is measured afresh
-    assert pause("stderr", data) == DATA_DEBUG_PAUSE_S
+    assert pause("stdout", b" 1048576 bytes 1.00 MB/sec avg 1.00 MB/sec inst\r") == 0.0
+    assert pause("stderr", data) == DATA_DEBUG_PAUSE_S  # guc's stdout (its -vb progress) changes nothing
     assert pause("stderr", b"debug: data callback, no error, buffer 0x1, length 0, offset=0, eof=true\n") == 0.0
     assert pause("stdout", data) == 0.0
     assert GucRun(quiet_data_debug=False, clock=lambda: now[0]).read_pause_s("stderr", data) == 0.0

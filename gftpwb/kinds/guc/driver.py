@@ -213,6 +213,8 @@ def data_debug_only(data: bytes) -> bool:
     if not data.endswith(b"\n") or b"\r" in data:
         return False
     return all(line.startswith(_DATA_DEBUG_BYTES) for line in data[:-1].split(b"\n"))
+
+
 FILE_START = "Source: "  # guc -vb's first line about each file it transfers
 
 
@@ -269,8 +271,9 @@ class GucRun:
         the pauses, so the phases around the data are read as before; the transport ends a pause
         early when the process exits, so the run's time is not lengthened.
         """
-        if not (self.quiet_data_debug and stream == "stderr" and b"eof=true" not in data
-                and data_debug_only(data)):
+        if not self.quiet_data_debug or stream != "stderr":
+            return 0.0
+        if b"eof=true" in data or not data_debug_only(data):
             self._data_read_at = None
             return 0.0
         now = self.clock()
