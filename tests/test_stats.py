@@ -123,3 +123,26 @@ def test_describe_many_of_a_thousand_cases_like_a_report():
     samples = [(list(rng.lognormal(5, 0.3, size=int(n))), int(seed))
                for n, seed in zip(rng.integers(95, 100, size=1000), rng.integers(0, 2**62, size=1000), strict=True)]
     assert describe_many(samples) == [describe(values, seed=seed) for values, seed in samples]
+
+
+def test_describe_many_draws_the_median_interval_only_when_read():
+    """The bootstrap of a median's CI is drawn the first time its bounds are read (most are never
+    printed): the same bounds as describe's, equal and hashed as that Interval, and a pickled
+    interval not drawn yet draws the same bounds after (compare sends B's statistics between processes)."""
+    import pickle
+
+    values = (3.0, 9.5, 1.25, 7.0, 7.0, 2.5, 100.0)
+    (many,), want = describe_many([(values, 11)]), describe(values, seed=11)
+    ci = many.ci_median
+    assert ci is not None and "low" not in vars(ci) and "high" not in vars(ci)
+    copied = pickle.loads(pickle.dumps(many))
+    assert "low" not in vars(copied.ci_median)
+    assert (ci.low, ci.high, ci.confidence) == (want.ci_median.low, want.ci_median.high, want.ci_median.confidence)
+    assert "low" in vars(ci) and ci == want.ci_median and want.ci_median == ci and many == want
+    assert hash(ci) == hash(want.ci_median) and ci.half_width == want.ci_median.half_width
+    assert copied == want and repr(copied.ci_median) == repr(want.ci_median)
+    assert pickle.loads(pickle.dumps(ci)) == want.ci_median  # drawn: pickles its bounds
+    assert ci != Interval(ci.low, ci.high + 1) and ci != (ci.low, ci.high)
+    with pytest.raises(AttributeError):
+        _ = ci.nothing
+    assert describe_many([((1.0, 2.0), 3)])[0].ci_median is None  # below 3 values: none to draw

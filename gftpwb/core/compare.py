@@ -19,7 +19,7 @@ from typing import Any
 
 from .records import ResultRecord
 from .registry import Figure
-from .stats import bootstrap_medians, seed_of
+from .stats import Interval, bootstrap_medians, seed_of
 from .summary import CaseSummary, DirectorySummary, FigureStats, summarize_cases
 
 
@@ -92,8 +92,17 @@ class Side:
 
     n: int
     median: float | None
-    ci_low: float | None
-    ci_high: float | None
+    # the median's CI (None below 3 values): kept as the interval, whose bootstrap is drawn only if
+    # its bounds are read (``--json`` prints them, the console table does not)
+    ci: Interval | None
+
+    @property
+    def ci_low(self) -> float | None:
+        return self.ci.low if self.ci is not None else None
+
+    @property
+    def ci_high(self) -> float | None:
+        return self.ci.high if self.ci is not None else None
 
 
 @dataclass(frozen=True)
@@ -151,9 +160,8 @@ def counted_values(case: CaseSummary, key: str) -> list[float]:
 def _side(stats: FigureStats | None) -> Side:
     s = stats.stats if stats is not None else None
     if s is None:
-        return Side(0, None, None, None)
-    ci = s.ci_median
-    return Side(s.n, s.median, ci.low if ci else None, ci.high if ci else None)
+        return Side(0, None, None)
+    return Side(s.n, s.median, s.ci_median)
 
 
 def change_interval(a: list[float], b: list[float], seed: int) -> tuple[float | None, float | None]:

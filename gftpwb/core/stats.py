@@ -43,6 +43,41 @@ class Interval:
         return (self.high - self.low) / 2
 
 
+class _BootstrapInterval(Interval):
+    """:func:`bootstrap_median`'s interval, drawn the first time its bounds are read: a report or a
+    comparison describes every figure of a thousand cases, and most of those intervals are never
+    printed (the console tables show none; ``compare`` prints one figure's per case, in ``--json``
+    only), while the bootstrap's draws were a fifth of reading a directory. The same numbers as
+    drawing it at once; equal to, and hashed as, the :class:`Interval` of the same bounds. It keeps
+    its values (and pickles with them) until drawn."""
+
+    def __init__(self, values: tuple[float, ...], seed: int, confidence: float, resamples: int):
+        object.__setattr__(self, "_sample", (values, seed, resamples))
+        object.__setattr__(self, "confidence", confidence)
+
+    def __getattr__(self, name: str) -> Any:
+        # only called for an attribute not set yet: the bounds, before they are drawn
+        sample = self.__dict__.get("_sample")
+        if name not in ("low", "high") or sample is None:
+            raise AttributeError(name)
+        values, seed, resamples = sample
+        drawn = bootstrap_median(values, seed, self.confidence, resamples)
+        object.__setattr__(self, "low", drawn.low)
+        object.__setattr__(self, "high", drawn.high)
+        return self.__dict__[name]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Interval):
+            return NotImplemented
+        return (self.low, self.high, self.confidence) == (other.low, other.high, other.confidence)
+
+    def __hash__(self) -> int:
+        return hash((self.low, self.high, self.confidence))
+
+    def __repr__(self) -> str:
+        return f"Interval(low={self.low!r}, high={self.high!r}, confidence={self.confidence!r})"
+
+
 @dataclass(frozen=True)
 class Stats:
     """What :func:`describe` says about a sample; None where the sample is too small to say it."""
@@ -166,9 +201,11 @@ def describe_many(samples: Sequence[tuple[Sequence[float], int]], *, confidence:
                   resamples: int = RESAMPLES) -> list[Stats | None]:
     """:func:`describe` of each ``(values, seed)``, the same numbers for a fraction of the time: a
     report describes two figures of each of a thousand cases, and numpy's per-call cost was most of
-    it. Samples of one size are stacked and their medians, extremes, quartiles and bootstrap
-    percentiles taken along rows, which numpy computes row by row exactly as for one sample; each
-    bootstrap still draws from its own seeded generator, and sums stay :func:`math.fsum`'s."""
+    it. Samples of one size are stacked and their medians, extremes and quartiles taken along rows,
+    which numpy computes row by row exactly as for one sample; sums stay :func:`math.fsum`'s. The
+    median's bootstrap interval is drawn, from its own seeded generator, only when its bounds are
+    first read (:class:`_BootstrapInterval`): most are never printed. A sample given as a tuple is
+    kept as it is (not copied) until then."""
     import numpy as np
 
     out: list[Stats | None] = [None] * len(samples)
@@ -176,16 +213,11 @@ def describe_many(samples: Sequence[tuple[Sequence[float], int]], *, confidence:
     for i, (values, _seed) in enumerate(samples):
         if len(values):
             by_size.setdefault(len(values), []).append(i)
-    tail = (1 - confidence) / 2 * 100
     for n, positions in by_size.items():
         data = np.array([samples[i][0] for i in positions], dtype=float).reshape(len(positions), n)
         medians = np.median(data, axis=1)
         lows, highs = data.min(axis=1), data.max(axis=1)
         quartiles = np.percentile(data, [25, 75], axis=1) if n >= 4 else None
-        bounds = None
-        if n >= 3:
-            drawn = np.stack([bootstrap_medians(samples[i][0], samples[i][1], resamples) for i in positions])
-            bounds = np.percentile(drawn, [tail, 100 - tail], axis=1)
         for row, i in enumerate(positions):
             values = samples[i][0]
             mean = math.fsum(values) / n
@@ -200,8 +232,8 @@ def describe_many(samples: Sequence[tuple[Sequence[float], int]], *, confidence:
                 cv=stdev / abs(mean) if stdev is not None and mean != 0 else None,
                 min=float(lows[row]), max=float(highs[row]),
                 ci_mean=t_interval(mean, stdev, n, confidence) if stdev is not None else None,
-                ci_median=(Interval(float(bounds[0, row]), float(bounds[1, row]), confidence)
-                           if bounds is not None else None),
+                ci_median=(_BootstrapInterval(values if isinstance(values, tuple) else tuple(values), samples[i][1],
+                                              confidence, resamples) if n >= 3 else None),
                 outliers=outliers)
     return out
 

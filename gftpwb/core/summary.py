@@ -229,9 +229,15 @@ class _Runs:
         self.counted = counted
         self.per_run = per_run
 
-    def samples(self) -> list[tuple[list[float], int]]:
-        """Each figure's counted values and the seed of its bootstrap, in the figures' order."""
-        return [(self.counted[f.key][0], seed_of(self.test_id, self.case, self.kind_name, f.key)) for f in self.figures]
+    def samples(self) -> list[tuple[tuple[float, ...], int]]:
+        """Each figure's counted values and the seed of its bootstrap, in the figures' order. One
+        tuple of them, which the statistics (their median's interval, until drawn) and the case's
+        :class:`FigureStats` share: pickled once when a comparison's directory is sent back."""
+        for key, (values, positions, left_out) in self.counted.items():
+            if not isinstance(values, tuple):
+                self.counted[key] = (tuple(values), positions, left_out)  # type: ignore[assignment]
+        return [(self.counted[f.key][0], seed_of(self.test_id, self.case, self.kind_name, f.key))  # type: ignore[misc]
+                for f in self.figures]
 
     def summary(self, described: Sequence[Stats | None]) -> CaseSummary:
         """The case, given :func:`gftpwb.core.stats.describe` of each of :meth:`samples`."""
