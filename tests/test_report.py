@@ -271,3 +271,22 @@ def test_json_and_csv_carry_the_efficiency_disk_and_stripe_tables(study):
     assert eff["ci_mean_low"] and eff["median"] == "" and eff["n"] == "2"
     stripe = derived[("striped-2", "5", "stripe[1].mib_s")]
     assert float(stripe["median"]) == tables["stripes"][1]["stripe_median_mib_s"][1]
+
+
+def test_summary_runs_are_the_rows_runrow_would_make(mixed):
+    """The summary makes its 100,000 RunRows without the frozen dataclass's __init__: each must be
+    the RunRow that __init__ makes of the same fields (every field set, equal, same repr and hash of its dict)."""
+    import dataclasses
+
+    from gftpwb.core.summary import RunRow
+    from gftpwb.shell.results_index import read_directory
+
+    runs = [run for case in read_directory(str(mixed / "mixed")).cases for run in case.runs]
+    assert runs
+    names = [f.name for f in dataclasses.fields(RunRow)]
+    for run in runs:
+        assert type(run) is RunRow and sorted(vars(run)) == sorted(names)
+        made = RunRow(**{name: getattr(run, name) for name in names})
+        assert made == run and repr(made) == repr(run) and vars(made) == vars(run)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            run.status = "failed"  # type: ignore[misc]
