@@ -50,10 +50,16 @@ class Probe:
 
 
 def reading_code(probe: Probe) -> str:
-    """The sh commands that print one raw reading of ``probe``."""
-    if probe.type == CPU:
-        return ("read -r l </proc/stat && printf '%s\\n' \"$l\" && "
-                "read -r l </proc/loadavg && printf '%s\\n' \"$l\"")
+    """The sh commands that leave one raw reading of ``probe`` in ``$o`` and its exit status in
+    ``$s``. Programs run in a command substitution (one fork and exec, as a plain command costs), so
+    a round's readings go out in one write (:func:`sampler_script`)."""
+    if probe.type == CPU:  # builtins only: no fork
+        return 'o=; read -r l </proc/stat && read -r m </proc/loadavg && o="$l$nl$m"; s=$?'
+    return f"o=$({_program_code(probe)}); s=$?"
+
+
+def _program_code(probe: Probe) -> str:
+    """The program of a reading that is not made of builtins, its stderr with its output."""
     if probe.type == MEMORY:
         return "cat /proc/meminfo"
     if probe.type == NET:
@@ -75,7 +81,12 @@ def reading_code(probe: Probe) -> str:
 
 
 def sampler_script(probes: Sequence[Probe], nonce: str) -> str:
-    """The whole sampler for one host: ``sh -c SCRIPT gftpwb-sampler``."""
+    """The whole sampler for one host: ``sh -c SCRIPT gftpwb-sampler``.
+
+    Each round (the monitors due at one wake-up) is gathered in ``$r`` and printed with one
+    ``printf``: one write, so one wake-up of the controller (or one SSH packet) per round instead of
+    one per marker and line. ``timeout`` is looked for only when a command monitor needs it (the check
+    costs two programs started)."""
     if not probes:
         raise ValueError("a sampler needs at least one monitor")
     if not nonce.isalnum():
@@ -84,11 +95,16 @@ def sampler_script(probes: Sequence[Probe], nonce: str) -> str:
         "trap 'exit 0' TERM INT HUP",
         "up() { read -r u _ </proc/uptime || exit 3; u=${u%.*}${u#*.}; }",
         "p=$PPID",
+        "nl='",
+        "'",
         "to=",
-        "if command -v timeout >/dev/null 2>&1 && timeout --foreground 5 true </dev/null >/dev/null 2>&1; "
-        "then to=1; fi",
+    ]
+    if any(probe.type == COMMAND for probe in probes):
+        lines.append("if command -v timeout >/dev/null 2>&1 && timeout --foreground 5 true </dev/null >/dev/null "
+                     "2>&1; then to=1; fi")
+    lines += [
         "up; a=$u; e=$(date +%s.%N 2>/dev/null); up",
-        f"printf '%s %s %s %s %s\\n' {CLOCK} {nonce} \"$a\" \"$e\" \"$u\"",
+        f'r="{CLOCK} {nonce} $a $e $u$nl"',
         *(f"n{probe.index}=$u" for probe in probes),
         "while :; do",
     ]
@@ -97,14 +113,15 @@ def sampler_script(probes: Sequence[Probe], nonce: str) -> str:
         lines += [
             "  up",
             f'  if [ "$u" -ge "$n{i}" ]; then',
-            f"    printf '%s %s %s %s\\n' {START} {nonce} {i} \"$u\"",
-            f"    {{ {reading_code(probe)}; }}",
-            f"    printf '\\n%s %s %s %s\\n' {END} {nonce} {i} \"$?\"",
+            "    t=$u",
+            f"    {reading_code(probe)}",
+            f'    r="$r{START} {nonce} {i} $t$nl$o$nl{END} {nonce} {i} $s$nl"',
             f"    n{i}=$((n{i} + {probe.interval_cs})); [ \"$n{i}\" -gt \"$u\" ] || n{i}=$((u + {probe.interval_cs}))",
             "  fi",
         ]
     first = probes[0].index
     lines += [
+        "  if [ -n \"$r\" ]; then printf '%s' \"$r\"; r=; fi",
         '  kill -0 "$p" 2>/dev/null || exit 0',
         "  up",
         f"  w=$((n{first} - u))",
