@@ -28,8 +28,15 @@ go over a link shaped by ``tc tbf`` (``--rate``, a namespace host running a Grid
 this machine), so their throughput is set by the link and a drop would show.
 
 Usage: .venv/bin/python bench/trace_overhead.py [--rounds 10] [--files 2000] [--guc-length 256M]
-                                                 [--skip-guc] [--skip-gfapi] [--worker] [--cpus 1]
+                                                 [--skip-guc] [--skip-gfapi] [--levels off,run,io]
+                                                 [--worker] [--worker-levels off,run,io]
+                                                 [--worker-trace-dir DIR] [--cpus 1]
                                                  [--rate 400mbit] [--loopback-guc]
+
+``--levels off,run`` (or ``off,io``) compares one level with off in pairs: with two levels instead of
+three, the same time holds half as many rounds again, which narrows the paired interval by about a
+fifth. ``--worker-trace-dir /tmp`` has the worker alone write its trace where gftpwb's runs write
+theirs (the worker's host's /tmp), instead of /dev/shm next to its files.
 """
 
 from __future__ import annotations
@@ -129,15 +136,15 @@ def measured(text: str, results: Path) -> tuple[dict, float]:
     return record, self_cpu() + children_cpu() - cpu0
 
 
-def gfapi_bench(n: int, files: int, base: Path) -> None:
-    values: dict[str, list[float]] = {level: [] for level in LEVELS}
-    cpu: dict[str, list[float]] = {level: [] for level in LEVELS}
-    sizes: dict[str, list[tuple]] = {level: [] for level in LEVELS}
-    moved: dict[str, list[int]] = {level: [] for level in LEVELS}
+def gfapi_bench(n: int, files: int, base: Path, levels: tuple[str, ...] = LEVELS) -> None:
+    values: dict[str, list[float]] = {level: [] for level in levels}
+    cpu: dict[str, list[float]] = {level: [] for level in levels}
+    sizes: dict[str, list[tuple]] = {level: [] for level in levels}
+    moved: dict[str, list[int]] = {level: [] for level in levels}
     loads = [loadavg()]
     shm = Path(tempfile.mkdtemp(prefix="gftpwb-trace-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
     try:
-        for r, order in rounds(LEVELS, n):
+        for r, order in rounds(levels, n):
             for level in order:
                 text = textwrap.dedent(f"""\
                     version: 1
@@ -228,7 +235,7 @@ def guc_bench(n: int, length: str, base: Path, rate: str, loopback: bool) -> Non
            "MiB/s", values, sizes, moved, cpu, "s per GiB (guc + controller)", loads)
 
 
-def worker_bench(n: int, files: int, levels: tuple[str, ...] = LEVELS) -> None:
+def worker_bench(n: int, files: int, levels: tuple[str, ...] = LEVELS, trace_dir: str = "") -> None:
     import subprocess
 
     from gftpwb.kinds.gfapi.run.worker_build import CFLAGS, source_bytes
@@ -244,7 +251,7 @@ def worker_bench(n: int, files: int, levels: tuple[str, ...] = LEVELS) -> None:
         loads = [loadavg()]
         for r, order in rounds(levels, n):
             for level in order:
-                trace = work / "t.bin"
+                trace = Path(trace_dir or work) / f"gftpwb-trace-bench-{os.getpid()}.bin"
                 trace.unlink(missing_ok=True)
                 argv = [str(work / "w"), "--dir", str(work / "d"), "--threads", "4", "--files", str(files),
                         "--file-size", "4096", "--record-size", "4096"]
@@ -258,6 +265,8 @@ def worker_bench(n: int, files: int, levels: tuple[str, ...] = LEVELS) -> None:
                 proc.stdin.close()
                 proc.wait()
                 used = children_cpu() - before
+                size = trace.stat().st_size if level == "io" else 0
+                trace.unlink(missing_ok=True)
                 done = [line.split() for line in stdout.splitlines() if line.startswith("d ")]
                 assert len(done) == 4 and all(d[2] == "ok" for d in done), stdout[-500:]
                 # threads' own rate: files over the slowest thread's elapsed time
@@ -266,7 +275,6 @@ def worker_bench(n: int, files: int, levels: tuple[str, ...] = LEVELS) -> None:
                     continue
                 values[level].append(rate)
                 cpu[level].append(used / (4 * files) * 1e6)
-                size = trace.stat().st_size if level == "io" else 0
                 sizes[level].append((0, 0, size, (size - 64) // 32 if size else 0))
                 moved[level].append(4 * files * 4096)
             loads.append(loadavg())
@@ -281,6 +289,13 @@ def worker_bench(n: int, files: int, levels: tuple[str, ...] = LEVELS) -> None:
           f"{statistics.fmean(cpu['off']) / 3 * 1e3:.0f} ns per I/O untraced")
 
 
+def levels_of(parser: argparse.ArgumentParser, text: str, option: str) -> tuple[str, ...]:
+    levels = tuple(text.split(","))
+    if levels[0] != "off" or not set(levels) <= set(LEVELS) or len(levels) < 2 or len(set(levels)) != len(levels):
+        parser.error(f"{option}: off first, then run and/or io")
+    return levels
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -290,30 +305,34 @@ def main() -> None:
     parser.add_argument("--guc-length", default="256M", help="bytes per guc transfer")
     parser.add_argument("--skip-guc", action="store_true")
     parser.add_argument("--skip-gfapi", action="store_true")
+    parser.add_argument("--levels", default="off,run,io", help="the levels of the gfapi runs through gftpwb "
+                        "(off first): off,run or off,io fit more rounds into the same time")
     parser.add_argument("--worker", action="store_true", help="also the worker alone (no gftpwb), at --worker-levels")
     parser.add_argument("--worker-levels", default="off,run,io", help="the levels of --worker (off first)")
+    parser.add_argument("--worker-trace-dir", default="", help="where the worker alone writes its I/O trace "
+                        "(default: next to its files, in /dev/shm)")
     parser.add_argument("--cpus", default="1", help="pin the bench and everything it starts to these CPUs, as "
                         "taskset -c; empty: no pinning")
     parser.add_argument("--rate", default="400mbit", help="guc: tc tbf rate of the namespace host's link")
     parser.add_argument("--loopback-guc", action="store_true", help="guc between two loopback URLs instead")
     args = parser.parse_args()
+    gfapi_levels = levels_of(parser, args.levels, "--levels")
+    worker_levels = levels_of(parser, args.worker_levels, "--worker-levels")
     cpus = pin(args.cpus) if args.cpus else "all"
     print(f"pinned to CPU(s) {cpus}; load average at the start {loadavg()}")
     base = Path(tempfile.mkdtemp(prefix="gftpwb-trace-bench-results-"))
     try:
         if not args.skip_gfapi:
-            gfapi_bench(args.rounds, args.files, base)
+            gfapi_bench(args.rounds, args.files, base, gfapi_levels)
         if not args.skip_guc:
             guc_bench(args.rounds, args.guc_length, base, args.rate, args.loopback_guc)
         if args.worker:
-            levels = tuple(args.worker_levels.split(","))
-            if levels[0] != "off" or not set(levels) <= set(LEVELS) or len(levels) < 2:
-                parser.error("--worker-levels: off first, then run and/or io")
-            worker_bench(args.rounds, args.files, levels)
+            worker_bench(args.rounds, args.files, worker_levels, args.worker_trace_dir)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     print(f"\nload average at the end {loadavg()}")
-    print("\n" + json.dumps({"rounds": args.rounds, "files": args.files, "guc_length": args.guc_length,
+    print("\n" + json.dumps({"rounds": args.rounds, "files": args.files, "levels": args.levels,
+                             "guc_length": args.guc_length,
                              "cpus": cpus, "rate": None if args.loopback_guc else args.rate}))
 
 

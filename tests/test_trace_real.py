@@ -171,6 +171,41 @@ def test_gfapi_io_trace_in_posix_mode(tmp_path):
     assert sum(1 for p in parsed if p["event"].startswith("gfapi.io.")) == 2 * (720 + 240)
 
 
+def test_gfapi_io_trace_across_many_chunks(tmp_path):
+    """More events per thread than several of the worker's 8192-event chunks hold (full chunks to the
+    writer, the spare and recycled chunks taken in turn): every event arrives once, in each thread's
+    order; with sampling, exactly one in N."""
+    from gftpwb.core.trace.iofmt import decode
+
+    directory = tmp_path / "files"
+    for every, files in ((1, 7000), (7, 7000)):
+        results = tmp_path / f"results-{every}"
+        scenario = write_scenario(tmp_path, f"""\
+            tests:
+              - id: w
+                kind: gfapi
+                directory: {directory}/{every}
+                workload: seq-wr
+                threads: 2
+                files: {files}
+                file_size: 1K
+                record_size: 1K
+                trace: {{level: io, every: {every}}}
+                timeout: 2m
+            """, name=f"chunks{every}")
+        out = gftpwb("run", scenario, "--results", str(results), "--progress", "never")
+        assert out.returncode == 0, out.stdout + out.stderr
+        (index,) = io_of(results, "w/0")
+        header, events = decode((results / index["path"]).read_bytes())
+        assert header.every == every and len(events) == index["events"] == 2 * -(-3 * files // every)
+        for thread in (0, 1):
+            mine = [e for e in events if e.thread == thread]
+            assert [e.start_ns for e in mine] == sorted(e.start_ns for e in mine)
+            if every == 1:  # open, write, close per file, in order
+                assert [e.op_name for e in mine] == ["open", "write", "close"] * files
+                assert sum(e.bytes for e in mine) == files * 1024
+
+
 @pytest.mark.slow
 def test_gfapi_io_trace_through_libgfapi(tmp_path, gluster):
     directory = f"/gftpwb-trace-{uuid.uuid4().hex[:8]}"
@@ -287,3 +322,57 @@ def test_live_stream_to_a_collector_on_a_namespace_host(tmp_path, netlab):
     summary = gftpwb("trace", "summary", str(received))  # a collected trace reads like a results directory's
     # 2 threads x 50 files x (open, 2 writes, close)
     assert summary.returncode == 0 and "400 I/O event(s)" in summary.stdout
+
+
+def test_guc_to_a_local_file_traced_with_read_pauses(tmp_path, gridftp, monkeypatch):
+    """A traced guc with a local file end prints two -dbg lines per data buffer; the controller reads
+    them in pauses (here forced at loopback speed, which is otherwise too fast to pause at). The
+    phases of both ends' conversation are still there and in order, and the record's output keeps
+    every per-buffer line."""
+    from gftpwb.core.dsl.loader import load_scenario_text
+    from gftpwb.core.plan import plan
+    from gftpwb.kinds.guc import driver
+    from gftpwb.shell import frontend
+    from gftpwb.shell.session import RunRequest
+
+    monkeypatch.setattr(driver, "DATA_DEBUG_GATHER_MAX", 1 << 40)
+    monkeypatch.setattr(driver, "DATA_DEBUG_PAUSE_S", 0.01)
+    pauses = []
+    plain = driver.GucRun.read_pause_s
+
+    def counted(self, stream, data):
+        pause = plain(self, stream, data)
+        pauses.append(pause)
+        return pause
+
+    monkeypatch.setattr(driver.GucRun, "read_pause_s", counted)
+    target = tmp_path / "copy"
+    scenario = load_scenario_text(textwrap.dedent(f"""\
+        version: 1
+        name: tl
+        trace: run
+        tests:
+          - id: t
+            kind: guc
+            source: {gridftp.url}/dev/zero
+            target: file://{target}
+            options: {{length: 64M, parallel: 2}}
+        """), "tl.yaml")
+    results = tmp_path / "results"
+    outcome = frontend.run(RunRequest(scenario=scenario, specs=plan(scenario), results_dir=str(results),
+                                      command=["test"], record_environment=False))
+    (record,) = outcome.journal.records
+    assert record.status == "passed", record.error
+    assert target.stat().st_size == 64 * 1048576
+    assert any(p > 0 for p in pauses)  # the pauses were taken ...
+    # ... and every per-buffer line is in the record's output: 64 MiB in 256 KiB buffers, one callback each
+    assert record.output.count("debug: data callback, no error") >= 256
+    spans = [r for r in trace_records(results) if r["type"] == "span"]
+    by_name = {(r["name"], r["track"]): r for r in spans}
+    source = f"{gridftp.url}/dev/zero"
+    steps = [by_name[(f"guc.{step}", source)] for step in ("connect", "login", "setup", "data")]
+    assert all(a["ts"] + a["dur"] <= b["ts"] for a, b in itertools.pairwise(steps))
+    (run,) = [r for r in spans if r["name"] == "run"]
+    assert ("guc.close", "run") in by_name and run["args"]["bytes"] == 64 * 1048576
+    for span in spans:
+        assert run["ts"] <= span["ts"] and span["ts"] + span["dur"] <= run["ts"] + run["dur"]

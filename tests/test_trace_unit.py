@@ -1,6 +1,7 @@
 """Tracing without servers: the trace key and --trace, the builder of trace.jsonl records, guc's
 phases from a -dbg conversation, exports (BP, Perfetto) and the summary, on synthetic events."""
 
+import itertools
 import json
 import textwrap
 
@@ -21,7 +22,7 @@ from gftpwb.core.trace.iofmt import Header, IoEvent, encode
 from gftpwb.core.trace.reader import load_trace, parse_records
 from gftpwb.core.trace.setting import TraceSetting, parse_option
 from gftpwb.core.trace.summary import log2_histogram, percentile, summary_lines
-from gftpwb.kinds.guc.driver import GucRun, with_debug
+from gftpwb.kinds.guc.driver import DATA_DEBUG_PAUSE_S, GucRun, data_debug_only, with_debug
 from gftpwb.kinds.guc.phases import GucPhases
 
 SCENARIO = textwrap.dedent("""\
@@ -184,6 +185,66 @@ def test_traced_guc_does_not_publish_its_per_buffer_debug_lines(quiet):
     assert {p.name for p in phases if hasattr(p, "end")} >= {"guc.connect", "guc.login", "guc.setup", "guc.data"}
     outcome = session.outcome(0, 1.0)
     assert outcome.status == "passed" and outcome.output.count("data callback") == 50
+
+
+def _quiet_session_run(data: bytes, cuts: list[int]) -> tuple[list, list[str], str]:
+    session = GucRun(length_bytes=4194304, quiet_data_debug=True)
+    items = [item for a, b in itertools.pairwise([0, *cuts, len(data)]) for item in session.feed("stderr", data[a:b])]
+    items += session.close()
+    return items, session.stderr_lines, session.outcome(0, 1.0).output
+
+
+@pytest.mark.parametrize("chunking", ["per line", "per two lines", "97 bytes", "whole"])
+def test_per_buffer_lines_skip_the_parser_with_the_same_result(chunking):
+    """A chunk of nothing but per-buffer lines (most chunks of a traced transfer to a local file) is
+    taken without the parser; items, kept stderr lines and the record's output are what the parser
+    gives for the same bytes cut anywhere."""
+    head, tail = DBG.split("debug: response from ftp://h:1/dev/null:\n226", 1)
+    data = (head + DATA_LINES * 20 + "debug: response from ftp://h:1/dev/null:\n226" + tail).encode()
+    ends = [i + 1 for i, byte in enumerate(data) if byte == ord("\n")]
+    cuts = {"per line": ends, "per two lines": ends[1::2], "97 bytes": list(range(97, len(data), 97)),
+            "whole": []}[chunking]
+    reference = _quiet_session_run(data, list(range(97, len(data), 97)))  # never line-aligned: the parser
+    assert _quiet_session_run(data, cuts) == reference
+    assert reference[1].count(DATA_LINES.splitlines()[1]) == 20  # the per-buffer lines are kept, not lost
+
+
+def test_data_debug_only():
+    line = DATA_LINES.encode()
+    assert data_debug_only(line) and data_debug_only(line * 3)
+    assert not data_debug_only(line[:-1])  # a partial last line
+    assert not data_debug_only(line + b"debug: response from ftp://h:1/dev/null:\n")
+    assert not data_debug_only(b"debug: data callback, no error\r\n")  # \r: the parser's business
+    assert not data_debug_only(b"")
+
+
+def test_read_pause_only_while_per_buffer_lines_flow_slowly():
+    """The controller lets guc's stderr gather only after chunks of nothing but per-buffer lines of
+    gftpwb's own -dbg, not at the first one (the rate is not known yet), not when the lines come fast
+    enough to fill a pipe meanwhile, and not after anything else (a reply, a marker, the end of data)."""
+    now = [0.0]
+    session = GucRun(quiet_data_debug=True, clock=lambda: now[0])
+    data = DATA_LINES.encode()
+
+    def pause(stream: str, chunk: bytes, dt: float = 0.05) -> float:
+        now[0] += dt
+        return session.read_pause_s(stream, chunk)
+
+    assert pause("stderr", data) == 0.0  # the first: no rate yet
+    assert pause("stderr", data) == DATA_DEBUG_PAUSE_S
+    assert pause("stderr", data * 3) == DATA_DEBUG_PAUSE_S
+    assert pause("stderr", data * 60, dt=0.01) == 0.0  # 9.6 kB in 10 ms would fill the pipe in a pause
+    assert pause("stderr", data) == DATA_DEBUG_PAUSE_S
+    assert pause("stderr", b"debug: response from ftp://h:1/dev/null:\n226 Transfer Complete.\n") == 0.0
+    assert pause("stderr", data) == 0.0  # after anything else, the rate is measured afresh
+    assert pause("stdout", b" 1048576 bytes 1.00 MB/sec avg 1.00 MB/sec inst\r") == 0.0
+    assert pause("stderr", data) == DATA_DEBUG_PAUSE_S  # guc's stdout (its -vb progress) changes nothing
+    assert pause("stderr", b"debug: data callback, no error, buffer 0x1, length 0, offset=0, eof=true\n") == 0.0
+    assert pause("stdout", data) == 0.0
+    assert GucRun(quiet_data_debug=False, clock=lambda: now[0]).read_pause_s("stderr", data) == 0.0
+    loud = GucRun(quiet_data_debug=False, clock=lambda: now[0])  # the user's own -dbg: every line is read
+    now[0] += 1
+    assert loud.read_pause_s("stderr", data) == 0.0
 
 
 def test_guc_phases_per_endpoint():

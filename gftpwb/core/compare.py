@@ -14,7 +14,7 @@ The figure compared is each kind's headline figure (:attr:`gftpwb.core.registry.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .records import ResultRecord
@@ -175,16 +175,16 @@ def change_interval(a: list[float], b: list[float], seed: int) -> tuple[float | 
 
 def mann_whitney(a: list[float], b: list[float]) -> float | None:
     """The two-sided p-value of the Mann-Whitney U test (None: fewer than one value a side, or no
-    spread at all)."""
+    spread at all); scipy's (:mod:`gftpwb.core.mannwhitney`)."""
     import math
 
-    from scipy.stats import mannwhitneyu
+    from .mannwhitney import mann_whitney_u
 
     if not a or not b:
         return None
     if len(set(a) | set(b)) == 1:
         return 1.0
-    p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+    p = mann_whitney_u(a, b)[1]
     return None if math.isnan(p) else p
 
 
@@ -207,6 +207,15 @@ def compare_figure(ca: CaseSummary, cb: CaseSummary, stats_a: FigureStats, stats
         verdict = FASTER if (change > 0) == figure.higher_is_better else SLOWER
     return Change(ca.test_id, ca.kind, ca.params_text, ca.case, cb.case, figure, a, b, change, low, high, p,
                   significant, verdict)
+
+
+def for_comparison(summary: DirectorySummary) -> DirectorySummary:
+    """What :func:`compare_summaries` reads of a directory: its cases with their statistics and the
+    values they took, without each run (100,000 of them, with their records), and no samples or
+    monitors. Small enough to pass between processes (``gftpwb.shell.read_pair``); the same
+    comparison as the whole summary gives (:func:`counted_values` needs a case's runs only when its
+    figure kept no values, and then they have none to give)."""
+    return replace(summary, cases=tuple(replace(c, runs=()) for c in summary.cases), samples={}, monitors=None)
 
 
 def case_key(case: CaseSummary) -> tuple[str, str, str]:

@@ -8,7 +8,7 @@ which transport it got.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Protocol
 
 from gftpwb.core.clockoffset import ClockOffset
@@ -23,8 +23,18 @@ class ProcessLost(Exception):
     ``output()`` or ``wait()``. The text says which host and why; the run fails with it."""
 
 
+#: ``(stream, chunk) -> seconds``: after reading ``chunk``, how long the caller would let that stream's
+#: output gather before the next read (0: read on at once). See :attr:`Process.read_pause`.
+ReadPause = Callable[[str, bytes], float]
+
+
 class Process(Protocol):
     """A started program: its output as it arrives, its exit status, and how to stop it."""
+
+    #: A hint from a caller that does not need every small write as it happens (guc's per-buffer
+    #: ``-dbg`` lines): a transport that honours it reads a stream again only after the pause, or
+    #: when the process exits, so several writes cost one wake-up; one that cannot ignores it.
+    read_pause: ReadPause | None
 
     def output(self) -> AsyncIterator[tuple[str, bytes]]:
         """``("stdout" | "stderr", bytes)`` chunks as they arrive (no line buffering: guc's progress

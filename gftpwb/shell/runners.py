@@ -63,6 +63,7 @@ async def run_process(ctx: RunContext, spec: RunSpec, session: Session,
     except asyncio.CancelledError:
         interrupted = True
     if proc is not None:
+        proc.read_pause = getattr(session, "read_pause_s", None)  # a session's optional hint (guc's)
         try:
             try:
                 async with asyncio.timeout(spec.timeout_s):

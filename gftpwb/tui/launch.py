@@ -48,14 +48,15 @@ def print_results(app: WorkbenchApp, console: Console | None = None) -> None:
     from gftpwb.core.monitors.report import monitors_table
     from gftpwb.core.records import STOPPED_BY_TEXT
     from gftpwb.shell.results_index import read_directory
-    from gftpwb.shell.sinks.console import plain_or_terminal_console, print_checks, print_report, rich_table
+    from gftpwb.shell.sinks.console import plain_or_terminal_console, print_checks, print_report
+    from gftpwb.shell.sinks.plain_table import PlainTable
 
     console = console or plain_or_terminal_console()
     summary = read_directory(directory)
     print_report(console, summary.records, summary.kinds)
     monitors = summary.monitors
     if monitors is not None and monitors.figures:
-        console.print(rich_table(monitors_table(monitors.figures, monitors.types, monitors.samples)))
+        console.print(PlainTable(monitors_table(monitors.figures, monitors.types, monitors.samples)))
     print_checks(console, summary.checks)
     s = app.summary or app.live.summary
     if s is None:

@@ -46,9 +46,9 @@ from gftpwb.core.summary import CaseSummary, DirectorySummary, params_text
 from gftpwb.shell.files import atomic_write
 from gftpwb.shell.html_report import DEFAULT_TREND, write_html
 from gftpwb.shell.results_index import ResultsDirInfo, list_results, read_directory
-from gftpwb.shell.sinks.console import rich_table
 from gftpwb.shell.sinks.expectations import EXPECTATIONS_NAME, read_checks
 from gftpwb.shell.sinks.journal import JOURNAL_NAME
+from gftpwb.shell.sinks.plain_table import rich_table
 
 from .opener import open_in_browser
 from .views import Table, View, _contains, fields

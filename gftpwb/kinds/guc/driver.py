@@ -9,6 +9,8 @@ before guc starts to its exit (what tgftp reports, but not truncated to whole se
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from gftpwb.core.output import Outcome
@@ -195,6 +197,24 @@ def summarize_error(stderr_lines: list[str]) -> str:
 # guc -dbg's lines for every data buffer ("reading into data buffer 0x..., maximum length N", "data
 # callback, no error, buffer 0x..., length N, offset=N, eof=false"): no phase is read from them.
 DATA_DEBUG = ("debug: reading into data buffer", "debug: data callback")
+_DATA_DEBUG_BYTES = tuple(prefix.encode() for prefix in DATA_DEBUG)
+#: How long the controller lets guc's stderr gather after a chunk of nothing but per-buffer lines
+#: before it reads again (see :meth:`GucRun.read_pause_s`). It bounds how late a line that arrives
+#: in the data phase (the 226 that ends it, a performance marker) is read and timestamped.
+DATA_DEBUG_PAUSE_S = 0.05
+#: No pause when, at the rate the lines came since the last read, more than this would gather in the
+#: pipe meanwhile (a pipe holds 64 KiB; a full one would stop guc). Above ~500 MiB/s the lines come
+#: so fast that every read takes many of them anyway.
+DATA_DEBUG_GATHER_MAX = 8192
+
+
+def data_debug_only(data: bytes) -> bool:
+    """Whether a chunk of guc's stderr is whole lines, every one a per-buffer ``-dbg`` line."""
+    if not data.endswith(b"\n") or b"\r" in data:
+        return False
+    return all(line.startswith(_DATA_DEBUG_BYTES) for line in data[:-1].split(b"\n"))
+
+
 FILE_START = "Source: "  # guc -vb's first line about each file it transfers
 
 
@@ -221,10 +241,46 @@ class GucRun:
     #: views, samples, the bytes of a stopped run) counts the whole transfer and a new file is not a stall.
     files_done_bytes: int = 0
     _file_bytes: int = 0
+    #: The clock of :meth:`read_pause_s` (monotonic seconds; a test gives its own).
+    clock: Callable[[], float] = time.monotonic
+    _data_read_at: float | None = None  # when the last chunk of per-buffer lines was read (read_pause_s)
 
     def feed(self, stream: str, data: bytes) -> list[ParsedItem]:
-        self.captured.append(data.decode("utf-8", errors="replace"))
+        text = data.decode("utf-8", errors="replace")
+        self.captured.append(text)
+        if (self.quiet_data_debug and stream == "stderr" and data_debug_only(data)
+                and self.parser.between_lines(stream)):
+            # The common chunk of a traced transfer with a local file: per-buffer lines only, none
+            # published and none a phase. Kept as the parser would keep them, without parsing them.
+            lines = text.split("\n")[:-1]
+            self.stderr_lines.extend(line.rstrip() for line in lines)
+            if self.per_stripe:
+                for line in lines:
+                    self.stripes.feed_line(line)
+            return []
         return self._track(self.parser.feed(stream, data))
+
+    def read_pause_s(self, stream: str, data: bytes) -> float:
+        """How long to let output gather after ``data`` before reading again (a hint for the transport).
+
+        A traced transfer with a local file prints two ``-dbg`` lines per data buffer, each in its own
+        pipe write, and every one would wake the controller (about 4 times per MiB: most of the CPU
+        the trace costs, BENCHMARKS.md). None of them is published or read for a phase, so after a
+        chunk of only those lines the controller waits :data:`DATA_DEBUG_PAUSE_S` and reads what
+        gathered at once. Anything else (a reply, a marker, the last buffer's ``eof=true``) ends
+        the pauses, so the phases around the data are read as before; the transport ends a pause
+        early when the process exits, so the run's time is not lengthened.
+        """
+        if not self.quiet_data_debug or stream != "stderr":
+            return 0.0
+        if b"eof=true" in data or not data_debug_only(data):
+            self._data_read_at = None
+            return 0.0
+        now = self.clock()
+        last, self._data_read_at = self._data_read_at, now
+        if last is None or len(data) / max(now - last, 1e-6) * DATA_DEBUG_PAUSE_S > DATA_DEBUG_GATHER_MAX:
+            return 0.0
+        return DATA_DEBUG_PAUSE_S
 
     def close(self) -> list[ParsedItem]:
         return self._track(self.parser.close())

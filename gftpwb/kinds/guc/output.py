@@ -31,6 +31,12 @@ class GucOutputParser:
         decoder = self._decoders.setdefault(stream, codecs.getincrementaldecoder("utf-8")(errors="replace"))
         return self._split(stream, decoder.decode(data), final=False)
 
+    def between_lines(self, stream: str) -> bool:
+        """Nothing of ``stream`` is held back (no partial line, no partial UTF-8 sequence): a chunk of
+        whole lines may then be taken without this parser."""
+        decoder = self._decoders.get(stream)
+        return not self._partial.get(stream) and (decoder is None or not decoder.getstate()[0])
+
     def close(self) -> list[ParsedItem]:
         """Flush whatever is left unterminated on each stream (the end of a killed transfer)."""
         items: list[ParsedItem] = []

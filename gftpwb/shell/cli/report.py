@@ -24,7 +24,7 @@ from gftpwb.shell.cli.teardown import skip_teardown
 from gftpwb.shell.files import atomic_write
 from gftpwb.shell.html_report import write_html
 from gftpwb.shell.results_index import read_directory
-from gftpwb.shell.sinks.console import plain_or_terminal_console, print_checks, print_report, rich_table
+from gftpwb.shell.sinks.console import PlainTable, plain_or_terminal_console, print_checks, print_report
 
 
 def _write(path: str, text: str, what: str) -> None:
@@ -54,7 +54,7 @@ def print_directory(console, summary: DirectorySummary) -> None:
     print_report(console, summary.records, summary.kinds)
     monitors = summary.monitors
     if monitors is not None and monitors.figures:
-        console.print(rich_table(monitors_table(monitors.figures, monitors.types, monitors.samples)))
+        console.print(PlainTable(monitors_table(monitors.figures, monitors.types, monitors.samples)))
     print_checks(console, summary.checks)
     planned = f" of {summary.planned} planned" if summary.planned is not None else ""
     not_run = f"; {len(summary.not_run)} not run" if summary.not_run else ""

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
 from rich.progress_bar import ProgressBar
-from rich.table import Table
 from rich.text import Text
 
 from gftpwb.core.checks import Check
@@ -37,11 +36,12 @@ from gftpwb.core.harness.aggregate import CopiesAggregate, copies_table, summary
 from gftpwb.core.journal import Journal
 from gftpwb.core.monitors.report import monitors_table
 from gftpwb.core.records import PASSED, STOPPED_BY_TEXT, ResultRecord
-from gftpwb.core.registry import ReportTable, registry
+from gftpwb.core.registry import registry
 from gftpwb.core.report import report_sections
 from gftpwb.core.report_tables import checks_table
 from gftpwb.core.specs import RunSpec
 from gftpwb.kinds.autotune.report import pick_lines, ranking_table
+from gftpwb.shell.sinks.plain_table import PlainTable
 
 
 class _Flight:
@@ -123,16 +123,6 @@ def plain_or_terminal_console() -> Console:
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console = Console(highlight=False, width=200)
     return console
-
-
-def rich_table(table: ReportTable) -> Table:
-    """A report table drawn by rich."""
-    out = Table(title=table.title, caption=table.caption, title_justify="left")
-    for name, justify in table.columns:
-        out.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for cells, style in table.rows:
-        out.add_row(*cells, style=style)
-    return out
 
 
 class ConsoleSink:
@@ -336,9 +326,9 @@ class ConsoleSink:
             self._live = None
         self.print_table(list(self.journal.latest().values()))
         if self.aggregates:
-            self.console.print(rich_table(copies_table(self.aggregates)))
+            self.console.print(PlainTable(copies_table(self.aggregates)))
         if self.monitors is not None and self.monitors.figures:
-            self.console.print(rich_table(monitors_table(self.monitors.figures, self.monitors.types,
+            self.console.print(PlainTable(monitors_table(self.monitors.figures, self.monitors.types,
                                                          self.monitors.samples)))
         print_checks(self.console, self.checks)
         s = event.summary
@@ -353,7 +343,7 @@ class ConsoleSink:
 
     def print_ranking(self, event: TuneUpdate) -> None:
         """The final ranking of an auto-tune, then the pick as tgftp prints it."""
-        self.console.print(rich_table(ranking_table(event)))
+        self.console.print(PlainTable(ranking_table(event)))
         for line, style in pick_lines(event):
             self.console.print(Text(line, style=style))
 
@@ -366,7 +356,7 @@ def print_checks(console: Console, checks: Sequence[Check]) -> None:
     """The thresholds checked (``expect:``): a table when there are any, violations in red."""
     table = checks_table(checks)
     if table is not None:
-        console.print(rich_table(table))
+        console.print(PlainTable(table))
 
 
 def print_report(console: Console, records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> None:
@@ -377,7 +367,7 @@ def print_report(console: Console, records: Sequence[ResultRecord], kind_of_test
         if section.list_failures:
             shown.update(id(r) for r in section_records)
         for table in section.build(section_records):
-            console.print(rich_table(table))
+            console.print(PlainTable(table))
     for r in (r for r in records if id(r) in shown and r.status != PASSED):
         console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
                            style=CONSOLE_STATUS_STYLE.get(r.status, "")))

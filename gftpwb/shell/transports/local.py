@@ -17,7 +17,7 @@ import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 from gftpwb.core.clockoffset import ZERO, ClockOffset
-from gftpwb.core.transport import StartError
+from gftpwb.core.transport import ReadPause, StartError
 
 from . import watchdog
 
@@ -49,6 +49,58 @@ class LocalProcess:
     def __init__(self, proc: asyncio.subprocess.Process):
         self._proc = proc
         self.pid = proc.pid
+        self.read_pause: ReadPause | None = None
+        self._exited: asyncio.Future[None] | None = None
+
+    def _exit_watch(self) -> asyncio.Future[None] | None:
+        """A future done when the process exits, from a pidfd in the event loop (not ``wait()``, which
+        also waits for the pipes to close, and a paused pipe is not seen closing); None without pidfds."""
+        if self._exited is None:
+            loop = asyncio.get_running_loop()
+            try:
+                fd = os.pidfd_open(self.pid)
+            except (AttributeError, OSError):
+                return None
+            exited: asyncio.Future[None] = loop.create_future()
+
+            def done() -> None:
+                loop.remove_reader(fd)
+                os.close(fd)
+                if not exited.done():
+                    exited.set_result(None)
+
+            loop.add_reader(fd, done)
+            exited.add_done_callback(lambda _: done() if exited.cancelled() else None)
+            self._exited = exited
+        return self._exited
+
+    async def _pause(self, name: str, seconds: float) -> None:
+        """Let ``name``'s output gather in its pipe for ``seconds``, or until the process exits (so its
+        end is seen at once). The pipe is not polled meanwhile: every write would wake the loop."""
+        exited = self._exit_watch()
+        # asyncio.subprocess.Process does not hand out its pipes' transports (hence _transport)
+        subprocess_transport = getattr(self._proc, "_transport", None)
+        pipe = subprocess_transport.get_pipe_transport(1 if name == "stdout" else 2) if subprocess_transport else None
+        if exited is None or pipe is None:
+            return  # nothing to end a pause at the exit, or nothing to pause: read on at once
+        if exited.done():
+            return
+        loop = asyncio.get_running_loop()
+        woken: asyncio.Future[None] = loop.create_future()
+
+        def wake(_: object = None) -> None:
+            if not woken.done():
+                woken.set_result(None)
+
+        timer = loop.call_later(seconds, wake)  # lighter than asyncio.wait(timeout=): no task, no waiter set
+        exited.add_done_callback(wake)
+        pipe.pause_reading()
+        try:
+            await woken
+        finally:
+            timer.cancel()
+            exited.remove_done_callback(wake)
+            pipe.resume_reading()
 
     async def output(self) -> AsyncIterator[tuple[str, bytes]]:
         queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
@@ -60,6 +112,9 @@ class LocalProcess:
                     if not data:
                         break
                     await queue.put((name, data))
+                    pause = self.read_pause(name, data) if self.read_pause is not None else 0.0
+                    if pause > 0:
+                        await self._pause(name, pause)
             finally:
                 await queue.put(None)
 
@@ -77,6 +132,8 @@ class LocalProcess:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if self._exited is not None and not self._exited.done():
+                self._exited.cancel()
 
     async def wait(self) -> int:
         return await self._proc.wait()

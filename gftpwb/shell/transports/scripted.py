@@ -58,6 +58,8 @@ Handler = Callable[[Call], Script]
 
 
 class ScriptedProcess:
+    read_pause = None  # the hint of Process.read_pause is not honoured here: every chunk is read at once
+
     def __init__(self, script: Script):
         self.script = script
         self.stdin: list[bytes] = []  # what was written to it

@@ -493,6 +493,8 @@ _LOST = (asyncssh.ConnectionLost, asyncssh.DisconnectError, asyncssh.ChannelOpen
 class SshProcess:
     """A command running under the wrapper on a remote host."""
 
+    read_pause = None  # the hint of Process.read_pause is not honoured here: every chunk is read at once
+
     def __init__(self, transport: SshTransport, lease: _Lease, proc: asyncssh.SSHClientProcess,
                  argv: Sequence[str]):
         self.transport = transport

@@ -253,7 +253,10 @@ static int fs_stat(const char *path, struct stat *st)
 
 #define TRACE_MAGIC "GFTPWBIO"
 #define TRACE_VERSION 1
-#define TRACE_CHUNK_EVENTS 2048 /* 64 KiB of events per chunk */
+/* 256 KiB of events per chunk: a full chunk wakes the writer thread (a futex wake, a context switch
+ * and one write), so bigger chunks mean fewer of those on the measured CPUs; a crash loses at most
+ * one chunk per thread. */
+#define TRACE_CHUNK_EVENTS 8192
 #define TRACE_OP_LEVEL 0xFFFFu
 #define TRACE_FLAG_ERROR 1u
 enum trace_level { TRACE_OFF, TRACE_RUN, TRACE_IO };
@@ -416,9 +419,10 @@ typedef struct {
     char status[16];
     char errop[16];
     char errmsg[PATH_MAX + 256];
-    /* I/O trace: the chunk being filled, and how many traced operations this thread saw */
+    /* I/O trace: the chunk being filled, and how many operations to skip before the next recorded one
+     * (--io-trace-every N: a countdown, so sampling costs a decrement, not a 64-bit division) */
     struct trace_chunk *tchunk;
-    uint64_t tseen;
+    uint64_t tskip;
     /* working memory */
     char *buf;
     uint64_t *offsets;
@@ -498,8 +502,11 @@ static inline void trace_io(thread_t *t, enum op op, uint64_t start, uint64_t ns
 {
     if (atomic_load_explicit(&trace_level, memory_order_relaxed) != TRACE_IO)
         return;
-    if (t->tseen++ % opt.io_trace_every)
+    if (t->tskip) { /* sampling: one operation in --io-trace-every, the first one included */
+        t->tskip--;
         return;
+    }
+    t->tskip = opt.io_trace_every - 1;
     trace_chunk_t *c = t->tchunk;
     if (!c && !(c = t->tchunk = trace_chunk_new()))
         return; /* out of memory: the event is lost, the measurement goes on */
@@ -514,6 +521,22 @@ static inline void trace_io(thread_t *t, enum op op, uint64_t start, uint64_t ns
         trace_submit(c);
         t->tchunk = NULL;
     }
+}
+
+/* A thread's chunk and one spare (on the free list, for when the first one goes to the writer), both
+ * touched here: a chunk is larger than malloc's mmap threshold, so its pages would otherwise be
+ * faulted in one by one by the measuring thread. */
+static int trace_prepare(thread_t *t)
+{
+    trace_chunk_t *spare = malloc(sizeof *spare); /* not from the free list: each thread adds one */
+    if (!spare || !(t->tchunk = trace_chunk_new())) {
+        free(spare);
+        return -1;
+    }
+    memset(spare, 0, sizeof *spare);
+    memset(t->tchunk->ev, 0, sizeof t->tchunk->ev);
+    trace_submit(spare); /* empty: straight to the free list */
+    return 0;
 }
 
 /* A switch of the trace level, recorded in the trace (thread -1: the process). */
@@ -658,7 +681,7 @@ static int make_dirs(thread_t *t, const char *path, int *existed)
  * seq-wr (removed so that seq-wr measures creating new files, as O_EXCL demands). */
 static int prepare(thread_t *t)
 {
-    if (trace_fd >= 0 && !(t->tchunk = trace_chunk_new())) {
+    if (trace_fd >= 0 && trace_prepare(t) != 0) {
         thread_fail(t, "prepare", ENOMEM, "cannot allocate the I/O trace buffer");
         return -1;
     }

@@ -1,0 +1,90 @@
+"""PlainTable (gftpwb/shell/sinks/plain_table.py) draws exactly what rich's Table draws: held to rich
+by hypothesis on tables of every shape (markup-like, emoji-like, wide and non-ASCII cells, long titles
+and captions that wrap, tables wider than the console), with and without colours."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+
+from gftpwb.core.registry import ReportTable
+from gftpwb.shell.sinks import plain_table
+from gftpwb.shell.sinks.plain_table import PlainTable, rich_table
+
+# characters a report cell may hold, and the ones that send a table back to rich
+_ALPHABET = st.sampled_from([*"ab xyz019.%+-/()=#|", "±", "Δ", "µ", "[", "]", ":", "\\", "漢", "\t", "é"])
+_WORDS = ["[bold]", "[/]", ":smile:", ":x", "[+1.0, -2.0] %", "t000[1]/48", "10:00", "n=99"]
+_PLAIN = st.lists(st.text(st.sampled_from(list("abxyz019.%+-/()=#|±Δµé")), min_size=1, max_size=8),
+                  max_size=3).map(" ".join)  # what report cells are: words, one space apart
+_ODD = st.one_of(st.text(_ALPHABET, max_size=14), st.sampled_from(_WORDS),
+                 st.builds(lambda a, b: a + b, st.sampled_from(_WORDS), st.text(_ALPHABET, max_size=5)))
+_CELL = st.one_of(_PLAIN, _ODD)
+
+
+@st.composite
+def report_tables(draw: st.DrawFn) -> ReportTable:
+    plain = draw(st.booleans())  # half the tables as reports make them, half with anything in them
+    cell = _PLAIN if plain else _CELL
+    columns = tuple(draw(st.lists(st.tuples(cell, st.sampled_from(["left", "right"])), min_size=1, max_size=6)))
+    rows = tuple((tuple(draw(cell) for _ in columns), draw(st.sampled_from(["", "dim", "bold red"])))
+                 for _ in range(draw(st.integers(1 if plain else 0, 8))))
+    title = draw(st.one_of(st.just(""), _PLAIN, st.text(_ALPHABET, max_size=80)))
+    caption = draw(st.one_of(st.just(""), _PLAIN, st.text(_ALPHABET, max_size=120)))
+    return ReportTable(title, caption, columns, rows)
+
+
+def _drawn(renderable: object, width: int, colours: bool) -> str:
+    out = io.StringIO()
+    console = Console(file=out, width=width, highlight=False, force_terminal=colours,
+                      color_system="truecolor" if colours else None)
+    try:
+        console.print(renderable)
+    except Exception as exc:  # rich refuses bad markup ("[/]"): so must the other
+        return f"raised {type(exc).__name__}"
+    return out.getvalue()
+
+
+@settings(max_examples=400, deadline=None)
+@given(report_tables(), st.integers(10, 200), st.booleans())
+def test_plain_table_draws_what_rich_draws(table: ReportTable, width: int, colours: bool) -> None:
+    assert _drawn(PlainTable(table), width, colours) == _drawn(rich_table(table), width, colours)
+
+
+def test_a_plain_table_is_drawn_without_rich_table_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A report's table (plain cells that fit) takes the fast path: rich lays out only an empty row."""
+    table = ReportTable("Results (rates in MiB/s)", "a caption that says what the columns mean",
+                        (("test", "left"), ("#", "right"), ("mean ± 95 % CI", "right"), ("notes", "left")),
+                        tuple(((f"t{i:03d}", f"{i:03d}", f"{i * 1.5:.1f} ± 2.6", f"outliers t000[{i}]/48"), "")
+                              for i in range(50)))
+    expected = _drawn(rich_table(table), 120, False)
+    laid_out: list[int] = []
+    real_table = plain_table.Table
+
+    def counting_table(*args: object, **kwargs: object) -> object:
+        made = real_table(*args, **kwargs)
+        original = made.add_row
+
+        def add_row(*cells: object, **options: object) -> None:
+            laid_out.append(1)
+            original(*cells, **options)
+
+        made.add_row = add_row  # type: ignore[method-assign]
+        return made
+
+    monkeypatch.setattr(plain_table, "Table", counting_table)
+    assert _drawn(PlainTable(table), 120, False) == expected
+    assert len(laid_out) == 1  # only the skeleton's empty row, not 50 rows
+
+
+def test_a_table_wider_than_the_console_wraps_as_rich_wraps_it() -> None:
+    """Rich narrows the widest column and wraps its long cells; those rows are rich's, the rest padded."""
+    rows = tuple(((f"t{i:03d}", f"{i}.5", "1 warm-up" + "; outliers t000[1]/48, t000[1]/61" * (i % 7 == 3)), "")
+                 for i in range(30))
+    table = ReportTable("Results", "a caption long enough to wrap at this width, centred under the table",
+                        (("test", "left"), ("median", "right"), ("notes", "left")), rows)
+    assert PlainTable(table)._widths(Console(width=50).options) is not None
+    assert _drawn(PlainTable(table), 50, False) == _drawn(rich_table(table), 50, False)
