@@ -28,14 +28,21 @@ Measured, side by side in one invocation:
 Three parts that resolve a small overhead on a loaded, shared machine (``--parts``):
 
 * **sampler**: the sampler script alone under /bin/sh (as gftpwb starts it locally), for 0.5 s and
-  for 10.5 s: its CPU to start, and per second after (the difference), per monitor type.
+  for 10.5 s: its CPU to start, and per second after (the difference), per monitor type; then what
+  one ``ss`` costs, part by part (starting it, each walk of the kernel's established-socket table,
+  ``-p``'s walk of every process's file descriptors).
 
 * **cost** (``--cost-pairs``, short runs): the loopback scenario with ``--cost-copies`` copies, the
   whole bench pinned to ``--cpus`` (lab server, gftpwb, guc, sampler on the same CPUs, so they
   contend alike). Per run: CPU seconds (user + system) of everything that does the work, i.e. the
   ``gftpwb run`` process tree (controller, guc copies, sampler and its ``ss``/``cat``, from getrusage
   of the reaped tree) plus the lab server and its per-session children (/proc), per GiB moved; the
-  sampler's own CPU (polled from /proc while it lives); and the throughput. On and off alternate
+  controller's own CPU, read from /proc when it has exited and before it is reaped (a poll misses its
+  last 0.1 s, where the report is printed); the sampler's whole tree, as the CPU the controller's
+  reaped-children counter gains when it reaps the sampler (read while the sampler was its last child
+  and again at its exit: a difference of a cumulative counter, unbiased by the clock-tick rounding
+  that makes the sampler's own /proc figures, each rounded down from 0, read about 15 ms low); and
+  the throughput. On and off alternate
   within each pair; the paired 95 % interval of the change is what shows (or does not show) the 1 %.
   On a CPU-bound transfer, the extra CPU per GiB is the throughput a monitor can take away.
 * **shaped**: 2 namespace hosts whose links are shaped by ``tc tbf`` (``--rate``), ``--shaped-copies``
@@ -90,6 +97,8 @@ class Trial:
     throughput_mib_s: float = 0.0
     journaled: int = 0
     passed: int = 0
+    own_cpu_s: float = 0.0  # the gftpwb run process's own CPU seconds, read at its exit
+    reaped_cpu_s: float = 0.0  # CPU seconds of the children it reaped (guc copies, sampler), read at its exit
 
 
 def netns_inode(netns: str) -> int:
@@ -139,7 +148,7 @@ def run_trial(scenario: Path, results: Path, monitors: bool, started=None) -> Tr
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if started is not None:
         started(proc.pid)
-    stdout, stderr = proc.communicate()
+    stdout, stderr, trial.own_cpu_s, trial.reaped_cpu_s = communicate_and_own_cpu(proc)
     if proc.returncode != 0:
         raise SystemExit(f"run failed ({proc.returncode}):\n{stdout[-3000:]}\n{stderr[-3000:]}")
     records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
@@ -148,6 +157,33 @@ def run_trial(scenario: Path, results: Path, monitors: bool, started=None) -> Tr
     (aggregate,) = [json.loads(line) for line in (results / "aggregates.jsonl").read_text().splitlines()]
     trial.throughput_mib_s = aggregate["throughput_mib_s"]
     return trial
+
+
+def communicate_and_own_cpu(proc: subprocess.Popen) -> tuple[str, str, float, float]:
+    """``proc``'s stdout and stderr, its own CPU seconds (user + system of every thread) and those of
+    the children it reaped, read from /proc once it has exited but before it is reaped (``waitid``
+    with ``WNOWAIT``): all of its life, the report it prints at the very end included, which a poll
+    of a live process misses."""
+    import threading
+
+    out: dict[str, str] = {}
+
+    def drain(name: str, pipe) -> None:
+        out[name] = pipe.read()
+
+    threads = [threading.Thread(target=drain, args=(name, pipe), daemon=True)
+               for name, pipe in (("stdout", proc.stdout), ("stderr", proc.stderr))]
+    for thread in threads:
+        thread.start()
+    os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+    with open(f"/proc/{proc.pid}/stat") as handle:  # a zombie's: its namespaces are gone, its times are not
+        fields = handle.read().rsplit(")", 1)[1].split()
+    own = (int(fields[11]) + int(fields[12])) / CLK_TCK
+    reaped = (int(fields[13]) + int(fields[14])) / CLK_TCK
+    proc.wait()
+    for thread in threads:
+        thread.join()
+    return out.get("stdout", ""), out.get("stderr", ""), own, reaped
 
 
 def leftovers(namespaces: dict[int, str], marker: str) -> list[str]:
@@ -285,6 +321,28 @@ def sampler_rates(repeats: int = 5, long_s: float = 10.0) -> list[tuple[str, flo
     return rows
 
 
+PROGRAMS = {  # from the cheapest to what the tcp monitor runs: each step adds one part of its cost
+    "true": ["true"],
+    "sleep 0": ["sleep", "0"],
+    "ss -V (start ss only)": ["ss", "-V"],
+    "ss -tin state listening (no walk of the established table)": ["ss", "-tin", "state", "listening"],
+    "ss -tin4 state established (one walk: IPv4)": ["ss", "-tin4", "state", "established"],
+    "ss -tin state established (two walks: IPv4, IPv6)": ["ss", "-tin", "state", "established"],
+    "ss -tinp state established (and every process's fds)": ["ss", "-tinp", "state", "established"],
+}
+
+
+def program_costs(repeats: int = 100) -> list[tuple[str, float]]:
+    """(program, CPU ms per run): what a tcp reading's ``ss`` costs, part by part."""
+    rows = []
+    for name, argv in PROGRAMS.items():
+        before = children_cpu()
+        for _ in range(repeats):
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        rows.append((name, 1000 * (children_cpu() - before) / repeats))
+    return rows
+
+
 def cpu_seconds(pid: int) -> float:
     info = proc_stat(str(pid))
     assert info is not None
@@ -321,11 +379,14 @@ class Costed:
     monitors: bool
     cpu_per_gib: float  # CPU seconds of the run's tree and the server per GiB moved
     throughput_mib_s: float
-    sampler_cpu_s: float  # CPU seconds of the samplers (polled), 0 without monitors
+    sampler_cpu_s: float  # CPU seconds of the sampler tree (as reaped; polled when that was not seen), 0 off
     sampler_life_s: float
     gib: float
     monitor_side_per_gib: float  # CPU s per GiB of the controller process itself plus the sampler
     work_per_gib: float  # the rest: guc copies, server sessions (and the controller's other children)
+    polled_side_per_gib: float  # as monitor_side_per_gib with the controller polled (until 2026-11-22)
+    controller_per_gib: float  # the controller alone (read at its exit)
+    polled_sampler_s: float = 0.0  # the sampler's own /proc figures, polled (rounded down to ticks)
 
 
 class SamplerWatch:
@@ -340,6 +401,10 @@ class SamplerWatch:
         self.parent = 0
         self.last: dict[int, tuple[float, float]] = {}
         self.controller = 0.0  # the gftpwb run process's own CPU seconds (not its children's)
+        # The controller's reaped-children CPU seen last while its sampler lived and every guc copy
+        # had been reaped (the wait for the last readings): the sampler's whole CPU is what the
+        # controller's reaped CPU gains after that (see costed_run). None: no such moment was seen.
+        self.reaped_before_sampler: float | None = None
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._poll, daemon=True)
         self.thread.start()
@@ -363,13 +428,20 @@ class SamplerWatch:
             own = proc_stat(str(self.parent))
             if own is not None and own[0][0] != "Z":
                 self.controller = (int(own[0][11]) + int(own[0][12])) / CLK_TCK
+            others = samplers = 0
             for pid in self._children():
                 info = proc_stat(str(pid))
-                if info is None or not info[1].endswith(b"\0gftpwb-sampler\0"):
+                if info is None or info[0][0] == "Z":
                     continue
+                if not info[1].endswith(b"\0gftpwb-sampler\0"):
+                    others += b"watchdog" not in info[1]  # gftpwb's watchdog lives as long as the run
+                    continue
+                samplers += 1
                 fields = info[0]
                 cpu = sum(int(fields[i]) for i in (11, 12, 13, 14)) / CLK_TCK
                 self.last[pid] = (cpu, now - int(fields[19]) / CLK_TCK)
+            if samplers and not others and own is not None and own[0][0] != "Z" and self.last:
+                self.reaped_before_sampler = (int(own[0][13]) + int(own[0][14])) / CLK_TCK
 
     def stop(self) -> tuple[float, float, float]:
         """(CPU seconds, seconds alive) summed over the samplers seen, and the controller's CPU seconds."""
@@ -385,13 +457,28 @@ def costed_run(scenario: Path, results: Path, monitors: bool, server_pid: int, c
     trial = run_trial(scenario, results, monitors, watch.started)
     time.sleep(0.3)  # the server reaps its session processes
     tree, server = children_cpu() - tree0, cpu_of(server_pid) - server0
-    sampler_cpu, sampler_life, controller = watch.stop()
+    sampler_cpu, sampler_life, polled = watch.stop()
+    controller = trial.own_cpu_s  # read at its exit: the polled figure misses the last 0.1 s (the report)
+    polled_sampler = sampler_cpu
+    if monitors and watch.reaped_before_sampler is not None:
+        # The sampler's whole tree, as the controller reaped it: a difference of two readings of a
+        # cumulative counter, so the clock-tick rounding does not bias it (the sampler's own /proc
+        # figures, each rounded down to a tick from 0, read about 15 ms low on ~25 ms)
+        sampler_cpu = trial.reaped_cpu_s - watch.reaped_before_sampler
     if trial.journaled != copies or trial.passed != copies:
         raise SystemExit(f"{results}: {trial.passed}/{trial.journaled} passed of {copies} copies")
     records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
     gib = sum(r["bytes"] or 0 for r in records) / 2**30
     return Costed(monitors, (tree + server) / gib, trial.throughput_mib_s, sampler_cpu, sampler_life, gib,
-                  (sampler_cpu + controller) / gib, (tree + server - sampler_cpu - controller) / gib)
+                  (sampler_cpu + controller) / gib, (tree + server - sampler_cpu - controller) / gib,
+                  (polled_sampler + polled) / gib, controller / gib, polled_sampler)
+
+
+def added_interval(on: list[Costed], off: list[Costed], side) -> tuple[float, float]:
+    """Mean and 95 % t half-width of ``side(on) - side(off)`` per pair, in % of the off run's whole
+    CPU per GiB."""
+    added = [100 * (side(a) - side(b)) / b.cpu_per_gib for a, b in zip(on, off, strict=True)]
+    return statistics.fmean(added), stats.t.ppf(0.975, len(added) - 1) * statistics.stdev(added) / math.sqrt(len(added))
 
 
 def cost_part(on_path: Path, off_path: Path, work: Path, pairs: int, copies: int, server_pid: int,
@@ -408,7 +495,9 @@ def cost_part(on_path: Path, off_path: Path, work: Path, pairs: int, copies: int
                              server_pid, copies)
             (on if which == "on" else off).append(run)
             print(f"  cost pair {i + 1}: monitors {which:3} {run.cpu_per_gib:.3f} CPU s/GiB "
-                  f"{run.throughput_mib_s:7.1f} MiB/s sampler {run.sampler_cpu_s:.2f} s", file=sys.stderr)
+                  f"{run.throughput_mib_s:7.1f} MiB/s sampler {run.sampler_cpu_s:.3f} s "
+                  f"(polled {run.polled_sampler_s:.2f}) controller {run.controller_per_gib * run.gib:.3f} s",
+                  file=sys.stderr)
         loads.append(loadavg())
     cpu = compare([r.cpu_per_gib for r in on], [r.cpu_per_gib for r in off])
     rate = compare([r.throughput_mib_s for r in on], [r.throughput_mib_s for r in off])
@@ -416,10 +505,9 @@ def cost_part(on_path: Path, off_path: Path, work: Path, pairs: int, copies: int
     # what the monitors add, against the whole off run: (controller + sampler)_on - (controller)_off per
     # GiB, paired, over the off run's total CPU per GiB; the guc and server CPU (95 % of the total, and
     # what varies with the load) is left out of the difference, so it does not widen the interval
-    added = [100 * (a.monitor_side_per_gib - b.monitor_side_per_gib) / b.cpu_per_gib
-             for a, b in zip(on, off, strict=True)]
-    added_mean = statistics.fmean(added)
-    added_half = stats.t.ppf(0.975, len(added) - 1) * statistics.stdev(added) / math.sqrt(len(added))
+    added_mean, added_half = added_interval(on, off, lambda r: r.monitor_side_per_gib)
+    polled_mean, polled_half = added_interval(on, off, lambda r: r.polled_side_per_gib)
+    controller_mean, controller_half = added_interval(on, off, lambda r: r.controller_per_gib)
     sampler = sum(r.sampler_cpu_s for r in on)
     life = sum(r.sampler_life_s for r in on)
     print(f"\ncost: {pairs} pairs of {copies} loopback copies, pinned to CPU(s) {cpus}, load average "
@@ -436,6 +524,10 @@ def cost_part(on_path: Path, off_path: Path, work: Path, pairs: int, copies: int
           f"per GiB): controller+sampler {side_off:.4f} -> {side_on:.4f} CPU s/GiB, added "
           f"{added_mean:+.2f} % [{added_mean - added_half:+.2f}, {added_mean + added_half:+.2f}] (95 % CI); "
           f"inside 1 %: {'yes' if added_mean - added_half >= -1 and added_mean + added_half <= 1 else 'NO'}")
+    print(f"  of which the controller alone (read at its exit): {controller_mean:+.2f} % "
+          f"[{controller_mean - controller_half:+.2f}, {controller_mean + controller_half:+.2f}]; the same sum with "
+          f"the controller polled every 0.1 s as before 2026-11-23 (misses its last 0.1 s): {polled_mean:+.2f} % "
+          f"[{polled_mean - polled_half:+.2f}, {polled_mean + polled_half:+.2f}]")
     print(f"\nsampler (cpu + tcp at 1 Hz) CPU: {sampler:.2f} s over {life:.1f} s alive = "
           f"{100 * sampler / life:.2f} % of one core; per GiB moved "
           f"{sampler / sum(r.gib for r in on):.4f} CPU s = "
@@ -564,6 +656,11 @@ def main() -> None:
             print("|---|---|---|---|")
             for name, start_ms, per_s_ms in sampler_rates():
                 print(f"| {name} | {start_ms:.1f} ms | {per_s_ms:.2f} ms | {per_s_ms / 10:.2f} % |")
+            print("\nwhere a tcp reading's CPU goes (each program started 100 times, CPU of the reaped children)")
+            print("| program | CPU per run |")
+            print("|---|---|")
+            for name, ms in program_costs():
+                print(f"| `{name}` | {ms:.2f} ms |")
         if "cost" in parts:
             on_path, off_path = write_pair(work, "cost", loopback("cost", args.cost_copies, args.cost_length),
                                            "[local]")

@@ -232,6 +232,13 @@ def test_masking_reaches_dictionary_keys():
     assert mask({"ftp://u:pw@h/": {"banner": "ready"}}) == {"ftp://u:***@h/": {"banner": "ready"}}
 
 
+def test_masking_passes_numbers_through_and_still_masks_the_text_beside_them():
+    """Numbers skip the checks (a monitor summary holds hundreds); text next to them is masked."""
+    value = {"tcp": {"ftp://u:pw@h/": {"rtt_ms_mean": {"mean": 1.5, "n": 3}}}, "ok": True, "none": None}
+    assert mask(value) == {"tcp": {"ftp://u:***@h/": {"rtt_ms_mean": {"mean": 1.5, "n": 3}}}, "ok": True, "none": None}
+    assert all(mask(x) is x for x in (1, 2.5, True, None))
+
+
 def test_not_a_results_directory_is_a_usage_error(tmp_path):
     with pytest.raises(UsageError):
         read_directory(str(tmp_path))

@@ -5,6 +5,7 @@ script run by the real /bin/sh on this machine."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -41,7 +42,7 @@ from gftpwb.core.monitors.sampler import (
     parse_clock_line,
     sampler_script,
 )
-from gftpwb.core.monitors.ss import TcpSocket, parse_ss
+from gftpwb.core.monitors.ss import TcpSocket, parse_ss, tcp_info_items
 from gftpwb.core.monitors.summary import Span, SummaryBook, directory_monitors, figures_to_dict, summarize
 from gftpwb.core.monitors.timeline import ClockMap, HostClock
 from gftpwb.core.specs import RunSpec
@@ -158,6 +159,23 @@ def ss_text(items: list[TcpSocket], *, state_column: bool, one_line: bool) -> st
 @given(st.lists(sockets, max_size=6), st.booleans(), st.booleans())
 def test_ss_output_reads_back(items, state_column, one_line):
     assert parse_ss(ss_text(items, state_column=state_column, one_line=one_line).splitlines()) == items
+
+
+# What the tcp_info items are (the parser's first form, with a look-behind): the faster form must find
+# the same items in any text, padding and look-alikes (minrtt:, mrtt:, bytes_retrans:) included.
+_INFO_SPEC = re.compile(r"(?<!\S)(cwnd|rtt|retrans|bytes_retrans|bytes_acked|bytes_received):(\S+)"
+                        r"|(?<!\S)delivery_rate (\S+)")
+info_words = st.sampled_from(["cwnd:10", "rtt:0.5/0.2", "minrtt:0.1", "bbr:(bw:1bps,mrtt:0.2)", "retrans:0/9",
+                              "bytes_retrans:77", "bytes_acked:5", "bytes_received:6", "delivery_rate", "12bps",
+                              "send", "x:rtt:1", "cwnd:", "rtt:", ":", "users:((\"a\",pid=1,fd=2))"])
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(info_words, st.sampled_from([" ", "  ", "\t", "\t ", ""])), max_size=12),
+       st.sampled_from(["", " ", "\t ", "   "]), st.sampled_from(["", " ", "      "]))
+def test_the_tcp_info_items_are_found_as_the_look_behind_form_finds_them(words, lead, padding):
+    text = lead + "".join(word + gap for word, gap in words) + padding
+    assert tcp_info_items(text) == _INFO_SPEC.findall(text)
 
 
 def test_ss_reads_the_real_output_of_a_guc_transfer():
@@ -279,6 +297,33 @@ def test_the_sampler_runs_under_the_real_sh_and_every_reading_parses(tmp_path):
     assert "busy_pct" in got["c"][-1].values and got["q"][0].values == {"depth": 3.0, "value": 7.0}
     assert got["bad"][0].error == "exit status 2: nope"
     assert proc.returncode == 0
+
+
+def test_the_sampler_writes_each_round_at_once_and_looks_for_timeout_only_for_commands():
+    """One write per round (the controller wakes once per round, not once per marker and line):
+    every chunk read from the pipe ends with a reading's end marker. ``timeout`` is probed only for
+    a command monitor (the probe starts two programs)."""
+    monitors = [Monitor("c", "cpu", interval_s=0.1), Monitor("m", "memory", interval_s=0.2)]
+    probes = [p for _, p in probes_by_host(monitors)["local"]]
+    script = sampler_script(probes, NONCE)
+    assert "timeout" not in script
+    assert "timeout --foreground 5 true" in sampler_script([Probe(0, 100, "command", command=("true",))], NONCE)
+    proc = subprocess.Popen(["/bin/sh", "-c", script, "gftpwb-sampler"], stdout=subprocess.PIPE,
+                            start_new_session=True)
+    chunks: list[bytes] = []
+    try:
+        import os
+        import time
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end:
+            chunks.append(os.read(proc.stdout.fileno(), 65536))  # type: ignore[union-attr]
+    finally:
+        proc.kill()
+        proc.wait()
+    assert len(chunks) >= 8  # 0.1 s rounds
+    assert all(re.search(rf"@gftpwb-e {NONCE} \d+ \d+\n\Z".encode(), chunk) for chunk in chunks), chunks[:3]
+    items = SamplerStream(NONCE).feed(b"".join(chunks))
+    assert isinstance(items[0], ClockLine) and {item.index for item in items[1:]} == {0, 1}
 
 
 # --- readers -----------------------------------------------------------------------------------------

@@ -14,6 +14,9 @@ import re
 from typing import Any
 
 MASK = "***"
+# Values that hold no text, returned at once: most of an event's values are numbers (a monitor's
+# figures: hundreds per summary), and the checks below cost a dataclass lookup each.
+_NO_TEXT = frozenset({int, float, bool, type(None)})
 _URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^/@:\s\"']*):[^/@\s\"']+@")
 
 
@@ -27,6 +30,8 @@ def mask_text(text: str) -> str:
 def mask(value: Any) -> Any:
     """``value`` with every string in it masked: strings, lists, tuples, dicts (keys too) and dataclass
     instances (a new instance only where something changed; the original is left alone)."""
+    if value.__class__ in _NO_TEXT:
+        return value
     if isinstance(value, str):
         return mask_text(value)
     if isinstance(value, list):

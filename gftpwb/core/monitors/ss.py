@@ -18,8 +18,11 @@ _USER = re.compile(r'\("((?:[^"\\]|\\.)*)",pid=(\d+)')
 _RATE = re.compile(r"^(\d+(?:\.\d+)?)([KMGT]?)bps$")
 _RATE_FACTORS = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 # The items read, each at the start of a word (not minrtt:, bbr:(...,mrtt:...), bytes_retrans: for retrans:).
-_INFO = re.compile(r"(?<!\S)(cwnd|rtt|retrans|bytes_retrans|bytes_acked|bytes_received):(\S+)"
-                   r"|(?<!\S)delivery_rate (\S+)")
+# Matched after a blank rather than behind a look-behind: the engine then skips to the next blank
+# instead of trying every character (about 5 times faster on ss's long, space-padded lines), so the
+# text searched starts with a blank and has its padding stripped (:func:`tcp_info_items`).
+_INFO = re.compile(r"\s(?:(cwnd|rtt|retrans|bytes_retrans|bytes_acked|bytes_received):(\S+)"
+                   r"|delivery_rate (\S+))")
 _STATES = frozenset({"ESTAB", "SYN-SENT", "SYN-RECV", "FIN-WAIT-1", "FIN-WAIT-2", "TIME-WAIT", "UNCONN", "CLOSE-WAIT",
                      "LAST-ACK", "LISTEN", "CLOSING"})
 
@@ -99,12 +102,12 @@ def _socket(entry: list[str], keep: Keep | None) -> TcpSocket | None:
     local, local_port = split_address(words[2])
     peer, peer_port = split_address(words[3])
     rest = words[4] if len(words) > 4 else ""
-    processes = tuple(dict.fromkeys(name for name, _pid in _USER.findall(rest)))
+    processes = tuple(dict.fromkeys(name for name, _pid in _USER.findall(rest))) if "users:" in rest else ()
     if keep is not None and not keep(TcpSocket(local, local_port, peer, peer_port, processes)):
         return None
     info: dict = {}
     for text in (rest, *entry[1:]):  # ss -O: the items follow on the socket's own line
-        for key, value, rate in _INFO.findall(text):
+        for key, value, rate in tcp_info_items(text):
             if rate:
                 info["delivery_rate_bps"] = _or_none(parse_rate, rate)
             elif key == "cwnd":
@@ -116,6 +119,11 @@ def _socket(entry: list[str], keep: Keep | None) -> TcpSocket | None:
             else:
                 info[key] = _or_none(int, value) or 0
     return TcpSocket(local, local_port, peer, peer_port, processes, **info)
+
+
+def tcp_info_items(text: str) -> list[tuple[str, str, str]]:
+    """``(key, value, "")`` or ``("", "", rate)`` of the tcp_info items :data:`_INFO` reads in ``text``."""
+    return _INFO.findall(" " + text.rstrip()) if text else []
 
 
 def _or_none(convert, text: str):
