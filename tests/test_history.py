@@ -155,3 +155,16 @@ def test_figures_view_leaves_out_what_the_report_leaves_out(tmp_path):
     assert from_report[passed[1]["run_id"]] is None
     assert from_report[passed[2]["run_id"]] == "quantised"
     assert from_report[passed[3]["run_id"]] is None
+
+
+def test_trend_points_come_in_one_order(base):
+    """Cases within a directory come sorted (test id, then parameters), so the report's trend charts,
+    which follow this order and stop at a limit, are the same page from the TUI and the command line
+    (DuckDB's GROUP BY gives no order of its own: the TUI's `R` and `report --html` once drew
+    different cases)."""
+    first = trend_points(str(base), "20261122T100000Z-mixed", "mixed", 3)
+    keys = [(p.created_at, p.directory, p.test_id) for p in first]
+    assert keys == sorted(keys)
+    assert len({p.test_id for p in first}) > 2
+    for _ in range(20):
+        assert trend_points(str(base), "20261122T100000Z-mixed", "mixed", 3) == first

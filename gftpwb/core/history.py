@@ -201,5 +201,5 @@ def trend_sql(scenario: str, until: str, limit: int) -> str:
         "SELECT f.directory, strftime(c.created_at, '%Y-%m-%dT%H:%M:%SZ') AS created, f.test_id, "
         "f.kind, CAST(f.params AS VARCHAR) AS params, median(f.value) AS median, count(*) AS n "
         "FROM figures f JOIN chosen c USING (directory) WHERE f.headline AND f.counted "
-        "GROUP BY ALL ORDER BY created, f.directory"
+        "GROUP BY ALL ORDER BY created, f.directory, f.test_id, params"
     )
