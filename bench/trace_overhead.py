@@ -52,6 +52,7 @@ import textwrap
 from pathlib import Path
 
 from paired import children_cpu, compare, loadavg, pin, self_cpu
+from worker_run import run_worker
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.plan import plan
@@ -252,29 +253,12 @@ def worker_bench(n: int, files: int, levels: tuple[str, ...] = LEVELS, trace_dir
         for r, order in rounds(levels, n):
             for level in order:
                 trace = Path(trace_dir or work) / f"gftpwb-trace-bench-{os.getpid()}.bin"
-                trace.unlink(missing_ok=True)
-                argv = [str(work / "w"), "--dir", str(work / "d"), "--threads", "4", "--files", str(files),
-                        "--file-size", "4096", "--record-size", "4096"]
-                if level != "off":  # run: the trace file is open, I/O events off (as gftpwb's trace: run)
-                    argv += ["--io-trace", str(trace), *(["--io-trace-level", "run"] if level == "run" else [])]
-                before = children_cpu()
-                proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-                proc.stdin.write("start 0\n")  # stdin stays open: its end would mean "stop"
-                proc.stdin.flush()
-                stdout = proc.stdout.read()
-                proc.stdin.close()
-                proc.wait()
-                used = children_cpu() - before
-                size = trace.stat().st_size if level == "io" else 0
-                trace.unlink(missing_ok=True)
-                done = [line.split() for line in stdout.splitlines() if line.startswith("d ")]
-                assert len(done) == 4 and all(d[2] == "ok" for d in done), stdout[-500:]
-                # threads' own rate: files over the slowest thread's elapsed time
-                rate = sum(int(d[4]) for d in done) / (max(int(d[3]) for d in done) / 1e9)
+                one = run_worker(work / "w", work / "d", trace, level, files)
+                rate, size = one.files_per_s, one.trace_bytes
                 if r < 0:
                     continue
                 values[level].append(rate)
-                cpu[level].append(used / (4 * files) * 1e6)
+                cpu[level].append(one.cpu_us_per_file)
                 sizes[level].append((0, 0, size, (size - 64) // 32 if size else 0))
                 moved[level].append(4 * files * 4096)
             loads.append(loadavg())

@@ -21,7 +21,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from paired import children_cpu, compare, loadavg, pin
+from paired import compare, loadavg, pin
+from worker_run import run_worker
 
 from gftpwb.kinds.gfapi.run.worker_build import CFLAGS, source_bytes
 
@@ -30,25 +31,8 @@ HERE = Path(__file__).resolve().parent
 
 def one_run(binary: Path, work: Path, level: str, files: int) -> tuple[float, float]:
     """(worker CPU µs per file, files/s of its threads) of one run."""
-    trace = work / "t.bin"
-    trace.unlink(missing_ok=True)
-    argv = [str(binary), "--dir", str(work / "d"), "--threads", "4", "--files", str(files), "--file-size", "4096",
-            "--record-size", "4096"]
-    if level != "off":
-        argv += ["--io-trace", str(trace), *(["--io-trace-level", "run"] if level == "run" else [])]
-    before = children_cpu()
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("start 0\n")  # stdin stays open: its end would mean "stop"
-    proc.stdin.flush()
-    stdout = proc.stdout.read()
-    proc.stdin.close()
-    proc.wait()
-    used = children_cpu() - before
-    trace.unlink(missing_ok=True)
-    done = [line.split() for line in stdout.splitlines() if line.startswith("d ")]
-    assert len(done) == 4 and all(d[2] == "ok" for d in done), stdout[-500:]
-    return used / (4 * files) * 1e6, sum(int(d[4]) for d in done) / (max(int(d[3]) for d in done) / 1e9)
+    one = run_worker(binary, work / "d", work / "t.bin", level, files)
+    return one.cpu_us_per_file, one.files_per_s
 
 
 def main() -> None:

@@ -1,0 +1,44 @@
+"""One run of the gfapi worker alone (no gftpwb), as the tracing benches start it (issue 15).
+
+Shared by bench/trace_overhead.py (``--worker``) and bench/worker_ab.py: 4 threads x ``files`` files of
+4 KiB, seq-wr on POSIX, the trace level given on the command line (``run``: the trace file is open with
+I/O events off, as gftpwb's ``trace: run`` starts it), started with ``start 0`` on stdin.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from paired import children_cpu
+
+
+@dataclass(frozen=True)
+class WorkerRun:
+    files_per_s: float  # the threads' own rate: files over the slowest thread's elapsed time
+    cpu_us_per_file: float  # worker CPU (user + system, reaped child) per file
+    trace_bytes: int  # size of the trace file at the io level (0 otherwise)
+
+
+def run_worker(binary: Path, data_dir: Path, trace: Path, level: str, files: int) -> WorkerRun:
+    trace.unlink(missing_ok=True)
+    argv = [str(binary), "--dir", str(data_dir), "--threads", "4", "--files", str(files), "--file-size", "4096",
+            "--record-size", "4096"]
+    if level != "off":
+        argv += ["--io-trace", str(trace), *(["--io-trace-level", "run"] if level == "run" else [])]
+    before = children_cpu()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("start 0\n")  # stdin stays open: its end would mean "stop"
+    proc.stdin.flush()
+    stdout = proc.stdout.read()
+    proc.stdin.close()
+    proc.wait()
+    used = children_cpu() - before
+    size = trace.stat().st_size if level == "io" else 0
+    trace.unlink(missing_ok=True)
+    done = [line.split() for line in stdout.splitlines() if line.startswith("d ")]
+    assert len(done) == 4 and all(d[2] == "ok" for d in done), stdout[-500:]
+    rate = sum(int(d[4]) for d in done) / (max(int(d[3]) for d in done) / 1e9)
+    return WorkerRun(rate, used / (4 * files) * 1e6, size)
