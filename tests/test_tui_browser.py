@@ -44,6 +44,20 @@ def without_browser(monkeypatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+async def press_R(results: Path, *prefixes: str) -> tuple[list[tuple[str, str]], bool]:
+    """Open the results view on ``results``, press ``R`` on the highlighted (newest) directory and wait
+    for a notification starting with one of ``prefixes``: (what was notified, the app still running)."""
+    app = WorkbenchApp(None, results_base=str(results))
+    notes = Notes(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("5")
+        await pilot.pause()
+        await pilot.press("R")
+        await wait_for(pilot, lambda: any(m.startswith(prefixes) for m, _ in notes.seen), " or ".join(prefixes))
+        running = app.is_running
+    return notes.seen, running
+
+
 def test_the_command_comes_from_BROWSER_then_the_desktop(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -73,37 +87,24 @@ async def test_R_opens_the_report_in_BROWSER(tmp_path, monkeypatch):
     _a, b = write_pair(tmp_path / "results")
     rec, log = recorder(tmp_path)
     monkeypatch.setenv("BROWSER", str(rec))
-    app = WorkbenchApp(None, results_base=str(tmp_path / "results"))
-    notes = Notes(app)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("5")
-        await pilot.pause()
-        await pilot.press("R")  # the highlighted directory: the newest, B
-        await wait_for(pilot, lambda: any(m.startswith("opened in the browser") for m, _ in notes.seen), "opening")
-        assert app.is_running
+    seen, running = await press_R(tmp_path / "results", "opened in the browser")  # the newest directory: B
+    assert running
     target = b / HTML_NAME
     assert target.is_file()
     ((pid, argv),) = [json.loads(line) for line in log.read_text().splitlines()]
     assert argv == [str(rec), target.resolve().as_uri()]
     assert pid != os.getpid()  # a process of its own
-    assert (f"opened in the browser ({rec})", "information") in notes.seen
+    assert (f"opened in the browser ({rec})", "information") in seen
 
 
 async def test_R_without_a_browser_says_where_the_report_is(tmp_path, monkeypatch):
     _a, b = write_pair(tmp_path / "results")
     without_browser(monkeypatch)
-    app = WorkbenchApp(None, results_base=str(tmp_path / "results"))
-    notes = Notes(app)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("5")
-        await pilot.pause()
-        await pilot.press("R")
-        await wait_for(pilot, lambda: any(m.startswith("not opened") for m, _ in notes.seen), "the note")
-        assert app.is_running
+    seen, running = await press_R(tmp_path / "results", "not opened")
+    assert running
     target = b / HTML_NAME
-    assert (f"not opened: no browser here (no $BROWSER, no display); the report is at {target}", "warning") \
-        in notes.seen
-    assert not any("Traceback" in m for m, _ in notes.seen)
+    assert (f"not opened: no browser here (no $BROWSER, no display); the report is at {target}", "warning") in seen
+    assert not any("Traceback" in m for m, _ in seen)
 
 
 async def test_the_report_R_opens_loads_in_headless_chromium(tmp_path, monkeypatch):
@@ -113,14 +114,8 @@ async def test_the_report_R_opens_loads_in_headless_chromium(tmp_path, monkeypat
     chromium = script(tmp_path / "chromium-browser",
                       f'exec chromium --headless --no-sandbox --disable-gpu --dump-dom "$1" > {dom} 2>/dev/null\n')
     monkeypatch.setenv("BROWSER", str(chromium))
-    app = WorkbenchApp(None, results_base=str(tmp_path / "results"))
-    notes = Notes(app)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("5")
-        await pilot.pause()
-        await pilot.press("R")
-        await wait_for(pilot, lambda: any(m.startswith(("opened", "not opened")) for m, _ in notes.seen), "opening")
-    assert (f"opened in the browser ({chromium})", "information") in notes.seen
+    seen, _running = await press_R(tmp_path / "results", "opened", "not opened")
+    assert (f"opened in the browser ({chromium})", "information") in seen
     deadline = time.monotonic() + 60  # guards a hang only
     while "</html>" not in (dom.read_text() if dom.exists() else "") and time.monotonic() < deadline:
         time.sleep(0.2)
