@@ -4,7 +4,7 @@ The worker's throughput through a file system varies by a few % from run to run,
 ns per event cannot be seen there. This builds ``trace_event_cost.c`` against the worker's source
 (this tree's, and with ``--against REV`` the source at a git revision too), calls its ``trace_io``
 N times at level io and at level off, and prints the CPU ns per event: of the calling thread (what a
-measuring thread pays) and of the process (the writer thread's write()s of the 32-byte events
+measuring thread pays) and of the process (the writer thread's write()s of the 16-byte events
 included), best of ``--reps``, in alternating builds ``--rounds`` times, pinned to ``--cpus``.
 
 Usage: .venv/bin/python bench/trace_event_cost.py [--against c988cf8] [--rounds 5] [--calls 3000000]

@@ -56,6 +56,7 @@ from worker_run import run_worker
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.plan import plan
+from gftpwb.core.trace.iofmt import count_events
 from gftpwb.shell import frontend
 from gftpwb.shell.session import RunRequest
 
@@ -80,7 +81,7 @@ def trace_size(results: Path) -> tuple[int, int, int, int]:
     io_bytes = io_events = 0
     for path in (results / "trace").rglob("*.bin") if (results / "trace").exists() else ():
         io_bytes += path.stat().st_size
-        io_events += (path.stat().st_size - 64) // 32
+        io_events += count_events(path.read_bytes())  # 16 bytes an event, plus block headers (32 in version 1)
     return size, records, io_bytes, io_events
 
 
@@ -259,7 +260,7 @@ def worker_bench(n: int, files: int, levels: tuple[str, ...] = LEVELS, trace_dir
                     continue
                 values[level].append(rate)
                 cpu[level].append(one.cpu_us_per_file)
-                sizes[level].append((0, 0, size, (size - 64) // 32 if size else 0))
+                sizes[level].append((0, 0, size, one.trace_events))
                 moved[level].append(4 * files * 4096)
             loads.append(loadavg())
     finally:

@@ -13,12 +13,15 @@ from pathlib import Path
 
 from paired import children_cpu
 
+from gftpwb.core.trace.iofmt import count_events
+
 
 @dataclass(frozen=True)
 class WorkerRun:
     files_per_s: float  # the threads' own rate: files over the slowest thread's elapsed time
     cpu_us_per_file: float  # worker CPU (user + system, reaped child) per file
     trace_bytes: int  # size of the trace file at the io level (0 otherwise)
+    trace_events: int  # the events in it (its block headers say; 0 otherwise)
 
 
 def run_worker(binary: Path, data_dir: Path, trace: Path, level: str, files: int) -> WorkerRun:
@@ -36,9 +39,10 @@ def run_worker(binary: Path, data_dir: Path, trace: Path, level: str, files: int
     proc.stdin.close()
     proc.wait()
     used = children_cpu() - before
-    size = trace.stat().st_size if level == "io" else 0
+    data = trace.read_bytes() if level == "io" else b""
+    size, events = len(data), count_events(data) if data else 0
     trace.unlink(missing_ok=True)
     done = [line.split() for line in stdout.splitlines() if line.startswith("d ")]
     assert len(done) == 4 and all(d[2] == "ok" for d in done), stdout[-500:]
     rate = sum(int(d[4]) for d in done) / (max(int(d[3]) for d in done) / 1e9)
-    return WorkerRun(rate, used / (4 * files) * 1e6, size)
+    return WorkerRun(rate, used / (4 * files) * 1e6, size, events)

@@ -13,7 +13,7 @@ import pytest
 from clihelp import gftpwb
 from trace_helpers import parse_bp, validate_trace_events
 
-from gftpwb.core.trace.iofmt import EVENT_SIZE, HEADER_SIZE
+from gftpwb.core.trace.iofmt import BLOCK_SIZE, EVENT_SIZE, HEADER_SIZE
 
 pytestmark = [pytest.mark.real]
 
@@ -123,7 +123,8 @@ def check_io_trace(results: Path) -> None:
     written = 0
     for index in write_files:
         data = (results / index["path"]).read_bytes()
-        assert len(data) == HEADER_SIZE + EVENT_SIZE * index["events"] == index["bytes"]
+        # 16 bytes an event, and one block header per thread (each thread's events fit one chunk)
+        assert len(data) == HEADER_SIZE + 2 * BLOCK_SIZE + EVENT_SIZE * index["events"] == index["bytes"]
         header, events = decode(data)
         assert header.every == 1 and header.thread_base == index["process"] * 2
         assert {e.thread for e in events} == {index["process"] * 2, index["process"] * 2 + 1}
@@ -172,13 +173,13 @@ def test_gfapi_io_trace_in_posix_mode(tmp_path):
 
 
 def test_gfapi_io_trace_across_many_chunks(tmp_path):
-    """More events per thread than several of the worker's 8192-event chunks hold (full chunks to the
+    """More events per thread than several of the worker's 16383-event chunks hold (full chunks to the
     writer, the spare and recycled chunks taken in turn): every event arrives once, in each thread's
     order; with sampling, exactly one in N."""
     from gftpwb.core.trace.iofmt import decode
 
     directory = tmp_path / "files"
-    for every, files in ((1, 7000), (7, 7000)):
+    for every, files in ((1, 12000), (7, 12000)):
         results = tmp_path / f"results-{every}"
         scenario = write_scenario(tmp_path, f"""\
             tests:

@@ -204,7 +204,7 @@ TRACE_KEY = Key(
     "overrides both): off (default); run: spans of every run and its phases (guc: connect, login, data, "
     "close from its -dbg conversation; workers: prepare, wait, run per thread) and per-interval samples, "
     "in trace.jsonl; io: also an event for every read, write, open, close, fsync and unlink of the gfapi "
-    "worker threads (32 bytes each, in trace/), {level: io, every: 64} keeping one in 64 per thread. "
+    "worker threads (16 bytes each, in trace/), {level: io, every: 64} keeping one in 64 per thread. "
     "gftpwb trace export / summary read them.", expected=TRACE_EXPECTED)
 
 # Keys every kind of test has: what it is, and how the harness runs it (needs, copies, delay, trace).

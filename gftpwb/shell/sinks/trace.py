@@ -18,7 +18,7 @@ from typing import Any
 from gftpwb.core.events import Event, IoTrace, RunFinished
 from gftpwb.core.registry import registry
 from gftpwb.core.trace.builder import TraceBuilder, meta_record
-from gftpwb.core.trace.iofmt import EVENT_SIZE, HEADER_SIZE
+from gftpwb.core.trace.iofmt import FormatError, count_events
 from gftpwb.core.trace.records import TRACE_DIR, TRACE_NAME
 from gftpwb.core.trace.stream import blob_header, line
 
@@ -68,7 +68,10 @@ class TraceSink:
         target = os.path.join(self.results_dir, relative)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         atomic_write_bytes(target, event.data)
-        events = max(0, (len(event.data) - HEADER_SIZE) // EVENT_SIZE)
+        try:
+            events = count_events(event.data)  # from the block headers: no event is decoded here
+        except FormatError:
+            events = 0  # kept as it came; `trace summary` and the exports say what is wrong with it
         index = self.builder.iofile(event.run_id, event.host, event.process, relative.replace(os.sep, "/"), events,
                                     len(event.data), event.clock_offset_ns, event.t)
         self._pending.append(index)

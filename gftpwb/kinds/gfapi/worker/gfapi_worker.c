@@ -13,9 +13,9 @@
  * gftpwb/drivers/gfapi_protocol.py, which parses it.
  *
  * I/O tracing (--io-trace FILE, gftpwb's `trace: io`): every open, read, write, fsync, close and unlink
- * (or one in --io-trace-every N per thread) becomes a 32-byte binary event in a per-thread chunk in
- * memory; full chunks go to a writer thread, which alone writes the file, so the measuring threads
- * never wait for a disk. The format is gftpwb/core/trace/iofmt.py's. --io-trace-level run opens the file
+ * (or one in --io-trace-every N per thread) becomes a 16-byte binary event in a per-thread chunk in
+ * memory; full chunks go to a writer thread, which alone writes the file (each chunk one block), so the
+ * measuring threads never wait for a disk. The format is gftpwb/core/trace/iofmt.py's. --io-trace-level run opens the file
  * with I/O events off; `trace io` / `trace run` on stdin (or SIGUSR2 / SIGUSR1) switch them on and off
  * while the worker runs, each switch an event of its own.
  *
@@ -38,6 +38,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,30 +250,51 @@ static int fs_stat(const char *path, struct stat *st)
     return stat(path, st);
 }
 
-/* ---- I/O trace: per-thread chunks of 32-byte events, one writer thread ----------------------------- */
+/* ---- I/O trace: per-thread chunks of 16-byte events, one writer thread ----------------------------- */
 
 #define TRACE_MAGIC "GFTPWBIO"
-#define TRACE_VERSION 1
+#define TRACE_VERSION 2
 /* 256 KiB of events per chunk: a full chunk wakes the writer thread (a futex wake, a context switch
  * and one write), so bigger chunks mean fewer of those on the measured CPUs; a crash loses at most
  * one chunk per thread. */
-#define TRACE_CHUNK_EVENTS 8192
-#define TRACE_OP_LEVEL 0xFFFFu
-#define TRACE_FLAG_ERROR 1u
+#define TRACE_CHUNK_SLOTS 16384
+#define TRACE_BLOCK_MARKER 0x4B4C4247u /* "GBLK" little endian: the start of a block */
+#define TRACE_OP_LEVEL 15u              /* the op field's value of a level switch */
+#define TRACE_BYTES_MAX ((1u << 26) - 1)
+#define TRACE_FLAG_ERROR (1u << 26)
+#define TRACE_FLAG_WIDE (1u << 27)
+#define TRACE_OP_SHIFT 28
 enum trace_level { TRACE_OFF, TRACE_RUN, TRACE_IO };
 
+/* An event is one slot: start (monotonic ns), duration ns, and a word holding op (4 bits), the wide
+ * and error flags and bytes (26 bits). The cost of an event in a real run is the cache lines the
+ * measuring thread stores (the kernel's file system work keeps the chunk's lines cold), so an event is
+ * as small as it can be without losing anything: one whose duration (over ~4.29 s) or bytes (64 MiB or
+ * more) do not fit is "wide" and takes the next slot too, holding both in full. */
+typedef union {
+    struct {
+        uint64_t start_ns;
+        uint32_t duration_ns, word;
+    } ev;
+    struct {
+        uint64_t duration_ns, bytes;
+    } wide; /* the second slot of a wide event */
+} trace_slot_t;
+_Static_assert(sizeof(trace_slot_t) == 16, "an I/O trace event is 16 bytes");
+
+/* What precedes a chunk's slots in the file: one block per chunk, of one thread's events. */
 typedef struct {
-    uint64_t start_ns, duration_ns, bytes;
-    uint32_t thread;
-    uint16_t op, flags;
-} trace_event_t;
-_Static_assert(sizeof(trace_event_t) == 32, "an I/O trace event is 32 bytes");
+    uint32_t marker, thread, slots, events;
+} trace_block_t;
 
 typedef struct trace_chunk {
     struct trace_chunk *next;
-    uint32_t n;
-    trace_event_t ev[TRACE_CHUNK_EVENTS];
+    trace_block_t block;
+    trace_slot_t slot[TRACE_CHUNK_SLOTS];
+    uint32_t wide; /* wide events in this chunk (events = slots - wide) */
 } trace_chunk_t;
+_Static_assert(offsetof(trace_chunk_t, slot) == offsetof(trace_chunk_t, block) + sizeof(trace_block_t),
+               "a chunk's block header and slots are written as one piece");
 
 static int trace_fd = -1;
 static _Atomic int trace_level = TRACE_OFF;
@@ -296,14 +318,17 @@ static trace_chunk_t *trace_chunk_new(void)
         c = malloc(sizeof *c);
     if (c) {
         c->next = NULL;
-        c->n = 0;
+        c->wide = 0;
+        c->block = (trace_block_t){.marker = TRACE_BLOCK_MARKER, .thread = 0, .slots = 0, .events = 0};
     }
     return c;
 }
 
+/* A chunk whose block header is filled in (slots, events) goes to the writer; an empty one to the free
+ * list. */
 static void trace_submit(trace_chunk_t *c)
 {
-    if (!c || !c->n) {
+    if (!c || !c->block.slots) {
         if (c) {
             pthread_mutex_lock(&trace_lock);
             c->next = trace_free;
@@ -337,8 +362,8 @@ static void *trace_writer_main(void *arg)
         pthread_mutex_unlock(&trace_lock);
         while (list) {
             trace_chunk_t *next = list->next;
-            const char *p = (const char *)list->ev;
-            size_t left = (size_t)list->n * sizeof(trace_event_t);
+            const char *p = (const char *)&list->block;
+            size_t left = sizeof(trace_block_t) + (size_t)list->block.slots * sizeof(trace_slot_t);
             while (left) {
                 ssize_t w = write(trace_fd, p, left);
                 if (w < 0 && errno == EINTR)
@@ -369,7 +394,7 @@ static void trace_open(void)
         fatal(EXIT_USAGE, "--io-trace %s: %s", opt.io_trace, strerror(errno));
     unsigned char h[64];
     memset(h, 0, sizeof h);
-    uint16_t version = TRACE_VERSION, size = sizeof(trace_event_t);
+    uint16_t version = TRACE_VERSION, size = sizeof(trace_slot_t);
     uint32_t every = (uint32_t)opt.io_trace_every, pid = (uint32_t)getpid(), base = (uint32_t)opt.thread_base;
     uint64_t mono = now_ns(CLOCK_MONOTONIC), real = now_ns(CLOCK_REALTIME);
     memcpy(h, TRACE_MAGIC, 8);
@@ -419,10 +444,13 @@ typedef struct {
     char status[16];
     char errop[16];
     char errmsg[PATH_MAX + 256];
-    /* I/O trace: the chunk being filled, and how many operations to skip before the next recorded one
-     * (--io-trace-every N: a countdown, so sampling costs a decrement, not a 64-bit division) */
+    /* I/O trace: the chunk being filled, its next free slot and its end (kept here, in a line the thread
+     * touches anyway, rather than as a count in the chunk's header), and how many operations to skip
+     * before the next recorded one (--io-trace-every N: a countdown, so sampling costs a decrement, not a
+     * 64-bit division) */
     struct trace_chunk *tchunk;
-    uint64_t tskip;
+    trace_slot_t *tnext, *tend;
+    uint64_t tskip, tevery;
     /* working memory */
     char *buf;
     uint64_t *offsets;
@@ -496,8 +524,45 @@ static inline void note(thread_t *t, enum op op, uint64_t ns)
     relaxed_add(&h->count, 1);
 }
 
-/* One traced operation: a relaxed load when tracing is off; when on, 32 bytes into this thread's chunk
- * (a full chunk goes to the writer thread and a fresh one is taken, from a free list once warm). */
+/* A thread's chunk, full or at the end, to the writer: its block header is completed here. */
+static void trace_hand_over(thread_t *t)
+{
+    trace_chunk_t *c = t->tchunk;
+    if (!c)
+        return;
+    c->block.slots = t->tnext ? (uint32_t)(t->tnext - c->slot) : 0;
+    c->block.events = c->block.slots - c->wide;
+    trace_submit(c);
+    t->tchunk = NULL;
+    t->tnext = t->tend = NULL;
+}
+
+/* A fresh chunk for a thread whose last one went to the writer (rare: once per 16383 slots). */
+static __attribute__((noinline)) trace_slot_t *trace_take(thread_t *t)
+{
+    trace_chunk_t *c = t->tchunk = trace_chunk_new();
+    if (!c)
+        return NULL; /* out of memory: the event is lost, the measurement goes on */
+    c->block.thread = (uint32_t)t->label;
+    t->tend = &c->slot[TRACE_CHUNK_SLOTS - 1]; /* one slot short: a wide event always fits */
+    return t->tnext = c->slot;
+}
+
+/* An event that does not fit one slot (rare): its second slot holds duration and bytes in full. */
+static __attribute__((noinline)) trace_slot_t *trace_wide(thread_t *t, trace_slot_t *e, uint64_t ns, uint64_t bytes,
+                                                          uint32_t word)
+{
+    e->ev.duration_ns = 0;
+    e->ev.word = word | TRACE_FLAG_WIDE;
+    e[1].wide.duration_ns = ns;
+    e[1].wide.bytes = bytes;
+    t->tchunk->wide++;
+    return e + 2;
+}
+
+/* One traced operation: a relaxed load when tracing is off; when on, 16 bytes into this thread's chunk
+ * through a pointer in the thread's own struct (a full chunk goes to the writer thread and a fresh one
+ * is taken, from a free list once warm). */
 static inline void trace_io(thread_t *t, enum op op, uint64_t start, uint64_t ns, int64_t result)
 {
     if (atomic_load_explicit(&trace_level, memory_order_relaxed) != TRACE_IO)
@@ -506,21 +571,23 @@ static inline void trace_io(thread_t *t, enum op op, uint64_t start, uint64_t ns
         t->tskip--;
         return;
     }
-    t->tskip = opt.io_trace_every - 1;
-    trace_chunk_t *c = t->tchunk;
-    if (!c && !(c = t->tchunk = trace_chunk_new()))
-        return; /* out of memory: the event is lost, the measurement goes on */
-    trace_event_t *e = &c->ev[c->n++];
-    e->start_ns = start;
-    e->duration_ns = ns;
-    e->bytes = (result > 0 && (op == OP_READ || op == OP_WRITE)) ? (uint64_t)result : 0;
-    e->thread = (uint32_t)t->label;
-    e->op = (uint16_t)op;
-    e->flags = result < 0 ? TRACE_FLAG_ERROR : 0;
-    if (c->n == TRACE_CHUNK_EVENTS) {
-        trace_submit(c);
-        t->tchunk = NULL;
+    t->tskip = t->tevery;
+    trace_slot_t *e = t->tnext;
+    if (!e && !(e = trace_take(t)))
+        return;
+    uint64_t bytes = (result > 0 && (op == OP_READ || op == OP_WRITE)) ? (uint64_t)result : 0;
+    uint32_t word = (uint32_t)op << TRACE_OP_SHIFT | (result < 0 ? TRACE_FLAG_ERROR : 0);
+    e->ev.start_ns = start;
+    if (__builtin_expect(ns <= UINT32_MAX && bytes <= TRACE_BYTES_MAX, 1)) {
+        e->ev.duration_ns = (uint32_t)ns;
+        e->ev.word = word | (uint32_t)bytes;
+        e++;
+    } else {
+        e = trace_wide(t, e, ns, bytes, word);
     }
+    t->tnext = e;
+    if (e >= t->tend)
+        trace_hand_over(t);
 }
 
 /* A thread's chunk and one spare (on the free list, for when the first one goes to the writer), both
@@ -529,12 +596,13 @@ static inline void trace_io(thread_t *t, enum op op, uint64_t start, uint64_t ns
 static int trace_prepare(thread_t *t)
 {
     trace_chunk_t *spare = malloc(sizeof *spare); /* not from the free list: each thread adds one */
-    if (!spare || !(t->tchunk = trace_chunk_new())) {
+    t->tevery = opt.io_trace_every - 1;
+    if (!spare || !trace_take(t)) {
         free(spare);
         return -1;
     }
     memset(spare, 0, sizeof *spare);
-    memset(t->tchunk->ev, 0, sizeof t->tchunk->ev);
+    memset(t->tchunk->slot, 0, sizeof t->tchunk->slot);
     trace_submit(spare); /* empty: straight to the free list */
     return 0;
 }
@@ -547,13 +615,11 @@ static void trace_level_event(int level)
     trace_chunk_t *c = trace_chunk_new();
     if (!c)
         return;
-    trace_event_t *e = &c->ev[c->n++];
-    e->start_ns = now_ns(CLOCK_MONOTONIC);
-    e->duration_ns = 0;
-    e->bytes = (uint64_t)level;
-    e->thread = UINT32_MAX;
-    e->op = TRACE_OP_LEVEL;
-    e->flags = 0;
+    c->slot[0].ev.start_ns = now_ns(CLOCK_MONOTONIC);
+    c->slot[0].ev.duration_ns = 0;
+    c->slot[0].ev.word = TRACE_OP_LEVEL << TRACE_OP_SHIFT | (uint32_t)level; /* bytes: the new level */
+    c->block.thread = UINT32_MAX; /* the process, not a thread */
+    c->block.slots = c->block.events = 1;
     trace_submit(c);
 }
 
@@ -899,8 +965,7 @@ static void *thread_main(void *arg)
         }
     }
     t->end_mono = now_ns(CLOCK_MONOTONIC);
-    trace_submit(t->tchunk); /* after the measured part */
-    t->tchunk = NULL;
+    trace_hand_over(t); /* after the measured part */
     atomic_store_explicit(&t->state, ST_DONE, memory_order_release);
     wake_reporter();
     return NULL;
