@@ -149,3 +149,24 @@ def test_usage_errors_are_one_fatal_line(tmp_path):
     code, messages = run_worker(["--dir", str(tmp_path), "--file-size", "8192", "--record-size", "4096",
                                  "--io-requests", "3"])
     assert code == 2 and "exceeds the 2 records" in messages[0].message
+
+
+def test_io_trace_keeps_a_64_mib_write_whole_in_a_wide_event(tmp_path):
+    """The worker's 16-byte events hold up to 2**26 - 1 bytes; a 64 MiB write takes a second slot with the
+    full count (nothing truncated), the 64 MiB - 1 write after it one slot, and the block header counts
+    slots and events."""
+    from gftpwb.core.trace.iofmt import BLOCK, BLOCK_MARKER, BLOCK_SIZE, EVENT_SIZE, HEADER_SIZE, decode
+
+    trace = tmp_path / "t.bin"
+    size = 2**27 - 1  # records of 64 MiB: one of 2**26 bytes, one of 2**26 - 1
+    code, messages = run_worker(common(tmp_path, "seq-wr", threads=1, files=1, **{
+        "file-size": size, "record-size": 2**26, "io-trace": trace}))
+    assert code == 0, messages
+    data = trace.read_bytes()
+    header, events = decode(data)
+    assert header.version == 2
+    assert [(e.op_name, e.bytes) for e in events] == [("open", 0), ("write", 2**26), ("write", 2**26 - 1),
+                                                      ("close", 0)]
+    assert all(e.thread == 0 and e.duration_ns > 0 and not e.flags for e in events)
+    assert BLOCK.unpack_from(data, HEADER_SIZE) == (BLOCK_MARKER, 0, 5, 4)
+    assert len(data) == HEADER_SIZE + BLOCK_SIZE + 5 * EVENT_SIZE
