@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
+from rich.table import Table
 
 from gftpwb.core.registry import ReportTable
-from gftpwb.shell.sinks import plain_table
 from gftpwb.shell.sinks.plain_table import PlainTable, rich_table
 
 # characters a report cell may hold, and the ones that send a table back to rich
@@ -62,20 +62,13 @@ def test_a_plain_table_is_drawn_without_rich_table_layout(monkeypatch: pytest.Mo
                               for i in range(50)))
     expected = _drawn(rich_table(table), 120, False)
     laid_out: list[int] = []
-    real_table = plain_table.Table
+    add_row = Table.add_row
 
-    def counting_table(*args: object, **kwargs: object) -> object:
-        made = real_table(*args, **kwargs)
-        original = made.add_row
+    def counting_add_row(self: Table, *cells: object, **options: object) -> None:
+        laid_out.append(1)
+        add_row(self, *cells, **options)  # type: ignore[arg-type]
 
-        def add_row(*cells: object, **options: object) -> None:
-            laid_out.append(1)
-            original(*cells, **options)
-
-        made.add_row = add_row  # type: ignore[method-assign]
-        return made
-
-    monkeypatch.setattr(plain_table, "Table", counting_table)
+    monkeypatch.setattr(Table, "add_row", counting_add_row)
     assert _drawn(PlainTable(table), 120, False) == expected
     assert len(laid_out) == 1  # only the skeleton's empty row, not 50 rows
 
@@ -86,5 +79,5 @@ def test_a_table_wider_than_the_console_wraps_as_rich_wraps_it() -> None:
                  for i in range(30))
     table = ReportTable("Results", "a caption long enough to wrap at this width, centred under the table",
                         (("test", "left"), ("median", "right"), ("notes", "left")), rows)
-    assert PlainTable(table)._widths(Console(width=50).options) is not None
+    assert PlainTable(table)._parts(Console(width=50).options) is not None
     assert _drawn(PlainTable(table), 50, False) == _drawn(rich_table(table), 50, False)
