@@ -34,7 +34,27 @@ def report_tables(draw: st.DrawFn) -> ReportTable:
                  for _ in range(draw(st.integers(1 if plain else 0, 8))))
     title = draw(st.one_of(st.just(""), _PLAIN, st.text(_ALPHABET, max_size=80)))
     caption = draw(st.one_of(st.just(""), _PLAIN, st.text(_ALPHABET, max_size=120)))
-    return ReportTable(title, caption, columns, rows)
+    whole = tuple(name for name, _ in columns if draw(st.booleans()))
+    return ReportTable(title, caption, columns, rows, whole=whole, keys=draw(st.integers(0, 3)))
+
+
+_NUMBER = st.builds(lambda v, ci: f"{v:.1f}" + (f" ± {ci:.1f}" if ci else ""), st.floats(0, 1e6), st.one_of(
+    st.none(), st.floats(0.1, 1e4)))
+_TEXT = st.lists(st.text(st.sampled_from(list("abcdefghij-/0123456789.")), min_size=1, max_size=14),
+                 min_size=1, max_size=6).map(" ".join)
+
+
+@st.composite
+def wide_report_tables(draw: st.DrawFn) -> ReportTable:
+    """Tables as reports make them, often too wide for the console: a key column, text and numbers."""
+    kinds = draw(st.lists(st.sampled_from(["number", "text", "verdict"]), min_size=1, max_size=13))
+    columns = (("test", "left"), *((f"{kind} {i}", "left" if kind != "number" else "right")
+                                   for i, kind in enumerate(kinds)))
+    cell = {"number": _NUMBER, "text": _TEXT, "verdict": st.sampled_from(["met", "VIOLATED", "no data"])}
+    rows = tuple(((draw(_TEXT), *(draw(cell[kind]) for kind in kinds)), draw(st.sampled_from(["", "dim"])))
+                 for _ in range(draw(st.integers(1, 6))))
+    whole = tuple(name for name, _ in columns if name.startswith("verdict"))
+    return ReportTable(draw(_PLAIN), draw(_PLAIN), columns, rows, whole=whole, keys=draw(st.integers(0, 2)))
 
 
 def _drawn(renderable: object, width: int, colours: bool) -> str:
@@ -81,3 +101,34 @@ def test_a_table_wider_than_the_console_wraps_as_rich_wraps_it() -> None:
                         (("test", "left"), ("median", "right"), ("notes", "left")), rows)
     assert PlainTable(table)._parts(Console(width=50).options) is not None
     assert _drawn(PlainTable(table), 50, False) == _drawn(rich_table(table), 50, False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(wide_report_tables(), st.integers(20, 200), st.booleans())
+def test_numbers_are_never_cut_and_both_draw_alike(table: ReportTable, width: int, colours: bool) -> None:
+    """At any width a report table's numbers (and the cells kept whole) are drawn whole on one line,
+    nothing is cut with an ellipsis, the table keeps within the width, and PlainTable draws what
+    rich_table draws, split into parts or not."""
+    drawn = _drawn(rich_table(table), width, colours)
+    assert _drawn(PlainTable(table), width, colours) == drawn
+    plain = _drawn(rich_table(table), width, False)
+    assert "…" not in plain
+    lines = plain.splitlines()
+    assert all(len(line) <= width for line in lines)
+    for cells, _style in table.rows:
+        for (name, justify), cell in zip(table.columns, cells, strict=True):
+            if (justify == "right" or name in table.whole) and len(cell) + 4 <= width:
+                assert any(f" {cell} " in line for line in lines), (cell, plain)
+
+
+def test_a_table_too_wide_for_its_numbers_is_drawn_in_parts_repeating_its_keys() -> None:
+    cells = ("stream-8", "007", "-p 8 -tcp-bs 4M", "2/2", "2869.3", "2869.3 ± 120.5", "3.2 %", "2901.7", "1 warm-up")
+    table = ReportTable("Results", "the caption", (("test", "left"), ("#", "right"), ("guc options", "left"),
+                        ("ok/runs", "right"), ("median", "right"), ("mean ± 95 % CI", "right"), ("CV", "right"),
+                        ("guc avg", "right"), ("notes", "left")), ((cells, ""),), keys=2)
+    out = _drawn(PlainTable(table), 60, False)
+    assert out == _drawn(rich_table(table), 60, False)
+    assert out.startswith("Results ") and "Results (continued)" in out and out.rstrip().endswith("the caption")
+    assert out.count("┏") >= 2 and out.count("stream-8") == out.count(" 007 ") == out.count("┏")  # keys in every part
+    for cell in cells[3:8]:
+        assert f" {cell} " in out

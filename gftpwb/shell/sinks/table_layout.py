@@ -14,7 +14,8 @@ number, so the columns are laid out here and rich only draws them:
   and the left-justified ones a table names in ``ReportTable.whole``), down to their widest cell
   (headers wrap at spaces);
 * when even that does not fit, the table is split into parts of whole columns, one under the other,
-  each repeating the table's key columns (``ReportTable.keys``: the test id and case number) so a
+  as many columns in a part as fit without folding a word (one column at least), each part
+  repeating the table's key columns (``ReportTable.keys``: the test id and case number) so a
   row reads across the parts; the title is on the first part (the others say "continued"), the
   caption under the last;
 * a single column wider than the console by itself is folded to the console's width.
@@ -75,10 +76,10 @@ def _rich_widths(natural: list[int], room: int) -> list[int]:
     return widths
 
 
-def plan(measures: Sequence[Measure], room: int, pad: int = 2) -> list[int] | None:
+def plan(measures: Sequence[Measure], room: int, pad: int = 2, fold: bool = True) -> list[int] | None:
     """The widths (padding included) of columns drawn in ``room`` characters (the console's width
-    less the borders), or None when the columns kept whole and the text columns at their floor do
-    not fit."""
+    less the borders), or None when the columns kept whole and the text columns at their floor
+    (their widest word unless ``fold``) do not fit."""
     natural = [min(m.natural + pad, room) for m in measures]
     if sum(natural) <= room:
         return natural
@@ -94,7 +95,7 @@ def plan(measures: Sequence[Measure], room: int, pad: int = 2) -> list[int] | No
     widths = list(natural)
     excess = sum(widths) - room
     # text wrapped at spaces, then headers of the columns kept whole wrapped, then text words folded
-    for group, floors in ((text, words), (kept, whole), (text, text_floor)):
+    for group, floors in ((text, words), (kept, whole), (text, text_floor))[:3 if fold else 2]:
         excess = _narrow(widths, group, floors, excess)
     return widths if excess <= 0 else None
 
@@ -132,20 +133,19 @@ def layout(measures: Sequence[Measure], keys: int, max_width: int, extra: Callab
         return None
     key = list(range(min(max(keys, 0), len(measures) - 1)))
 
-    def fitted(columns: list[int]) -> list[int] | None:
-        return plan([measures[i] for i in columns], max_width - extra(len(columns)), pad)
+    def fitted(columns: list[int], fold: bool = True) -> list[int] | None:
+        return plan([measures[i] for i in columns], max_width - extra(len(columns)), pad, fold)
 
-    groups: list[list[int]] = []
-    for i in range(len(key), len(measures)):
-        if groups and fitted(key + groups[-1] + [i]) is not None:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-    parts = []
-    for n, group in enumerate(groups):
-        # a group fits with the keys or, a single column, alone (a column's width is capped at the room)
-        columns = key + group if fitted(key + group) is not None else group
-        found = fitted(columns)
-        assert found is not None
-        parts.append(Part(tuple(columns), tuple(found), n == 0, n == len(groups) - 1))
-    return parts
+    for repeated in (key, []):  # without the keys when they and a column do not fit together
+        groups: list[list[int]] = []  # as many columns in a part as fit without folding a word
+        for i in range(len(repeated), len(measures)):
+            if groups and fitted(repeated + groups[-1] + [i], fold=False) is not None:
+                groups[-1].append(i)
+            else:
+                groups.append([i])
+        # a column drawn alone always fits: its width is capped at the room
+        found = [fitted(repeated + group) for group in groups]
+        if all(f is not None for f in found):
+            break
+    return [Part(tuple(repeated + group), tuple(widths), n == 0, n == len(groups) - 1)
+            for n, (group, widths) in enumerate(zip(groups, found, strict=True)) if widths is not None]
