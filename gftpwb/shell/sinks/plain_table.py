@@ -6,10 +6,15 @@ cell measured, wrapped, padded and cropped as a renderable of its own). When the
 styles and every cell is plain text that fits its column, that work comes to padding each cell to
 its column's width. :class:`PlainTable` does just that for the rows and leaves everything else to
 rich: it asks rich to draw the same table with the same column widths and one empty row (title,
-borders, header, caption: rich's own characters) and puts its rows where that row was.
+borders, header, caption: rich's own characters) and puts its rows where that row was; rows with
+a cell wider than its column are rich's own lines of the same table.
 Whenever a table is not that simple (styles to print, a cell rich would read as markup or emoji,
-wide or control characters, a table wider than the console), it is rich's table as ever.
-``tests/test_plain_table.py`` holds the two to the same output.
+wide or control characters, next to no room), it is :func:`rich_table` as ever.
+
+Both draw a table in the parts and at the column widths :mod:`.table_layout` gives (not rich's own
+narrowing, which cuts numbers with an ellipsis in a narrow console): :func:`rich_table` from
+rich's measurements, :class:`PlainTable` from its cells' lengths. ``tests/test_plain_table.py``
+holds the two to the same output, at every width.
 """
 
 from __future__ import annotations
@@ -85,6 +90,8 @@ class ReportRichTable(Table):
 
     def parts(self, console: Console, options: ConsoleOptions) -> list[Part] | None:
         """The parts this table is drawn in (None: rich lays it out), measured as rich measures."""
+        if any(len(cells) != len(self.columns) for cells, _style in self.report.rows):
+            return None
         wide = options.update_width(_WIDE)
         measures = []
         for column, text in zip(self.columns, _text(self.report), strict=True):
