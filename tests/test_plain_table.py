@@ -7,13 +7,13 @@ from __future__ import annotations
 import io
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.table import Table
 
 from gftpwb.core.registry import ReportTable
-from gftpwb.shell.sinks.plain_table import PlainTable, rich_table
+from gftpwb.shell.sinks.plain_table import PlainTable, _plain, rich_table
 
 # characters a report cell may hold, and the ones that send a table back to rich
 _ALPHABET = st.sampled_from([*"ab xyz019.%+-/()=#|", "±", "Δ", "µ", "[", "]", ":", "\\", "漢", "\t", "é"])
@@ -132,3 +132,44 @@ def test_a_table_too_wide_for_its_numbers_is_drawn_in_parts_repeating_its_keys()
     assert out.count("┏") >= 2 and out.count("stream-8") == out.count(" 007 ") == out.count("┏")  # keys in every part
     for cell in cells[3:8]:
         assert f" {cell} " in out
+
+
+def _rich_as_before(table: ReportTable) -> Table:
+    """The table as rich drew it before the layout of table_layout.py: rich's own narrowing."""
+    out = Table(title=table.title, caption=table.caption, title_justify="left")
+    for name, justify in table.columns:
+        out.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for cells, style in table.rows:
+        out.add_row(*cells, style=style)
+    return out
+
+
+def _cut_nothing(table: ReportTable, width: int) -> bool:
+    """Whether rich's own widths cut no word and split no number cell (nor a cell kept whole)."""
+    drawn = _rich_as_before(table)
+    console = Console(width=width)
+    options = console.options.update_width(width - drawn._extra_width)
+    widths = drawn._calculate_column_widths(console, options)
+    for i, ((name, justify), w) in enumerate(zip(table.columns, widths, strict=True)):
+        cells = [cells[i] for cells, _style in table.rows]
+        words = [len(word) for text in (name, *cells) for word in text.split()]
+        need = max(words, default=0) if justify == "left" and name not in table.whole else \
+            max([len(c) for c in cells] + [len(word) for word in name.split()], default=0)
+        if w < min(need + 2, width - drawn._extra_width) or w < 3:
+            return False
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(wide_report_tables(), report_tables().filter(lambda t: all(
+    _plain(c) for c in (*(n for n, _ in t.columns), *(c for cells, _ in t.rows for c in cells))))),
+    st.integers(20, 200))
+def test_what_rich_drew_without_cutting_is_drawn_as_before(table: ReportTable, width: int) -> None:
+    """Where rich's own layout cut nothing (every table at 160 columns, the goldens' 200), the
+    characters are rich's as before, byte for byte."""
+    if _cut_nothing(table, width):
+        before = _drawn(_rich_as_before(table), width, False)
+        widest = max(map(len, before.splitlines()), default=0)
+        event("as wide as the console (narrowed by rich)" if widest >= width - 1 else "fits")
+        assert _drawn(rich_table(table), width, False) == before
+        assert _drawn(PlainTable(table), width, False) == before
