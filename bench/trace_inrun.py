@@ -1,12 +1,13 @@
 """What the worker's I/O tracing costs a file, measured inside the run by the worker itself (issue 15).
 
-Files/s and CPU per file move by a percent or more from run to run on this machine; the worker's own
-latency histograms resolve far less. With ONE thread, the time a file spends outside its timed calls,
+Files/s and CPU per file move by a percent or more from run to run on this machine, about what the
+tracer costs. The worker's own timing resolves it: with ONE thread, the time a file spends outside its timed calls,
 (sum of ``file`` - open - write - close) / files from the ``h`` lines (summed), is where ``trace_io``'s
 work shows up (it runs between the timed calls), to a few ns in ten rounds. This builds this tree's
 worker and one at a git revision, runs each untraced and at level io in rotated rounds (1 thread x
 ``--files`` files of 4 KiB on /dev/shm, pinned to ``--cpus``), and prints the overhead per file of each
-variant and the paired differences (mean of the per-round differences, 95 % t interval), with the
+variant and the paired differences (mean of the per-round differences with its 95 % t interval, and
+their median, which one round disturbed by another process's burst does not move), with the
 trace's bytes per event on disk.
 
 Usage: .venv/bin/python bench/trace_inrun.py --against 542d261 [--rounds 10] [--files 80000]
@@ -108,12 +109,13 @@ def main() -> None:
         per_event = f"{(size - 64) / events:.2f}" if size else "-"
         print(f"| {v} | {statistics.median(x[0] for x in got[v]):.1f} | {statistics.median(x[1] for x in got[v]):.0f} "
               f"| {per_event} |")
-    print("\n| variant | against | ns per file outside the timed calls: paired difference, mean [95 % CI] |")
-    print("|---|---|---|")
+    print("\n| variant | against | ns per file outside the timed calls: paired difference, mean [95 % CI] | "
+          "median of the differences |")
+    print("|---|---|---|---|")
     for a, b in (("rev:off", "rev:io"), ("tree:off", "tree:io"), ("rev:io", "tree:io"), ("rev:off", "tree:off"),
                  ("rev:off", "tree:io")):
         diffs = [x[0] - y[0] for x, y in zip(got[b], got[a], strict=True)]
-        print(f"| {b} | {a} | {interval(diffs)} |")
+        print(f"| {b} | {a} | {interval(diffs)} | {statistics.median(diffs):+.1f} |")
 
 
 if __name__ == "__main__":
