@@ -15,9 +15,9 @@
  * I/O tracing (--io-trace FILE, gftpwb's `trace: io`): every open, read, write, fsync, close and unlink
  * (or one in --io-trace-every N per thread) becomes a 16-byte binary event in a per-thread chunk in
  * memory; full chunks go to a writer thread, which alone writes the file (each chunk one block), so the
- * measuring threads never wait for a disk. The format is gftpwb/core/trace/iofmt.py's. --io-trace-level run opens the file
- * with I/O events off; `trace io` / `trace run` on stdin (or SIGUSR2 / SIGUSR1) switch them on and off
- * while the worker runs, each switch an event of its own.
+ * measuring threads never wait for a disk. The format (version 2) is gftpwb/core/trace/iofmt.py's.
+ * --io-trace-level run opens the file with I/O events off; `trace io` / `trace run` on stdin (or
+ * SIGUSR2 / SIGUSR1) switch them on and off while the worker runs, each switch an event of its own.
  *
  * Build (the controller does this on each host, keyed by this file's hash):
  *   cc -O2 -Wall -Wextra -pthread -DGFTPWB_WITH_GFAPI -o gfapi-worker gfapi_worker.c -lgfapi
