@@ -27,10 +27,10 @@ Measured, side by side in one invocation:
 
 Three parts that resolve a small overhead on a loaded, shared machine (``--parts``):
 
-* **sampler**: the sampler script alone under /bin/sh (as gftpwb starts it locally), for 0.5 s and
-  for 10.5 s: its CPU to start, and per second after (the difference), per monitor type; then what
-  one ``ss`` costs, part by part (starting it, each walk of the kernel's established-socket table,
-  ``-p``'s walk of every process's file descriptors).
+* **sampler**: the sampler alone (as gftpwb starts it locally), the sh loop and the python3 one,
+  for 0.5 s and for 10.5 s: its CPU to start, and per second after (the difference), per monitor
+  type; then what one ``ss`` costs, part by part (starting it, each walk of the kernel's
+  established-socket table, ``-p``'s walk of every process's file descriptors).
 
 * **cost** (``--cost-pairs``, short runs): the loopback scenario with ``--cost-copies`` copies, the
   whole bench pinned to ``--cpus`` (lab server, gftpwb, guc, sampler on the same CPUs, so they
@@ -52,6 +52,7 @@ Three parts that resolve a small overhead on a loaded, shared machine (``--parts
 Usage: .venv/bin/python bench/harness_stress.py [--parts sampler,cost,shaped,stress] [--pairs 10] [--copies 64]
        [--ns-copies 16] [--length 64M] [--skip-netns] [--cpus 1] [--cost-pairs 20] [--cost-copies 8]
        [--cost-length 128M] [--rate 200mbit] [--shaped-copies 4] [--shaped-length 48M]
+       [--sampler auto|python|sh] (GFTPWB_SAMPLER for the runs: python3 where there is one, or forced)
 """
 
 from __future__ import annotations
