@@ -390,3 +390,40 @@ def test_gftpwb_sampler_chooses_the_sampler_and_a_wrong_value_is_a_warning(monke
     with pytest.raises(ValueError):
         sampler_command([Probe(0, 100, "cpu")], NONCE, "", "perl")
     assert sampler_command([Probe(0, 100, "cpu")], NONCE, "ignored", SH)[-2:] == ["", ""]  # sh: no program sent
+
+
+def test_a_kernel_that_refuses_the_dump_gets_the_per_family_one_then_ss(monkeypatch, capsys):
+    """The compatible request refused (here: sent with a type the kernel does not know, as a kernel
+    without it would answer): the per-family requests, same sockets. Netlink refused altogether (a
+    sandbox): ``ss`` itself, as the sh sampler runs it, and one line on stderr saying so."""
+    with socket.create_server(("127.0.0.1", 0)) as server, \
+            socket.create_connection(server.getsockname()) as client, server.accept()[0]:
+        key = ("127.0.0.1", client.getsockname()[1], "127.0.0.1", server.getsockname()[1])
+        probe = hs.Probe(0, 100, "tcp", True, 1.0, (2811,), ())
+        request = hs.diag_request
+
+        def unknown_compat(family=None, sequence=1):  # nlmsg_type 30 for the compatible request
+            data = request(family, sequence)
+            return data if family is not None else data[:4] + struct.pack("=H", 30) + data[6:]
+
+        monkeypatch.setattr(hs, "diag_request", unknown_compat)
+        diag = hs.Diag(probe)
+        status, text = diag.read()
+        assert status == 0 and diag.families == [hs.AF_INET, hs.AF_INET6]
+        assert key in {s.key for s in parse_ss(text.splitlines())}
+        assert capsys.readouterr().err == ""
+
+        class Refused:
+            SOCK_RAW = 3
+
+            @staticmethod
+            def socket(*args):
+                raise PermissionError(1, "Operation not permitted")
+
+        monkeypatch.setattr(hs, "sockets", Refused)
+        diag = hs.Diag(probe)
+        status, text = diag.read()
+        assert status == 0 and diag.families is None
+        assert key in {s.key for s in parse_ss(text.splitlines())} and "Recv-Q" in text  # ss's own output
+        assert capsys.readouterr().err == (
+            "gftpwb-sampler: sock_diag refused ([Errno 1] Operation not permitted); the tcp monitor runs ss\n")

@@ -60,7 +60,7 @@ class Probe:
     command: tuple[str, ...] = ()  # command monitors: the argv
     timeout_s: float = 1.0  # command monitors: stopped after this long
     skip_ports: tuple[int, ...] = ()  # tcp monitors: connections on these ports are left out by ss
-    owners: bool = True  # tcp monitors: ask ss for the owning processes (-p: it reads every /proc/PID/fd)
+    owners: bool = True  # tcp monitors: the owning processes (ss -p; the python3 sampler looks them up)
 
 
 # Monitors whose output grows with the host (a line per connection, a user command's): streamed to
