@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from rich.console import Console
 
 from gftpwb.core.clockoffset import ClockOffset, ClockSample, estimate_offset, parse_remote_time, to_controller_time
 from gftpwb.core.hostcheck import (
@@ -13,10 +16,12 @@ from gftpwb.core.hostcheck import (
     ProbeFacts,
     combined_caps,
     guc_version,
+    hosts_table,
     human_size,
     parse_probe,
     table_row,
 )
+from gftpwb.shell.sinks.plain_table import PlainTable
 
 delays = st.floats(min_value=0.0, max_value=0.5, allow_nan=False)
 
@@ -108,3 +113,23 @@ def test_report_rows_and_json():
     assert refused.reachable and refused.authenticated is False and not refused.ok
     assert table_row(HostReport("l", "-", "ok", facts=ProbeFacts()))[3] == "missing"
     assert [human_size(n) for n in (None, 4096, 4 << 20, 1 << 30, 1000)] == ["-", "4K", "4M", "1G", "1000"]
+
+
+@pytest.mark.parametrize("width", [80, 100, 160])
+def test_hosts_table_never_cuts_a_value_in_a_narrow_console(width):
+    """rich narrowed every column of the old table alike, cutting versions and clock offsets at 80
+    columns; drawn like the report's tables, every value is printed whole at any width."""
+    facts = parse_probe(PROBE_OUTPUT)
+    reports = [HostReport(f"client-{i}.grid.example.org", f"10.0.0.{i}:22", "ok", facts=facts,
+                          clock=ClockOffset(0.0123 * i, 0.0004, 8)) for i in range(1, 4)]
+    reports.append(HostReport("c8", "10.0.0.8:22", "unreachable", "host c8: connection refused"))
+    out = io.StringIO()
+    Console(file=out, width=width, highlight=False, color_system=None).print(
+        PlainTable(hosts_table("grid", reports)))
+    text = out.getvalue()
+    assert "…" not in text and "Hosts of grid" in text
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= width
+    for report in reports:
+        for cell in table_row(report)[3:]:  # versions, libgfapi, clock offset and buffer caps: whole on a line
+            assert any(cell in line for line in lines), (cell, text)

@@ -290,3 +290,42 @@ def test_summary_runs_are_the_rows_runrow_would_make(mixed):
         assert made == run and repr(made) == repr(run) and vars(made) == vars(run)
         with pytest.raises(dataclasses.FrozenInstanceError):
             run.status = "failed"  # type: ignore[misc]
+
+
+NUMBER = re.compile(r"[-+]?\d[\d.]*( ?%)?( ± [\d.]+)?|\d+/\d+")
+
+
+def table_numbers(text: str) -> set[str]:
+    """The number cells of the tables drawn in ``text`` (medians, mean ± CI, ok/runs, CV, case numbers)."""
+    cells = (c.strip() for line in text.splitlines() if line.startswith("│") for c in line.split("│")[1:-1])
+    return {c for c in cells if NUMBER.fullmatch(c)}
+
+
+def assert_numbers_whole(wide: str, narrow: str, width: int) -> None:
+    """Every number of the wide drawing is in the narrow one whole, on one line; nothing cut."""
+    numbers = table_numbers(wide)
+    assert len(numbers) > 20
+    lines = [line for line in narrow.splitlines() if line.startswith("│")]
+    assert "…" not in narrow
+    assert [n for n in sorted(numbers) if not any(f" {n} " in line for line in lines)] == []
+    assert max(len(line) for line in narrow.splitlines() if line[:1] in "┏┃┡│└") <= width  # tables fit
+
+
+@pytest.mark.parametrize("width", ["80", "100", "120"])
+def test_console_never_cuts_a_number_in_a_narrow_console(mixed, width):
+    """At 80 columns rich cut the medians (``1125…``); the tables fold text and keep numbers whole."""
+    wide = gftpwb("report", "mixed", env=WIDE, cwd=mixed)
+    narrow = gftpwb("report", "mixed", env={"COLUMNS": width}, cwd=mixed)
+    assert narrow.returncode == 0, narrow.stderr
+    assert_numbers_whole(wide.stdout, narrow.stdout, int(width))
+
+
+def test_run_summary_never_cuts_a_number_at_80_columns(tmp_path, fake_guc):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    run = gftpwb("run", "s.yaml", "--results", "out", cwd=tmp_path, env={"COLUMNS": "80"})
+    assert run.returncode == 0, run.stderr
+    wide = gftpwb("report", "out", env=WIDE, cwd=tmp_path)
+    numbers = table_numbers(wide.stdout)
+    assert "…" not in run.stdout and numbers
+    lines = [line for line in run.stdout.splitlines() if line.startswith("│")]
+    assert [n for n in sorted(numbers) if not any(f" {n} " in line for line in lines)] == []

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from .clockoffset import ClockOffset
+from .registry import ReportTable
 
 # Each line of the answer is key=value; missing tools leave the value empty. POSIX sh, no bashisms.
 PROBE_SCRIPT = r"""
@@ -286,6 +287,20 @@ def format_offset(clock: ClockOffset | None) -> str:
 
 TABLE_COLUMNS = ("host", "address", "status", "guc", "gcc", "libgfapi", "clock offset", "rmem/wmem max",
                  "tcp_rmem/wmem max")
+# Versions, sizes and the clock offset are kept whole in a narrow console (never cut, never folded);
+# the host, its address and its status may wrap.
+_RIGHT = frozenset({"clock offset", "rmem/wmem max", "tcp_rmem/wmem max"})
+_WHOLE = ("guc", "gcc", "libgfapi")
+HOSTS_CAPTION = ("clock offset: host minus controller; buffer caps: -tcp-bs is capped by rmem/wmem_max, "
+                 "autotuning by tcp_rmem/tcp_wmem")
+
+
+def hosts_table(scenario: str, reports: Sequence[HostReport]) -> ReportTable:
+    """The ``hosts check`` table, drawn like the report's tables (numbers never cut); a host that
+    cannot be used is shown in red."""
+    columns = tuple((name, "right" if name in _RIGHT else "left") for name in TABLE_COLUMNS)
+    rows = tuple((table_row(report), "" if report.ok else "red") for report in reports)
+    return ReportTable(f"Hosts of {scenario}", HOSTS_CAPTION, columns, rows, whole=_WHOLE, keys=1)
 
 
 def table_row(report: HostReport) -> tuple[str, ...]:

@@ -147,12 +147,20 @@ class HostCheck:
 @dataclass(frozen=True)
 class ReportTable:
     """A table of the end-of-run report, as plain text cells; the console draws it (rich), other
-    front ends may draw it their way. ``rows`` are (cells, style), style a rich style name or ""."""
+    front ends may draw it their way. ``rows`` are (cells, style), style a rich style name or "".
+
+    In a console too narrow for the table no number is cut: right-justified columns (numbers) and
+    the left-justified ones named in ``whole`` (short words: a verdict, a unit) keep their widest
+    cell on one line; the other left-justified columns are text (test ids, options, notes) whose
+    cells wrap and fold. When even that does not fit, the table is drawn in parts of whole columns,
+    each repeating the first ``keys`` columns (the test id and case number that name a row)."""
 
     title: str
     caption: str
     columns: tuple[tuple[str, str], ...]  # (header, "left" | "right")
     rows: tuple[tuple[tuple[str, ...], str], ...]
+    whole: tuple[str, ...] = ()  # headers of left-justified columns never folded
+    keys: int = 1  # leading columns repeated in every part of a table split to fit the console
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ def checks_table(checks: Sequence[Check]) -> ReportTable | None:
     rows = tuple(((c.test_id, c.case_text, f"{c.metric} {c.expression}", c.value_text,
                    "met" if c.ok else "VIOLATED", c.note), "" if c.ok else VIOLATED_STYLE) for c in checks)
     return ReportTable(f"Expectations: {violated} of {len(checks)} violated", "Checked when each test ended (expect:).",
-                       CHECK_COLUMNS, rows)
+                       CHECK_COLUMNS, rows, whole=("verdict",), keys=2)
 
 
 def directory_tables(summary: DirectorySummary) -> list[ReportTable]:

@@ -55,4 +55,4 @@ def monitors_table(figures: Mapping[str, Mapping[str, Mapping[str, Mapping[str, 
                 "in monitor-summaries.jsonl)",
         columns=(("monitor", "left"), ("host", "left"), ("figure", "left"), ("mean", "right"), ("max", "right"),
                  ("samples", "right")),
-        rows=tuple(rows))
+        rows=tuple(rows), keys=2)

@@ -85,4 +85,4 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
     rows = tuple(case_row(case) for case in summarize_cases(records))
     return [ReportTable("gfapi results (medians of passed runs at last done; files/s also mean ± 95 % CI and CV)",
                         "first done: stonewalled when the first thread finished (means); skew: latest minus "
-                        "earliest thread start. Warm-ups are not counted.", COLUMNS, rows)]
+                        "earliest thread start. Warm-ups are not counted.", COLUMNS, rows, keys=2)]

@@ -132,7 +132,7 @@ def efficiency_table(found: Sequence[Efficiency]) -> ReportTable:
                "pair, streams and window, iperf3 run just before each guc run); 95 % CI by percentile bootstrap of the "
                "ratio (2000 resamples of each side). guc avg leaves out connection set-up; incl. set-up is "
                "gftpwb's clock. The TeraGrid study's GridFTP reached about 95 % of iperf.")
-    return ReportTable("guc vs iperf3 baseline (MiB/s)", caption, columns, tuple(rows))
+    return ReportTable("guc vs iperf3 baseline (MiB/s)", caption, columns, tuple(rows), keys=2)
 
 
 def baseline_records(records: Sequence[ResultRecord]) -> list[ResultRecord]:
@@ -217,7 +217,7 @@ def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
     columns = (("disk test", "left"), ("#", "right"), ("guc options", "left"), ("files", "left"),
                ("memory case", "left"), ("memory", "right"), ("disk", "right"), ("disk / memory", "right"),
                ("95 % CI", "right"), ("source read", "right"), ("target write", "right"), ("limited by", "left"))
-    return ReportTable("Memory to memory vs disk to disk", DISK_CAPTION, columns, tuple(rows))
+    return ReportTable("Memory to memory vs disk to disk", DISK_CAPTION, columns, tuple(rows), keys=2)
 
 
 DISK_CAPTION = (

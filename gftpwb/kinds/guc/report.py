@@ -95,7 +95,7 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
     baselines = baseline_records(records)
     guc_records = [r for r in records if r.kind not in (IPERF3, GFAPI)]
     rows = tuple(case_row(case) for case in cases if not is_companion(case))
-    out = [ReportTable(f"Results{engine_marks(guc_records)} (rates in MiB/s)", CAPTION, COLUMNS, rows)]
+    out = [ReportTable(f"Results{engine_marks(guc_records)} (rates in MiB/s)", CAPTION, COLUMNS, rows, keys=2)]
     found = efficiencies(cases)
     if found:
         out.append(efficiency_table(found))
@@ -149,4 +149,4 @@ def stripe_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
         return None
     return ReportTable("Striped transfers (MiB/s)", STRIPE_CAPTION,
                        (("test", "left"), ("#", "right"), ("guc options", "left"), ("stripes", "right"),
-                        ("median", "right"), ("per stripe", "left")), rows)
+                        ("median", "right"), ("per stripe", "left")), rows, keys=2)

@@ -76,4 +76,5 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
                ("mean MiB/s", "right"), ("min", "right"), ("max", "right"), ("mean Mbit/s", "right"),
                ("retransmits", "right"), ("window", "left"))
     return [ReportTable("iperf3 baselines (receiver rate after the omitted seconds)",
-                        "MiB/s = 2^20 bytes/s; Mbit/s = 10^6 bits/s; retransmits: mean per run", columns, tuple(rows))]
+                        "MiB/s = 2^20 bytes/s; Mbit/s = 10^6 bits/s; retransmits: mean per run", columns, tuple(rows),
+                        keys=2)]

@@ -40,7 +40,7 @@ def print_comparison(c: Comparison) -> None:
     caption = (f"Medians of counted runs (passed, not warm-ups); change = B / A - 1, its 95 % CI by bootstrap; "
                f"p: {TEST_NAME}; significant when p < {ALPHA} and |change| >= {c.threshold_pct:g} %.")
     rows = tuple(change_cells(x) for x in c.changes)
-    console.print(PlainTable(ReportTable(title, caption, COMPARE_COLUMNS, rows)))
+    console.print(PlainTable(ReportTable(title, caption, COMPARE_COLUMNS, rows, whole=("verdict",), keys=2)))
     for what, names in (("only in A", c.only_a), ("only in B", c.only_b)):
         if names:
             console.print(f"{what}: {'; '.join(names)}", soft_wrap=True)

@@ -7,14 +7,14 @@ import asyncio
 import json
 import sys
 
-from rich.table import Table
 from rich.text import Text
 
 from gftpwb.core.dsl.loader import load_scenario
 from gftpwb.core.errors import EXIT_OK, EXIT_RUNS_FAILED, UsageError
-from gftpwb.core.hostcheck import TABLE_COLUMNS, table_row
+from gftpwb.core.hostcheck import hosts_table
 from gftpwb.shell.hostprobe import check_hosts
 from gftpwb.shell.sinks.console import plain_or_terminal_console
+from gftpwb.shell.sinks.plain_table import PlainTable
 
 
 def cmd_hosts(args: argparse.Namespace) -> int:
@@ -37,14 +37,7 @@ def cmd_hosts(args: argparse.Namespace) -> int:
         print(json.dumps({"scenario": scenario.name, "hosts": [r.to_dict() for r in reports]}, indent=1))
     else:
         console = plain_or_terminal_console()
-        table = Table(title=f"Hosts of {scenario.name}", title_justify="left",
-                      caption="clock offset: host minus controller; buffer caps: -tcp-bs is capped by "
-                              "rmem/wmem_max, autotuning by tcp_rmem/tcp_wmem")
-        for column in TABLE_COLUMNS:
-            table.add_column(column)
-        for report in reports:
-            table.add_row(*table_row(report), style="" if report.ok else "red")
-        console.print(table)
+        console.print(PlainTable(hosts_table(scenario.name, reports)))
         for report in reports:
             if report.error:
                 console.print(Text(f"  {report.host}: {report.status}: {report.error}", style="red"), soft_wrap=True)
