@@ -27,10 +27,10 @@ Measured, side by side in one invocation:
 
 Three parts that resolve a small overhead on a loaded, shared machine (``--parts``):
 
-* **sampler**: the sampler script alone under /bin/sh (as gftpwb starts it locally), for 0.5 s and
-  for 10.5 s: its CPU to start, and per second after (the difference), per monitor type; then what
-  one ``ss`` costs, part by part (starting it, each walk of the kernel's established-socket table,
-  ``-p``'s walk of every process's file descriptors).
+* **sampler**: the sampler alone (as gftpwb starts it locally), the sh loop and the python3 one,
+  for 0.5 s and for 10.5 s: its CPU to start, and per second after (the difference), per monitor
+  type; then what one ``ss`` costs, part by part (starting it, each walk of the kernel's
+  established-socket table, ``-p``'s walk of every process's file descriptors).
 
 * **cost** (``--cost-pairs``, short runs): the loopback scenario with ``--cost-copies`` copies, the
   whole bench pinned to ``--cpus`` (lab server, gftpwb, guc, sampler on the same CPUs, so they
@@ -52,6 +52,7 @@ Three parts that resolve a small overhead on a loaded, shared machine (``--parts
 Usage: .venv/bin/python bench/harness_stress.py [--parts sampler,cost,shaped,stress] [--pairs 10] [--copies 64]
        [--ns-copies 16] [--length 64M] [--skip-netns] [--cpus 1] [--cost-pairs 20] [--cost-copies 8]
        [--cost-length 128M] [--rate 200mbit] [--shaped-copies 4] [--shaped-length 48M]
+       [--sampler auto|python|sh] (GFTPWB_SAMPLER for the runs: python3 where there is one, or forced)
 """
 
 from __future__ import annotations
@@ -77,11 +78,24 @@ from scipy import stats
 
 from gftpwb.core.monitors.model import Monitor
 from gftpwb.core.monitors.plan import probes_by_host
-from gftpwb.core.monitors.sampler import sampler_script
+from gftpwb.core.monitors.sampler import PYTHON, SH, sampler_command
 from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 from gftpwb.shell.lab.netlab import NetLab
+from gftpwb.shell.monitors import SAMPLER_ENV, host_program
 
 GFTPWB = [sys.executable, "-m", "gftpwb"]
+
+
+def sampler_argv(probes, mode: str) -> list[str]:
+    """The command gftpwb starts for a sampler of these probes (python3 or sh, as ``mode`` says)."""
+    return sampler_command(probes, "b", host_program(), mode)
+
+
+def is_sampler(cmdline: bytes) -> bool:
+    """A sampler's command line (sh or python3: both carry the name as an argument of their own)."""
+    return b"\0gftpwb-sampler\0" in cmdline
+
+
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 MONITORS = """\
 monitors:
@@ -134,7 +148,7 @@ def sampler_cpu_snapshot(namespaces: dict[int, str]) -> dict[int, tuple[str, flo
         if info is None or info[0][0] == "Z":
             continue
         fields, cmdline, inode = info
-        if not cmdline.startswith(b"/bin/sh\0-c\0") or not cmdline.endswith(b"\0gftpwb-sampler\0"):
+        if not is_sampler(cmdline):
             continue
         cpu = sum(int(fields[i]) for i in (11, 12, 13, 14)) / CLK_TCK  # utime stime cutime cstime
         age = now - int(fields[19]) / CLK_TCK
@@ -268,7 +282,7 @@ def sampler_costs(url: str, port: int, copies: int, window_s: float) -> list[tup
         time.sleep(10)  # every copy connected and moving data
         for name, monitors in COST_MONITORS.items():
             probes = [probe for _, probe in probes_by_host(monitors, (2811, port))["local"]]
-            samplers[name] = subprocess.Popen(["/bin/sh", "-c", sampler_script(probes, "b"), "gftpwb-sampler"],
+            samplers[name] = subprocess.Popen(sampler_argv(probes, os.environ.get(SAMPLER_ENV, "auto")),
                                               stdout=subprocess.PIPE, start_new_session=True)
             streamed[name] = 0
 
@@ -292,17 +306,17 @@ def sampler_costs(url: str, port: int, copies: int, window_s: float) -> list[tup
             proc.wait()
 
 
-def sampler_rates(repeats: int = 5, long_s: float = 10.0) -> list[tuple[str, float, float]]:
-    """(monitors, CPU ms to start plus 0.5 s, CPU ms per second after) of the sampler script run alone
-    under /bin/sh, as gftpwb starts it locally: the per-second figure is the difference of a long and a
-    short life, so the start-up (the shell, ``date``, the ``timeout`` check) drops out."""
+def sampler_rates(mode: str, repeats: int = 5, long_s: float = 10.0) -> list[tuple[str, float, float]]:
+    """(monitors, CPU ms to start plus 0.5 s, CPU ms per second after) of the sampler run alone, as
+    gftpwb starts it locally (``mode``: python or sh): the per-second figure is the difference of a
+    long and a short life, so the start-up (the shell or python3, ``date``, the ``timeout`` check)
+    drops out."""
     import threading
 
     def life(monitors: list[Monitor], seconds: float) -> float:
         probes = [probe for _, probe in probes_by_host(monitors, (2811,))["local"]]
         before = children_cpu()
-        proc = subprocess.Popen(["/bin/sh", "-c", sampler_script(probes, "b"), "gftpwb-sampler"],
-                                stdout=subprocess.PIPE)
+        proc = subprocess.Popen(sampler_argv(probes, mode), stdout=subprocess.PIPE)
         threading.Thread(target=proc.stdout.read, daemon=True).start()  # type: ignore[union-attr]
         time.sleep(seconds)
         proc.terminate()
@@ -433,7 +447,7 @@ class SamplerWatch:
                 info = proc_stat(str(pid))
                 if info is None or info[0][0] == "Z":
                     continue
-                if not info[1].endswith(b"\0gftpwb-sampler\0"):
+                if not is_sampler(info[1]):
                     others += b"watchdog" not in info[1]  # gftpwb's watchdog lives as long as the run
                     continue
                 samplers += 1
@@ -621,7 +635,10 @@ def main() -> None:
     parser.add_argument("--tcp-all", action="store_true", help='the tcp monitor with processes: ["*"] (every '
                         "connection off the control ports; ss runs without -p)")
     parser.add_argument("--keep", action="store_true", help="keep the results directories (default: removed)")
+    parser.add_argument("--sampler", choices=("auto", PYTHON, SH), default="auto",
+                        help=f"the sampler gftpwb starts ({SAMPLER_ENV}): python3 where there is one, or forced")
     args = parser.parse_args()
+    os.environ[SAMPLER_ENV] = args.sampler  # the runs, and the samplers this bench starts itself
     if min(args.pairs, args.cost_pairs, args.shaped_pairs) < 2:
         parser.error("--pairs, --cost-pairs and --shaped-pairs need at least 2 (an interval needs two pairs)")
     parts = set(args.parts.split(","))
@@ -651,11 +668,12 @@ def main() -> None:
                 """)
 
         if "sampler" in parts:
-            print(f"\nsampler alone (/bin/sh, 1 Hz, pinned to {cpus}), load average {loadavg()}")
-            print("| monitor(s) | CPU to start and run 0.5 s | CPU per second after | share of one core |")
-            print("|---|---|---|---|")
-            for name, start_ms, per_s_ms in sampler_rates():
-                print(f"| {name} | {start_ms:.1f} ms | {per_s_ms:.2f} ms | {per_s_ms / 10:.2f} % |")
+            print(f"\nsampler alone (1 Hz, pinned to {cpus}), load average {loadavg()}")
+            print("| sampler | monitor(s) | CPU to start and run 0.5 s | CPU per second after | share of one core |")
+            print("|---|---|---|---|---|")
+            for mode in (SH, PYTHON):
+                for name, start_ms, per_s_ms in sampler_rates(mode):
+                    print(f"| {mode} | {name} | {start_ms:.1f} ms | {per_s_ms:.2f} ms | {per_s_ms / 10:.2f} % |")
             print("\nwhere a tcp reading's CPU goes (each program started 100 times, CPU of the reaped children)")
             print("| program | CPU per run |")
             print("|---|---|")

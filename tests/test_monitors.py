@@ -40,12 +40,14 @@ from gftpwb.core.monitors.sampler import (
     Reading,
     SamplerStream,
     parse_clock_line,
+    sampler_command,
     sampler_script,
 )
 from gftpwb.core.monitors.ss import TcpSocket, parse_ss, tcp_info_items
 from gftpwb.core.monitors.summary import Span, SummaryBook, directory_monitors, figures_to_dict, summarize
 from gftpwb.core.monitors.timeline import ClockMap, HostClock
 from gftpwb.core.specs import RunSpec
+from gftpwb.shell.monitors import host_program
 
 ROOT = Path(__file__).resolve().parent.parent
 counters = st.integers(min_value=0, max_value=2**64 - 1)
@@ -299,16 +301,17 @@ def test_the_sampler_runs_under_the_real_sh_and_every_reading_parses(tmp_path):
     assert proc.returncode == 0
 
 
-def test_the_sampler_writes_each_round_at_once_and_looks_for_timeout_only_for_commands():
-    """One write per round (the controller wakes once per round, not once per marker and line):
-    every chunk read from the pipe ends with a reading's end marker. ``timeout`` is probed only for
-    a command monitor (the probe starts two programs)."""
+@pytest.mark.parametrize("mode", ["sh", "python"])
+def test_the_sampler_writes_each_round_at_once_and_looks_for_timeout_only_for_commands(mode):
+    """One write per round (the controller wakes once per round, not once per marker and line), by
+    either sampler: every chunk read from the pipe ends with a reading's end marker. The sh sampler
+    probes ``timeout`` only for a command monitor (the probe starts two programs)."""
     monitors = [Monitor("c", "cpu", interval_s=0.1), Monitor("m", "memory", interval_s=0.2)]
     probes = [p for _, p in probes_by_host(monitors)["local"]]
     script = sampler_script(probes, NONCE)
     assert "timeout" not in script
     assert "timeout --foreground 5 true" in sampler_script([Probe(0, 100, "command", command=("true",))], NONCE)
-    proc = subprocess.Popen(["/bin/sh", "-c", script, "gftpwb-sampler"], stdout=subprocess.PIPE,
+    proc = subprocess.Popen(sampler_command(probes, NONCE, host_program(), mode), stdout=subprocess.PIPE,
                             start_new_session=True)
     chunks: list[bytes] = []
     try:

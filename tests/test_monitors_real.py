@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 from labhosts import netns_of, processes_in, wait_until
@@ -28,6 +29,16 @@ def utc(text: str) -> float:
 
 def samplers_in(netns: str) -> list[tuple[int, str]]:
     return [(pid, cmd) for pid, cmd in processes_in(netns) if "gftpwb-sampler" in cmd]
+
+
+def sampler_program(pid: int) -> str:
+    """The program of a sampler process (``/usr/bin/python3`` or ``/bin/sh``); "" for another process
+    (the remote wrapper's arguments name the sampler too)."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return ""
+    return argv[0].decode() if b"gftpwb-sampler" in argv[:6] and b"gftpwb-wrap" not in argv else ""
 
 
 def local_samplers(parent: int) -> list[int]:
@@ -124,10 +135,14 @@ def test_monitors_on_namespace_hosts_see_the_runs_and_leave_nothing(netlab, tmp_
         assert samplers_in(ns) == []
 
 
-def test_ctrl_c_and_a_killed_controller_leave_no_sampler_anywhere(netlab, tmp_path):
+@pytest.mark.parametrize("sampler", ["python", "sh"])
+def test_ctrl_c_and_a_killed_controller_leave_no_sampler_anywhere(netlab, tmp_path, monkeypatch, sampler):
     """Ctrl-C: the samplers stop with the run (exit 130). SIGKILL of gftpwb itself: nobody stops them,
     yet the remote wrapper's watchdog ends the namespace hosts' samplers with the SSH session and the
-    local one exits when its parent is gone."""
+    local one exits when its parent is gone. Both samplers (``GFTPWB_SAMPLER``), each seen running
+    as itself everywhere."""
+    monkeypatch.setenv("GFTPWB_SAMPLER", sampler)
+    program = "/usr/bin/python3" if sampler == "python" else "/bin/sh"
     status = netlab.status()
     silent = __import__("socket").socket()
     silent.bind((status["controller_address"], 0))
@@ -149,6 +164,9 @@ def test_ctrl_c_and_a_killed_controller_leave_no_sampler_anywhere(netlab, tmp_pa
 
                 assert wait_until(running, timeout=60)
                 (local,) = local_samplers(proc.pid)
+                for ns in namespaces:  # the sampler itself (not the wrapper, whose arguments name it too)
+                    assert [sampler_program(pid) for pid, _ in samplers_in(ns) if sampler_program(pid)] == [program]
+                assert sampler_program(local) == program
                 proc.send_signal(how)
                 stdout, stderr = proc.communicate(timeout=60)
             finally:

@@ -13,6 +13,7 @@ import textwrap
 from datetime import datetime
 from pathlib import Path
 
+import pytest
 from clihelp import gftpwb
 from jsonschema import Draft7Validator
 
@@ -139,15 +140,17 @@ def _alive(pid: int) -> bool:
         return False
 
 
-async def test_a_stop_leaves_no_sampler_behind(tmp_path, fake_guc, monkeypatch):
+@pytest.mark.parametrize("sampler", ["python", "sh"])
+async def test_a_stop_leaves_no_sampler_behind(tmp_path, fake_guc, monkeypatch, sampler):
     """Ctrl-C (the executor's stop) during a run: the service stops without waiting for more readings,
-    its sampler's process group is gone, and the run's summary is still written."""
+    its sampler's process group is gone, and the run's summary is still written; either sampler."""
     from gftpwb.shell.executor import Executor
     from gftpwb.shell.monitors import MonitorService
     from gftpwb.shell.session import RunRequest, execute, prepare_run
 
     monkeypatch.setenv("FAKE_GUC_MODE", "hang")
     monkeypatch.setenv("FAKE_GUC_CHILD_PID", str(tmp_path / "child.pid"))
+    monkeypatch.setenv("GFTPWB_SAMPLER", sampler)
     text = textwrap.dedent("""\
         version: 1
         name: stop
@@ -175,6 +178,8 @@ async def test_a_stop_leaves_no_sampler_behind(tmp_path, fake_guc, monkeypatch):
     (service,) = services
     pid = service.samplers[0].process.pid
     assert _alive(pid)
+    with open(f"/proc/{pid}/cmdline", "rb") as handle:
+        assert handle.read().split(b"\0")[0] == (b"/usr/bin/python3" if sampler == "python" else b"/bin/sh")
     executor.stop()
     outcome = await asyncio.wait_for(task, 30)
     assert outcome.summary.interrupted

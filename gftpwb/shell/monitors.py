@@ -2,11 +2,14 @@
 per host, started over the host's transport (this machine's, or SSH under the remote wrapper),
 streaming raw readings for as long as the scenario runs.
 
-* **One process per host**, whatever the number of monitors there: a POSIX sh loop
-  (:mod:`gftpwb.core.monitors.sampler`) started once, not one SSH command per sample. On a remote
-  host it runs under the wrapper of :mod:`gftpwb.shell.transports.remote`, whose watchdog kills it
-  when the SSH session goes; it also exits when its parent goes, when its output pipe closes, and
-  is killed with its process group when the service stops. Nothing is left behind.
+* **One process per host**, whatever the number of monitors there, started once, not one SSH
+  command per sample: the python3 program of :mod:`gftpwb.shell.hostsampler` where the host has
+  python3, else a POSIX sh loop; one command starts either
+  (:func:`gftpwb.core.monitors.sampler.sampler_command`), and ``GFTPWB_SAMPLER=python|sh`` forces
+  one (default ``auto``). On a remote host it runs under the wrapper of
+  :mod:`gftpwb.shell.transports.remote`, whose watchdog kills it when the SSH session goes; it also
+  exits when its parent goes, when its output pipe closes, and is killed with its process group
+  when the service stops. Nothing is left behind.
 * **One time line.** The service takes the controller's monotonic and wall clocks at one moment
   (:class:`~gftpwb.core.monitors.timeline.ClockMap`); each host's readings are converted through its
   sampler clock and the host's clock offset (measured over SSH as for gfapi's synchronised starts)
@@ -24,9 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import os
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from gftpwb.core.clockoffset import ZERO, ClockOffset
 from gftpwb.core.dsl.model import Scenario
@@ -44,7 +50,7 @@ from gftpwb.core.events import (
 from gftpwb.core.monitors.model import Monitor
 from gftpwb.core.monitors.plan import control_ports, probes_by_host
 from gftpwb.core.monitors.readers import Reader, reader_for
-from gftpwb.core.monitors.sampler import SAMPLER_NAME, ClockLine, Probe, Reading, SamplerStream, sampler_script
+from gftpwb.core.monitors.sampler import AUTO, SAMPLERS, SH, ClockLine, Probe, Reading, SamplerStream, sampler_command
 from gftpwb.core.monitors.summary import RunSummary, Span, SummaryBook, figures_to_dict
 from gftpwb.core.monitors.timeline import ClockMap, HostClock
 from gftpwb.core.specs import RunSpec
@@ -53,6 +59,21 @@ from gftpwb.core.transport import Process
 from .context import Service, ServiceContext
 
 STDERR_LINES = 5  # a sampler's stderr lines reported as warnings, per host (then a count)
+SAMPLER_ENV = "GFTPWB_SAMPLER"  # auto (python3 where the host has it, else sh), python or sh
+
+
+@functools.cache
+def host_program() -> str:
+    """The python3 sampler's text, as it is sent to the hosts (read, not imported: it is a program)."""
+    return (Path(__file__).parent / "hostsampler.py").read_text(encoding="utf-8")
+
+
+def sampler_mode() -> tuple[str, str]:
+    """The sampler ``GFTPWB_SAMPLER`` asks for, and a warning if its value is not one gftpwb knows."""
+    mode = os.environ.get(SAMPLER_ENV, "").strip().lower() or AUTO
+    if mode in SAMPLERS:
+        return mode, ""
+    return AUTO, f"{SAMPLER_ENV}={mode!r} is not one of {', '.join(SAMPLERS)}; using {AUTO}"
 
 
 def monitor_services(scenario: Scenario, specs: Sequence[RunSpec]) -> list[Service]:
@@ -79,6 +100,7 @@ class MonitorService:
         self._changed = asyncio.Event()
         self.clock = ClockMap(time.monotonic(), time.time())
         self.book = SummaryBook()
+        self.mode = AUTO
 
     @property
     def ctx(self) -> ServiceContext:
@@ -90,6 +112,9 @@ class MonitorService:
         self.clock = ClockMap(time.monotonic(), time.time())
         self.book = SummaryBook((m.id, host) for host, items in self.by_host.items() for m, _ in items)
         self._unsubscribe = ctx.subscribe(self._on_event)
+        self.mode, problem = sampler_mode()
+        if problem:
+            self.warn(problem)
         self.samplers = [HostSampler(self, host, items) for host, items in self.by_host.items()]
         await asyncio.gather(*(sampler.start() for sampler in self.samplers))
 
@@ -182,8 +207,10 @@ class HostSampler:
     async def _launch(self) -> None:
         transport = self.service.ctx.transport_for(self.host)
         self.offset = await transport.clock_offset()
-        script = sampler_script([probe for _, probe in self.items.values()], self.nonce)
-        self.process = await transport.start(["/bin/sh", "-c", script, SAMPLER_NAME])
+        probes = [probe for _, probe in self.items.values()]
+        mode = self.service.mode
+        self.process = await transport.start(
+            sampler_command(probes, self.nonce, host_program() if mode != SH else "", mode))
         self.task = asyncio.create_task(self._read(self.process))
         self.service.ctx.publish(SamplerStarted(
             host=self.host, monitors=tuple(m.id for m, _ in self.items.values()),

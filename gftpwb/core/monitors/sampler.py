@@ -1,14 +1,24 @@
-"""The sampler: one long-lived POSIX sh process per host that reads every monitor of that host at
-its interval and streams the raw readings; and the parser of that stream. Pure (text in, text out).
+"""The sampler: one long-lived process per host that reads every monitor of that host at its
+interval and streams the raw readings; the command that starts it; and the parser of that stream.
+Pure (text in, text out).
 
-Why sh and raw text: every Linux host has /bin/sh and /proc, not necessarily Python; and parsing on
-the controller (:mod:`.procfs`, :mod:`.ss`, :mod:`.numbers`) keeps the sampler small and its
-parsers testable. The script reads /proc files with the ``read`` builtin or ``cat`` and forks only
-for ``sleep``, ``cat``, ``ss`` and user commands, so its own load stays small (BENCHMARKS.md).
+Two samplers write the same stream, and one command starts either (:func:`sampler_command`):
 
-Its clock is ``/proc/uptime`` (hundredths of a second, read without a fork, never stepped): the
-first line pairs it with the host's wall clock (``date +%s.%N``), so the controller converts every
-reading to its own time (:mod:`.timeline`).
+* **python3** where the host has it (``exec python3 -E -S -c PROGRAM ...``): the program of
+  :mod:`gftpwb.shell.hostsampler`, passed as text. It reads /proc itself, does a tcp reading with
+  one NETLINK_SOCK_DIAG dump and writes the lines ``ss -tinp`` would, and sleeps without a fork:
+  a fraction of the sh sampler's CPU (BENCHMARKS.md, issue 13).
+* **POSIX sh** otherwise (:func:`sampler_script`): every Linux host has /bin/sh and /proc. It reads
+  /proc files with the ``read`` builtin or ``cat``, and forks ``sleep``, ``cat``, ``ss`` and user
+  commands.
+
+``GFTPWB_SAMPLER`` (``auto``, ``python``, ``sh``; read by :mod:`gftpwb.shell.monitors`) forces one.
+Either way the parsing stays on the controller (:mod:`.procfs`, :mod:`.ss`, :mod:`.numbers`), so
+the samplers stay small and the parsers testable.
+
+Its clock is the host's uptime (``/proc/uptime``, or CLOCK_BOOTTIME, the same clock, under python3;
+hundredths of a second, never stepped): the first line pairs it with the host's wall clock, so the
+controller converts every reading to its own time (:mod:`.timeline`).
 
 The stream (every marker carries a per-start nonce, so output of a user command cannot fake one)::
 
@@ -17,9 +27,11 @@ The stream (every marker carries a per-start nonce, so output of a user command 
     ...raw lines...
     @gftpwb-e NONCE INDEX STATUS             (it ends; STATUS is the exit status of the reading)
 
-Every scenario value reaches the script through :func:`shlex.quote`; nothing is pasted unquoted.
-The sampler exits when its parent goes (the controller, or on a remote host the wrapper whose
-watchdog also kills it with the sshd session), on SIGTERM, and when its output pipe closes.
+Every scenario value reaches the sh script through :func:`shlex.quote`, and the python3 program
+as hex-encoded arguments of its configuration; nothing is pasted unquoted. The sampler exits when
+its parent goes (the controller, or on a remote host the wrapper whose watchdog also kills it with
+the sshd session), on SIGTERM, and when its output pipe closes. Either is found by
+``gftpwb-sampler`` in its command line.
 """
 
 from __future__ import annotations
@@ -30,7 +42,9 @@ from dataclasses import dataclass
 
 from .model import COMMAND, CPU, DISK, MEMORY, NET, TCP
 
-SAMPLER_NAME = "gftpwb-sampler"  # $0 of the sampler's shell: how people (and tests) find it in ps
+SAMPLER_NAME = "gftpwb-sampler"  # an argument of either sampler: how people (and tests) find it in ps
+AUTO, PYTHON, SH = "auto", "python", "sh"  # which sampler: python3 where the host has it, or one of the two
+SAMPLERS = (AUTO, PYTHON, SH)
 CLOCK = "@gftpwb-clock"
 START = "@gftpwb-s"
 END = "@gftpwb-e"
@@ -46,7 +60,7 @@ class Probe:
     command: tuple[str, ...] = ()  # command monitors: the argv
     timeout_s: float = 1.0  # command monitors: stopped after this long
     skip_ports: tuple[int, ...] = ()  # tcp monitors: connections on these ports are left out by ss
-    owners: bool = True  # tcp monitors: ask ss for the owning processes (-p: it reads every /proc/PID/fd)
+    owners: bool = True  # tcp monitors: the owning processes (ss -p; the python3 sampler looks them up)
 
 
 # Monitors whose output grows with the host (a line per connection, a user command's): streamed to
@@ -89,7 +103,8 @@ def _program_code(probe: Probe) -> str:
 
 
 def sampler_script(probes: Sequence[Probe], nonce: str) -> str:
-    """The whole sampler for one host: ``sh -c SCRIPT gftpwb-sampler``.
+    """The whole sh sampler for one host (``sh -c SCRIPT gftpwb-sampler``, or the ``eval`` of
+    :data:`BOOT`).
 
     What a round (the monitors due at one wake-up) reads is gathered in ``$r`` and printed with one
     ``printf`` (one write, so one wake-up of the controller, or one SSH packet) before a streamed
@@ -142,6 +157,48 @@ def sampler_script(probes: Sequence[Probe], nonce: str) -> str:
         "done",
     ]
     return "\n".join(lines) + "\n"
+
+
+# The command that starts a sampler: ``sh -c BOOT gftpwb-sampler MODE SH_LOOP PROGRAM CONFIG``. It
+# becomes python3 (exec: the same process, so the same parent and process group) unless the mode is
+# sh or the host has no python3; else it runs the sh loop. The system's /usr/bin/python3 comes first:
+# a version manager's python3 on PATH may be a shim script (pyenv's costs 50 ms of CPU a start, more
+# than the sampler then saves in a minute). -E -S: no PYTHON* variables, no site (a third of a
+# start). python3 gets the sh loop too, to become it if it cannot sample.
+BOOT = """\
+if [ "$1" != sh ]; then
+  py=/usr/bin/python3
+  [ -x "$py" ] || py=python3
+  if command -v "$py" >/dev/null 2>&1; then exec "$py" -E -S -c "$3" "$0" "$1" "$PPID" "$4" "$2"; fi
+  if [ "$1" = python ]; then echo "python3 not found (GFTPWB_SAMPLER=python)" >&2; exit 127; fi
+fi
+eval "$2"
+"""
+
+
+def python_config(probes: Sequence[Probe], nonce: str) -> str:
+    """The python3 sampler's configuration (``hostsampler.parse_config`` reads it): the nonce, then
+    one line per probe, every command argument hex-encoded (no quoting to get wrong)."""
+    if not nonce.isalnum():
+        raise ValueError("the nonce must be letters and digits")
+    lines = [nonce]
+    for probe in probes:
+        ports = ",".join(str(p) for p in probe.skip_ports) or "-"
+        lines.append(" ".join([str(probe.index), str(probe.interval_cs), probe.type, "1" if probe.owners else "0",
+                               repr(float(probe.timeout_s)), ports, *(a.encode().hex() for a in probe.command)]))
+    return "\n".join(lines) + "\n"
+
+
+def sampler_command(probes: Sequence[Probe], nonce: str, program: str, mode: str = AUTO) -> list[str]:
+    """The argv that starts the sampler of one host: python3 running ``program`` (the text of
+    :mod:`gftpwb.shell.hostsampler`) where the host has python3 and ``mode`` allows it, else the sh
+    loop of :func:`sampler_script`. ``mode`` :data:`SH` leaves the program out."""
+    if mode not in SAMPLERS:
+        raise ValueError(f"the sampler is one of {', '.join(SAMPLERS)}, not {mode!r}")
+    loop = sampler_script(probes, nonce)
+    if mode == SH:
+        return ["/bin/sh", "-c", BOOT, SAMPLER_NAME, SH, loop, "", ""]
+    return ["/bin/sh", "-c", BOOT, SAMPLER_NAME, mode, loop, program, python_config(probes, nonce)]
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ An entry is a line starting in the first column (``Recv-Q Send-Q Local:Port Peer
 with a state column first when no state filter was given) followed by indented lines of
 ``tcp_info`` items: ``key:value`` (``cwnd:10``, ``rtt:0.5/0.2``, ``retrans:0/9``) or ``key value``
 (``send 1234bps``, ``pacing_rate ...``, ``delivery_rate ...``). ``ss -O`` puts both on one line;
-both forms are read. Unknown items are ignored, so a newer ss keeps working. Pure.
+both forms are read. Unknown items are ignored, so a newer ss keeps working. The python3 sampler
+(:mod:`gftpwb.shell.hostsampler`) writes the same lines from its own netlink dump (only the items
+read here), so this parser reads both samplers. Pure.
 """
 
 from __future__ import annotations
