@@ -19,16 +19,13 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import tempfile
 from pathlib import Path
 
 from paired import loadavg, pin
 from scipy import stats
+from worker_run import build_tree_and_rev, worker_output
 
-from gftpwb.kinds.gfapi.run.worker_build import CFLAGS, source_bytes
-
-HERE = Path(__file__).resolve().parent
 VARIANTS = ("rev:off", "rev:io", "tree:off", "tree:io")
 
 
@@ -40,13 +37,7 @@ def outside_ns(binary: Path, work: Path, level: str, files: int) -> tuple[float,
             "--record-size", "4096"]
     if level == "io":
         argv += ["--io-trace", str(trace)]
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("start 0\n")  # stdin stays open: its end would mean "stop"
-    proc.stdin.flush()
-    out = proc.stdout.read()
-    proc.stdin.close()
-    proc.wait()
+    out = worker_output(argv)
     size = trace.stat().st_size if level == "io" else 0
     trace.unlink(missing_ok=True)
     shutil.rmtree(work / "d", ignore_errors=True)
@@ -81,13 +72,7 @@ def main() -> None:
     print(f"pinned to CPU(s) {pin(args.cpus)}; load average at the start {loadavg()}")
     work = Path(tempfile.mkdtemp(prefix="gftpwb-trace-inrun-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
     try:
-        old = subprocess.run(["git", "show", f"{args.against}:gftpwb/kinds/gfapi/worker/gfapi_worker.c"],
-                             check=True, capture_output=True, cwd=HERE.parent).stdout
-        binaries = {}
-        for build, source in (("tree", source_bytes()), ("rev", old)):
-            (work / f"{build}.c").write_bytes(source)
-            binaries[build] = work / build
-            subprocess.run(["cc", *CFLAGS, "-o", str(binaries[build]), str(work / f"{build}.c")], check=True)
+        binaries = build_tree_and_rev(work, args.against)
         got: dict[str, list[tuple[float, float, int]]] = {v: [] for v in VARIANTS}
         for r in range(-1, args.rounds):  # round -1: warm-up, not counted
             k = r % len(VARIANTS)

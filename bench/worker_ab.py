@@ -17,16 +17,11 @@ import itertools
 import os
 import shutil
 import statistics
-import subprocess
 import tempfile
 from pathlib import Path
 
 from paired import compare, loadavg, pin
-from worker_run import run_worker
-
-from gftpwb.kinds.gfapi.run.worker_build import CFLAGS, source_bytes
-
-HERE = Path(__file__).resolve().parent
+from worker_run import build_tree_and_rev, run_worker
 
 
 def one_run(binary: Path, work: Path, level: str, files: int) -> tuple[float, float]:
@@ -50,13 +45,7 @@ def main() -> None:
     print(f"pinned to CPU(s) {pin(args.cpus)}; load average at the start {loadavg()}")
     work = Path(tempfile.mkdtemp(prefix="gftpwb-worker-ab-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
     try:
-        old = subprocess.run(["git", "show", f"{args.against}:gftpwb/kinds/gfapi/worker/gfapi_worker.c"],
-                             check=True, capture_output=True, cwd=HERE.parent).stdout
-        binaries = {}
-        for build, source in (("tree", source_bytes()), ("rev", old)):
-            (work / f"{build}.c").write_bytes(source)
-            binaries[build] = work / build
-            subprocess.run(["cc", *CFLAGS, "-o", str(binaries[build]), str(work / f"{build}.c")], check=True)
+        binaries = build_tree_and_rev(work, args.against)
         cpu: dict[str, list[float]] = {v: [] for v in variants}
         rate: dict[str, list[float]] = {v: [] for v in variants}
         for r in range(-1, args.rounds):

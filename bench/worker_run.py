@@ -14,6 +14,9 @@ from pathlib import Path
 from paired import children_cpu
 
 from gftpwb.core.trace.iofmt import count_events
+from gftpwb.kinds.gfapi.run.worker_build import CFLAGS, source_bytes
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
@@ -31,13 +34,7 @@ def run_worker(binary: Path, data_dir: Path, trace: Path, level: str, files: int
     if level != "off":
         argv += ["--io-trace", str(trace), *(["--io-trace-level", "run"] if level == "run" else [])]
     before = children_cpu()
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("start 0\n")  # stdin stays open: its end would mean "stop"
-    proc.stdin.flush()
-    stdout = proc.stdout.read()
-    proc.stdin.close()
-    proc.wait()
+    stdout = worker_output(argv)
     used = children_cpu() - before
     data = trace.read_bytes() if level == "io" else b""
     size, events = len(data), count_events(data) if data else 0
@@ -46,3 +43,28 @@ def run_worker(binary: Path, data_dir: Path, trace: Path, level: str, files: int
     assert len(done) == 4 and all(d[2] == "ok" for d in done), stdout[-500:]
     rate = sum(int(d[4]) for d in done) / (max(int(d[3]) for d in done) / 1e9)
     return WorkerRun(rate, used / (4 * files) * 1e6, size, events)
+
+
+def worker_output(argv: list[str]) -> str:
+    """Run the worker to its end, started with ``start 0`` on stdin as the runner starts it; its stdout."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("start 0\n")  # stdin stays open: its end would mean "stop"
+    proc.stdin.flush()
+    stdout = proc.stdout.read()
+    proc.stdin.close()
+    proc.wait()
+    return stdout
+
+
+def build_tree_and_rev(work: Path, against: str) -> dict[str, Path]:
+    """This tree's worker and the one at git revision ``against``, built in ``work`` as the runner
+    builds them (POSIX only): {"tree": path, "rev": path}."""
+    old = subprocess.run(["git", "show", f"{against}:gftpwb/kinds/gfapi/worker/gfapi_worker.c"],
+                         check=True, capture_output=True, cwd=REPO).stdout
+    binaries = {}
+    for build, source in (("tree", source_bytes()), ("rev", old)):
+        (work / f"{build}.c").write_bytes(source)
+        binaries[build] = work / build
+        subprocess.run(["cc", *CFLAGS, "-o", str(binaries[build]), str(work / f"{build}.c")], check=True)
+    return binaries

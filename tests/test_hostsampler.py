@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sampler_readings import readings as sampler_readings
 
 from gftpwb.core.monitors.model import Monitor
 from gftpwb.core.monitors.plan import probes_by_host
-from gftpwb.core.monitors.readers import reader_for
-from gftpwb.core.monitors.sampler import PYTHON, SH, ClockLine, Probe, SamplerStream, python_config, sampler_command
+from gftpwb.core.monitors.sampler import PYTHON, SH, Probe, python_config, sampler_command
 from gftpwb.core.monitors.ss import TcpSocket, parse_ss
 from gftpwb.shell import hostsampler as hs
 from gftpwb.shell.monitors import host_program
@@ -257,13 +257,7 @@ def start(monitors: list[Monitor], mode: str, prefix: tuple[str, ...] = (), **po
 
 
 def readings(out: bytes, monitors: list[Monitor], probes: list) -> dict[str, list]:
-    items = SamplerStream(NONCE).feed(out)
-    assert isinstance(items[0], ClockLine) and items[0].epoch is not None
-    readers = {p.index: reader_for(m) for m, p in probes}
-    got: dict[str, list] = {}
-    for item in items[1:]:
-        got.setdefault(monitors[item.index].id, []).append(readers[item.index].read(item))
-    return got
+    return sampler_readings(out, NONCE, monitors, probes)
 
 
 def program_of(pid: int) -> str:

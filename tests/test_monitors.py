@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sampler_readings import readings as sampler_readings
 
 from gftpwb.core.clockoffset import ClockOffset
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -288,12 +289,7 @@ def test_the_sampler_runs_under_the_real_sh_and_every_reading_parses(tmp_path):
         out, _ = proc.communicate(timeout=10)
     finally:
         proc.kill()
-    items = SamplerStream(NONCE).feed(out)
-    assert isinstance(items[0], ClockLine) and items[0].epoch is not None
-    readers = {p.index: reader_for(m) for m, p in probes}
-    got: dict[str, list] = {}
-    for item in items[1:]:
-        got.setdefault(monitors[item.index].id, []).append(readers[item.index].read(item))
+    got = sampler_readings(out, NONCE, monitors, probes)
     assert len(got["c"]) >= 4 and len(got["m"]) >= 2  # 0.2s against 1s
     assert all(not f.error for key in ("c", "m", "n", "d", "t", "q") for f in got[key])
     assert "busy_pct" in got["c"][-1].values and got["q"][0].values == {"depth": 3.0, "value": 7.0}
