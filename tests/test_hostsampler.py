@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -421,3 +422,17 @@ def test_a_kernel_that_refuses_the_dump_gets_the_per_family_one_then_ss(monkeypa
         assert key in {s.key for s in parse_ss(text.splitlines())} and "Recv-Q" in text  # ss's own output
         assert capsys.readouterr().err == (
             "gftpwb-sampler: sock_diag refused ([Errno 1] Operation not permitted); the tcp monitor runs ss\n")
+
+
+@pytest.mark.parametrize(("owners", "ports"), [(True, ()), (False, (2811, 50000))])
+def test_the_program_keeps_the_cores_markers_and_ss_command(owners, ports):
+    """hostsampler.py runs on the hosts and cannot import gftpwb, so it carries copies of the stream's
+    markers, the timeout status and the ss command it falls back to: a change on one side only would
+    make the controller drop every reading, or the two samplers read different sockets."""
+    from gftpwb.core.monitors import sampler as core
+    from gftpwb.core.monitors.readers import TIMEOUT_STATUS
+
+    assert (hs.CLOCK, hs.START, hs.END, hs.NAME, hs.TIMEOUT_STATUS) == (
+        core.CLOCK, core.START, core.END, core.SAMPLER_NAME, TIMEOUT_STATUS)
+    sh_reading = core.reading_code(Probe(0, 100, "tcp", skip_ports=ports, owners=owners))
+    assert f"{{ {shlex.join(hs.ss_argv(hs.Probe(0, 100, 'tcp', owners, 1.0, ports, ())))} 2>&1; }}" in sh_reading
