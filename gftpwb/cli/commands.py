@@ -67,7 +67,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             limit = f"  # timeout {spec.timeout_s:g}s" if spec.timeout_s else ""
             if spec.delay_s:
                 limit += f"  # after {spec.delay_s:g}s delay"
-            print(mask_text("\n".join(registry().kind(spec.kind).describe(spec, limit))))
+            print(mask_text("\n".join(registry().kind(spec.kind).planner.describe(spec, limit))))
         return EXIT_OK
     frontend.preflight(specs, scenario.hosts)
     directory = frontend.results_dir(scenario, args.results_base, results=args.results, resume=args.resume)

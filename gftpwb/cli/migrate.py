@@ -210,7 +210,7 @@ def export_taglogs(directory: str, output: str | None) -> int:
     latest = {(record.scenario, record.run_id): record for record in records}
     for record in latest.values():
         kind = registry().find(record.kind)
-        if kind is not None and not kind.writes_taglog:  # e.g. small-file runs (their CSVs are in the results)
+        if kind is not None and not kind.run.writes_taglog:  # e.g. small-file runs (their CSVs are in the results)
             continue
         name = record.taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
         try:
