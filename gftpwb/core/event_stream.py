@@ -234,3 +234,10 @@ EVENT_NAMES = ("stream-started", "scenario-started", "run-delayed", "run-started
                "run-finished", "notice", "thresholds", "scenario-finished", "copies-finished", "tune",
                "trace-level", "sampler-started", "sampler-ended", "monitor-sample", "monitor-summary",
                "monitors-finished")
+
+
+def schema() -> dict[str, Any]:
+    """``schemas/events.schema.json`` as installed with the package (``gftpwb.schemas``)."""
+    from importlib.resources import files
+
+    return json.loads(files("gftpwb.schemas").joinpath("events.schema.json").read_text(encoding="utf-8"))
