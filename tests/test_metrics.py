@@ -4,11 +4,13 @@ errors as clear messages. tests/test_live_results_real.py scrapes and pushes wit
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import urllib.request
 
 import pytest
+from clihelp import gftpwb
 from prometheus_client.exposition import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -201,3 +203,63 @@ def test_a_push_to_nowhere_warns_once_and_says_why_at_the_end():
     assert 1 <= len(warnings) <= 2 and all(w.startswith(error) for w in warnings[:1])
     assert sink.pusher.failures == sink.pusher.pushes >= 1
 
+
+
+SCENARIO = """\
+version: 1
+name: fake
+tests:
+  - id: a
+    kind: guc
+    source: ftp://127.0.0.1:1/dev/zero
+    target: file:///dev/null
+    options: {length: 3M}
+    repeat: 2
+"""
+
+
+def test_run_with_a_metrics_port_in_use_is_refused_before_anything_runs(tmp_path, fake_guc):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        out = gftpwb("run", str(tmp_path / "s.yaml"), "--results", str(tmp_path / "r"),
+                     "--metrics", f"127.0.0.1:{port}")
+    assert out.returncode == 3, out.stderr
+    assert out.stderr == (f"gftpwb: --metrics 127.0.0.1:{port}: cannot listen: the port is in use (another program "
+                          "listens there); pick another or 0 for any; nothing was run\n")
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_pushgateway_that_cannot_be_reached_loses_no_result(tmp_path, fake_guc):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{held.getsockname()[1]}"
+        out = gftpwb("run", str(tmp_path / "s.yaml"), "--results", str(tmp_path / "r"), "--pushgateway", url)
+        failed = gftpwb("run", str(tmp_path / "s.yaml"), "--results", str(tmp_path / "f"), "--pushgateway", url,
+                        env={"FAKE_GUC_MODE": "fail"})
+        report = gftpwb("report", str(tmp_path / "r"), "--pushgateway", url)
+    assert out.returncode == 9 and "Traceback" not in out.stderr
+    assert f"gftpwb: cannot reach the pushgateway at {url}: Connection refused; the run goes on" in out.stderr
+    assert (f"gftpwb: warning: cannot reach the pushgateway at {url}: Connection refused: the figures of this run "
+            "were not pushed; every result is in the results directory, and `gftpwb report DIR --pushgateway URL` "
+            "pushes them") in out.stderr
+    assert "2 passed of 2 planned" in out.stdout
+    assert [json.loads(line)["status"] for line in (tmp_path / "r" / "results.jsonl").read_text().splitlines()] == [
+        "passed", "passed"]
+    assert failed.returncode == 1  # the runs' own outcome comes first
+    assert report.returncode == 9 and "fake was not pushed" in report.stderr and "fake" in report.stdout
+
+
+def test_report_openmetrics_of_several_directories_adds_their_runs_up(tmp_path, fake_guc):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    for name in ("one", "two"):
+        assert gftpwb("run", str(tmp_path / "s.yaml"), "--results", str(tmp_path / name)).returncode == 0
+    out = gftpwb("report", str(tmp_path / "one"), str(tmp_path / "two"), "--openmetrics", str(tmp_path / "m.prom"))
+    assert out.returncode == 0, out.stderr
+    text = (tmp_path / "m.prom").read_text()
+    assert 'gftpwb_runs_total{case="000",host="local",scenario="fake",status="passed",test="a"} 4.0' in text
+    bad = gftpwb("report", str(tmp_path / "one"), "--openmetrics", str(tmp_path / "no" / "m.prom"))
+    assert bad.returncode == 2 and "cannot write the OpenMetrics figures" in bad.stderr
