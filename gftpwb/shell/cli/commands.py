@@ -78,7 +78,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from .liveout import open_outputs
 
-    outputs = open_outputs(args, scenario.name, lambda text: _err(f"gftpwb: {text}"))
+    held: list[str] = []  # what the outputs say while the TUI draws: printed when it is gone
+
+    def say(text: str) -> None:
+        if args.tui:
+            held.append(text)
+        else:
+            _err(f"gftpwb: {text}")
+
+    outputs = open_outputs(args, scenario.name, say)
     request = RunRequest(scenario=scenario, specs=specs, results_dir=directory, command=["gftpwb", *sys.argv[1:]],
                          resume=args.resume is not None, accept_new_host_keys=args.accept_new_host_keys,
                          trace_to=args.trace_to, subscribers=list(outputs.subscribers))
@@ -97,5 +105,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             request.subscribers.append(ConsoleSink(console, live=live))
             code = frontend.exit_code(frontend.run(request).summary)
     finally:
+        for text in held:
+            _err(f"gftpwb: {text}")
         pushed = outputs.finish(lambda text: _err(f"gftpwb: warning: {text}"))
     return code if code != EXIT_OK else pushed
