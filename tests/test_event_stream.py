@@ -284,3 +284,22 @@ def test_mapped_fields_are_dataclass_fields():
         own = {f.name for f in dataclasses.fields(event)}
         extra = set(enc.fields(event)) - envelope - own - derived
         assert not extra, (type(event).__name__, extra)
+
+
+def test_a_reader_that_stops_reading_ends_the_stream_and_never_the_run(tmp_path, fake_guc):
+    import subprocess
+    import sys
+
+    results = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "gftpwb", "run", scenario(tmp_path), "--results", str(results),
+                             "--events", "jsonl", "--progress", "never"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "FAKE_GUC_STEP": "0.2"})
+    assert json.loads(proc.stdout.readline())["event"] == "stream-started"
+    proc.stdout.close()  # as `| head -n 1` does
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 8, err  # the run's own outcome: every run passed, the threshold was not met
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert "2 passed of 2 planned" in err
+    if "the event stream to stdout ended" in err:  # unless every line was out before the pipe closed
+        assert "Broken pipe; the run went on and its results directory has everything" in err
+    assert len((results / "results.jsonl").read_text().splitlines()) == 2
