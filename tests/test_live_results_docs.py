@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from clihelp import gftpwb
 
-from gftpwb.shell.cli.parser import build_parser
+from gftpwb.cli.parser import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "live-results.md"
