@@ -13,12 +13,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from cli_reference import markdown as cli_markdown  # noqa: E402
+from cli_reference import markdown as cli_markdown
 
 MARKER = "<!-- cli-reference -->"
 
 
-def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001 (MkDocs' signature)
+def on_page_markdown(markdown: str, page, config, files) -> str:
     if MARKER in markdown:
         markdown = markdown.replace(MARKER, cli_markdown())
     return markdown

@@ -4,7 +4,7 @@ An entry matches differences by case name, path and aspect (fnmatch patterns), a
 only differences of one kind (``rewrite``: the values must agree once it is applied; ``when``: a
 condition on the two values). A difference that no entry matches fails its case; an entry that
 matches nothing fails ``test_every_allow_list_entry_is_used`` (unless it excuses a race in tgftp,
-which a run may not hit), so the list never outlives what it excuses. docs/tgftp-compat.md explains
+which a run may not hit), so the list never outlives what it excuses. docs/migration/tgftp.md explains
 each difference for users.
 """
 

@@ -44,7 +44,7 @@ from gftpwb.tgftp.batchfile import (
 )
 from gftpwb.tgftp.taglog import TagLogError, record_from_taglog
 
-MAX_BATCHFILE_BYTES = 64 << 20  # as for scenarios (issue 17: bounded inputs)
+MAX_BATCHFILE_BYTES = 64 << 20  # as for scenarios (bounded inputs)
 EXIT_LOG_ERROR = 1  # tgftp_log's exit status for a bad attribute or a missing file
 _TEST_REF = re.compile(r"test '(test-\d{3,})'")
 
@@ -205,7 +205,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     journal = JournalSink(os.path.join(directory, JOURNAL_NAME))
     try:
         for record in records:
-            journal.append(mask(record))  # passwords in URLs, as everything gftpwb stores (issue 17)
+            journal.append(mask(record))  # passwords in URLs, as everything gftpwb stores
     finally:
         journal.close()
     meta = {"gftpwb_version": __version__, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
