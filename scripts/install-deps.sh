@@ -12,6 +12,8 @@ if [ "${1:-demo}" = "test" ]; then
     want+=(glusterfs-server libglusterfs-dev gcc libc6-dev fio)
     # report --html: a headless browser opens the page, checks its DOM and takes a screenshot
     want+=(chromium)
+    # shell completion (bash-completion, zsh, fish load the generated scripts) and the man page (man -l)
+    want+=(bash-completion zsh fish man-db)
 fi
 
 missing=()
