@@ -73,8 +73,8 @@ def test_fish_completes_commands_and_options():
 @pytest.mark.real
 def test_zsh_registers_and_loads_the_completion_function():
     # compinit reads the #compdef line from $fpath; +X loads the function's definition without calling it.
-    script = ("fpath=(%s $fpath); autoload -Uz compinit; compinit -u -D; print -r -- ${_comps[gftpwb]}; "
-              "autoload -Uz +X _gftpwb && print loaded" % ZSH.parent)
+    script = (f"fpath=({ZSH.parent} $fpath); autoload -Uz compinit; compinit -u -D; print -r -- ${{_comps[gftpwb]}}; "
+              "autoload -Uz +X _gftpwb && print loaded")
     out = subprocess.run(["zsh", "-f", "-c", script], capture_output=True, text=True)
     assert out.stdout.split() == ["_gftpwb", "loaded"], out.stderr
     syntax = subprocess.run(["zsh", "-n", str(ZSH)], capture_output=True, text=True)
