@@ -138,7 +138,7 @@ ALLOW: list[Allowed] = [
             "created its copy, and tgftp's cat and rm of <PID>_testgftp.sh.log fail on stderr (seen at load 13)",
             rewrite=without_tee_race, race=True),
     Allowed("*", "*", "files",
-            "tgftp 0.7.0 leaves <PID>_transferList behind after every transfer with -len (its bug B5, issue #7 "
+            "tgftp 0.7.0 leaves <PID>_transferList behind after every transfer with -len (its bug B5, reported "
             "upstream); gftpwb removes the list file once it has read it",
             without_files(r"<PID>_transferList")),
     Allowed("batch/*", "*", "files",
