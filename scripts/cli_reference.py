@@ -9,18 +9,13 @@ so the page lists exactly the commands and options the program takes.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """gftpwb's parser, wherever the command line lives in this checkout."""
-    for module in ("gftpwb.cli.parser", "gftpwb.shell.cli.parser"):
-        try:
-            return importlib.import_module(module).build_parser()
-        except ModuleNotFoundError:
-            continue
-    raise ModuleNotFoundError("no gftpwb argument parser (gftpwb.cli.parser)")
+    from gftpwb.cli.parser import build_parser
+
+    return build_parser()
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, str, argparse.ArgumentParser]]:

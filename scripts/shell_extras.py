@@ -30,10 +30,7 @@ def generated() -> dict[str, str]:
     """What each file of share/ should hold, generated now from the parser."""
     os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal: the files must not depend on it
     from gftpwb import __version__
-    try:
-        from gftpwb.cli.completion import SHELLS, completion_script, manual_page
-    except ModuleNotFoundError:  # the command line before it moved out of gftpwb.shell
-        from gftpwb.shell.cli.completion import SHELLS, completion_script, manual_page
+    from gftpwb.cli.completion import SHELLS, completion_script, manual_page
 
     texts = {shell: completion_script(shell) for shell in SHELLS}
     texts["man"] = manual_page(__version__)
