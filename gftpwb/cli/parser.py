@@ -280,10 +280,11 @@ def add_lab_up_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--gluster", action="store_true",
                    help="also start glusterd and a single-brick volume for gfapi tests")
     q.add_argument("--gluster-address", metavar="ADDR",
-                   help="the volume's server address, reachable by every client (default: a 198.18.x.y "
-                        "address the lab adds to lo)")
+                   help="the volume's server address, reachable by every client (default: 198.18.0.1 for the default "
+                        "state directory, else another 198.18.x.y address; the lab adds it to lo)")
     q.add_argument("--gluster-volume", metavar="NAME",
-                   help="the volume's name (default gftpwb-<hash of the state directory>)")
+                   help="the volume's name (default gftpwb-demo for the default state directory, else "
+                        "gftpwb-<hash of the state directory>)")
 
 
 def add_lab(sub: Sub) -> None:
@@ -338,6 +339,17 @@ def add_migration(sub: Sub) -> None:
     handler(q, "gftpwb.cli.log:cmd_log")
 
 
+def add_completion(sub: Sub) -> None:
+    p = sub.add_parser("completion", help="print the shell completion script for bash, zsh or fish",
+                       epilog="examples:\n  source <(gftpwb completion bash)             # in ~/.bashrc\n"
+                       "  gftpwb completion zsh > ~/.zfunc/_gftpwb      # a directory on $fpath\n"
+                       "  gftpwb completion fish > ~/.config/fish/completions/gftpwb.fish\n\n"
+                       "pip install puts these scripts and the man page under its prefix's share/ as well.",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell")
+    handler(p, "gftpwb.cli.completion:cmd_completion")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gftpwb", description="GridFTP / GlusterFS performance workbench.")
     parser.add_argument("--version", action="version", version=f"gftpwb {__version__}")
@@ -354,4 +366,5 @@ def build_parser() -> argparse.ArgumentParser:
     add_tgftp(sub)
     add_hosts(sub)
     add_lab(sub)
+    add_completion(sub)
     return parser

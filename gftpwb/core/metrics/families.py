@@ -89,11 +89,11 @@ class ResultFigures:
             return
         case = (record.scenario, record.test_id, labels[2])
         if case not in self._info:
-            self._info[case] = (record.kind, kind.params_text(dict(record.params)))
+            self._info[case] = (record.kind, kind.present.params_text(dict(record.params)))
         if record.status != PASSED or record.details.get("warmup"):
             return
-        measured = kind.measure(record)
-        for figure in kind.figures:
+        measured = kind.report.measure(record)
+        for figure in kind.report.figures:
             value = measured.get(figure.key)
             if value is None or value.value is None or value.excluded:
                 continue
