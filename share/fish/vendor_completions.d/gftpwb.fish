@@ -51,7 +51,7 @@ function _shtab_gftpwb_using
 end
 
 set -g _shtab_gftpwb_commands validate schema run report compare results 'results list' 'results query' 'results views' trace 'trace export' 'trace summary' 'trace collect' tui import export log 'log get' 'log list-attributes' tgftp hosts 'hosts check' lab 'lab up' 'lab down' 'lab status' completion
-set -g _shtab_gftpwb_opts_with_value --address --csv --format --gluster-address --gluster-volume --hosts --html --junit --listen --only --out --output --port --progress --rate --results --results-base --resume --scenario --set --state-dir --threshold --top --trace --trace-to --trend --where -o
+set -g _shtab_gftpwb_opts_with_value --address --csv --events --events-file --format --gluster-address --gluster-volume --hosts --html --junit --listen --metrics --only --openmetrics --out --output --port --progress --pushgateway --rate --results --results-base --resume --scenario --set --state-dir --threshold --top --trace --trace-to --trend --where -o
 
 complete -c gftpwb -e
 complete -c gftpwb -f
@@ -77,6 +77,10 @@ complete -c gftpwb -n '_shtab_gftpwb_using run' -l accept-new-host-keys -d 'trus
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l trace -x -d 'trace every test at this level, whatever the scenario says: off, run (spans of runs and their phases, samples: trace.jsonl) or io (also every I/O of the gfapi workers; io:N keeps one in N per thread); gftpwb trace export/summary read it'
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l trace-to -x -d 'also stream the trace live to a collector (gftpwb trace collect --listen PORT on that host)'
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l tui -d 'show the run in the TUI workbench (same results)'
+complete -c gftpwb -n '_shtab_gftpwb_using run' -l events -xka "jsonl" -d 'write every event as one JSON line to stdout as it happens (schemas/events.schema.json); the console moves to stderr'
+complete -c gftpwb -n '_shtab_gftpwb_using run' -l events-file -xka "(__fish_complete_path (commandline -ct))" -d 'write the event stream to this file (or FIFO) instead'
+complete -c gftpwb -n '_shtab_gftpwb_using run' -l metrics -x -d 'serve the current figures for Prometheus at http://HOST:PORT/metrics while the run lasts (port 0: any free port)'
+complete -c gftpwb -n '_shtab_gftpwb_using run' -l pushgateway -x -d 'push the figures to a Prometheus pushgateway at the end of each run and of the scenario (job gftpwb, grouped by scenario); exit 9 if the last push failed and nothing else did'
 complete -c gftpwb -n '_shtab_gftpwb_using run; and test $_shtab_gftpwb_npos -eq 0' -ka "(__fish_complete_path (commandline -ct))" -d SCENARIO
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a report -d 'Summarise one or more results directories.'
 complete -c gftpwb -n '_shtab_gftpwb_using report' -s h -l help -d 'show this help message and exit'
@@ -84,6 +88,8 @@ complete -c gftpwb -n '_shtab_gftpwb_using report' -l json -d 'print the summary
 complete -c gftpwb -n '_shtab_gftpwb_using report' -l csv -xka "(__fish_complete_path (commandline -ct))" -d 'also write each case'"'"'s statistics as CSV (one row per figure)'
 complete -c gftpwb -n '_shtab_gftpwb_using report' -l junit -xka "(__fish_complete_path (commandline -ct))" -d 'also write JUnit XML: one testcase per run, failures as failures'
 complete -c gftpwb -n '_shtab_gftpwb_using report' -l html -xka "(__fish_complete_path (commandline -ct))" -d 'also write a self-contained HTML report with charts'
+complete -c gftpwb -n '_shtab_gftpwb_using report' -l openmetrics -xka "(__fish_complete_path (commandline -ct))" -d 'also write the figures in the Prometheus text format (for node_exporter'"'"'s textfile collector: a FILE ending in .prom in its directory)'
+complete -c gftpwb -n '_shtab_gftpwb_using report' -l pushgateway -x -d 'also push the figures of each directory to a Prometheus pushgateway (job gftpwb, grouped by scenario); exit 9 if a push fails'
 complete -c gftpwb -n '_shtab_gftpwb_using report' -l trend -x -d '--html: each case'"'"'s median in the N latest runs of the scenario beside DIR (default 20; 0: no trend)'
 complete -c gftpwb -n '_shtab_gftpwb_using report; and test $_shtab_gftpwb_npos -ge 0' -ka "(__fish_complete_directories)" -d 'results directories (results/<UTC>-<scenario>)'
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a compare -d 'Compare results directory B against A.'
