@@ -59,6 +59,14 @@ def _print_diagnostics(diagnostics) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     items: list[str] = args.items
+    if items[0] in ("parallel-libgfapi", "libgfapi-results"):
+        from gftpwb.cli.migrate_libgfapi import import_results_cmd, import_settings
+
+        if items[0] == "parallel-libgfapi":
+            return import_settings(items[1:], args)
+        if len(items) < 2:
+            raise UsageError("import libgfapi-results needs at least one log directory, result.csv or worker log")
+        return import_results_cmd(items[1:], args)
     if items[0] == "taglogs":
         if len(items) < 2:
             raise UsageError("import taglogs needs at least one tag log file")
@@ -101,6 +109,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     """Tag logs -> a results directory of their own. A log that cannot be read (no tags, a damaged
     ``GFTPWB_RECORD``, a scenario name that is not a name) is reported at its file:line and the others
     are imported; exit 2 when any failed."""
+    args.scenario = args.scenario or "imported"
     if not re.fullmatch(NAME_PATTERN, args.scenario):
         raise UsageError(f"--scenario {args.scenario!r} is not a valid scenario name (letters, digits, '.', '_' and "
                          "'-', starting with a letter or digit)")

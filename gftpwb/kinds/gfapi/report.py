@@ -66,11 +66,15 @@ def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
     counted = _counted(case)
     first = [((g.get("cluster") or {}).get("first_done") or {}) for g in counted]
     skews = [g["start_skew_ms"] for g in counted if g.get("start_skew_ms") is not None]
+    notes = case_notes(case)
+    imported = sum(1 for g in counted if g.get("imported"))
+    if imported:  # other tools' totals: a sum of per-process rates, not one common window
+        notes = "; ".join(n for n in (f"{imported} imported: sums of per-process rates", notes) if n)
     cells = (case.test_id, f"{case.case:03d}", setup_text(case.params), f"{case.passed}/{case.total}",
              _median(case, "files_s", 0), ci_text(stats.mean if stats else None, half, 0),
              cv_text(stats.cv if stats else None), _median(case, "mib_s", 1), _median(case, "iops", 0),
              _f(mean([x.get("mib_s") for x in first])), _f(mean([x.get("pct_done") for x in first])),
-             _f(max(skews) if skews else None, 2), case_notes(case))
+             _f(max(skews) if skews else None, 2), notes)
     return cells, "" if case.passed == case.total else "red"
 
 
