@@ -102,9 +102,9 @@ def read_clients(text: str, filename: str) -> ClientList:
                 continue
             seen[name] = number
             clients.append(Client(name, address, user, number, column))
-    lines = text.count("\n")
-    if clients and lines != len(clients) + sum(1 for w in warnings if "listed again" in w.message):
-        warnings.append(Diagnostic(filename, 0, 0, f"{lines} line(s) but {len(clients)} client(s): the launcher "
+    lines, words = text.count("\n"), len(text.split())
+    if clients and lines != words:
+        warnings.append(Diagnostic(filename, 0, 0, f"{lines} line(s) but {words} client name(s): the launcher "
                                    "counted clients with wc -l (lines) and waited for the ready files of that many, "
                                    "so a run with this list never started (a missing last newline, a blank line or "
                                    "two clients on a line do this); the scenario runs every client listed",

@@ -152,6 +152,8 @@ def _what_ran(found: ToolResults, settings: Settings | None) -> tuple[ToolRun, l
                                             "logs next to it, or give the settings (--settings ENVFILE --clients "
                                             "LIST)")])
         return settings.run, settings.hosts
+    if settings is not None and not any("workload" in log.header for log in found.logs):
+        return settings.run, settings.hosts  # the workers died before their output was written: nothing to check
     run, hosts = run_from_logs(found.logs)
     if settings is not None:
         differences = _differences(run, hosts, settings)
@@ -226,7 +228,7 @@ def client_host(client: str) -> str:
 # --- the record ---------------------------------------------------------------------------------------
 
 
-def _rates(block: ResultBlock | None, record_kb: int, notes: list[str], label: str) -> dict[str, Any] | None:
+def _rates(block: ResultBlock | None, record_kb: int, notes: list[str]) -> dict[str, Any] | None:
     """seconds, counters and rates of one block as the worker printed them; the file rate recomputed
     from the throughput when the worker left it out (< 10 files) or printed the first release's 0."""
     if block is None:
@@ -237,16 +239,20 @@ def _rates(block: ResultBlock | None, record_kb: int, notes: list[str], label: s
     iops = _finite(v.get("IOPS"))
     files_s = _finite(v.get("file rate"))
     mib = ios * record_kb / 1024
-    if files and mib_s and mib and (files_s is None or (files_s == 0 and "file transfers" in v)):
-        files_s = round(files * mib_s / mib, 3)
+    seconds = _finite(v.get("elapsed time"))
+    missing = files_s is None or (files_s == 0 and "file transfers" in v)
+    if files and missing:
+        if mib_s and mib:  # the throughput has more digits than the elapsed time
+            files_s = round(files * mib_s / mib, 3)
+        elif seconds:
+            files_s = round(files / seconds, 3)
         why = ("a worker left it out under 10 files" if "file transfers" not in v
                else "the first release printed 0 for more than 10 files")
-        note = f"file rate recomputed from the throughput where {why}"
-        if note not in notes:
+        note = f"file rate recomputed where {why}"
+        if files_s is not None and note not in notes:
             notes.append(note)
-    seconds = _finite(v.get("elapsed time"))
     if mib_s and mib:
-        seconds = round(mib / mib_s, 6)  # the printed throughput has more digits than the elapsed time
+        seconds = round(mib / mib_s, 6)
     return {"seconds": seconds, "files": files, "ios": ios, "bytes": nbytes, "mib_s": mib_s, "files_s": files_s,
             "iops": iops}
 
@@ -260,39 +266,77 @@ def _sum(rows: Sequence[dict[str, Any]], key: str) -> float | None:
     return round(sum(known), 3) if known else None
 
 
+def _from_logs(found: ToolResults, run: ToolRun, record_kb: int, per_file: dict[str, int],
+               notes: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(threads, processes) as the workers' logs give them."""
+    threads, processes = [], []
+    for log in sorted(found.logs, key=lambda g: (client_host(g.client), g.process)):
+        host = client_host(log.client) if log.client else LOCAL
+        blocks = log.threads or ([log.aggregate] if log.aggregate is not None else [])
+        for index in range(run.threads):
+            block = next((b for b in blocks if b.thread in (index, -1)), None) if log.ok else None
+            figures = _rates(block, record_kb, notes)
+            threads.append({"host": host, "process": log.process, "thread": log.process * run.threads + index,
+                            "status": "ok" if figures is not None else ("failed" if log.aggregate else "not-started"),
+                            "error": "" if log.ok else f"{log.name}: {log.error}", "start_offset_ms": None,
+                            "start_unix_ns": None, "host_start_unix_ns": None,
+                            **(figures or {"seconds": 0.0, "files": 0, "ios": 0, "bytes": 0, "mib_s": None,
+                                           "files_s": None, "iops": None}),
+                            "requested": dict(per_file), "latency": {}})
+        last = _rates(log.aggregate, record_kb, notes) if log.ok else None
+        processes.append({"host": host, "process": log.process, "threads": run.threads,
+                          "status": "ok" if log.ok else "failed", "files": last["files"] if last else 0,
+                          "ios": last["ios"] if last else 0, "bytes": last["bytes"] if last else 0,
+                          "last_done": last, "log": log.name, "error": "" if log.ok else log.error})
+    return threads, processes
+
+
+def _from_result_csv(found: ToolResults, run: ToolRun, notes: list[str]) -> list[dict[str, Any]]:
+    """Processes from result.csv alone: no client, no counters, a row's rates (its line number names it)."""
+    assert found.result_csv is not None
+    notes.append("from result.csv alone: no client, thread or counter is known, only each process's rates")
+    processes = []
+    for index, row in enumerate(found.result_csv.rows):
+        elapsed, mbs, fps, iops = (_float(f) for f in row.fields)
+        ok = elapsed is not None
+        processes.append({"host": "", "process": index, "threads": run.threads, "status": "ok" if ok else "failed",
+                          "files": None, "ios": None, "bytes": None,
+                          "last_done": {"seconds": elapsed, "files": None, "ios": None, "bytes": None, "mib_s": mbs,
+                                        "files_s": fps, "iops": iops} if ok else None,
+                          "log": f"{found.result_csv_name}:{row.line}",
+                          "error": "" if ok else "no results in its row (the worker printed none)"})
+    return processes
+
+
+def _total(rows: Sequence[dict[str, Any]], key: str) -> int | None:
+    """The sum of a counter, None when any row does not know it."""
+    values = [r[key] for r in rows]
+    return None if any(v is None for v in values) else sum(values)
+
+
+def _float(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
 def _record(found: ToolResults, run: ToolRun, spec) -> Imported:
     notes: list[str] = []
     record_kb = min(run.record_size_kb, run.file_size_kb)
     per_file = {"files": run.files, "ios": run.files * _ios_per_file(run, record_kb),
                 "bytes": run.files * _bytes_per_file(run, record_kb)}
-    threads, processes = [], []
-    hosts: dict[str, list[dict[str, Any]]] = {}
-    for log in sorted(found.logs, key=lambda g: (client_host(g.client), g.process)):
-        host = client_host(log.client) if log.client else LOCAL
-        label = f"{log.name}"
-        blocks = log.threads or ([log.aggregate] if log.aggregate is not None else [])
-        process_status = "ok" if log.ok else "failed"
-        for index in range(run.threads):
-            block = next((b for b in blocks if b.thread in (index, -1)), None) if log.ok else None
-            figures = _rates(block, record_kb, notes, f"{label} thread {index}")
-            thread = log.process * run.threads + index
-            row = {"host": host, "process": log.process, "thread": thread,
-                   "status": "ok" if figures is not None else ("failed" if log.aggregate else "not-started"),
-                   "error": "" if log.ok else f"{log.name}: {log.error}", "start_offset_ms": None,
-                   "start_unix_ns": None, "host_start_unix_ns": None,
-                   **(figures or {"seconds": 0.0, "files": 0, "ios": 0, "bytes": 0, "mib_s": None, "files_s": None,
-                                  "iops": None}),
-                   "requested": dict(per_file), "latency": {}}
-            threads.append(row)
-            hosts.setdefault(host, []).append(row)
-        last = _rates(log.aggregate, record_kb, notes, label) if log.ok else None
-        processes.append({"host": host, "process": log.process, "threads": run.threads, "status": process_status,
-                          "files": last["files"] if last else 0, "ios": last["ios"] if last else 0,
-                          "bytes": last["bytes"] if last else 0, "last_done": last, "log": log.name,
-                          "error": "" if log.ok else log.error})
+    if found.logs:
+        threads, processes = _from_logs(found, run, record_kb, per_file, notes)
+        if run.workload == "unlink":  # "files done = 0": deletes were not counted, not none made
+            for row in [*threads, *processes, *(p["last_done"] for p in processes if p["last_done"])]:
+                row["files"] = None
+        counters: dict[str, int | None] = {k: _total(threads, k) for k in ("files", "ios", "bytes")}
+    else:
+        threads, processes = [], _from_result_csv(found, run, notes)
+        counters = {"files": None, "ios": None, "bytes": None}
     finished = [p["last_done"] for p in processes if p["status"] == "ok"]
-    counters = {k: sum(t[k] for t in threads) for k in ("files", "ios", "bytes")}
-    requested = {k: v * len(threads) for k, v in per_file.items()}
     cluster_last = None
     if finished:
         cluster_last = {"seconds": max((p["seconds"] or 0.0) for p in finished), **counters,
@@ -306,19 +350,28 @@ def _record(found: ToolResults, run: ToolRun, spec) -> Imported:
         (log.last_value("elapsed time"), log.last_value("throughput"), log.last_value("file rate"),
          log.last_value("IOPS")) for log in sorted(found.logs, key=lambda g: g.name)]
     totals = tool_totals(rows)
-    if cluster_last and cluster_last["files_s"] is not None and totals["file_rate_files_s"] and abs(
+    if cluster_last and cluster_last["files_s"] is not None and abs(
             totals["file_rate_files_s"] - cluster_last["files_s"]) > 0.01 * max(1.0, cluster_last["files_s"]):
         notes.append(f"parallel-libgfapi printed file-rate {totals['file_rate_files_s']} files/sec; the record has "
-                     f"{cluster_last['files_s']} (a process with under 10 files moved its IOPS into that column)")
-    _check_result_csv(found, processes, notes)
+                     f"{cluster_last['files_s']} (a process with under 10 files moved its IOPS into that column, or "
+                     "a file rate was recomputed)")
+    _check_result_csv(found, notes)
+    processes_total = len(processes) if processes else 0
+    hosts: dict[str, list[dict[str, Any]]] = {}
+    for row in threads:
+        hosts.setdefault(row["host"], []).append(row)
 
     def group(rows_: list[dict[str, Any]], last_done: dict[str, Any] | None) -> dict[str, Any]:
         return {"threads": len(rows_), "ok": sum(r["status"] == "ok" for r in rows_),
-                **{k: sum(r[k] for r in rows_) for k in ("files", "ios", "bytes")},
+                **{k: _total(rows_, k) for k in ("files", "ios", "bytes")},
                 "requested": {k: v * len(rows_) for k, v in per_file.items()}, "start_skew_ms": None,
                 "first_done": None, "last_done": last_done, "latency": {}}
 
-    cluster = {**group(threads, cluster_last), "requested": requested}
+    thread_count = len(threads) or processes_total * run.threads
+    cluster = {"threads": thread_count, "ok": (sum(t["status"] == "ok" for t in threads) if threads
+                                               else len(finished) * run.threads),
+               **counters, "requested": {k: v * thread_count for k, v in per_file.items()}, "start_skew_ms": None,
+               "first_done": None, "last_done": cluster_last, "latency": {}}
     details = {"gfapi": {
         "mode": "posix" if run.fuse else "gfapi", "workload": spec.params.get("workload"), "target": spec.target,
         "processes_per_host": run.processes, "threads_per_process": run.threads,
@@ -352,7 +405,9 @@ def _ios_per_file(run: ToolRun, record_kb: int) -> int:
     if run.workload == "unlink":
         return 0
     records = run.file_size_kb // record_kb
-    return (run.io_requests or records) if run.workload in ("rnd-wr", "rnd-rd") else records
+    if run.workload in ("rnd-wr", "rnd-rd") and 0 < run.io_requests <= records:
+        return run.io_requests
+    return records  # more requests than records: the worker refused, and the test does every record
 
 
 def _bytes_per_file(run: ToolRun, record_kb: int) -> int:
@@ -368,7 +423,7 @@ def _iso(moment: datetime) -> str:
     return moment.astimezone().astimezone(UTC).isoformat(timespec="seconds")
 
 
-def _check_result_csv(found: ToolResults, processes: list[dict[str, Any]], notes: list[str]) -> None:
+def _check_result_csv(found: ToolResults, notes: list[str]) -> None:
     """Rows of result.csv that no log explains (edited, or the logs of another run)."""
     if found.result_csv is None or not found.logs:
         return

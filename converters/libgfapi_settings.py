@@ -365,6 +365,8 @@ def resolve(env: ShellEnv, filename: str, launcher_name: str) -> Resolved:
     run.trace_level = r.number("trace_level", 0, "the trace level")
     run.files_per_dir = r.number("files_per_dir", 1, "files per directory")
     run.directory = _directory(r, run)
+    for noted in ("external_start", "starting_gun", "debug"):  # no equivalent: the scenario says so
+        r.value(noted)
     if run.append and run.overwrite:
         r.error(r.value("overwrite").origin, "GFAPI_APPEND and GFAPI_OVERWRITE together: the worker refused to run "
                                              "('cannot be used in the same test')")

@@ -27,6 +27,7 @@ import sys
 from datetime import UTC, datetime
 
 from gftpwb import __version__
+from gftpwb.cli.outfiles import refuse_overwrite, write_output
 from gftpwb.converters.libgfapi import ClientList, import_parallel_libgfapi, read_clients
 from gftpwb.converters.libgfapi_logs import LOG_NAME, parse_result_csv, parse_worker_log
 from gftpwb.converters.libgfapi_results import Settings, ToolResults, import_results
@@ -142,10 +143,8 @@ def import_settings(items: list[str], args: argparse.Namespace) -> int:
     _err(f"{settings_name}: read as {LAUNCHERS[result.launcher].title}"
          + ("" if args.launcher != "auto" else " (choose another with --launcher)"))
     if args.output:
-        from gftpwb.cli.migrate import _refuse_overwrite, _write
-
-        _refuse_overwrite(args.output, args.force)
-        _write(args.output, result.text)
+        refuse_overwrite(args.output, args.force)
+        write_output(args.output, result.text)
         _err(f"{settings_name}: a gfapi scenario -> {args.output} ({len(result.warnings)} warning(s))")
     else:
         sys.stdout.write(result.text)
@@ -226,9 +225,7 @@ def import_results_cmd(paths: list[str], args: argparse.Namespace) -> int:
     try:
         os.makedirs(directory, exist_ok=True)
         _copy_originals(directory, imported.runs, runs)
-        from gftpwb.cli.migrate import _write
-
-        _write(os.path.join(directory, "scenario.yaml"), imported.scenario_text)
+        write_output(os.path.join(directory, "scenario.yaml"), imported.scenario_text)
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or directory}: {exc.strerror or exc}") from None
     journal = JournalSink(os.path.join(directory, JOURNAL_NAME))
@@ -240,9 +237,7 @@ def import_results_cmd(paths: list[str], args: argparse.Namespace) -> int:
     meta = {"gftpwb_version": __version__, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "command": ["gftpwb", *sys.argv[1:]], "controller": socket.gethostname(), "scenario": name,
             "imported": True, "sources": [r.source for r in runs], "runs": len(imported.runs)}
-    from gftpwb.cli.migrate import _write
-
-    _write(os.path.join(directory, "meta.json"), json.dumps(mask(meta), indent=1) + "\n")
+    write_output(os.path.join(directory, "meta.json"), json.dumps(mask(meta), indent=1) + "\n")
     for run in imported.runs:
         for note in run.record.details["gfapi"]["imported"]["notes"]:
             _err(f"{run.record.details['imported_from']}: note: {note}")

@@ -20,12 +20,14 @@ def gfapi_headline(record: ResultRecord) -> str:
     cluster = g.get("cluster") or {}
     last = cluster.get("last_done") or {}
     first = cluster.get("first_done") or {}
-    files_only = not cluster.get("bytes") and not cluster.get("ios")  # unlink: only files/s mean anything
+    files_only = cluster.get("bytes", 0) == 0 and cluster.get("ios", 0) == 0  # unlink: only files/s mean anything
+    counted = "" if cluster.get("files") is None else f"{cluster['files']} files"  # imported results may not know
     if files_only:
-        text = (f"{cluster.get('files', 0)} files: {_f(last.get('files_s'), 0)} files/s "
+        text = (f"{counted or 'files'}: {_f(last.get('files_s'), 0)} files/s "
                 f"(last done, {_f(last.get('seconds'), 3)}s)")
     else:
-        text = (f"{cluster.get('files', 0)} files, {human_bytes(cluster.get('bytes'))}: {_f(last.get('mib_s'))} "
+        size = "" if cluster.get("bytes") is None else human_bytes(cluster.get("bytes"))
+        text = (f"{', '.join(x for x in (counted, size) if x) or 'rates'}: {_f(last.get('mib_s'))} "
                 f"MiB/s, {_f(last.get('files_s'), 0)} files/s, {_f(last.get('iops'), 0)} IOPS "
                 f"(last done, {_f(last.get('seconds'), 3)}s)")
     if first:
