@@ -367,6 +367,7 @@ def resolve(env: ShellEnv, filename: str, launcher_name: str) -> Resolved:
     run.directory = _directory(r, run)
     for noted in ("external_start", "starting_gun", "debug"):  # no equivalent: the scenario says so
         r.value(noted)
+    r.value("clients_file")  # where the launcher looked for its client list
     if run.append and run.overwrite:
         r.error(r.value("overwrite").origin, "GFAPI_APPEND and GFAPI_OVERWRITE together: the worker refused to run "
                                              "('cannot be used in the same test')")

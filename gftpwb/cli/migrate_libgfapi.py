@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 
 from gftpwb import __version__
 from gftpwb.cli.outfiles import refuse_overwrite, write_output
-from gftpwb.converters.libgfapi import ClientList, import_parallel_libgfapi, read_clients
+from gftpwb.converters.libgfapi import ClientList, import_parallel_libgfapi, read_clients, scenario_name_for
 from gftpwb.converters.libgfapi_logs import LOG_NAME, parse_result_csv, parse_worker_log
 from gftpwb.converters.libgfapi_results import Settings, ToolResults, import_results
 from gftpwb.converters.libgfapi_settings import LAUNCHERS, choose_launcher, resolve
@@ -199,7 +199,7 @@ def _given_settings(args: argparse.Namespace) -> Settings | None:
 
 def import_results_cmd(paths: list[str], args: argparse.Namespace) -> int:
     """parallel-libgfapi runs -> a results directory of their own; exit 2 when some run could not be read."""
-    name = _scenario_name(args) or "parallel-libgfapi"
+    name = _scenario_name(args) or (scenario_name_for(args.settings) if args.settings else "parallel-libgfapi")
     failed = 0
     runs: list[ToolResults] = []
     for path in paths:
