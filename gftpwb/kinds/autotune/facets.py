@@ -1,0 +1,93 @@
+"""The ``autotune`` kind's language and planning (its DSL and planner facets, imported when a scenario
+has an auto-tune: :mod:`.kind` names them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gftpwb.core.registry import Dsl, Planner, Program, TestInput
+from gftpwb.core.scenario.keys import Key
+from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel, on_tuple
+from gftpwb.core.specs import REAL_ENGINE, RunSpec
+from gftpwb.core.units import parse_rate, parse_size
+from gftpwb.kinds.guc.facets import GUC_PROGRAM, require_ends, timeout_of, transfer_endpoints
+from gftpwb.kinds.simulated.link import build_link
+
+from .candidates import TGFTP_37, params_line, repeated, resolve_candidates
+from .keys import autotune_keys, candidates_schema
+from .model import ADAPTIVE, EXHAUSTIVE, AutotuneTest
+from .plan import describe, plan_autotune
+
+
+class AutotuneDsl(Dsl):
+    def test_keys(self) -> tuple[Key, ...]:
+        return autotune_keys()
+
+    def definitions(self) -> dict[str, dict[str, Any]]:
+        return {"autotune_candidates": candidates_schema()}
+
+    def check(self, test: TestInput) -> None:
+        require_ends(test)
+        raw = test.raw
+        if len(test.on) > 1:
+            test.error("an auto-tune runs its transfers from one host; give on one host (or write one auto-tune "
+                       "test per host)", "on", of_key=True)
+        strategy = raw.get("strategy", EXHAUSTIVE)
+        if strategy == EXHAUSTIVE and "budget" in raw:
+            test.error("budget applies to strategy: adaptive; the exhaustive strategy runs every candidate "
+                       "`repetitions` times", "budget", of_key=True)
+        if strategy == ADAPTIVE and "repetitions" in raw:
+            test.error("repetitions applies to strategy: exhaustive; the adaptive strategy decides how often to "
+                       "run each candidate, up to `budget` transfers", "repetitions", of_key=True)
+        if "margin" in raw and parse_rate(raw["margin"]) <= 0:
+            test.error("margin must be more than 0 (tgftp 0.7.0's code uses 10MB/s, its documentation 20MB/s)",
+                       "margin", of_key=True)
+        if "length" in raw and parse_size(raw["length"]) == 0:
+            test.error("length must be more than 0 bytes", "length", of_key=True)
+        if "candidates" in raw:
+            options, _ = resolve_candidates(raw["candidates"])
+            for later, earlier in repeated(options):
+                test.error(f"candidate {later} repeats candidate {earlier} ({params_line(options[later - 1])})",
+                           "candidates", of_key=True)
+
+    def build(self, test: TestInput) -> AutotuneTest:
+        raw, merged = test.raw, test.merged
+        candidates, form = resolve_candidates(merged.get("candidates", TGFTP_37))
+        base = AutotuneTest(id="", kind=raw["kind"])  # its defaults
+        return AutotuneTest(
+            id=raw["id"],
+            kind=raw["kind"],
+            description=raw.get("description", ""),
+            source=merged["source"],
+            target=merged["target"],
+            extra_args=tuple(merged.get("extra_args", ())),
+            comment=merged.get("comment", ""),
+            engine=merged.get("engine", REAL_ENGINE),
+            link=build_link(merged.get("link")),
+            timeout_s=timeout_of(merged, base.timeout_s or 0.0),
+            memory_to_memory=merged.get("memory_to_memory", True),
+            candidates=candidates,
+            candidate_set=form,
+            strategy=merged.get("strategy", base.strategy),
+            repetitions=merged.get("repetitions", base.repetitions),
+            budget=merged.get("budget", base.budget),
+            length=parse_size(merged["length"]) if "length" in merged else base.length,
+            margin_mib_s=parse_rate(merged["margin"]) if "margin" in merged else base.margin_mib_s,
+            on=on_tuple(merged.get("on", LOCAL)),
+            index=test.index,
+        )
+
+
+class AutotunePlanner(Planner):
+    def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
+        return plan_autotune(scenario, test, first_case)
+
+    def describe(self, spec: RunSpec, limit: str) -> list[str]:
+        header, *commands = describe(spec)
+        return [header + limit, *commands]
+
+    def programs(self, spec: RunSpec) -> tuple[Program, ...]:
+        return (GUC_PROGRAM,) if spec.engine == REAL_ENGINE else ()
+
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        return transfer_endpoints(spec)
