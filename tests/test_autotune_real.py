@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
+from support.clihelp import gftpwb
 
 from gftpwb.core.units import format_size_arg
 from gftpwb.kinds.autotune.ranking import tgftp_pick
@@ -119,7 +119,7 @@ def test_tgftp_autotune_function_prints_an_empty_line_when_nothing_works(tmp_pat
 
 
 def test_an_autotune_on_a_namespace_host_runs_guc_there_and_reads_its_caps_over_ssh(netlab, tmp_path):
-    from labhosts import hosts_yaml
+    from support.labhosts import hosts_yaml
 
     status = netlab.status()
     controller = status["controller_address"]

@@ -10,8 +10,8 @@ import textwrap
 import time
 
 import pytest
-from clihelp import gftpwb, popen
 from gftpwb.converters.taglog import parse_tags
+from support.clihelp import gftpwb, popen
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text

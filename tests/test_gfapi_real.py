@@ -18,8 +18,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
-from gfapi_helpers import worker_pids
+from support.clihelp import gftpwb
+from support.gfapi_helpers import worker_pids
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text

@@ -15,8 +15,9 @@ import time
 from pathlib import Path
 
 import pytest
-from clihelp import popen
-from labhosts import hosts_yaml, netns_of, processes_in, started_by_gftpwb, wait_until
+from support.clihelp import popen
+from support.labhosts import hosts_yaml, netns_of, processes_in, started_by_gftpwb
+from support.polling import eventually
 
 pytestmark = pytest.mark.real
 GFTPWB = [sys.executable, "-m", "gftpwb"]
@@ -114,10 +115,11 @@ def test_kill_9_of_a_headless_run_leaves_no_local_process(tmp_path, gridftp):
     for only, marker in (("forever", f"globus-url-copy.*{gridftp.port}"), ("slow-pre", "sleep 317")):
         proc = subprocess.Popen([*GFTPWB, "run", path, "--only", only, "--results", str(tmp_path / only)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        assert wait_until(lambda m=marker: pgrep(m) != [], timeout=30), marker
+        eventually(lambda m=marker: pgrep(m) != [], f"a process matching {marker!r}", timeout=30)
         proc.kill()
         proc.wait()
-        assert wait_until(lambda m=marker: pgrep(m) == [], timeout=8), pgrep(marker)
+        eventually(lambda m=marker: pgrep(m) == [], f"the processes matching {marker!r} gone", timeout=8,
+                   detail=lambda m=marker: pgrep(m))
 
 
 def test_sighup_of_a_headless_run_journals_the_run_in_flight(tmp_path, gridftp):
@@ -139,11 +141,14 @@ def test_sighup_of_a_headless_run_journals_the_run_in_flight(tmp_path, gridftp):
     if pid == 0:  # pragma: no cover - the child
         os.execvpe(sys.executable, [*GFTPWB, "run", path, "--results", str(results), "--progress", "never"],
                    {**os.environ, "NO_COLOR": "1"})
-    seen = b""
-    deadline = time.monotonic() + 30
-    while b"[1/2] forever/0" not in seen and time.monotonic() < deadline:
-        seen += os.read(fd, 4096)
-    assert wait_until(lambda: pgrep(f"globus-url-copy.*{gridftp.port}") != [], timeout=20)
+    seen = bytearray()
+
+    def started() -> bool:
+        seen.extend(os.read(fd, 4096))
+        return b"[1/2] forever/0" in seen
+
+    eventually(started, "the console's line of the first run", timeout=30, step=0, detail=lambda: bytes(seen))
+    eventually(lambda: pgrep(f"globus-url-copy.*{gridftp.port}") != [], "guc running", timeout=20)
     os.close(fd)  # hang up
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 129
@@ -151,7 +156,7 @@ def test_sighup_of_a_headless_run_journals_the_run_in_flight(tmp_path, gridftp):
     assert rec["run_id"] == "forever/0" and rec["status"] == "interrupted"
     assert rec["details"]["interrupted_by"] == "SIGHUP" and rec["error"].startswith("interrupted by SIGHUP")
     assert (results / rec["taglog"]).exists()
-    assert wait_until(lambda: pgrep(f"globus-url-copy.*{gridftp.port}") == [], timeout=5)
+    eventually(lambda: pgrep(f"globus-url-copy.*{gridftp.port}") == [], "guc gone after the hang-up", timeout=5)
 
 
 def test_a_second_ctrl_c_does_not_skip_the_kill_of_a_command_that_ignores_sigterm(tmp_path, gridftp):
@@ -164,7 +169,7 @@ def test_a_second_ctrl_c_does_not_skip_the_kill_of_a_command_that_ignores_sigter
     """)
     results = tmp_path / "r"
     proc = popen("run", path, "--results", str(results), "--progress", "never")
-    assert wait_until(lambda: pgrep("sleep 331") != [], timeout=30)
+    eventually(lambda: pgrep("sleep 331") != [], "the pre command running", timeout=30)
     proc.send_signal(signal.SIGINT)
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)  # within the 2 s grace
@@ -173,7 +178,7 @@ def test_a_second_ctrl_c_does_not_skip_the_kill_of_a_command_that_ignores_sigter
     assert "Traceback" not in err
     (rec,) = journal(results)
     assert rec["status"] == "interrupted" and "during the pre command" in rec["error"]
-    assert wait_until(lambda: pgrep("sleep 331") == [], timeout=3), pgrep("sleep 331")
+    eventually(lambda: pgrep("sleep 331") == [], "the pre command killed", timeout=3, detail=lambda: pgrep("sleep 331"))
 
 
 def test_kill_9_leaves_nothing_in_any_namespace(netlab, tmp_path):
@@ -197,13 +202,14 @@ def test_kill_9_leaves_nothing_in_any_namespace(netlab, tmp_path):
     proc = subprocess.Popen([*GFTPWB, "run", path, "--results", str(tmp_path / "r")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        assert wait_until(lambda: all(any("sleep 344" in c for _, c in processes_in(ns)) for ns in namespaces[:2]),
-                          timeout=30)
+        eventually(lambda: all(any("sleep 344" in c for _, c in processes_in(ns)) for ns in namespaces[:2]),
+                   "the pre command running on h1 and h2", timeout=30)
     finally:
         proc.kill()
         proc.wait()
     for ns in namespaces:
-        assert wait_until(lambda ns=ns: started_by_gftpwb(ns, "sleep 34") == [], timeout=8), started_by_gftpwb(ns)
+        eventually(lambda ns=ns: started_by_gftpwb(ns, "sleep 34") == [], f"nothing gftpwb started left in {ns}",
+                   timeout=8, detail=lambda ns=ns: started_by_gftpwb(ns))
     assert pgrep("sleep 34[34]") == []
 
     # The local run: started on its own, then killed the same way.
@@ -211,11 +217,11 @@ def test_kill_9_leaves_nothing_in_any_namespace(netlab, tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     marker = f"globus-url-copy -vb ftp://{controller}:2811"
     try:
-        assert wait_until(lambda: pgrep(marker) != [], timeout=30)
+        eventually(lambda: pgrep(marker) != [], "the local guc running", timeout=30)
     finally:
         proc.kill()
         proc.wait()
-    assert wait_until(lambda: pgrep(marker) == [], timeout=8), pgrep(marker)
+    eventually(lambda: pgrep(marker) == [], "the local guc gone", timeout=8, detail=lambda: pgrep(marker))
     for ns in namespaces:
         assert started_by_gftpwb(ns) == []
 

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from labhosts import netns_of, processes_in, started_by_gftpwb, wait_until
+from support.labhosts import netns_of, processes_in, started_by_gftpwb
+from support.polling import eventually
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.plan import plan
@@ -119,7 +120,7 @@ def test_ctrl_c_with_copies_in_flight_then_resume_runs_only_the_unfinished_copie
             done = journal.exists() and journal.read_text().count('"status":"passed"') == 2
             return done and len(guc_processes(marker)) >= 2
 
-        assert wait_until(two_copies_done_and_hogs_running, timeout=30)
+        eventually(two_copies_done_and_hogs_running, "two copies passed and the hogs running", timeout=30)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
@@ -192,8 +193,8 @@ def test_copies_on_namespace_hosts_and_ctrl_c_leaves_nothing_behind(netlab, tmp_
         proc = subprocess.Popen([*GFTPWB, "run", str(path), "--results", str(results), "--progress", "never"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            assert wait_until(lambda: all(sum(c.startswith("globus-url-copy") for _, c in processes_in(ns)) == 2
-                                          for ns in namespaces), timeout=30)
+            eventually(lambda: all(sum(c.startswith("globus-url-copy") for _, c in processes_in(ns)) == 2
+                                   for ns in namespaces), "two guc running on h1 and on h2", timeout=30)
             proc.send_signal(signal.SIGINT)
             stdout, stderr = proc.communicate(timeout=60)
         finally:
@@ -204,7 +205,8 @@ def test_copies_on_namespace_hosts_and_ctrl_c_leaves_nothing_behind(netlab, tmp_
     assert proc.returncode == 130, stdout + stderr
     assert {r["status"] for r in records(results)} == {"interrupted"} and len(records(results)) == 4
     for ns in namespaces:
-        assert wait_until(lambda ns=ns: started_by_gftpwb(ns) == [], timeout=5), started_by_gftpwb(ns)
+        eventually(lambda ns=ns: started_by_gftpwb(ns) == [], f"nothing gftpwb started left in {ns}", timeout=5,
+                   detail=lambda ns=ns: started_by_gftpwb(ns))
 
 
 def test_copies_of_a_gfapi_read_after_the_write_it_needs(tmp_path):

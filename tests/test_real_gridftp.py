@@ -10,8 +10,8 @@ import textwrap
 import time
 
 import pytest
-from clihelp import gftpwb, popen
 from gftpwb.converters.taglog import epoch_seconds, parse_tags
+from support.clihelp import gftpwb, popen
 
 from gftpwb.shell.lab.gridftp import free_port
 from gftpwb.tgftp.model import rate_text

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
 from gftpwb.converters.taglog import STANDARD_TAGS, epoch_seconds, get_attribute, parse_tags
+from support.clihelp import gftpwb
 
 from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 from gftpwb.tgftp.model import rate_text

@@ -10,8 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
-from trace_helpers import parse_bp, validate_trace_events
+from support.clihelp import gftpwb
+from support.trace_helpers import parse_bp, validate_trace_events
 
 from gftpwb.core.trace.iofmt import BLOCK_SIZE, EVENT_SIZE, HEADER_SIZE
 
@@ -279,7 +279,7 @@ def test_live_stream_to_a_collector_on_a_namespace_host(tmp_path, netlab):
     import subprocess
     import sys
 
-    from labhosts import netns_of
+    from support.labhosts import netns_of
 
     status = netlab.status()
     h1 = next(h for h in status["hosts"] if h["name"] == "h1")

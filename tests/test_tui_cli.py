@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
 from gftpwb.converters.taglog import parse_tags
+from support.clihelp import gftpwb
 
 pytestmark = pytest.mark.real
 
