@@ -2,12 +2,12 @@
 both strategies end to end, kernel caps read from /proc, and the function `gftpwb tgftp -a` calls.
 Kept small (64 MiB transfers, a few candidates); rates are not asserted, only that they exist."""
 
-import json
 import textwrap
 from pathlib import Path
 
 import pytest
 from support.clihelp import gftpwb
+from support.results import records
 
 from gftpwb.core.units import format_size_arg
 from gftpwb.kinds.autotune.ranking import tgftp_pick
@@ -24,10 +24,6 @@ def proc_caps() -> tuple[int, int]:
 
 def cap() -> int:
     return min(proc_caps())  # the path's cap on loopback: wmem_max of the sender, rmem_max of the receiver
-
-
-def records(results) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
 
 
 def scenario(tmp_path, url: str, strategy: str) -> str:

@@ -4,7 +4,6 @@ every namespace host finds nothing gftpwb started."""
 
 from __future__ import annotations
 
-import json
 import os
 import pty
 import signal
@@ -18,6 +17,8 @@ import pytest
 from support.clihelp import popen
 from support.labhosts import hosts_yaml, netns_of, processes_in, started_by_gftpwb
 from support.polling import eventually
+from support.processes import pgrep
+from support.results import records
 
 pytestmark = pytest.mark.real
 GFTPWB = [sys.executable, "-m", "gftpwb"]
@@ -27,15 +28,6 @@ def write(tmp_path: Path, body: str, name: str = "hard", prefix: str = "") -> st
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"version: 1\nname: {name}\n{prefix}tests:\n" + textwrap.dedent(body))
     return str(path)
-
-
-def journal(results: Path) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
-
-
-def pgrep(pattern: str) -> list[str]:
-    out = subprocess.run(["pgrep", "-a", "-f", pattern], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if "pgrep" not in line]
 
 
 def ten_runs(tmp_path: Path, gridftp) -> str:
@@ -68,7 +60,7 @@ def test_a_signal_just_after_a_record_is_journalled_ends_cleanly(tmp_path, gridf
     assert proc.returncode == code, rest + err
     assert "Traceback" not in err and "CancelledError" not in err
     assert "of 10 planned" in rest  # the summary
-    recs = journal(results)
+    recs = records(results)
     assert [r["status"] for r in recs][:after] == ["passed"] * after
     for r in recs[after:]:  # at most the run in flight
         assert r["status"] == "interrupted" and r["details"]["interrupted_by"] == sig.name
@@ -152,7 +144,7 @@ def test_sighup_of_a_headless_run_journals_the_run_in_flight(tmp_path, gridftp):
     os.close(fd)  # hang up
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 129
-    (rec,) = journal(results)
+    (rec,) = records(results)
     assert rec["run_id"] == "forever/0" and rec["status"] == "interrupted"
     assert rec["details"]["interrupted_by"] == "SIGHUP" and rec["error"].startswith("interrupted by SIGHUP")
     assert (results / rec["taglog"]).exists()
@@ -176,7 +168,7 @@ def test_a_second_ctrl_c_does_not_skip_the_kill_of_a_command_that_ignores_sigter
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, out + err
     assert "Traceback" not in err
-    (rec,) = journal(results)
+    (rec,) = records(results)
     assert rec["status"] == "interrupted" and "during the pre command" in rec["error"]
     eventually(lambda: pgrep("sleep 331") == [], "the pre command killed", timeout=3, detail=lambda: pgrep("sleep 331"))
 
@@ -242,14 +234,14 @@ def test_resume_writes_a_tag_log_that_a_killed_run_did_not(tmp_path, gridftp):
     """)
     results = tmp_path / "r"
     assert subprocess.run([*GFTPWB, "run", path, "--results", str(results)], capture_output=True).returncode == 0
-    lost = results / journal(results)[1]["taglog"]
+    lost = results / records(results)[1]["taglog"]
     original = lost.read_bytes()
     lost.unlink()
     out = subprocess.run([*GFTPWB, "run", path, "--resume", str(results)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "t/1: wrote its missing tag log" in out.stdout and lost.name in out.stdout
     assert lost.read_bytes() == original
-    assert len(journal(results)) == 3  # nothing was run again
+    assert len(records(results)) == 3  # nothing was run again
 
 
 def test_a_second_resume_of_the_same_directory_refuses(tmp_path, gridftp):
@@ -284,7 +276,7 @@ def test_a_second_resume_of_the_same_directory_refuses(tmp_path, gridftp):
     assert "Traceback" not in second.stderr
     first.send_signal(signal.SIGINT)  # long/0 runs until its timeout: the second start may be slow on a loaded machine
     assert first.wait(timeout=60) == 130
-    assert [r["status"] for r in journal(results)] == ["interrupted", "interrupted"]  # the second ran nothing
+    assert [r["status"] for r in records(results)] == ["interrupted", "interrupted"]  # the second ran nothing
     again = popen("run", path, "--resume", str(results), "--progress", "never")
     for line in again.stdout:  # the lock went with the first one: this one starts its runs
         if line.startswith("[1/3] long/0"):
@@ -353,7 +345,7 @@ def test_a_password_in_a_url_reaches_guc_and_nothing_else(tmp_path, gridftp):
     out = subprocess.run([*GFTPWB, "run", path, "--results", str(results), "--progress", "never"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr  # guc had the real URL: the login worked
-    (rec,) = journal(results)
+    (rec,) = records(results)
     assert "ftp://anonymous:***@127.0.0.1" in " ".join(rec["argv"]) and "anonymous:***@" in rec["output"]
     for name in os.listdir(results):
         assert secret not in (results / name).read_text(), name
@@ -389,7 +381,7 @@ def test_plain_resume_finds_a_scenario_whose_name_has_dots(tmp_path, gridftp):
     assert out.returncode == 0, out.stdout + out.stderr
     (directory,) = os.listdir(base)
     assert directory.endswith("-bench.2")
-    assert {r["run_id"]: r["status"] for r in journal(base / directory)} == {"long/0": "passed", "short/0": "passed"}
+    assert {r["run_id"]: r["status"] for r in records(base / directory)} == {"long/0": "passed", "short/0": "passed"}
 
 
 def test_a_remote_host_without_guc_names_guc_not_stdbuf(netlab, tmp_path):
@@ -413,7 +405,7 @@ def test_a_remote_host_without_guc_names_guc_not_stdbuf(netlab, tmp_path):
     out = subprocess.run([*GFTPWB, "run", path, "--results", str(results), "--progress", "never"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 1, out.stdout + out.stderr
-    (rec,) = journal(results)
+    (rec,) = records(results)
     assert rec["status"] == "failed" and "globus-url-copy: command not found" in rec["error"], rec["error"]
     assert "stdbuf" not in rec["error"]
 
@@ -440,6 +432,6 @@ def test_a_revoked_host_key_wins_over_accept_new_host_keys(netlab, tmp_path):
         out = subprocess.run([*GFTPWB, "run", path, "--results", str(results), "--progress", "never", *extra],
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 1, out.stdout + out.stderr
-        (rec,) = journal(results)
+        (rec,) = records(results)
         assert "REVOKED HOST KEY" in rec["error"] and str(revoked) in rec["error"], rec["error"]
         assert revoked.read_text() == before  # never appended as trusted

@@ -4,17 +4,17 @@ here and in every namespace), and --resume running only the copies that did not 
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 from support.labhosts import netns_of, processes_in, started_by_gftpwb
 from support.polling import eventually
+from support.processes import guc_processes
+from support.results import records
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.plan import plan
@@ -27,15 +27,6 @@ GFTPWB = [sys.executable, "-m", "gftpwb"]
 
 def run_cli(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*GFTPWB, *args], capture_output=True, text=True, timeout=timeout)
-
-
-def records(results: Path) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
-
-
-def guc_processes(marker: str) -> list[str]:
-    out = subprocess.run(["pgrep", "-a", "-f", f"globus-url-copy.*{marker}"], capture_output=True, text=True)
-    return [line for line in out.stdout.splitlines() if "pgrep" not in line]
 
 
 def test_copies_of_real_transfers_run_at_once_and_needs_skip_with_the_reason(tmp_path, gridftp):

@@ -15,6 +15,7 @@ from support.clihelp import gftpwb
 from support.golden_runs import HERE
 from support.polling import eventually
 from support.processes import running
+from support.results import records
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -36,10 +37,6 @@ def stand_in(tmp_path: Path) -> dict[str, str]:
     import os
 
     return {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
-
-
-def records(results: Path) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
 
 
 SUITE = """\

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
-import subprocess
 import textwrap
 import time
 from pathlib import Path
@@ -18,6 +17,8 @@ from gftpwb.tui.results_view import ResultsView
 from gftpwb.tui.views import ThreadsView
 from gftpwb.tui.widgets import ChoiceScreen, ConfirmScreen, FastTable, LiveTable, RateChart
 from support.polling import eventually_async
+from support.processes import guc_processes
+from support.results import records
 from support.tui import SIZE, cells
 from support.tui_standins import BUDGET, CANDIDATES, GfapiStandIn, TuneStandIn, thread_speed
 
@@ -33,15 +34,6 @@ def write_scenario(tmp_path: Path, body: str, name: str = "tuitest") -> str:
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"version: 1\nname: {name}\ntests:\n" + textwrap.dedent(body))
     return str(path)
-
-
-def journal(results_dir: str) -> list[dict]:
-    return [json.loads(line) for line in (Path(results_dir) / "results.jsonl").read_text().splitlines()]
-
-
-def guc_processes(marker: str) -> list[str]:
-    out = subprocess.run(["pgrep", "-a", "-f", f"globus-url-copy.*{marker}"], capture_output=True, text=True)
-    return [line for line in out.stdout.splitlines() if "pgrep" not in line]
 
 
 def standin_factory(runner):
@@ -78,10 +70,10 @@ async def test_real_scenario_reaches_passed_with_a_rate(tmp_path, gridftp):
         assert {k: (v[3], v[4]) for k, v in rows.items()} == {"stream": ("passed", "2/2"),
                                                               "parallel": ("passed", "1/1")}
         assert all(float(v[5]) > 0 for v in rows.values())
-        records = journal(app.live.results_dir)
-        assert [(r["run_id"], r["status"]) for r in records] == [("stream/0", "passed"), ("stream/1", "passed"),
+        journal = records(app.live.results_dir)
+        assert [(r["run_id"], r["status"]) for r in journal] == [("stream/0", "passed"), ("stream/1", "passed"),
                                                                   ("parallel/0", "passed")]
-        assert all(r["bytes"] == 256 << 20 and r["rate_incl_setup_mib_s"] > 0 for r in records)
+        assert all(r["bytes"] == 256 << 20 and r["rate_incl_setup_mib_s"] > 0 for r in journal)
         assert exit_code(app.summary) == 0
         # The run view shows the finished state and the output guc printed.
         await pilot.press("2")
@@ -117,9 +109,9 @@ async def test_stop_records_the_run_in_flight_as_interrupted(tmp_path, gridftp):
         await pilot.press("s")
         await eventually_async(lambda: app.summary is not None, "the stop to be recorded", pause=pilot.pause)
         assert app.summary.interrupted and exit_code(app.summary) == 130
-        records = journal(app.live.results_dir)
-        assert [(r["run_id"], r["status"]) for r in records] == [("endless/0", "interrupted")]
-        assert records[0]["bytes"] > 0  # what moved before the stop is kept
+        journal = records(app.live.results_dir)
+        assert [(r["run_id"], r["status"]) for r in journal] == [("endless/0", "interrupted")]
+        assert journal[0]["bytes"] > 0  # what moved before the stop is kept
         assert (Path(app.live.results_dir) / "tuitest_#000_000.log").exists()
         await pilot.press("1")
         await pilot.pause()
@@ -164,7 +156,7 @@ async def test_quit_while_running_asks_then_stops_and_keeps_the_record(tmp_path,
         await eventually_async(lambda: app.return_code is not None, "the app to exit", pause=pilot.pause)
         results_dir = app.live.results_dir
     assert app.summary is not None and app.summary.interrupted and exit_code(app.summary) == 130
-    assert [(r["run_id"], r["status"]) for r in journal(results_dir)] == [("a/0", "interrupted")]
+    assert [(r["run_id"], r["status"]) for r in records(results_dir)] == [("a/0", "interrupted")]
     child = int((tmp_path / "child.pid").read_text())
     assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
 
@@ -201,12 +193,12 @@ async def test_r_after_a_stop_asks_to_resume_or_start_anew(tmp_path, fake_guc, m
     if answer == "resume":
         assert second == first and len(list(base.iterdir())) == 1
         # the interrupted a/0 ran again (its final record supersedes the interrupted one), then a/1
-        assert [(r["run_id"], r["status"]) for r in journal(first)] == [
+        assert [(r["run_id"], r["status"]) for r in records(first)] == [
             ("a/0", "interrupted"), ("a/0", "passed"), ("a/1", "passed")]
     else:
         assert second != first and len(list(base.iterdir())) == 2
-        assert [(r["run_id"], r["status"]) for r in journal(first)] == [("a/0", "interrupted")]
-        assert [(r["run_id"], r["status"]) for r in journal(second)] == [("a/0", "passed"), ("a/1", "passed")]
+        assert [(r["run_id"], r["status"]) for r in records(first)] == [("a/0", "interrupted")]
+        assert [(r["run_id"], r["status"]) for r in records(second)] == [("a/0", "passed"), ("a/1", "passed")]
 
 
 async def test_r_after_a_stop_can_be_cancelled(tmp_path, fake_guc, monkeypatch):
@@ -292,7 +284,7 @@ async def test_filter_narrows_the_view_and_what_runs(tmp_path, fake_guc):
         assert app.filter_text == "bet" and list(cells(app, "tests")) == ["beta"]
         await pilot.press("r")
         await eventually_async(lambda: app.summary is not None, "the run", pause=pilot.pause)
-        assert [r["run_id"] for r in journal(app.live.results_dir)] == ["beta/0", "beta/1"]
+        assert [r["run_id"] for r in records(app.live.results_dir)] == ["beta/0", "beta/1"]
         meta = json.loads((Path(app.live.results_dir) / "meta.json").read_text())
         assert meta["command"] == ["gftpwb", "run", path, "--only", "beta", "--results", app.live.results_dir]
         await pilot.press("1", "slash", "home", "ctrl+k", "enter")  # clear the filter
@@ -538,7 +530,7 @@ async def test_resume_in_the_tui_runs_only_what_is_left(tmp_path, fake_guc):
         await pilot.pause()
         assert cells(app, "tests")["a"][3:5] == ["passed", "3/3"]
         assert cells(app, "tests")["a"][6] == "2 done earlier"
-    assert [r["run_id"] for r in journal(str(results))] == ["a/0", "a/1", "a/2"]
+    assert [r["run_id"] for r in records(str(results))] == ["a/0", "a/1", "a/2"]
     assert exit_code(app.summary) == 0
 
 
@@ -605,7 +597,7 @@ async def test_a_group_on_two_ssh_hosts_runs_there_shows_both_and_stops(netlab, 
         assert cells(app, "tests")["fan"][2:4] == ["h1, h2", "running"]
         await pilot.press("s")
         await eventually_async(lambda: app.summary is not None, "the stop", pause=pilot.pause)
-        assert sorted((r["run_id"], r["status"], r["host"]) for r in journal(app.live.results_dir)) == [
+        assert sorted((r["run_id"], r["status"], r["host"]) for r in records(app.live.results_dir)) == [
             ("fan/0@h1", "interrupted", "h1"), ("fan/0@h2", "interrupted", "h2")]
     for host in ("h1", "h2"):
         assert not [cmd for _, cmd in started_by_gftpwb(netns_of(netlab, host)) if "globus-url-copy" in cmd]
@@ -698,7 +690,7 @@ async def test_threads_view_on_real_gfapi_workers(tmp_path, gluster):
         await pilot.press("3", "r")
         await eventually_async(lambda: app.summary is not None, "the gfapi run", pause=pilot.pause)
         await pilot.pause(0.5)
-        (record,) = journal(app.live.results_dir)
+        (record,) = records(app.live.results_dir)
         assert record["status"] == "passed", record["error"]
         rows = list(cells(app, "thread-table").values())
         threads = record["details"]["gfapi"]["threads"]
