@@ -148,7 +148,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     journal = JournalSink(os.path.join(directory, JOURNAL_NAME))
     try:
         for record in records:
-            journal.append(mask(record))  # passwords in URLs, as everything gftpwb stores (issue 17)
+            journal.append(mask(record))  # passwords in URLs, as everything gftpwb stores
     finally:
         journal.close()
     meta = {"gftpwb_version": __version__, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -20,8 +20,10 @@ command line (on another machine, against object storage).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from .registry import Figure, Kind, registry
+if TYPE_CHECKING:  # the registry is imported when a view is made: `--help` prints COLUMNS without it
+    from .registry import Figure, Kind
 
 JOURNAL = "results.jsonl"
 META = "meta.json"
@@ -158,6 +160,8 @@ def view_sql(base: str, *, meta: bool = True) -> list[str]:
     )
     runs = ("CREATE OR REPLACE VIEW runs AS SELECT * EXCLUDE (latest) FROM (SELECT *, row_number() OVER "
             "(PARTITION BY path, run_id ORDER BY line DESC) = 1 AS latest FROM records) WHERE latest")
+    from .registry import registry
+
     selects = [_figure_select(kind, figure, i == 0) for kind in registry().kinds()
                for i, figure in enumerate(kind.report.figures)]
     figures = "CREATE OR REPLACE VIEW figures AS " + " UNION ALL ".join(selects)

@@ -2,11 +2,17 @@
 
 ``produce()`` runs ``gftpwb run SCENARIO --results out --progress never`` in a subprocess, in a fresh
 directory, with :mod:`fake_guc` as ``globus-url-copy`` on PATH, and returns every file the run wrote
-(and its console output) by name. ``tests/golden/<scenario>/`` holds what a known-good gftpwb wrote
-(made with ``python tests/support/golden_runs.py``, or ``--pythonpath CHECKOUT`` to run another
-checkout); ``tests/test_golden.py`` compares a fresh run with it. The outputs are regenerated only on
-purpose, when a change of what gftpwb writes is meant (a new record field, a new tag, a console
-table), and the commit says which.
+(and its console output) by name. ``tests/golden/<scenario>/`` holds what the code on ``main`` wrote
+before the architecture change to plug-in kinds (made with ``python tests/support/golden_runs.py --pythonpath
+CHECKOUT``, CHECKOUT being a ``git archive`` of that commit with ``gftpwb/tui``,
+``gftpwb/converters`` and ``gftpwb/schemas`` linked to its top-level folders);
+``tests/test_golden.py`` compares a fresh run with it. The statistics change changed them on purpose (regenerated
+with ``python tests/support/golden_runs.py``): third-party stream-mode runs lost ``-vb``, records gained
+``details.mode``/``live_progress``/``guc_avg_quantised``, plan.json specs their ``details``, the
+console its statistics table and the auto-tune lines, and real runs write ``samples.jsonl``. The tgftp rewrite
+regenerated them for its tag-log and record changes only: the GFTPWB_* tags moved before tgftp's
+own, GSIFTP_TRANSFER_RATE/SIZE follow tgftp's formulas, records gain ``details.vb_added`` and plans
+gain ``tgftp_style`` and ``on_failure``.
 
 Only clock readings differ from run to run. :func:`normalise` replaces them (start and end times,
 durations, and the rates computed from durations of real processes) by placeholders, on both sides;

@@ -116,11 +116,12 @@ class _LiveLine:
         yield line
 
 
-def plain_or_terminal_console() -> Console:
-    """A terminal console, or for pipes and CI logs a wide one, so lines and tables do not wrap."""
-    console = Console(highlight=False)
+def plain_or_terminal_console(*, stderr: bool = False) -> Console:
+    """A terminal console, or for pipes and CI logs a wide one, so lines and tables do not wrap;
+    ``stderr``: on stderr (when stdout carries the event stream)."""
+    console = Console(highlight=False, stderr=stderr)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(highlight=False, width=200)
+        console = Console(highlight=False, width=200, stderr=stderr)
     return console
 
 
