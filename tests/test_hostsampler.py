@@ -280,7 +280,7 @@ def test_either_sampler_reads_every_monitor_and_stops_quietly(mode):
         eventually(lambda: b"\0gftpwb-sampler\0" in Path(f"/proc/{proc.pid}/cmdline").read_bytes(),
                    "the sampler named gftpwb-sampler")
         assert program_of(proc.pid) == ("/usr/bin/python3" if mode == PYTHON else "/bin/sh")  # the system's first
-        time.sleep(2.5)
+        time.sleep(3.0)  # the sampling window: rounds of every monitor, the slow command stopped at its 1 s
         proc.terminate()
         out, err = proc.communicate(timeout=10)
     finally:
