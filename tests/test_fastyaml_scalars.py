@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fuzzseed import FUZZ_SEED, say_seed
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML, nodes
+from support.fuzzseed import FUZZ_SEED, say_seed
 
 from gftpwb.core.scenario.fastyaml import RESOLVED_FIRST, UNKNOWN, WORDS, quick_scalar
 from gftpwb.core.scenario.yamlpos import load_yaml_with_positions, ruamel_load

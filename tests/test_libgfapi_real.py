@@ -11,7 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
+from support.clihelp import gftpwb
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 DATA = Path(__file__).parent / "data" / "parallel-libgfapi"
