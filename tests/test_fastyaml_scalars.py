@@ -67,3 +67,14 @@ def test_every_scenario_in_the_repository_loads_alike_on_both_paths():
         slow, slow_pos, _ = ruamel_load(text, str(path), 10 ** 6)
         assert fast == slow, path
         assert fast_pos.values == slow_pos.values and fast_pos.keys == slow_pos.keys, path
+
+
+def test_the_unusual_characters_are_those_outside_the_usual_ones():
+    import re
+
+    from gftpwb.core.scenario.fastyaml import _UNUSUAL, USUAL
+
+    outside = re.compile(f"[^{USUAL}]")
+    for code in range(0x110000):
+        char = chr(code)
+        assert bool(_UNUSUAL.match(char)) == bool(outside.match(char)), hex(code)
