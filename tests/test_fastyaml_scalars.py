@@ -78,3 +78,25 @@ def test_the_unusual_characters_are_those_outside_the_usual_ones():
     for code in range(0x110000):
         char = chr(code)
         assert bool(_UNUSUAL.match(char)) == bool(outside.match(char)), hex(code)
+
+
+def test_pyyaml_imported_by_the_fast_path_works_as_ever():
+    """Its pure-Python reader's big pattern is compiled when first used (not at import); re.compile is
+    re's own again, and that reader still refuses a control character."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import re\n"
+        "compile = re.compile\n"
+        "from gftpwb.core.scenario import fastyaml\n"
+        "import yaml\n"
+        "assert re.compile is compile\n"
+        "assert type(yaml.reader.Reader.NON_PRINTABLE) is fastyaml.PatternOnFirstUse\n"
+        "assert yaml.load('a: [1, b]', Loader=yaml.SafeLoader) == {'a': [1, 'b']}\n"
+        "try:\n"
+        "    yaml.load('a: \\x01', Loader=yaml.SafeLoader)\n"
+        "except yaml.reader.ReaderError:\n"
+        "    print('refused')\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "refused"
