@@ -12,6 +12,8 @@ if [ "${1:-demo}" = "test" ]; then
     want+=(glusterfs-server libglusterfs-dev gcc libc6-dev fio)
     # report --html: a headless browser opens the page, checks its DOM and takes a screenshot
     want+=(chromium)
+    # Slurm lab: munged, slurmctld and N slurmd on this machine; srun, salloc, squeue, scancel
+    want+=(munge slurmctld slurmd slurm-client)
 fi
 
 missing=()
