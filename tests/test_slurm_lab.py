@@ -49,7 +49,7 @@ def test_up_status_run_down(tmp_path):
         marker = f"gftpwb-lab-test-{os.getpid()}"
         job = subprocess.Popen(["srun", "-N", "2", "sh", "-c", f"sleep 300; : {marker}"], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_until(lambda: len(pgrep(f"^sh -c sleep 300; : {marker}")) == 2)
+        wait_until(lambda: len(pgrep(f"^[^ ]*sh -c sleep 300; : {marker}$")) == 2)  # the tasks
     finally:
         down = gftpwb("lab", "down", "--state-dir", state)
     assert down.returncode == 0, down.stderr
