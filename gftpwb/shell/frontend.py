@@ -32,6 +32,7 @@ from gftpwb.core.errors import (
 )
 from gftpwb.core.records import Summary
 from gftpwb.core.registry import registry
+from gftpwb.core.slurm.model import SlurmSetup
 from gftpwb.core.specs import RunSpec
 
 if TYPE_CHECKING:
@@ -74,10 +75,16 @@ def parse_assignments(items: Sequence[str]) -> dict[str, str]:
 
 
 def preflight(specs: Sequence[RunSpec], hosts: Sequence[Host] = (),
-              transport_for: Callable[[str], Transport] | None = None) -> None:
+              transport_for: Callable[[str], Transport] | None = None, *, slurm: SlurmSetup | None = None) -> None:
     """Raise EnvironmentProblem when a program that runs on this machine is not on PATH, or when a
     check a kind asks for fails on a host the runs use (``hosts``: the scenario's inventory;
-    ``transport_for``: other transports than the run's, for tests), before anything is made or run."""
+    ``transport_for``: other transports than the run's, for tests), before anything is made or run.
+    With ``slurm`` (the scenario's block): AllocationError (exit 9) when Slurm shows that the
+    allocation cannot be had (a partition down, too few nodes, a named job not running)."""
+    if slurm is not None:
+        from .transports.slurm.allocation import preflight as slurm_preflight
+
+        slurm_preflight(slurm)
     reg = registry()
     seen: set[str] = set()
     for spec in specs:
@@ -89,7 +96,8 @@ def preflight(specs: Sequence[RunSpec], hosts: Sequence[Host] = (),
             seen.add(program.name)
     from .hostchecks import find_problems
 
-    found = find_problems(specs, hosts, transport_for)
+    slots = frozenset(slurm.slots) if slurm is not None else frozenset()
+    found = find_problems(specs, hosts, transport_for, skip=slots)
     if found:
         raise EnvironmentProblem("\n".join(found))
 

@@ -15,6 +15,7 @@ from typing import Any
 from gftpwb.core.expect import all_metrics, schema_of
 from gftpwb.core.monitors.keys import monitor_definition
 from gftpwb.core.registry import Kind, Metric, registry
+from gftpwb.core.slurm.keys import slurm_definition
 
 from .keys import (
     COMMON_TEST_KEYS,
@@ -72,6 +73,7 @@ def build_schema() -> dict[str, Any]:
                                             "(a test takes the ones its kind has).")
     definitions["host"] = object_schema(HOST_KEYS, "One host of the inventory, reached over SSH.")
     definitions["monitor"] = monitor_definition()
+    definitions["slurm"] = slurm_definition()
     for kind in kinds:
         definitions[f"{kind.name}_test"] = object_schema(kind_keys(kind), f"A test of kind {kind.name}: "
                                                                           f"{kind.description}")
