@@ -55,6 +55,8 @@ def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Ma
         errors = schema_diagnostics(data, pos, filename)
     else:
         errors = []
+    if errors:
+        raise ScenarioError(errors)
     errors = slurm_diagnostics(data, pos, filename)
     if errors:
         raise ScenarioError(errors)

@@ -36,6 +36,7 @@ from .clients import PACKAGES, client_env, run_client, run_client_sync
 
 PROGRAMS = ("srun", "salloc", "squeue", "scancel", "scontrol")
 RUNNING = "RUNNING"
+HOPELESS_WAIT_S = 5.0  # after salloc says a job will not start, how long to wait for it to name the job
 
 
 @dataclass(frozen=True)
@@ -149,8 +150,10 @@ async def _salloc(setup: SlurmSetup, notify: Callable[[str], None] | None) -> st
     try:
         while True:
             remaining = deadline - time.monotonic()
+            if remaining <= 0 and problem:
+                break
             if remaining <= 0:
-                problem = (f"job {pending} was still pending after {setup.wait_s:g}s (slurm: wait); cancelled"
+                problem = (f"job {pending} was still pending after {setup.wait_s:g}s (slurm: wait)"
                            if pending else f"salloc gave no answer within {setup.wait_s:g}s")
                 break
             try:
@@ -165,11 +168,16 @@ async def _salloc(setup: SlurmSetup, notify: Callable[[str], None] | None) -> st
                 break
             if line.pending:
                 pending = line.pending
+                if problem:
+                    break
                 if notify is not None:
                     notify(f"slurm: job {pending} is pending; waiting up to {setup.wait_s:g}s (slurm: wait)")
             if line.hopeless:
-                problem = line.error + (f"; job {pending} cancelled" if pending else "")
-                break
+                problem = line.error
+                if pending:
+                    break
+                deadline = min(deadline, time.monotonic() + HOPELESS_WAIT_S)  # salloc names the job next
+                continue
             if line.error:
                 errors.append(line.error)
     except asyncio.CancelledError:
@@ -180,6 +188,8 @@ async def _salloc(setup: SlurmSetup, notify: Callable[[str], None] | None) -> st
             await asyncio.wait_for(proc.wait(), 10)
         return granted
     await _end_salloc(proc, pending, setup.conf)
+    if pending and problem:
+        problem += f"; job {pending} cancelled"
     if not problem:
         problem = "; ".join(errors[-2:]) or f"salloc ended with status {proc.returncode}"
     raise AllocationError(f"no Slurm allocation for the scenario: {problem} (salloc {' '.join(argv[1:])}); "

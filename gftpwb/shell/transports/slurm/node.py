@@ -10,17 +10,15 @@ import os
 import shlex
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from gftpwb.core.clockoffset import ClockOffset, ClockSample, estimate_offset, parse_remote_time
-from gftpwb.core.slurm.model import SHARED
+from gftpwb.core.slurm.model import SHARED, SlurmSetup
 from gftpwb.core.transport import ProcessLost, StartError
 
 from ..local import file_sha256
-
-if TYPE_CHECKING:
-    from .launcher import SlurmLauncher
-    from .task import TaskProcess
+from .allocation import Allocation
+from .task import TaskProcess
 
 CLOCK_SAMPLES = 8
 CLOCK_TIMEOUT_S = 20.0
@@ -32,10 +30,22 @@ RECEIVE = ('dest=$1 mode=$2 tmp="$1.tmp-$$"; mkdir -p -- "$(dirname -- "$dest")"
            '"$tmp" && mv -f -- "$tmp" "$dest" || { rm -f -- "$tmp"; exit 1; }')
 
 
+class NodeLauncher(Protocol):
+    """What a node's transport needs of the launcher (:class:`~.launcher.SlurmLauncher`)."""
+
+    setup: SlurmSetup
+    allocation: Allocation | None
+
+    async def ensure(self) -> Allocation: ...
+
+    async def start(self, slot: str, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
+                    cwd: str | None = None, stdin: bool = False, grace_s: float = 2.0) -> TaskProcess: ...
+
+
 class SlurmNodeTransport:
     """The transport of one slot (``node3``); see the module docstring."""
 
-    def __init__(self, name: str, launcher: SlurmLauncher):
+    def __init__(self, name: str, launcher: NodeLauncher):
         self.name = name
         self.launcher = launcher
 

@@ -15,29 +15,40 @@ import contextlib
 import signal
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from gftpwb.core.slurm.commands import scancel_step_argv, srun_argv, step_name
 from gftpwb.core.slurm.messages import StepMessages
-from gftpwb.core.slurm.model import CANCEL
+from gftpwb.core.slurm.model import CANCEL, SlurmSetup
 from gftpwb.core.slurm.wire import Hello, wrapper_argv
 
 from ..local import owner_env
+from .allocation import Allocation
+from .callback import Callback
 from .clients import client_env, run_client
 from .task import Request, TaskProcess
-
-if TYPE_CHECKING:
-    from .launcher import SlurmLauncher
 
 VERDICT_WAIT_S = 5.0  # how long a task's end waits for srun's word on it
 SIGNAL_STATUS = {"Terminated": 128 + signal.SIGTERM, "Killed": 128 + signal.SIGKILL,
                  "Interrupt": 128 + signal.SIGINT, "Hangup": 128 + signal.SIGHUP}
 
 
+class StepOwner(Protocol):
+    """What a step needs of the launcher (:class:`~.launcher.SlurmLauncher`)."""
+
+    setup: SlurmSetup
+    allocation: Allocation | None
+    callback: Callback | None
+
+    def step_known(self, step: Step) -> None: ...
+
+    def step_ended(self, step: Step) -> None: ...
+
+
 class Step:
     """An srun and its tasks (see the module docstring)."""
 
-    def __init__(self, launcher: SlurmLauncher, key: str, group: str, requests: Sequence[Request]):
+    def __init__(self, launcher: StepOwner, key: str, group: str, requests: Sequence[Request]):
         self.launcher = launcher
         self.key = key  # gftpwb's name for the step in the tasks' hellos
         self.group = group
@@ -135,8 +146,11 @@ class Step:
                 task.fail_start(why)
         self.launcher.step_ended(self)
 
-    async def verdict(self, task: TaskProcess) -> None:
-        """A task's wrapper ended without an exit status: wait for srun's word on it, then say why."""
+    async def verdict(self, task: TaskProcess, status: int | None = None) -> None:
+        """A task's wrapper ended without an exit status, or with a signal's (``status``) that gftpwb
+        did not send: wait for srun's word on it, then say why. A task killed because another one
+        failed (on_failure: cancel) or because its node failed is lost, with that reason; otherwise
+        the signal's status stands."""
         deadline = time.monotonic() + VERDICT_WAIT_S
         while not task.exited.done() and self.messages.end_of(task.index) is None and not self.done.done() \
                 and task.node not in self.messages.failed_nodes and time.monotonic() < deadline:
@@ -150,12 +164,14 @@ class Step:
         elif task.stopping and end is not None and end.what in SIGNAL_STATUS:
             task.ended_by_signal(SIGNAL_STATUS[end.what])
         elif task.stopping:
-            task.ended_by_signal(128 + signal.SIGKILL)
-        elif failure is not None and failure.tasks != (task.index,) and task.index not in failure.tasks:
+            task.ended_by_signal(status if status is not None else 128 + signal.SIGKILL)
+        elif failure is not None and task.index not in failure.tasks and self.launcher.setup.on_failure == CANCEL:
             other = self.tasks[failure.tasks[0]] if failure.tasks and failure.tasks[0] < len(self.tasks) else None
             who = f"task {failure.tasks[0]} on {failure.node}" + (f" ({other.slot})" if other else "")
-            policy = " (the scenario's slurm on_failure is cancel)" if self.launcher.setup.on_failure == CANCEL else ""
-            task.lose(f"cancelled with its job step: {who} failed: {failure.what}{policy}")
+            task.lose(f"cancelled with its job step: {who} failed: {failure.what} (the scenario's slurm on_failure "
+                      "is cancel)")
+        elif status is not None:
+            return  # a signal of its own: the status stands
         elif end is not None:
             task.lose(f"ended on {task.node}: {end.what} (srun)")
         else:

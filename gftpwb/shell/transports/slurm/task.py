@@ -12,17 +12,22 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from gftpwb.core.slurm.wire import STOP, Hello, launch_words, parse_control
 from gftpwb.core.transport import ProcessLost, StartError
 
-if TYPE_CHECKING:
-    from .step import Step
-
 CHUNK = 65536
 STREAMS_WAIT_S = 30.0  # after `started`, the output connections are at most this far behind
 STOP_SLACK_S = 3.0  # beyond the grace, before a task that does not end is cut loose
+
+
+class TaskOwner(Protocol):
+    """What a task asks of its step (:class:`~.step.Step`)."""
+
+    async def verdict(self, task: TaskProcess, status: int | None = None) -> None: ...
+
+    async def cut_loose(self, task: TaskProcess) -> None: ...
 
 
 @dataclass
@@ -44,7 +49,7 @@ class TaskProcess:
 
     read_pause = None  # chunks arrive as the task writes them; nothing to pause
 
-    def __init__(self, step: Step, index: int, request: Request):
+    def __init__(self, step: TaskOwner, index: int, request: Request):
         loop = asyncio.get_running_loop()
         self.step = step
         self.index = index
@@ -86,8 +91,8 @@ class TaskProcess:
                                       grace_s=request.grace_s))
             self._ctl_reader = asyncio.create_task(self._read_ctl(reader))
             return True
-        if channel in self._readers or self.exited.done():
-            return False
+        if channel in self._readers or (self.exited.done() and self.exited.exception() is not None):
+            return False  # twice, or for a task given up: a quick program may exit before its streams attach
         self._readers[channel] = reader
         self._writers[channel] = writer
         self._arrived[channel].set()
@@ -110,7 +115,10 @@ class TaskProcess:
                 elif message.what == "error":
                     self.fail_start(message.value)
                 elif message.what == "exit":
-                    self._finish(int(message.value))
+                    status = int(message.value)
+                    if status > 128 and not self.stopping:  # a signal we did not send: the step's, or the node's
+                        await self.step.verdict(self, status)
+                    self._finish(status)
         if not self.exited.done():
             await self.step.verdict(self)  # the wrapper died without a word: srun says why
 
