@@ -12,7 +12,7 @@ import pytest
 from gftpwb.core.errors import AllocationError
 from gftpwb.core.slurm.model import SlurmSetup
 from gftpwb.core.transport import ProcessLost, StartError
-from gftpwb.shell.context import launch_group
+from gftpwb.shell.context import launch_group, run_program
 from gftpwb.shell.lab.slurm import SlurmLab
 from gftpwb.shell.transports.hosts import HostTransports
 from gftpwb.shell.transports.slurm.allocation import preflight
@@ -271,6 +271,7 @@ def test_a_job_pending_past_its_wait_is_cancelled(own_slurm):
 
 async def _three_tasks(transports, programs):
     async def start():
+        run_program.set(True)  # a run's own programs: the failure policy is theirs
         return await asyncio.gather(*(transports(f"node{i}").start(p) for i, p in enumerate(programs, 1)))
 
     procs = await in_group("faults", start())
@@ -318,3 +319,22 @@ async def test_a_lost_node_is_named_and_the_others_finish_under_continue(own_slu
     assert "node2 (node n2, task 1 of step" in str(results[1]) and "node n2 failed (srun: Node failure on n2)" in \
         str(results[1])
     await wait_for(lambda: alive(marker) == [])
+
+
+async def test_a_task_gftpwb_stops_does_not_cancel_its_step(own_slurm):
+    """A stop is not a failure: under cancel, the other tasks of the step go on (a gfapi worker that is
+    not ready in time is stopped and dropped; the others still run)."""
+    transports = HostTransports(slurm=setup_for(own_slurm, nodes=3, on_failure="cancel"))
+    try:
+        async def start():
+            run_program.set(True)
+            return await asyncio.gather(transports("node1").start(["sleep", "300"]),
+                                        transports("node2").start(["sh", "-c", "sleep 2; echo b"]),
+                                        transports("node3").start(["sh", "-c", "sleep 2; echo c"]))
+
+        first, second, third = await in_group("stop-one", start())
+        await first.stop(1.0)
+        assert await first.wait() == 143
+        assert await collect(second) == (b"b\n", b"", 0) and await collect(third) == (b"c\n", b"", 0)
+    finally:
+        await transports.close()

@@ -27,6 +27,10 @@ from gftpwb.core.transport import Transport
 #: many programs at once (Slurm: one job step per run) groups the starts of one run by it; the
 #: others ignore it.
 launch_group: ContextVar[str] = ContextVar("launch_group", default="")
+#: True around the start of a run's own program (guc, a gfapi worker), False for the checks, builds,
+#: uploads and probes gftpwb runs around it. A transport that applies a failure policy to a run's
+#: programs (Slurm's on_failure: cancel) applies it only to these.
+run_program: ContextVar[bool] = ContextVar("run_program", default=False)
 
 
 def utc_now_iso() -> str:

@@ -19,7 +19,9 @@ since srun's own I/O needs it) with three connections, each opened by a hello li
 * ``err``: the program's stderr, byte for byte.
 
 The program runs under ``setsid`` in a process group of its own (slurmstepd still tracks it:
-``proctrack/linuxproc`` follows parents, not sessions). A secret per controller, sent in every
+``proctrack/linuxproc`` follows parents, not sessions). The wrapper exits with the program's status,
+so srun's ``--kill-on-bad-exit`` sees a failed program, except when gftpwb stopped it (then 0: a
+stop is not a failure that should cancel the step). A secret per controller, sent in every
 hello, keeps other local users from attaching to a task's streams.
 """
 
@@ -76,16 +78,21 @@ exec 3>&- 4>&-
 printf 'started %s\n' "$child" >&5
 (
   while IFS= read -r line <&5; do [ "$line" = stop ] && break; done
-  kill -TERM -- -"$child" 2>/dev/null || exit 0
+  trap '' TERM
+  kill -TERM -- -"$child" 2>/dev/null || exit 7
   i=0 steps=$(( ${grace%.*} * 10 + 1 ))
   while kill -0 -- -"$child" 2>/dev/null && [ "$i" -lt "$steps" ]; do sleep 0.1; i=$((i + 1)); done
   kill -KILL -- -"$child" 2>/dev/null
+  exit 7
 ) </dev/null >/dev/null 2>&1 &
 watcher=$!
 wait "$child"
 status=$?
 kill "$watcher" 2>/dev/null
+wait "$watcher"
+stopped=$?  # 7: the watcher stopped the program (asked to, or the controller went away)
 printf 'exit %s\n' "$status" >&5
+if [ "$stopped" = 7 ]; then exit 0; fi  # a stop is not a failure for srun's --kill-on-bad-exit
 exit "$status"
 """
 

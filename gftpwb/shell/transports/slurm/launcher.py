@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from gftpwb.core.errors import AllocationError
 from gftpwb.core.slurm.model import SlurmSetup
 from gftpwb.core.transport import StartError
-from gftpwb.shell.context import launch_group
+from gftpwb.shell.context import launch_group, run_program
 
 from . import allocation as alloc
 from . import reaper
@@ -61,7 +61,7 @@ class SlurmLauncher:
         self.steps: dict[str, Step] = {}
         self.finished: list[Step] = []  # kept for the bench's timings; small
         self._count = 0
-        self._batches: dict[str, _Batch] = {}
+        self._batches: dict[tuple[str, bool], _Batch] = {}
         self._transports: dict[str, SlurmNodeTransport] = {}
         self._lock = asyncio.Lock()
         self._failure: BaseException | None = None
@@ -142,24 +142,27 @@ class SlurmLauncher:
         if node is None:
             raise StartError(f"{slot}: the allocation (job {allocation.job_id}) has {len(allocation.nodes)} node(s)")
         request = Request(slot, node, list(argv), env=env, cwd=cwd, stdin=stdin, grace_s=grace_s)
-        group = launch_group.get()
-        batch = self._batches.get(group)
+        # the run's own programs and the helpers around them (checks, builds, uploads) make separate steps:
+        # the failure policy is for the former
+        key = (launch_group.get(), run_program.get())
+        batch = self._batches.get(key)
         loop = asyncio.get_running_loop()
         if batch is None:
-            batch = self._batches[group] = _Batch()
+            batch = self._batches[key] = _Batch()
         batch.requests.append(request)
         if batch.timer is not None:
             batch.timer.cancel()
         wait = min(BATCH_WINDOW_S, max(0.0, batch.first + BATCH_MAX_S - loop.time()))
-        batch.timer = loop.call_later(wait, self._flush, group)
+        batch.timer = loop.call_later(wait, self._flush, key)
         return await request.done
 
-    def _flush(self, group: str) -> None:
-        batch = self._batches.pop(group, None)
+    def _flush(self, key: tuple[str, bool]) -> None:
+        batch = self._batches.pop(key, None)
         if batch is None or not batch.requests:
             return
         self._count += 1
-        step = Step(self, f"s{self._count}", group, batch.requests)
+        group, principal = key
+        step = Step(self, f"s{self._count}", group, batch.requests, principal=principal)
         self.steps[step.key] = step
         task = asyncio.ensure_future(step.launch())
         task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)

@@ -15,11 +15,12 @@ import contextlib
 import signal
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from gftpwb.core.slurm.commands import scancel_step_argv, srun_argv, step_name
 from gftpwb.core.slurm.messages import StepMessages
-from gftpwb.core.slurm.model import CANCEL, SlurmSetup
+from gftpwb.core.slurm.model import CANCEL, CONTINUE, SlurmSetup
 from gftpwb.core.slurm.wire import Hello, wrapper_argv
 
 from ..local import owner_env
@@ -48,8 +49,10 @@ class StepOwner(Protocol):
 class Step:
     """An srun and its tasks (see the module docstring)."""
 
-    def __init__(self, launcher: StepOwner, key: str, group: str, requests: Sequence[Request]):
+    def __init__(self, launcher: StepOwner, key: str, group: str, requests: Sequence[Request], *,
+                 principal: bool = True):
         self.launcher = launcher
+        self.principal = principal  # the run's own programs: the scenario's failure policy applies
         self.key = key  # gftpwb's name for the step in the tasks' hellos
         self.group = group
         self.tasks = [TaskProcess(self, index, request) for index, request in enumerate(requests)]
@@ -70,7 +73,9 @@ class Step:
         callback = self.launcher.callback
         assert callback is not None
         program = wrapper_argv(setup.callback_address, callback.port, callback.secret, self.key)
-        return srun_argv(setup, allocation.job_id, [t.node for t in self.tasks], program, name=step_name(self.group))
+        policy = setup if self.principal else replace(setup, on_failure=CONTINUE)
+        name = step_name(self.group if self.principal else f"{self.group}+")
+        return srun_argv(policy, allocation.job_id, [t.node for t in self.tasks], program, name=name)
 
     def attach(self, hello: Hello, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         if not 0 <= hello.task < len(self.tasks):
@@ -165,7 +170,8 @@ class Step:
             task.ended_by_signal(SIGNAL_STATUS[end.what])
         elif task.stopping:
             task.ended_by_signal(status if status is not None else 128 + signal.SIGKILL)
-        elif failure is not None and task.index not in failure.tasks and self.launcher.setup.on_failure == CANCEL:
+        elif failure is not None and task.index not in failure.tasks and self.principal \
+                and self.launcher.setup.on_failure == CANCEL:
             other = self.tasks[failure.tasks[0]] if failure.tasks and failure.tasks[0] < len(self.tasks) else None
             who = f"task {failure.tasks[0]} on {failure.node}" + (f" ({other.slot})" if other else "")
             task.lose(f"cancelled with its job step: {who} failed: {failure.what} (the scenario's slurm on_failure "
