@@ -1,0 +1,237 @@
+"""`gftpwb run` of scenarios on the lab's real Slurm: guc, the gfapi worker, iperf3 and the monitors'
+sampler on node slots; Ctrl-C, a timeout and kill -9 leave no task and no job; --resume; an allocation
+that cannot be had is exit 9 with nothing made."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from clihelp import gftpwb, popen
+
+from gftpwb.shell.lab.slurm import DAEMONS, SlurmLab, lab_processes
+
+pytestmark = [pytest.mark.real, pytest.mark.slow]
+
+
+def write(tmp_path: Path, text: str, name: str = "s.yaml") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def head(lab: SlurmLab, nodes: int, policy: str = "cancel", extra: str = "") -> str:
+    return f"""\
+version: 1
+name: onslurm
+slurm:
+  nodes: {nodes}
+  on_failure: {policy}
+  conf: {lab.conf}
+{extra}"""
+
+
+def records(directory: Path) -> list[dict]:
+    return [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines()]
+
+
+def jobs(lab: SlurmLab) -> str:
+    return subprocess.run(["squeue", "-h", "-t", "PD,CF,R,S"], capture_output=True, text=True,
+                          env=lab.client_env()).stdout.strip()
+
+
+def alive(pattern: str) -> list[int]:
+    out = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
+    live = []
+    for pid in map(int, out):
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                if handle.read().rsplit(")", 1)[1].split()[0] != "Z" and pid != os.getpid():
+                    live.append(pid)
+        except OSError:
+            pass
+    return live
+
+
+def tasks_of(lab: SlurmLab) -> list[int]:
+    """Every process running under one of the lab's step daemons (tasks, their wrappers and children)."""
+    return [pid for pid in lab_processes(f"SLURM_CONF={lab.conf}") if comm(pid) not in DAEMONS]
+
+
+def comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def wait_until(condition, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.1)
+
+
+def test_guc_iperf3_and_monitors_on_every_node(slurm_lab, gridftp, tmp_path):
+    text = head(slurm_lab, 3) + f"""\
+monitors:
+  - id: cpu
+    type: cpu
+    on: slurm
+    interval: 0.5s
+tests:
+  - id: copy
+    kind: guc
+    on: slurm
+    repeat: 2
+    source: {gridftp.url}/dev/zero
+    target: file:///dev/null
+    options: {{length: 4M}}
+  - id: net
+    kind: iperf3
+    client: node1
+    server: node2
+    server_address: 127.0.0.1
+    duration: 1s
+"""
+    out = gftpwb("run", write(tmp_path, text), "--results", str(tmp_path / "r"), timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "info: slurm: job" in out.stdout and "node1=n1, node2=n2, node3=n3" in out.stdout
+    found = records(tmp_path / "r")
+    copies = [r for r in found if r["kind"] == "guc"]
+    assert sorted(r["run_id"] for r in copies) == sorted(f"copy/{k}@node{i}" for i in (1, 2, 3) for k in (0, 1))
+    assert all(r["status"] == "passed" and r["bytes"] == 4 * 2**20 for r in copies)
+    net = [r for r in found if r["kind"] == "iperf3"]
+    assert [r["status"] for r in net] == ["passed"] and net[0]["host"] == "node1"
+    meta = json.loads((tmp_path / "r" / "meta.json").read_text())
+    assert meta["environment"]["slurm"]["nodes"] == {"node1": "n1", "node2": "n2", "node3": "n3"}
+    assert set(meta["environment"]["hosts"]) >= {"node1", "node2", "node3"}
+    samples = [json.loads(line) for line in (tmp_path / "r" / "monitors.jsonl").read_text().splitlines()]
+    assert {s["host"] for s in samples if s.get("monitor") == "cpu"} == {"node1", "node2", "node3"}
+    assert (tmp_path / "r" / "onslurm_#000_000@node2.log").exists()
+    assert jobs(slurm_lab) == ""
+
+
+def test_gfapi_workers_on_four_nodes_start_together(slurm_lab, tmp_path):
+    text = head(slurm_lab, 4) + f"""\
+tests:
+  - id: small
+    kind: gfapi
+    on: slurm
+    processes: 2
+    threads: 2
+    directory: {tmp_path / "data"}
+    files: 40
+    file_size: 16K
+    workload: seq-wr
+"""
+    out = gftpwb("run", write(tmp_path, text), "--results", str(tmp_path / "r"), timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    (record,) = records(tmp_path / "r")
+    gfapi = record["details"]["gfapi"]
+    assert record["status"] == "passed"
+    assert sorted(gfapi["hosts"]) == ["node1", "node2", "node3", "node4"]
+    assert gfapi["cluster"]["files"] == 4 * 2 * 2 * 40
+    assert {h: c["source"] for h, c in gfapi["clocks"].items()} == {f"node{i}": "measured" for i in range(1, 5)}
+    assert gfapi["start_skew_ms"] is not None and gfapi["start_target_unix_ns"]
+
+
+def interrupt_when_started(proc: subprocess.Popen, pattern: str, sig: int = signal.SIGINT) -> tuple[str, str]:
+    wait_until(lambda: len(alive(pattern)) > 0 or proc.poll() is not None)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(sig)
+    return proc.communicate(timeout=120)
+
+
+def long_guc(lab: SlurmLab, gridftp, marker: int, nodes: int = 2, timeout: str = "") -> str:
+    return head(lab, nodes) + f"""\
+tests:
+  - id: long
+    kind: guc
+    on: slurm
+    source: {gridftp.url}/dev/zero
+    target: file:///dev/null
+    options: {{length: {marker}, fast: true}}
+{f"    timeout: {timeout}" if timeout else ""}
+"""
+
+
+def test_ctrl_c_stops_every_task_and_releases_the_job(slurm_lab, gridftp, tmp_path):
+    marker = 10**12 + os.getpid()  # guc's -len: finds this test's transfers among all processes
+    proc = popen("run", write(tmp_path, long_guc(slurm_lab, gridftp, marker)), "--results", str(tmp_path / "r"))
+    out, err = interrupt_when_started(proc, f"globus-url-copy.*-len {marker}")
+    assert proc.returncode == 130, out + err
+    assert {r["status"] for r in records(tmp_path / "r")} == {"interrupted"}
+    wait_until(lambda: alive(f"-len {marker}") == [])
+    wait_until(lambda: jobs(slurm_lab) == "")
+    wait_until(lambda: tasks_of(slurm_lab) == [])
+
+
+def test_a_timeout_stops_the_tasks_of_its_run(slurm_lab, gridftp, tmp_path):
+    marker = 2 * 10**12 + os.getpid()
+    out = gftpwb("run", write(tmp_path, long_guc(slurm_lab, gridftp, marker, timeout="3s")), "--results",
+                 str(tmp_path / "r"), timeout=300)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert [r["status"] for r in records(tmp_path / "r")] == ["timeout", "timeout"]
+    assert alive(f"-len {marker}") == []
+    assert jobs(slurm_lab) == ""
+    wait_until(lambda: tasks_of(slurm_lab) == [])
+
+
+def test_kill_9_of_gftpwb_leaves_no_task_and_no_job(slurm_lab, gridftp, tmp_path):
+    marker = 3 * 10**12 + os.getpid()
+    proc = popen("run", write(tmp_path, long_guc(slurm_lab, gridftp, marker)), "--results", str(tmp_path / "r"))
+    interrupt_when_started(proc, f"globus-url-copy.*-len {marker}", signal.SIGKILL)
+    wait_until(lambda: alive(f"-len {marker}") == [])  # each task's wrapper saw its controller go
+    wait_until(lambda: jobs(slurm_lab) == "")  # the reaper cancelled the job gftpwb had asked for
+    wait_until(lambda: tasks_of(slurm_lab) == [])
+
+
+def test_resume_runs_what_an_interrupted_run_left(slurm_lab, gridftp, tmp_path):
+    gate = tmp_path / "go"
+    pause = f"299.{os.getpid()}"  # how long the gate waits: finds this test's waiting pre commands
+    text = head(slurm_lab, 2) + f"""\
+tests:
+  - id: first
+    kind: guc
+    on: slurm
+    source: {gridftp.url}/dev/zero
+    target: file:///dev/null
+    options: {{length: 1M}}
+  - id: second
+    kind: guc
+    on: slurm
+    source: {gridftp.url}/dev/zero
+    target: file:///dev/null
+    options: {{length: 1M}}
+    pre: {{run: "test -e {gate} || exec sleep {pause}", shell: true}}
+"""
+    path = write(tmp_path, text)
+    proc = popen("run", path, "--results", str(tmp_path / "r"))
+    out, err = interrupt_when_started(proc, f"sleep {pause}")
+    assert proc.returncode == 130, out + err
+    before = {r["run_id"]: r["status"] for r in records(tmp_path / "r")}
+    assert before == {"first/0@node1": "passed", "first/0@node2": "passed", "second/0@node1": "interrupted",
+                      "second/0@node2": "interrupted"}
+    gate.write_text("")
+    again = gftpwb("run", path, "--resume", str(tmp_path / "r"), timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    after = [r for r in records(tmp_path / "r") if r["status"] == "passed"]
+    assert sorted(r["run_id"] for r in after) == ["first/0@node1", "first/0@node2", "second/0@node1",
+                                                  "second/0@node2"]
+    assert jobs(slurm_lab) == ""
+
+
+def test_an_allocation_that_cannot_be_had_is_exit_9_before_anything_is_made(slurm_lab, gridftp, tmp_path):
+    text = long_guc(slurm_lab, gridftp, 1, nodes=9)
+    out = gftpwb("run", write(tmp_path, text), "--results", str(tmp_path / "r"))
+    assert out.returncode == 9
+    assert out.stderr == ("gftpwb: no Slurm allocation for the scenario: the scenario needs 9 nodes, and partition "
+                          "lab has 4; nothing was run\n")
+    assert not (tmp_path / "r").exists()
+    dry = gftpwb("run", write(tmp_path, text), "--dry-run")
+    assert dry.returncode == 0 and dry.stdout.startswith("slurm: 9 node(s); the enclosing allocation, else a new one; "
+                                                         "on failure: cancel; slots node1..node9\n")
