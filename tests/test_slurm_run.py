@@ -113,6 +113,10 @@ tests:
     assert {s["host"] for s in samples if s.get("monitor") == "cpu"} == {"node1", "node2", "node3"}
     assert (tmp_path / "r" / "onslurm_#000_000@node2.log").exists()
     assert jobs(slurm_lab) == ""
+    report = gftpwb("report", str(tmp_path / "r"))
+    job = meta["environment"]["slurm"]["job"]
+    assert f"slurm job {job}: node1=n1, node2=n2, node3=n3 (on_failure cancel)\n" in report.stdout
+    assert all(f"│ cpu     │ node{i} │ busy_pct" in report.stdout for i in (1, 2, 3))  # per node, as per host
 
 
 def test_gfapi_workers_on_four_nodes_start_together(slurm_lab, tmp_path):
