@@ -23,7 +23,7 @@ SLURM_KEYS: tuple[Key, ...] = (
     Key("tasks_per_node", {"type": "integer", "minimum": 1},
         "Tasks per node asked of a new allocation (salloc --ntasks-per-node). Runs may start more (copies, "
         "processes): steps overcommit. Default 1."),
-    Key("partition", {"type": "string", "minLength": 1}, "Partition of a new allocation (salloc -p)."),
+    Key("partition", {"type": "string"}, "Partition of a new allocation (salloc -p); empty: the cluster's default."),
     Key("time", DURATION, "Time limit of a new allocation (salloc -t, rounded up to whole minutes)."),
     Key("account", {"type": "string", "minLength": 1}, "Account charged for a new allocation (salloc -A)."),
     Key("options", OPTION_LIST,
@@ -42,8 +42,9 @@ SLURM_KEYS: tuple[Key, ...] = (
         "Programs gftpwb builds for its workers (the gfapi worker): shared (default: built once, on the first "
         "node, into a directory every node sees, GFTPWB_WORKER_DIR or $HOME) or per_node (built on every node, "
         "for nodes whose file systems or libraries differ)."),
-    Key("conf", {"type": "string", "minLength": 1},
-        "slurm.conf for every Slurm command gftpwb runs (SLURM_CONF), e.g. the lab's; default Slurm's own."),
+    Key("conf", {"type": "string"},
+        "slurm.conf for every Slurm command gftpwb runs (SLURM_CONF), e.g. the lab's; default (or empty): Slurm's "
+        "own, or SLURM_CONF as set."),
     Key("callback_address", {"type": "string", "minLength": 1},
         "Address at which tasks reach this machine for their input and output (default: the address srun "
         "gives its tasks, SLURM_SRUN_COMM_HOST)."),
