@@ -338,3 +338,23 @@ async def test_a_task_gftpwb_stops_does_not_cancel_its_step(own_slurm):
         assert await collect(second) == (b"b\n", b"", 0) and await collect(third) == (b"c\n", b"", 0)
     finally:
         await transports.close()
+
+
+async def test_a_lost_node_cancels_the_step_under_cancel(own_slurm):
+    marker = f"gftpwb-lost-cancel-{os.getpid()}"
+    transports = HostTransports(slurm=setup_for(own_slurm, nodes=3, on_failure="cancel"))
+    try:
+        programs = [["sh", "-c", f"sleep 30; : {marker}"]] * 3
+        task = asyncio.ensure_future(_three_tasks(transports, programs))
+        await wait_for(lambda: len(alive(f"^[^ ]*sh -c sleep 30; : {marker}")) == 3)
+        subprocess.run(["scontrol", "update", "nodename=n3", "state=down", "reason=gftpwb-test"],
+                       env=own_slurm.client_env(), check=True)
+        _procs, results = await task
+    finally:
+        await transports.close()
+    assert all(isinstance(r, ProcessLost) for r in results)
+    assert "node n3 failed (srun: Node failure on n3)" in str(results[2])
+    for other in results[:2]:
+        assert "cancelled with its job step: node n3 failed (srun: Node failure on n3; the scenario's slurm " \
+               "on_failure is cancel)" in str(other)
+    await wait_for(lambda: alive(marker) == [])

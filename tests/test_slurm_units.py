@@ -168,3 +168,16 @@ def test_salloc_partition_and_job_readers():
     assert partition_problem(parts, "nope", 1) == "Slurm has no partition nope (partitions: lab, big)"
     assert parse_job_state("RUNNING|3|n[1-3]\n").node_count == 3
     assert parse_job_state("") is None
+
+
+def test_an_iperf3_server_on_a_node_slot_needs_its_address():
+    text = SCENARIO.split("tests:")[0] + """tests:
+  - id: net
+    kind: iperf3
+    client: node1
+    server: node2
+"""
+    assert errors(text) == ["/s/s.yaml:17:13: test 'net': the server runs on the Slurm node of slot 'node2', whose "
+                            "address is known only when the allocation is; set server_address: (for the lab's "
+                            "Slurm: 127.0.0.1)"]
+    load(text.replace("server: node2", "server: node2\n    server_address: 10.1.1.2"))

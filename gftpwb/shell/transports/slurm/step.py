@@ -170,6 +170,10 @@ class Step:
             task.ended_by_signal(SIGNAL_STATUS[end.what])
         elif task.stopping:
             task.ended_by_signal(status if status is not None else 128 + signal.SIGKILL)
+        elif self.messages.failed_nodes and self.principal and self.launcher.setup.on_failure == CANCEL:
+            node = self.messages.failed_nodes[0]
+            task.lose(f"cancelled with its job step: node {node} failed (srun: Node failure on {node}; the "
+                      "scenario's slurm on_failure is cancel)")
         elif failure is not None and task.index not in failure.tasks and self.principal \
                 and self.launcher.setup.on_failure == CANCEL:
             other = self.tasks[failure.tasks[0]] if failure.tasks and failure.tasks[0] < len(self.tasks) else None
