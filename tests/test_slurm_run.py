@@ -24,6 +24,7 @@ def write(tmp_path: Path, text: str, name: str = "s.yaml") -> str:
 
 
 def head(lab: SlurmLab, nodes: int, policy: str = "cancel", extra: str = "") -> str:
+    """The scenario's start; ``extra``: more keys of the slurm: block, indented."""
     return f"""\
 version: 1
 name: onslurm
@@ -239,3 +240,28 @@ def test_an_allocation_that_cannot_be_had_is_exit_9_before_anything_is_made(slur
     dry = gftpwb("run", write(tmp_path, text), "--dry-run")
     assert dry.returncode == 0 and dry.stdout.startswith("slurm: 9 node(s); the enclosing allocation, else a new one; "
                                                          "on failure: cancel; slots node1..node9\n")
+
+
+def test_libgfapi_workers_built_on_every_node(slurm_lab, gluster, tmp_path):
+    """libgfapi against the lab's GlusterFS volume from two nodes, the worker built per node (build: per_node;
+    the POSIX test above builds once for all nodes)."""
+    text = head(slurm_lab, 2, extra="  build: per_node\n") + f"""\
+tests:
+  - id: gf
+    kind: gfapi
+    on: slurm
+    volume: {{name: {gluster.volume}, server: {gluster.address}}}
+    threads: 2
+    files: 20
+    file_size: 16K
+    workload: seq-wr
+    timeout: 5m
+"""
+    out = gftpwb("run", write(tmp_path, text), "--results", str(tmp_path / "r"),
+                 env={"GFTPWB_WORKER_DIR": str(tmp_path / "workers")}, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    (record,) = records(tmp_path / "r")
+    gfapi = record["details"]["gfapi"]
+    assert gfapi["mode"] == "gfapi" and sorted(gfapi["hosts"]) == ["node1", "node2"]
+    assert gfapi["cluster"]["files"] == 2 * 2 * 20
+    assert {p["capability"] for p in gfapi["processes"]} == {"gfapi"}

@@ -18,6 +18,9 @@ since srun's own I/O needs it) with three connections, each opened by a hello li
   writes there, per task.
 * ``err``: the program's stderr, byte for byte.
 
+The program's stdout and stderr are pipes (a ``cat`` each copies them to the connections), as over
+SSH: a program that opens ``/dev/stderr`` (libgfapi's log) cannot open a socket that way.
+
 The program runs under ``setsid`` in a process group of its own (slurmstepd still tracks it:
 ``proctrack/linuxproc`` follows parents, not sessions). The wrapper exits with the program's status,
 so srun's ``--kill-on-bad-exit`` sees a failed program, except when gftpwb stopped it (then 0: a
@@ -68,11 +71,8 @@ fi
 hello out >&3
 { exec 4<>"/dev/tcp/$addr/$port"; } 2>/dev/null || fail 90 "cannot open the error connection"
 hello err >&4
-if [ "$keep" = 1 ]; then
-  setsid "${argv[@]}" <&3 >&3 2>&4 5<&- &
-else
-  setsid "${argv[@]}" </dev/null >&3 2>&4 5<&- &
-fi
+if [ "$keep" = 1 ]; then in=3; else exec 6</dev/null; in=6; fi
+setsid "${argv[@]}" <&"$in" > >(exec cat >&3 4>&- 5<&-) 2> >(exec cat >&4 3>&- 5<&-) 3>&- 4>&- 5<&- 6<&- &
 child=$!
 exec 3>&- 4>&-
 printf 'started %s\n' "$child" >&5
