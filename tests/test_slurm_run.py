@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -265,3 +266,48 @@ tests:
     assert gfapi["mode"] == "gfapi" and sorted(gfapi["hosts"]) == ["node1", "node2"]
     assert gfapi["cluster"]["files"] == 2 * 2 * 20
     assert {p["capability"] for p in gfapi["processes"]} == {"gfapi"}
+
+
+def quick_guc(lab: SlurmLab, gridftp, nodes: int) -> str:
+    return head(lab, nodes) + f"""\
+tests:
+  - id: copy
+    kind: guc
+    on: slurm
+    source: {gridftp.url}/dev/zero
+    target: file:///dev/null
+    options: {{length: 1M}}
+"""
+
+
+def test_inside_salloc_the_enclosing_allocation_is_used(slurm_lab, gridftp, tmp_path):
+    path = write(tmp_path, quick_guc(slurm_lab, gridftp, 2))
+    out = subprocess.run(["salloc", "-N", "2", sys.executable, "-m", "gftpwb", "run", path, "--results",
+                          str(tmp_path / "r")], capture_output=True, text=True, env=slurm_lab.client_env(),
+                         timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    granted = out.stderr.split("Granted job allocation ")[1].split()[0]
+    meta = json.loads((tmp_path / "r" / "meta.json").read_text())
+    assert meta["environment"]["slurm"]["job"] == granted
+    assert "(the enclosing allocation, SLURM_JOB_ID)" in meta["environment"]["slurm"]["how"]
+    assert [r["status"] for r in records(tmp_path / "r")] == ["passed", "passed"]
+
+
+def test_inside_sbatch(slurm_lab, gridftp, tmp_path):
+    """The README's way: sbatch runs gftpwb on the job's first node, which starts steps on all of them."""
+    path = write(tmp_path, quick_guc(slurm_lab, gridftp, 3))
+    command = f"{sys.executable} -m gftpwb run {path} --results {tmp_path / 'r'} --progress never"
+    out = subprocess.run(["sbatch", "--parsable", "-N", "3", f"--output={tmp_path / 'job.out'}", "--wrap", command],
+                         capture_output=True, text=True, env={**slurm_lab.client_env(), "NO_COLOR": "1"},
+                         cwd=tmp_path, timeout=60)
+    assert out.returncode == 0, out.stderr
+    job = out.stdout.strip().split(";")[0]
+    wait_until(lambda: subprocess.run(["squeue", "-h", "-j", job], capture_output=True, text=True,
+                                      env=slurm_lab.client_env()).stdout.strip() == "")
+    log = (tmp_path / "job.out").read_text()
+    assert "3 passed of 3 planned" in log, log
+    meta = json.loads((tmp_path / "r" / "meta.json").read_text())
+    assert meta["environment"]["slurm"]["job"] == job
+    nodes = meta["environment"]["slurm"]["nodes"]
+    assert list(nodes) == ["node1", "node2", "node3"] and len(set(nodes.values())) == 3
+    assert sorted(r["run_id"] for r in records(tmp_path / "r")) == ["copy/0@node1", "copy/0@node2", "copy/0@node3"]

@@ -104,11 +104,12 @@ def test_command_lines():
     assert salloc_argv(setup) == ["salloc", "--no-shell", "--job-name=gftpwb", "--no-kill", "--nodes=2",
                                   "--ntasks-per-node=4", "--partition=p", "--time=5", "--account=a", "-C", "ib"]
     argv = srun_argv(setup, "12", ["n1", "n1", "n2"], ["prog", "x"], name=step_name("copy/0"))
-    assert argv == ["srun", "--jobid=12", "--job-name=gftpwb:copy/0", "--overlap", "--overcommit", "--ntasks=3",
+    assert argv == ["srun", "--jobid=12", "--job-name=gftpwb:copy/0", "--overlap", "--overcommit", "--nodes=2",
+                    "--ntasks=3",
                     "--nodelist=n1,n1,n2", "--distribution=arbitrary", "--kill-on-bad-exit=1", "--input=none",
                     "--label", "--quiet", "prog", "x"]
     go_on = SlurmSetup(nodes=1, on_failure="continue", step_options=("--cpu-bind=none",))
-    assert srun_argv(go_on, "1", ["n1"], ["p"], name="x")[8:11] == ["--kill-on-bad-exit=0", "--no-kill",
+    assert srun_argv(go_on, "1", ["n1"], ["p"], name="x")[9:12] == ["--kill-on-bad-exit=0", "--no-kill",
                                                                     "--input=none"]
     assert step_name("a b;c") == "gftpwb:a_b_c"
 

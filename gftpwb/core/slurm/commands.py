@@ -42,12 +42,15 @@ def srun_argv(setup: SlurmSetup, job_id: str, nodes: Sequence[str], program: Seq
     may start more tasks than the allocation has CPUs). The scenario's failure policy: ``cancel``
     ends the whole step when a task fails (``--kill-on-bad-exit=1``) or a node is lost; ``continue``
     lets the others finish (``--kill-on-bad-exit=0 --no-kill``). Standard input and output go over the
-    tasks' own connections (:mod:`.wire`), so srun's carry only the wrapper's own messages."""
+    tasks' own connections (:mod:`.wire`), so srun's carry only the wrapper's own messages. Node and
+    task counts are explicit: inside sbatch, the job's SLURM_NNODES and SLURM_NTASKS are in the
+    environment, and srun would take them as its own."""
     if not nodes:
         raise ValueError("a step needs at least one task")
     policy = ["--kill-on-bad-exit=1"] if setup.on_failure == CANCEL else ["--kill-on-bad-exit=0", "--no-kill"]
     return ["srun", f"--jobid={job_id}", f"--job-name={name}", "--overlap", "--overcommit",
-            f"--ntasks={len(nodes)}", f"--nodelist={','.join(nodes)}", "--distribution=arbitrary",
+            f"--nodes={len(set(nodes))}", f"--ntasks={len(nodes)}", f"--nodelist={','.join(nodes)}",
+            "--distribution=arbitrary",
             *policy, "--input=none", "--label", "--quiet", *setup.step_options, *program]
 
 
