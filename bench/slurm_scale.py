@@ -13,17 +13,21 @@ results directory:
   - start skew: latest minus earliest thread start of the run (median and p99 over the runs), and
     every thread's lateness against the target instant (p99 over all threads of all runs);
   - results complete: the runs that passed with every thread's files (N x T x 20 each).
+* ``gfapi``: the same through libgfapi against a GlusterFS volume of the lab's own (glusterd on this
+  machine); every worker process is a libgfapi client of its own (glfs_init, its threads, its memory),
+  so N x T of them is bounded by this machine's memory.
 * ``guc``: a guc test on every host with ``concurrency: T`` (T copies per host at once) of a 1 MiB
   transfer from the lab's GridFTP server, ``repeat`` runs: batch time (first start to last end of a
   run's N x T copies, median) and results complete.
 
 Around each ``gftpwb run`` the controller's cost is measured: CPU seconds (user + system of gftpwb
 and every child it reaped, srun included) and peak memory (RSS of gftpwb and its live children,
-sampled every 100 ms). The hosts and the Slurm cluster are all on this machine, so the figures are
-the controller's and the launcher's overhead, not a network's; the load average is printed.
+sampled every 100 ms), and the peak RSS of all gfapi workers together (what the nodes hold). The
+hosts and the Slurm cluster are all on this machine, so the figures are the controller's and the
+launcher's overhead, not a network's; the load average is printed.
 
 Usage: .venv/bin/python bench/slurm_scale.py [--nodes 4,8,16,32,64] [--tasks 4] [--repeat 3]
-                                             [--via slurm,ssh] [--workloads posix,guc] [--out FILE]
+                                             [--via slurm,ssh] [--workloads posix,gfapi,guc] [--out FILE]
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from gftpwb.shell.lab.gluster import GlusterLab
 from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 from gftpwb.shell.lab.netlab import NetLab
 from gftpwb.shell.lab.slurm import SlurmLab
@@ -64,15 +69,17 @@ class Outcome:
     batch_s: list[float] = field(default_factory=list)
     cpu_s: float = 0.0
     peak_mib: float = 0.0
+    workers_mib: float = 0.0
     wall_s: float = 0.0
     load: float = 0.0
     error: str = ""
 
 
-def tree_rss_kib(root: int) -> int:
-    """RSS of ``root`` and its live descendants (KiB)."""
+def tree_rss_kib(root: int) -> tuple[int, int]:
+    """RSS of ``root`` and its live descendants, and of every gfapi worker on this machine (KiB)."""
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
+    workers = 0
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -84,27 +91,34 @@ def tree_rss_kib(root: int) -> int:
         pid = int(name)
         children.setdefault(int(fields[1]), []).append(pid)
         rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE") // 1024
+        try:
+            with open(f"/proc/{name}/comm") as handle:
+                if handle.read().startswith("gfapi-worker"):
+                    workers += rss[pid]
+        except OSError:
+            pass
     total, stack = 0, [root]
     while stack:
         pid = stack.pop()
         total += rss.get(pid, 0)
         stack.extend(children.get(pid, []))
-    return total
+    return total, workers
 
 
-def run_gftpwb(scenario: Path, results: Path) -> tuple[int, float, float, float, str]:
-    """(exit code, CPU s, peak RSS MiB, wall s, stderr) of one ``gftpwb run``."""
+def run_gftpwb(scenario: Path, results: Path) -> tuple[int, float, float, float, float, str]:
+    """(exit code, CPU s, peak RSS MiB, the workers' peak RSS MiB, wall s, stderr) of one ``gftpwb run``."""
     start = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-m", "gftpwb", "run", str(scenario), "--results", str(results),
                              "--progress", "never"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "NO_COLOR": "1"})
-    peak = 0
+    peak = workers = 0
     done = threading.Event()
 
     def sample() -> None:
-        nonlocal peak
+        nonlocal peak, workers
         while not done.is_set():
-            peak = max(peak, tree_rss_kib(proc.pid))
+            mine, theirs = tree_rss_kib(proc.pid)
+            peak, workers = max(peak, mine), max(workers, theirs)
             done.wait(0.1)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -115,7 +129,7 @@ def run_gftpwb(scenario: Path, results: Path) -> tuple[int, float, float, float,
     done.set()
     sampler.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, usage.ru_utime + usage.ru_stime, peak / 1024, time.monotonic() - start, err
+    return proc.returncode, usage.ru_utime + usage.ru_stime, peak / 1024, workers / 1024, time.monotonic() - start, err
 
 
 def iso_seconds(text: str) -> float:
@@ -129,7 +143,7 @@ def p99(values: list[float]) -> float:
 
 def read_outcome(outcome: Outcome, results: Path) -> None:
     records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
-    if outcome.workload == "posix":
+    if outcome.workload in ("posix", "gfapi"):
         for record in records:
             outcome.runs += 1
             gfapi = record.get("details", {}).get("gfapi", {})
@@ -158,7 +172,7 @@ def read_outcome(outcome: Outcome, results: Path) -> None:
 
 
 def scenario_text(via: str, workload: str, nodes: int, tasks: int, repeat: int, *, slurm: SlurmLab | None,
-                  hosts_yaml: str, gridftp_url: str, data: str) -> str:
+                  hosts_yaml: str, gridftp_url: str, data: str, volume: tuple[str, str] = ("", "")) -> str:
     names = [f"node{i}" for i in range(1, nodes + 1)] if via == "slurm" else [f"h{i}" for i in range(1, nodes + 1)]
     head = f"version: 1\nname: scale-{via}-{workload}-{nodes}\n"
     if via == "slurm":
@@ -167,12 +181,13 @@ def scenario_text(via: str, workload: str, nodes: int, tasks: int, repeat: int, 
     else:
         head += f"hosts: {{include: {hosts_yaml}}}\n"
     on = "[" + ", ".join(names) + "]"
-    if workload == "posix":
+    if workload in ("posix", "gfapi"):
+        where = f"directory: {data}" if workload == "posix" else f"volume: {{name: {volume[0]}, server: {volume[1]}}}"
         test = f"""\
-            - id: posix
+            - id: {workload}
               kind: gfapi
               on: {on}
-              directory: {data}
+              {where}
               processes: {tasks}
               threads: 1
               files: {FILES}
@@ -201,16 +216,17 @@ def table(outcomes: list[Outcome]) -> str:
         return f"{statistics.median(values) * scale:.{digits}f}" if values else "-"
 
     lines = ["| via | workload | nodes x tasks | ready s (median) | skew ms median | skew ms p99 | lateness ms p99 | "
-             "batch s (median) | complete | controller CPU s | peak MiB | wall s | load |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "batch s (median) | complete | controller CPU s | peak MiB | workers MiB | wall s | load |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for o in outcomes:
         if o.error:
-            lines.append(f"| {o.via} | {o.workload} | {o.nodes} x {o.tasks} | {o.error} |||||||||")
+            lines.append(f"| {o.via} | {o.workload} | {o.nodes} x {o.tasks} | {o.error} ||||||||||")
             continue
         lines.append(f"| {o.via} | {o.workload} | {o.nodes} x {o.tasks} | {med(o.ready_s)} | {med(o.skew_ms)} | "
                      f"{f'{p99(o.skew_ms):.2f}' if o.skew_ms else '-'} | "
                      f"{f'{p99(o.lateness_ms):.2f}' if o.lateness_ms else '-'} | {med(o.batch_s)} | "
-                     f"{o.complete}/{o.runs} | {o.cpu_s:.1f} | {o.peak_mib:.0f} | {o.wall_s:.1f} | {o.load:.1f} |")
+                     f"{o.complete}/{o.runs} | {o.cpu_s:.1f} | {o.peak_mib:.0f} | {o.workers_mib:.0f} | "
+                     f"{o.wall_s:.1f} | {o.load:.1f} |")
     return "\n".join(lines)
 
 
@@ -231,6 +247,7 @@ def main() -> int:
     slurm = SlurmLab(str(work / "slurmlab")) if "slurm" in ways else None
     net = NetLab(str(work / "netlab")) if "ssh" in ways else None
     gridftp = GridftpLab(str(work / "gridftp"))
+    gluster = GlusterLab(str(work / "gluster")) if "gfapi" in workloads else None
     outcomes: list[Outcome] = []
     try:
         print(f"load before: {os.getloadavg()[0]:.2f}", flush=True)
@@ -245,6 +262,10 @@ def main() -> int:
             url = status["gridftp"]["url"]  # the controller's bridge address: every host reaches it
         if not url:
             url = gridftp.up(port=free_port()).url
+        volume = ("", "")
+        if gluster is not None:
+            made = gluster.up(address=net.status()["controller_address"] if net is not None else None)
+            volume = (made.volume, made.address)
         for workload in workloads:
             for nodes in counts:
                 for via in ways:
@@ -253,9 +274,9 @@ def main() -> int:
                     scenario = work / f"{name}.yaml"
                     scenario.write_text(scenario_text(via, workload, nodes, args.tasks, args.repeat, slurm=slurm,
                                                       hosts_yaml=hosts_yaml, gridftp_url=url,
-                                                      data=str(work / "data" / via)))
-                    code, cpu, peak, wall, err = run_gftpwb(scenario, work / "results" / name)
-                    outcome.cpu_s, outcome.peak_mib, outcome.wall_s = cpu, peak, wall
+                                                      data=str(work / "data" / via), volume=volume))
+                    code, cpu, peak, workers, wall, err = run_gftpwb(scenario, work / "results" / name)
+                    outcome.cpu_s, outcome.peak_mib, outcome.workers_mib, outcome.wall_s = cpu, peak, workers, wall
                     if code not in (0, 1):
                         outcome.error = f"gftpwb run exited {code}: {err.strip()[-200:]}"
                     else:
@@ -265,6 +286,8 @@ def main() -> int:
     finally:
         if slurm is not None:
             slurm.down()
+        if gluster is not None:
+            gluster.down()
         if net is not None:
             net.down()
         gridftp.down()
