@@ -270,12 +270,19 @@ def test_a_job_pending_past_its_wait_is_cancelled(own_slurm):
 
 
 async def _three_tasks(transports, programs):
+    """Start one program per slot as one run; (the processes or start errors, each one's output or error)."""
     async def start():
         run_program.set(True)  # a run's own programs: the failure policy is theirs
-        return await asyncio.gather(*(transports(f"node{i}").start(p) for i, p in enumerate(programs, 1)))
+        return await asyncio.gather(*(transports(f"node{i}").start(p) for i, p in enumerate(programs, 1)),
+                                    return_exceptions=True)
+
+    async def outcome(proc):
+        if isinstance(proc, BaseException):
+            return proc
+        return await collect(proc)
 
     procs = await in_group("faults", start())
-    return procs, await asyncio.gather(*(collect(p) for p in procs), return_exceptions=True)
+    return procs, await asyncio.gather(*(outcome(p) for p in procs), return_exceptions=True)
 
 
 async def test_a_failed_task_cancels_its_step_under_cancel(own_slurm):
@@ -312,8 +319,13 @@ async def test_a_lost_node_is_named_and_the_others_finish_under_continue(own_slu
         subprocess.run(["scontrol", "update", "nodename=n2", "state=down", "reason=gftpwb-test"],
                        env=own_slurm.client_env(), check=True)
         _procs, results = await task
+        # the next run: the lost node's start fails at once, the others run
+        _procs, later = await _three_tasks(transports, [["echo", "a"], ["echo", "b"], ["echo", "c"]])
     finally:
         await transports.close()
+    assert later[0] == (b"a\n", b"", 0) and later[2] == (b"c\n", b"", 0)
+    assert isinstance(later[1], StartError) and str(later[1]).startswith(
+        "node2 (node n2): the node failed earlier in this scenario run (srun: Node failure on n2); job ")
     assert results[0] == (b"survived\n", b"", 0) and results[2] == (b"survived\n", b"", 0)
     assert isinstance(results[1], ProcessLost)
     assert "node2 (node n2, task 1 of step" in str(results[1]) and "node n2 failed (srun: Node failure on n2)" in \

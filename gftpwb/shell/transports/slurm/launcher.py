@@ -59,7 +59,8 @@ class SlurmLauncher:
         self.allocation: alloc.Allocation | None = None
         self.callback: Callback | None = None
         self.steps: dict[str, Step] = {}
-        self.finished: list[Step] = []  # kept for the bench's timings; small
+        self.finished: list[Step] = []  # the last few steps, for diagnostics
+        self.lost_nodes: dict[str, str] = {}  # node -> why it is gone
         self._count = 0
         self._batches: dict[tuple[str, bool], _Batch] = {}
         self._transports: dict[str, SlurmNodeTransport] = {}
@@ -141,6 +142,9 @@ class SlurmLauncher:
         node = allocation.node_of(slot)
         if node is None:
             raise StartError(f"{slot}: the allocation (job {allocation.job_id}) has {len(allocation.nodes)} node(s)")
+        if node in self.lost_nodes:  # a step naming it would fail for every node of the run
+            raise StartError(f"{slot} (node {node}): the node failed earlier in this scenario run "
+                             f"({self.lost_nodes[node]}); job {allocation.job_id} goes on without it")
         request = Request(slot, node, list(argv), env=env, cwd=cwd, stdin=stdin, grace_s=grace_s)
         # the run's own programs and the helpers around them (checks, builds, uploads) make separate steps:
         # the failure policy is for the former
@@ -166,6 +170,10 @@ class SlurmLauncher:
         self.steps[step.key] = step
         task = asyncio.ensure_future(step.launch())
         task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+
+    def node_lost(self, node: str, why: str) -> None:
+        """A node failed under a step: later starts on it fail at once (the job, --no-kill, lives on)."""
+        self.lost_nodes.setdefault(node, why)
 
     def step_known(self, step: Step) -> None:
         self._tell_reaper(f"step {step.jobstep}")

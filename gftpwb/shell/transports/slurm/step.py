@@ -45,6 +45,8 @@ class StepOwner(Protocol):
 
     def step_ended(self, step: Step) -> None: ...
 
+    def node_lost(self, node: str, why: str) -> None: ...
+
 
 class Step:
     """An srun and its tasks (see the module docstring)."""
@@ -129,6 +131,7 @@ class Step:
             if 0 <= index < len(self.tasks) and not self.tasks[index].exited.done():
                 self.tasks[index].fail_start(text)
         for node in self.messages.failed_nodes:
+            self.launcher.node_lost(node, f"srun: Node failure on {node}")
             for task in self.tasks:
                 if task.node == node and not task.exited.done():
                     task.lose(f"node {node} failed (srun: Node failure on {node}){self._policy_note()}")
