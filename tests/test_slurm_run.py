@@ -311,3 +311,36 @@ def test_inside_sbatch(slurm_lab, gridftp, tmp_path):
     nodes = meta["environment"]["slurm"]["nodes"]
     assert list(nodes) == ["node1", "node2", "node3"] and len(set(nodes.values())) == 3
     assert sorted(r["run_id"] for r in records(tmp_path / "r")) == ["copy/0@node1", "copy/0@node2", "copy/0@node3"]
+
+
+def test_a_lost_node_is_named_in_the_record_and_the_others_results_stand(tmp_path):
+    lab = SlurmLab(str(tmp_path / "lab"))
+    lab.up(3)
+    try:
+        text = head(lab, 3, policy="continue") + f"""\
+tests:
+  - id: many
+    kind: gfapi
+    on: slurm
+    directory: {tmp_path / "files"}
+    workload: seq-wr
+    threads: 1
+    files: 100000
+    file_size: 1
+    record_size: 1
+    timeout: 5m
+"""
+        proc = popen("run", write(tmp_path, text), "--results", str(tmp_path / "r"))
+        wait_until(lambda: len(list((tmp_path / "files").glob("node2/**/*"))) > 5000 or proc.poll() is not None)
+        subprocess.run(["scontrol", "update", "nodename=n2", "state=down", "reason=gftpwb-test"],
+                       env=lab.client_env(), check=True)
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 1, out + err
+        (record,) = records(tmp_path / "r")
+        assert record["status"] == "failed"
+        assert "node n2 failed (srun: Node failure on n2)" in record["error"] and "node2" in record["error"]
+        threads = record["details"]["gfapi"]["threads"]
+        statuses = {t["host"]: t["status"] for t in threads}
+        assert statuses["node1"] == statuses["node3"] == "ok" and statuses["node2"] in ("failed", "not-started")
+    finally:
+        lab.down()
