@@ -125,3 +125,23 @@ def wait_until(condition, seconds: float = 60.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"
         time.sleep(0.05)
+
+
+def test_vars_of_a_lab_with_hosts_and_slurm_fit_both_shipped_scenarios(tmp_path):
+    """lab status --vars prints the hosts' and the Slurm's variables; both shipped scenarios that take them
+    declare all of them, so either runs on such a lab with $(gftpwb lab status --vars)."""
+    from gftpwb.core.dsl.loader import load_scenario
+    from gftpwb.shell.cli.lab import lab_vars
+    from gftpwb.shell.frontend import parse_assignments
+
+    net = {"controller_address": "10.9.9.1", "hosts": [{"address": "10.9.9.2"}, {"address": "10.9.9.3"}]}
+    text = lab_vars("/lab", net, {"slurm_conf": "/lab/slurm/slurm.conf", "slurm_nodes": "8",
+                                  "slurm_partition": "lab"})
+    words = text.split()
+    assert words[1::2] == ["lab=/lab", "ctrl=10.9.9.1", "src=10.9.9.2", "dst=10.9.9.3",
+                           "slurm_conf=/lab/slurm/slurm.conf", "slurm_nodes=8", "slurm_partition=lab"]
+    overrides = parse_assignments(words[1::2])
+    from conftest import ROOT
+
+    for name in ("teragrid-study.yaml", "slurm-smallfile.yaml"):
+        load_scenario(str(ROOT / "scenarios" / name), overrides=overrides)
