@@ -1,4 +1,4 @@
-"""Monitors, the pure parts (issue 13): the /proc, ss and command-output parsers (hypothesis: what
+"""Monitors, the pure parts: the /proc, ss and command-output parsers (hypothesis: what
 the kernel, ss or a command prints reads back), the sampler's stream in chunks of any size, the
 readers' rates, the summary of samples per run, host clocks, the DSL and the plan; and the sampler
 script run by the real /bin/sh on this machine."""
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sampler_readings import readings as sampler_readings
+from support.sampler_readings import readings as sampler_readings
 
 from gftpwb.core.clockoffset import ClockOffset
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -480,7 +480,7 @@ def test_monitor_mistakes_are_reported_at_their_place():
 
 
 def test_validate_counts_the_monitors_and_dry_run_lists_them():
-    from clihelp import gftpwb
+    from support.clihelp import gftpwb
 
     out = gftpwb("run", "scenarios/monitors.yaml", "--dry-run", cwd=str(ROOT))
     assert out.returncode == 0, out.stderr

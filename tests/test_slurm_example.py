@@ -4,14 +4,15 @@ untouched."""
 
 import json
 import shlex
+from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
-from conftest import ROOT
+from support.clihelp import gftpwb
 
 from gftpwb.shell.lab.gridftp import free_port
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_shipped_slurm_smallfile_scenario_runs_on_the_lab(tmp_path):

@@ -4,14 +4,18 @@ slurmd in the lab's own state directory and ports, jobs run on it, and nothing i
 import json
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
+from support.clihelp import gftpwb
+from support.polling import eventually
+from support.slurm import alive
 
 from gftpwb.shell.lab.gridftp import free_port
 from gftpwb.shell.lab.slurm import SlurmLab, lab_processes, slurm_conf
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
+REPO = Path(__file__).resolve().parent.parent
 
 
 def pgrep_lab(conf: str) -> list[int]:
@@ -49,13 +53,13 @@ def test_up_status_run_down(tmp_path):
         marker = f"gftpwb-lab-test-{os.getpid()}"
         job = subprocess.Popen(["srun", "-N", "2", "sh", "-c", f"sleep 300; : {marker}"], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_until(lambda: len(pgrep(f"^[^ ]*sh -c sleep 300; : {marker}$")) == 2)  # the tasks
+        eventually(lambda: len(alive(f"^[^ ]*sh -c sleep 300; : {marker}$")) == 2, "the job's two tasks")
     finally:
         down = gftpwb("lab", "down", "--state-dir", state)
     assert down.returncode == 0, down.stderr
     assert "Slurm of the lab stopped" in down.stdout
     job.wait(timeout=30)
-    assert pgrep(marker) == []  # neither the tasks nor srun
+    assert alive(marker) == []  # neither the tasks nor srun
     assert pgrep_lab(conf) == []
     assert not os.path.exists(os.path.join(state, "slurm"))
     assert "slurm" not in json.loads(gftpwb("lab", "status", "--json", "--state-dir", state).stdout)
@@ -105,33 +109,11 @@ def test_the_configuration_is_the_verified_one():
         assert line in text.splitlines()
 
 
-def pgrep(pattern: str) -> list[str]:
-    out = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
-    return [p for p in out.stdout.split() if int(p) != os.getpid() and _alive(int(p))]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def wait_until(condition, seconds: float = 60.0) -> None:
-    import time
-
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
-
-
 def test_vars_of_a_lab_with_hosts_and_slurm_fit_both_shipped_scenarios(tmp_path):
     """lab status --vars prints the hosts' and the Slurm's variables; both shipped scenarios that take them
     declare all of them, so either runs on such a lab with $(gftpwb lab status --vars)."""
+    from gftpwb.cli.lab import lab_vars
     from gftpwb.core.dsl.loader import load_scenario
-    from gftpwb.shell.cli.lab import lab_vars
     from gftpwb.shell.frontend import parse_assignments
 
     net = {"controller_address": "10.9.9.1", "hosts": [{"address": "10.9.9.2"}, {"address": "10.9.9.3"}]}
@@ -141,7 +123,5 @@ def test_vars_of_a_lab_with_hosts_and_slurm_fit_both_shipped_scenarios(tmp_path)
     assert words[1::2] == ["lab=/lab", "ctrl=10.9.9.1", "src=10.9.9.2", "dst=10.9.9.3",
                            "slurm_conf=/lab/slurm/slurm.conf", "slurm_nodes=8", "slurm_partition=lab"]
     overrides = parse_assignments(words[1::2])
-    from conftest import ROOT
-
     for name in ("teragrid-study.yaml", "slurm-smallfile.yaml"):
-        load_scenario(str(ROOT / "scenarios" / name), overrides=overrides)
+        load_scenario(str(REPO / "scenarios" / name), overrides=overrides)

@@ -8,6 +8,8 @@ import subprocess
 import time
 
 import pytest
+from support.polling import eventually_async
+from support.slurm import alive, jobs
 
 from gftpwb.core.errors import AllocationError
 from gftpwb.core.slurm.model import SlurmSetup
@@ -25,26 +27,6 @@ def setup_for(lab: SlurmLab, nodes: int = 4, **changes) -> SlurmSetup:
                       job=changes.pop("job", "new"), **changes)
 
 
-def squeue(lab: SlurmLab, *args: str) -> str:
-    """Jobs (or steps, -s) that are still pending or running (a job completing is ending)."""
-    states = [] if "-s" in args else ["-t", "PD,CF,R,S"]
-    return subprocess.run(["squeue", "-h", *states, *args], capture_output=True, text=True,
-                          env=lab.client_env()).stdout.strip()
-
-
-def alive(pattern: str) -> list[int]:
-    out = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
-    pids = []
-    for pid in map(int, out):
-        try:
-            with open(f"/proc/{pid}/stat") as handle:
-                if handle.read().rsplit(")", 1)[1].split()[0] != "Z" and pid != os.getpid():
-                    pids.append(pid)
-        except OSError:
-            pass
-    return pids
-
-
 async def collect(proc) -> tuple[bytes, bytes, int]:
     out, err = bytearray(), bytearray()
     async for stream, data in proc.output():
@@ -57,20 +39,13 @@ async def in_group(name: str, coro):
     return await coro
 
 
-async def wait_for(condition, seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.05)
-
-
 async def test_the_starts_of_a_run_are_one_job_step_task_per_node(slurm_lab):
     transports = HostTransports(slurm=setup_for(slurm_lab))
     try:
         env = await transports.open_slurm()
         assert env["nodes"] == {"node1": "n1", "node2": "n2", "node3": "n3", "node4": "n4"}  # all 4, in order
         job = env["job"]
-        assert squeue(slurm_lab, "-j", job, "-o", "%T") == "RUNNING"
+        assert jobs(slurm_lab, "-j", job, "-o", "%T") == "RUNNING"
         argv = ["sh", "-c", 'echo "$SLURMD_NODENAME $SLURM_JOB_ID.$SLURM_STEP_ID $SLURM_PROCID"']
 
         async def run_all():
@@ -87,7 +62,7 @@ async def test_the_starts_of_a_run_are_one_job_step_task_per_node(slurm_lab):
         assert other[0].split()[1] != lines[0][1].encode()  # the next run: a step of its own
     finally:
         await transports.close()
-    assert squeue(slurm_lab, "-j", job) == ""  # the job gftpwb asked for is released
+    assert jobs(slurm_lab, "-j", job) == ""  # the job gftpwb asked for is released
 
 
 async def test_each_task_has_its_own_exact_streams_and_input(slurm_lab):
@@ -139,14 +114,15 @@ async def test_stop_ends_the_whole_process_group_on_the_node(slurm_lab):
     transports = HostTransports(slurm=setup_for(slurm_lab, nodes=1))
     try:
         proc = await transports("node1").start(["sh", "-c", f"sleep 300 & sleep 300; : {marker}"])
-        await wait_for(lambda: len(alive(f"sleep 300; : {marker}")) >= 1)
+        await eventually_async(lambda: len(alive(f"sleep 300; : {marker}")) >= 1, "the task to start")
         started = time.monotonic()
         await proc.stop(1.0)
         assert await proc.wait() == 143
         assert time.monotonic() - started < 30
-        await wait_for(lambda: alive(marker) == [])
+        await eventually_async(lambda: alive(marker) == [], "the tasks to end")
         job = (await transports.open_slurm())["job"]
-        await wait_for(lambda: squeue(slurm_lab, "-s", "-j", job, "-o", "%j").count("gftpwb") == 0)
+        await eventually_async(lambda: jobs(slurm_lab, "-s", "-j", job, "-o", "%j").count("gftpwb") == 0,
+                               "the step to end")
     finally:
         await transports.close()
     assert alive(marker) == []
@@ -158,11 +134,11 @@ async def test_closing_the_run_stops_tasks_and_cancels_their_steps(slurm_lab):
     procs = await in_group("long", asyncio.gather(*(transports(f"node{i}").start(["sh", "-c", f"sleep 300; : {marker}"])
                                                     for i in (1, 2, 3))))
     job = (await transports.open_slurm())["job"]
-    await wait_for(lambda: len(alive(f"^[^ ]*sh -c sleep 300; : {marker}")) == 3)
+    await eventually_async(lambda: len(alive(f"^[^ ]*sh -c sleep 300; : {marker}")) == 3, "the tasks to start")
     await transports.close()
     assert all(p.exited.done() for p in procs)
-    await wait_for(lambda: alive(marker) == [])
-    assert squeue(slurm_lab, "-j", job) == ""
+    await eventually_async(lambda: alive(marker) == [], "the tasks to end")
+    assert jobs(slurm_lab, "-j", job) == ""
 
 
 async def test_clock_offset_and_upload(slurm_lab, tmp_path):
@@ -187,7 +163,7 @@ async def test_clock_offset_and_upload(slurm_lab, tmp_path):
 def test_an_allocation_that_cannot_be_had_is_refused_before_anything_runs(slurm_lab):
     with pytest.raises(AllocationError, match="the scenario needs 9 nodes, and partition lab has 4") as info:
         preflight(setup_for(slurm_lab, nodes=9))
-    assert info.value.exit_code == 9
+    assert info.value.exit_code == 10
     with pytest.raises(AllocationError, match="Slurm has no partition nope"):
         preflight(setup_for(slurm_lab, nodes=1, partition="nope"))
     with pytest.raises(AllocationError, match="Slurm job 999999 is not known to the controller"):
@@ -203,7 +179,7 @@ def test_an_allocation_that_cannot_be_had_is_refused_before_anything_runs(slurm_
             await transports.close()
 
     asyncio.run(too_many())
-    assert squeue(slurm_lab) == ""  # the pending job was cancelled
+    assert jobs(slurm_lab) == ""  # the pending job was cancelled
     granted = subprocess.run(["salloc", "--no-shell", "-N", "1"], capture_output=True, text=True,
                              env=slurm_lab.client_env(), timeout=60)
     job = granted.stderr.split("Granted job allocation ")[1].split()[0]
@@ -248,7 +224,7 @@ def test_a_partition_that_is_down(own_slurm):
             await transports.close()
 
     asyncio.run(acquire())
-    assert squeue(own_slurm) == ""
+    assert jobs(own_slurm) == ""
 
 
 def test_a_job_pending_past_its_wait_is_cancelled(own_slurm):
@@ -266,7 +242,7 @@ def test_a_job_pending_past_its_wait_is_cancelled(own_slurm):
             await transports.close()
 
     asyncio.run(acquire())
-    assert len(squeue(own_slurm).splitlines()) == 1  # only the holder
+    assert len(jobs(own_slurm).splitlines()) == 1  # only the holder
 
 
 async def _three_tasks(transports, programs):
@@ -315,7 +291,8 @@ async def test_a_lost_node_is_named_and_the_others_finish_under_continue(own_slu
     try:
         programs = [["sh", "-c", f"sleep 3; echo survived; : {marker}"]] * 3
         task = asyncio.ensure_future(_three_tasks(transports, programs))
-        await wait_for(lambda: len(alive(f"^[^ ]*sh -c sleep 3; echo survived; : {marker}")) == 3)
+        await eventually_async(lambda: len(alive(f"^[^ ]*sh -c sleep 3; echo survived; : {marker}")) == 3,
+                               "the tasks to start")
         subprocess.run(["scontrol", "update", "nodename=n2", "state=down", "reason=gftpwb-test"],
                        env=own_slurm.client_env(), check=True)
         _procs, results = await task
@@ -330,7 +307,7 @@ async def test_a_lost_node_is_named_and_the_others_finish_under_continue(own_slu
     assert isinstance(results[1], ProcessLost)
     assert "node2 (node n2, task 1 of step" in str(results[1]) and "node n2 failed (srun: Node failure on n2)" in \
         str(results[1])
-    await wait_for(lambda: alive(marker) == [])
+    await eventually_async(lambda: alive(marker) == [], "the tasks to end")
 
 
 async def test_a_task_gftpwb_stops_does_not_cancel_its_step(own_slurm):
@@ -358,7 +335,8 @@ async def test_a_lost_node_cancels_the_step_under_cancel(own_slurm):
     try:
         programs = [["sh", "-c", f"sleep 30; : {marker}"]] * 3
         task = asyncio.ensure_future(_three_tasks(transports, programs))
-        await wait_for(lambda: len(alive(f"^[^ ]*sh -c sleep 30; : {marker}")) == 3)
+        await eventually_async(lambda: len(alive(f"^[^ ]*sh -c sleep 30; : {marker}")) == 3,
+                               "the tasks to start")
         subprocess.run(["scontrol", "update", "nodename=n3", "state=down", "reason=gftpwb-test"],
                        env=own_slurm.client_env(), check=True)
         _procs, results = await task
@@ -369,4 +347,4 @@ async def test_a_lost_node_cancels_the_step_under_cancel(own_slurm):
     for other in results[:2]:
         assert "cancelled with its job step: node n3 failed (srun: Node failure on n3; the scenario's slurm " \
                "on_failure is cancel)" in str(other)
-    await wait_for(lambda: alive(marker) == [])
+    await eventually_async(lambda: alive(marker) == [], "the tasks to end")

@@ -1,19 +1,20 @@
 """`gftpwb run` of scenarios on the lab's real Slurm: guc, the gfapi worker, iperf3 and the monitors'
 sampler on node slots; Ctrl-C, a timeout and kill -9 leave no task and no job; --resume; an allocation
-that cannot be had is exit 9 with nothing made."""
+that cannot be had is exit 10 with nothing made."""
 
 import json
 import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb, popen
+from support.clihelp import gftpwb, popen
+from support.polling import eventually
+from support.slurm import alive, jobs, tasks_of
 
-from gftpwb.shell.lab.slurm import DAEMONS, SlurmLab, lab_processes
+from gftpwb.shell.lab.slurm import SlurmLab
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
@@ -38,43 +39,6 @@ slurm:
 
 def records(directory: Path) -> list[dict]:
     return [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines()]
-
-
-def jobs(lab: SlurmLab) -> str:
-    return subprocess.run(["squeue", "-h", "-t", "PD,CF,R,S"], capture_output=True, text=True,
-                          env=lab.client_env()).stdout.strip()
-
-
-def alive(pattern: str) -> list[int]:
-    out = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
-    live = []
-    for pid in map(int, out):
-        try:
-            with open(f"/proc/{pid}/stat") as handle:
-                if handle.read().rsplit(")", 1)[1].split()[0] != "Z" and pid != os.getpid():
-                    live.append(pid)
-        except OSError:
-            pass
-    return live
-
-
-def tasks_of(lab: SlurmLab) -> list[int]:
-    """Every process running under one of the lab's step daemons (tasks, their wrappers and children)."""
-    return [pid for pid in lab_processes(f"SLURM_CONF={lab.conf}") if comm(pid) not in DAEMONS]
-
-
-def comm(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
-
-
-def wait_until(condition, seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.1)
 
 
 def test_guc_iperf3_and_monitors_on_every_node(slurm_lab, gridftp, tmp_path):
@@ -146,7 +110,8 @@ tests:
 
 
 def interrupt_when_started(proc: subprocess.Popen, pattern: str, sig: int = signal.SIGINT) -> tuple[str, str]:
-    wait_until(lambda: len(alive(pattern)) > 0 or proc.poll() is not None)
+    eventually(lambda: len(alive(pattern)) > 0 or proc.poll() is not None, f"a process matching {pattern}",
+               timeout=120)
     assert proc.poll() is None, proc.communicate()
     proc.send_signal(sig)
     return proc.communicate(timeout=120)
@@ -171,9 +136,9 @@ def test_ctrl_c_stops_every_task_and_releases_the_job(slurm_lab, gridftp, tmp_pa
     out, err = interrupt_when_started(proc, f"globus-url-copy.*-len {marker}")
     assert proc.returncode == 130, out + err
     assert {r["status"] for r in records(tmp_path / "r")} == {"interrupted"}
-    wait_until(lambda: alive(f"-len {marker}") == [])
-    wait_until(lambda: jobs(slurm_lab) == "")
-    wait_until(lambda: tasks_of(slurm_lab) == [])
+    eventually(lambda: alive(f"-len {marker}") == [], "the transfers to end")
+    eventually(lambda: jobs(slurm_lab) == "", "the job to be released")
+    eventually(lambda: tasks_of(slurm_lab) == [], "every task to end")
 
 
 def test_a_timeout_stops_the_tasks_of_its_run(slurm_lab, gridftp, tmp_path):
@@ -184,16 +149,16 @@ def test_a_timeout_stops_the_tasks_of_its_run(slurm_lab, gridftp, tmp_path):
     assert [r["status"] for r in records(tmp_path / "r")] == ["timeout", "timeout"]
     assert alive(f"-len {marker}") == []
     assert jobs(slurm_lab) == ""
-    wait_until(lambda: tasks_of(slurm_lab) == [])
+    eventually(lambda: tasks_of(slurm_lab) == [], "every task to end")
 
 
 def test_kill_9_of_gftpwb_leaves_no_task_and_no_job(slurm_lab, gridftp, tmp_path):
     marker = 3 * 10**12 + os.getpid()
     proc = popen("run", write(tmp_path, long_guc(slurm_lab, gridftp, marker)), "--results", str(tmp_path / "r"))
     interrupt_when_started(proc, f"globus-url-copy.*-len {marker}", signal.SIGKILL)
-    wait_until(lambda: alive(f"-len {marker}") == [])  # each task's wrapper saw its controller go
-    wait_until(lambda: jobs(slurm_lab) == "")  # the reaper cancelled the job gftpwb had asked for
-    wait_until(lambda: tasks_of(slurm_lab) == [])
+    eventually(lambda: alive(f"-len {marker}") == [], "the transfers to end")  # their wrappers saw gftpwb go
+    eventually(lambda: jobs(slurm_lab) == "", "the reaper to cancel the job gftpwb had asked for")
+    eventually(lambda: tasks_of(slurm_lab) == [], "every task to end")
 
 
 def test_resume_runs_what_an_interrupted_run_left(slurm_lab, gridftp, tmp_path):
@@ -231,10 +196,10 @@ tests:
     assert jobs(slurm_lab) == ""
 
 
-def test_an_allocation_that_cannot_be_had_is_exit_9_before_anything_is_made(slurm_lab, gridftp, tmp_path):
+def test_an_allocation_that_cannot_be_had_is_exit_10_before_anything_is_made(slurm_lab, gridftp, tmp_path):
     text = long_guc(slurm_lab, gridftp, 1, nodes=9)
     out = gftpwb("run", write(tmp_path, text), "--results", str(tmp_path / "r"))
-    assert out.returncode == 9
+    assert out.returncode == 10
     assert out.stderr == ("gftpwb: no Slurm allocation for the scenario: the scenario needs 9 nodes, and partition "
                           "lab has 4; nothing was run\n")
     assert not (tmp_path / "r").exists()
@@ -302,8 +267,9 @@ def test_inside_sbatch(slurm_lab, gridftp, tmp_path):
                          cwd=tmp_path, timeout=60)
     assert out.returncode == 0, out.stderr
     job = out.stdout.strip().split(";")[0]
-    wait_until(lambda: subprocess.run(["squeue", "-h", "-j", job], capture_output=True, text=True,
-                                      env=slurm_lab.client_env()).stdout.strip() == "")
+    eventually(lambda: subprocess.run(["squeue", "-h", "-j", job], capture_output=True, text=True,
+                                      env=slurm_lab.client_env()).stdout.strip() == "", "the batch job to end",
+               timeout=300)
     log = (tmp_path / "job.out").read_text()
     assert "3 passed of 3 planned" in log, log
     meta = json.loads((tmp_path / "r" / "meta.json").read_text())
@@ -331,7 +297,8 @@ tests:
     timeout: 5m
 """
         proc = popen("run", write(tmp_path, text), "--results", str(tmp_path / "r"))
-        wait_until(lambda: len(list((tmp_path / "files").glob("node2/**/*"))) > 5000 or proc.poll() is not None)
+        eventually(lambda: len(list((tmp_path / "files").glob("node2/**/*"))) > 5000 or proc.poll() is not None,
+                   "node2's worker to write files", timeout=120)
         subprocess.run(["scontrol", "update", "nodename=n2", "state=down", "reason=gftpwb-test"],
                        env=lab.client_env(), check=True)
         out, err = proc.communicate(timeout=600)

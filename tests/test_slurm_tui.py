@@ -4,20 +4,21 @@ names the nodes the slots stood for."""
 
 from __future__ import annotations
 
-import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
-from test_slurm_run import tasks_of
-from test_tui import SIZE, cells, wait_for
+from gftpwb.tui.app import WorkbenchApp
+from support.polling import eventually, eventually_async
+from support.slurm import jobs, tasks_of
+from support.tui import cells
 
 from gftpwb.core.live import read
 from gftpwb.core.slurm.report import allocation_text
 from gftpwb.shell.results_index import read_directory
-from gftpwb.tui.app import WorkbenchApp
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
+SIZE = (120, 40)
 
 
 def workers_writing(app: WorkbenchApp, hosts: int) -> bool:
@@ -46,23 +47,23 @@ async def test_nodes_show_as_hosts_and_s_stops_every_node(slurm_lab, tmp_path):
     app = WorkbenchApp(str(path), results_base=str(tmp_path / "results"))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
-        await wait_for(pilot, lambda: workers_writing(app, 3), "workers writing on three nodes", timeout=180)
+        await eventually_async(lambda: workers_writing(app, 3), "workers writing on three nodes", pause=pilot.pause,
+                               timeout=180)
         await pilot.press("3")
-        await wait_for(pilot, lambda: len(cells(app, "thread-table")) == 6, "a row per thread and node")
+        await eventually_async(lambda: len(cells(app, "thread-table")) == 6, "a row per thread and node",
+                               pause=pilot.pause)
         rows = cells(app, "thread-table")
         assert sorted({row[1] for row in rows.values()}) == ["node1", "node2", "node3"]  # the host column
         assert sorted(read.thread_rows(app.live)[i].host for i in range(6)) == ["node1", "node1", "node2", "node2",
                                                                                 "node3", "node3"]
         await pilot.press("s")
-        await wait_for(pilot, lambda: app.summary is not None, "the stop", timeout=120)
+        await eventually_async(lambda: app.summary is not None, "the stop", pause=pilot.pause, timeout=120)
         assert app.summary.interrupted
         results = app.live.results_dir
         await pilot.press("5")
         await pilot.pause()
-    await wait_for_plain(lambda: tasks_of(slurm_lab) == [])
-    jobs = subprocess.run(["squeue", "-h", "-t", "PD,CF,R,S"], capture_output=True, text=True,
-                          env=slurm_lab.client_env()).stdout
-    assert jobs.strip() == ""
+    eventually(lambda: tasks_of(slurm_lab) == [], "every task to end")
+    assert jobs(slurm_lab) == ""
     summary = read_directory(results)
     assert allocation_text(summary.meta).endswith(": node1=n1, node2=n2, node3=n3 (on_failure cancel)")
     app = WorkbenchApp(None, results_base=str(Path(results).parent))
@@ -70,15 +71,6 @@ async def test_nodes_show_as_hosts_and_s_stops_every_node(slurm_lab, tmp_path):
         await pilot.press("5")
         await pilot.pause()
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "slurm job" in str(app.query_one("#detail-head").render()), "the detail")
+        await eventually_async(lambda: "slurm job" in str(app.query_one("#detail-head").render()), "the detail",
+                               pause=pilot.pause)
         assert allocation_text(summary.meta) in str(app.query_one("#detail-head").render())
-
-
-async def wait_for_plain(condition, seconds: float = 60.0) -> None:
-    import asyncio
-    import time
-
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.1)

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
-
-from gftpwb.tgftp.taglog import parse_tags
+from gftpwb.converters.taglog import parse_tags
+from support.clihelp import gftpwb
+from support.results import records
 
 pytestmark = pytest.mark.real
 
@@ -106,10 +106,6 @@ def untimed(record: dict) -> dict:
     """A record without what depends on timing (guc's average is quantised when a transfer is short)."""
     details = {k: v for k, v in record.get("details", {}).items() if k != "guc_avg_quantised"}
     return {**{k: v for k, v in record.items() if k not in TIMING_FIELDS}, "details": details}
-
-
-def records(results: Path) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
 
 
 def test_run_with_tui_writes_the_same_results_as_headless(tmp_path, gridftp):
@@ -207,7 +203,7 @@ tests:
     results = tmp_path / "r"
     code, screen = run_in_pty(["run", str(path), "--results", str(results), "--tui"], cwd=tmp_path,
                               keys=[(lambda out: b"ETA " in out, lambda proc: proc.send_signal(signal.SIGHUP))])
-    assert code == 129, screen[-3000:]  # 128 + SIGHUP, as headless (issue 17)
+    assert code == 129, screen[-3000:]  # 128 + SIGHUP, as headless
     assert [(r["run_id"], r["status"]) for r in records(results)] == [("big/0", "interrupted")]
     assert records(results)[0]["details"]["interrupted_by"] == "SIGHUP"
     out = subprocess.run(["pgrep", "-f", f"globus-url-copy.*{gridftp.port}"], capture_output=True, text=True)

@@ -40,14 +40,6 @@ OPTIONS: dict[str, tuple[str, bool]] = {
     "--batchfile": ("--batchfile|-f", True), "-f": ("--batchfile|-f", True),
 }
 IMMEDIATE = {"--help": "help", "--help-batchfile": "help-batchfile", "--version": "version", "-V": "version"}
-_TIMEOUT_RE = re.compile(r"^(\d+(?:\.\d+)?)([smhd]?)$")  # coreutils timeout/sleep syntax
-_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def coreutils_seconds(text: str) -> float | None:
-    """Seconds for ``30``, ``2.5``, ``5m``, ``1h``, ``1d`` (what tgftp's ``timeout``/``sleep`` took)."""
-    match = _TIMEOUT_RE.match(text.strip())
-    return None if match is None else float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
 
 
 class TgftpUsage(Exception):
@@ -180,7 +172,7 @@ Commands are run without a shell when they are plain words, else with bash -c, a
 Exit status: 0 ok, 1 guc failed, 64 usage, 79 timeout, 130 interrupted; SIGTERM and SIGHUP, and any
 signal in batch mode, end it as they ended tgftp (killed by the signal, after logging the run).
 Passwords in URLs are masked in the logs and on screen; GFTPWB_TGFTP_FAITHFUL_LOGS=1 keeps them as tgftp did.
-Differences from tgftp 0.7.0 are listed in gftpwb's docs/tgftp-compat.md.
+Differences from tgftp 0.7.0 are listed in gftpwb's docs/migration/tgftp.md.
 """
 
 

@@ -10,7 +10,7 @@ from gftpwb.core.errors import Diagnostic
 from gftpwb.core.slurm.model import AUTO, CANCEL, DEFAULT_WAIT_S, ON_SLURM, SHARED, SlurmSetup, slot_names
 from gftpwb.core.units import parse_duration
 
-from .yamlpos import Positions
+from gftpwb.core.scenario.yamlpos import Positions
 
 SLURM = "slurm"
 

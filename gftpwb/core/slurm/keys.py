@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import DURATION, Key, object_schema
+from gftpwb.core.scenario.keys import DURATION, Key, object_schema
 
 from .model import AUTO, BUILD_POLICIES, FAILURE_POLICIES, MAX_NODES, NEW, ON_SLURM, SLOT_PREFIX
 
@@ -36,7 +36,7 @@ SLURM_KEYS: tuple[Key, ...] = (
         f"Which allocation: {AUTO} (default: the one gftpwb runs in, from SLURM_JOB_ID inside salloc or sbatch, "
         f"else a new one), {NEW} (always ask for one, released at the end), or a job id (an allocation made "
         "elsewhere, e.g. salloc --no-shell).", expected="auto, new or a job id"),
-    Key("wait", DURATION, "How long a new allocation may stay pending before the run gives up (exit 9). "
+    Key("wait", DURATION, "How long a new allocation may stay pending before the run gives up (exit 10). "
         "Default 60s."),
     Key("build", {"enum": list(BUILD_POLICIES)},
         "Programs gftpwb builds for its workers (the gfapi worker): shared (default: built once, on the first "

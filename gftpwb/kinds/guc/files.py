@@ -35,8 +35,8 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
-from gftpwb.core.dsl.keys import SIZE, ref
 from gftpwb.core.registry import HostCheck
+from gftpwb.core.scenario.keys import SIZE
 from gftpwb.core.units import parse_size
 
 from .baseline import BaselineError, end_host
@@ -75,10 +75,6 @@ FILES_DESCRIPTION = (
     "count files of size in the source directory (random or sparse), empties the target directory, optionally "
     "drops the page cache on both ends, transfers them (guc -cd -r, or a list with -f), checks every target file's "
     "size (and SHA-256 sum with verify: checksum), then removes what it made.")
-
-
-def files_ref() -> dict[str, Any]:
-    return ref("guc_files")
 
 
 @dataclass(frozen=True)
@@ -235,7 +231,7 @@ def unreachable_in_stat(output: str, path: str, host: str) -> str | None:
 
 
 def reach_checks(files: FileSet, who: str) -> tuple[HostCheck, ...]:
-    """The preflight's checks of a file set (:meth:`gftpwb.core.registry.Kind.host_checks`): both
+    """The preflight's checks of a file set (:meth:`gftpwb.core.registry.Planner.host_checks`): both
     sides' directories, on their hosts, before any run makes or moves a file."""
     return tuple(HostCheck(host=host, argv=reach_argv(path), problem=partial(unreachable_in_stat, path=path, host=host),
                            who=f"{who}, {side}")
@@ -304,11 +300,3 @@ def list_path(run_id: str) -> str:
     """Where a run's ``-f`` list goes on guc's host (one per run id, removed after the run)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in run_id)
     return f"/tmp/gftpwb-list-{safe}.txt"
-
-
-def transfer_args(files: FileSet, run_id: str) -> tuple[tuple[str, ...], str, str]:
-    """(guc arguments before the URLs, source, target) of a files run: ``-cd -r SRC/ DST/``, or
-    ``-f LIST`` with no URLs."""
-    if files.transfer == LIST:
-        return ("-f", list_path(run_id)), "", ""
-    return ("-cd", "-r"), files.source_url, files.target_url

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from gftpwb.core.dsl.model import LOCAL, Host
+from gftpwb.core.scenario.model import LOCAL, Host
 from gftpwb.core.slurm.model import SlurmSetup
 from gftpwb.core.transport import Transport
 

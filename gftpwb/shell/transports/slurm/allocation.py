@@ -5,7 +5,7 @@ releases at the end.
 :func:`preflight` looks before anything is made (no results directory yet): the programs, the
 named job (running, enough nodes) or the partition a new job would go to (up, enough nodes).
 :func:`acquire` then makes or finds the allocation when the scenario run starts, and fails with the
-same :class:`~gftpwb.core.errors.AllocationError` (exit 9) when it cannot: a pending job is given
+same :class:`~gftpwb.core.errors.AllocationError` (exit 10) when it cannot: a pending job is given
 ``wait`` to start, and cancelled when Slurm says it never will (a partition down, more nodes than
 it has). The node list comes from ``scontrol show hostnames``, in Slurm's order: slot ``nodeI`` is
 its I-th node.
@@ -84,7 +84,7 @@ def _job_problem(job: str, setup: SlurmSetup, state_text: str, code: int, why: s
 
 
 def preflight(setup: SlurmSetup, environ: Mapping[str, str] | None = None) -> None:
-    """Raise EnvironmentProblem (exit 3) or AllocationError (exit 9) for what can be seen before the
+    """Raise EnvironmentProblem (exit 3) or AllocationError (exit 10) for what can be seen before the
     results directory is made."""
     _check_programs()
     job, _how = named_job(setup, environ)
