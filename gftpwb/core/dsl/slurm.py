@@ -7,10 +7,9 @@ import math
 from typing import Any
 
 from gftpwb.core.errors import Diagnostic
+from gftpwb.core.scenario.yamlpos import Positions
 from gftpwb.core.slurm.model import AUTO, CANCEL, DEFAULT_WAIT_S, ON_SLURM, SHARED, SlurmSetup, slot_names
 from gftpwb.core.units import parse_duration
-
-from gftpwb.core.scenario.yamlpos import Positions
 
 SLURM = "slurm"
 

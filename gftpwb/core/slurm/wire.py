@@ -72,14 +72,15 @@ hello out >&3
 { exec 4<>"/dev/tcp/$addr/$port"; } 2>/dev/null || fail 90 "cannot open the error connection"
 hello err >&4
 if [ "$keep" = 1 ]; then in=3; else exec 6</dev/null; in=6; fi
-setsid "${argv[@]}" <&"$in" > >(exec cat >&3 4>&- 5<&-) 2> >(exec cat >&4 3>&- 5<&-) 3>&- 4>&- 5<&- 6<&- &
+# "started" comes from inside the new session, so the process group a stop kills exists by then
+setsid /bin/sh -c 'printf "started %s\n" "$$" >&5; exec 5>&-; exec "$@"' gftpwb-run "${argv[@]}" \
+  <&"$in" > >(exec cat >&3 4>&- 5<&-) 2> >(exec cat >&4 3>&- 5<&-) 3>&- 4>&- 6<&- &
 child=$!
 exec 3>&- 4>&-
-printf 'started %s\n' "$child" >&5
 (
   while IFS= read -r line <&5; do [ "$line" = stop ] && break; done
   trap '' TERM
-  kill -TERM -- -"$child" 2>/dev/null || exit 7
+  kill -TERM -- -"$child" 2>/dev/null || kill -TERM "$child" 2>/dev/null || exit 7
   i=0 steps=$(( ${grace%.*} * 10 + 1 ))
   while kill -0 -- -"$child" 2>/dev/null && [ "$i" -lt "$steps" ]; do sleep 0.1; i=$((i + 1)); done
   kill -KILL -- -"$child" 2>/dev/null

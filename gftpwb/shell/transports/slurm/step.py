@@ -159,9 +159,11 @@ class Step:
         did not send: wait for srun's word on it, then say why. A task killed because another one
         failed (on_failure: cancel) or because its node failed is lost, with that reason; otherwise
         the signal's status stands."""
+        # srun's words on a cancelled step come in any order (the failed node, the killed tasks), so wait
+        # for all of them: srun ends once the step is over; a task killed alone gets at most the wait.
         deadline = time.monotonic() + VERDICT_WAIT_S
-        while not task.exited.done() and self.messages.end_of(task.index) is None and not self.done.done() \
-                and task.node not in self.messages.failed_nodes and time.monotonic() < deadline:
+        while not task.exited.done() and not self.done.done() and task.node not in self.messages.failed_nodes \
+                and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         if task.exited.done():
             return
