@@ -192,8 +192,9 @@ def import_batchfile(text: str, filename: str, env: Mapping[str, str] | None = N
         reader.warn(0, 0, f"scenario named {name!r}: {base!r} is not a valid name, so tag logs are named "
                           f"{name}_#NNN_MMM.log instead of tgftp's {base}_#NNN_MMM.log")
     if batch.autotune:
-        reader.warn(header_line, 1, "this is tgftp's generated auto-tuning batchfile: tgftp ran it silently and "
-                                    "printed only the best parameters; gftpwb imports its lines as plain tests")
+        reader.warn(max(header_line, 1), 1, "this is tgftp's generated auto-tuning batchfile: tgftp ran it silently "
+                                            "and printed only the best parameters; gftpwb imports its lines as plain "
+                                            "tests")
     drafts: list[TestDraft] = []
     pending: list[str] = []
     for entry in batch.lines:
@@ -214,7 +215,7 @@ def import_batchfile(text: str, filename: str, env: Mapping[str, str] | None = N
         draft.comments_before, pending = pending, []
         drafts.append(draft)
     if not drafts:
-        raise ScenarioError([Diagnostic(filename, header_line, 1, "no test lines to import (every line is a "
+        raise ScenarioError([Diagnostic(filename, max(header_line, 1), 1, "no test lines to import (every line is a "
                                                                   "comment, empty or skipped)")])
     yaml_text = _render(name, base, version, drafts, pending)
     warnings = sorted(reader.warnings, key=lambda d: (d.line, d.column))
@@ -234,8 +235,9 @@ def _header(lines: list[str], reader: _Reader) -> tuple[str, int]:
                 reader.warn(index, 1, "the #%tgftp header should be the first line (tgftp 0.7.0 also found it "
                                       "further down)")
             return version, index
-    raise ScenarioError([Diagnostic(reader.filename, 1, 1, "not a tgftp batchfile: no '#%tgftp%v<version>' header "
-                                                           "line (e.g. #%tgftp%v0.7.0 on line 1)")])
+    reader.warn(1, 1, f"no '{HEADER_PREFIX}<version>' header line: tgftp 0.7.0 ran such a file as a batchfile of "
+                      f"its own version, and so does gftpwb (add {HEADER_PREFIX}{EXPORT_VERSION} as line 1)")
+    return EXPORT_VERSION, 0
 
 
 def _version_tuple(version: str) -> tuple[int, int]:

@@ -31,6 +31,7 @@ from gftpwb.core.errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
 from gftpwb.core.masking import mask
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import registry
+from gftpwb.core.undecodable import restore_undecodable, set_aside_undecodable
 from gftpwb.shell import results_dir as rd
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, JournalSink, read_journal
 from gftpwb.shell.sinks.taglogs import write_taglog
@@ -165,7 +166,8 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     failed = 0
     for index, path in enumerate(paths):
         try:
-            with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+            # bytes that are not UTF-8 are kept (surrogateescape): export taglogs writes them back
+            with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
                 text = handle.read()
         except OSError as exc:
             _err(f"{path}: cannot read: {exc.strerror or exc}")
@@ -182,7 +184,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
             imported.record.details.setdefault("tgftp_command", imported.tgftp_command)
         for note in imported.notes:
             _err(f"{path}: note: {note}")
-        records.append(imported.record)
+        records.append(set_aside_undecodable(imported.record))
     if not records:
         _err("gftpwb: no tag log could be imported")
         return 2
@@ -269,7 +271,7 @@ def export_taglogs(directory: str, output: str | None) -> int:
         kind = registry().find(record.kind)
         if kind is not None and not kind.writes_taglog:  # e.g. small-file runs (their CSVs are in the results)
             continue
-        name = record.taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
+        name = restore_undecodable(record).taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
         try:
             write_taglog(target, record, command, name=os.path.basename(name))
         except OSError as exc:
