@@ -239,7 +239,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     except ExportError as exc:
         raise UsageError(f"{args.source}: {exc}") from None
     for note in notes:
-        _err(f"{args.source}: note: {note}")
+        _err(str(note))
     if args.output:
         _refuse_overwrite(args.output, args.force)
         _write(args.output, text)
