@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from fuzzseed import FUZZ_SEED, say_seed
+from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog, record_from_taglog
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,6 @@ from gftpwb.core.masking import mask, mask_text
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.undecodable import as_text, escape, restore_undecodable, set_aside_undecodable, unescape
 from gftpwb.tgftp.log import extract
-from gftpwb.tgftp.taglog import STANDARD_TAGS, format_taglog, record_from_taglog
 
 ORDER = ("GSIFTP_TRANSFER_LOG_COMMENT", "TGFTP_COMMAND", "GSIFTP_TRANSFER_COMMAND", "GSIFTP_TRANSFER_COMMAND_OUTPUT",
          "GSIFTP_TRANSFER_START", "GSIFTP_TRANSFER_END", "GSIFTP_TRANSFER_ERROR", "GSIFTP_TRANSFER_LIST",

@@ -40,10 +40,10 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from gftpwb import __version__
 from gftpwb.core.commands import Command, from_shell_text, to_dsl
-from gftpwb.core.dsl.keys import NAME_PATTERN
-from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.plan import matrix_points
+from gftpwb.core.scenario.keys import NAME_PATTERN
+from gftpwb.core.scenario.model import Scenario
 from gftpwb.kinds.guc.model import Test
 from gftpwb.tgftp.args import TgftpUsage
 from gftpwb.tgftp.model import (
@@ -57,8 +57,7 @@ from gftpwb.tgftp.model import (
     single_test,
     split_fields,
 )
-
-from .shellwords import quote_word
+from gftpwb.tgftp.shellwords import quote_word
 
 HEADER_PREFIX = "#%tgftp%v"
 AUTOTUNE_MAGIC = "#%tgftp_autotuning_batchfile"
@@ -669,7 +668,7 @@ class _KeyFinder:
     """Where the scenario's file says a key (file:line:col), for the export's warnings."""
 
     def __init__(self, scenario: Scenario):
-        from gftpwb.core.dsl.yamlpos import load_yaml_with_positions
+        from gftpwb.core.scenario.yamlpos import load_yaml_with_positions
 
         self.file = scenario.path or scenario.name
         self.data: Any = {}
