@@ -64,6 +64,9 @@ AUTOTUNE_MAGIC = "#%tgftp_autotuning_batchfile"
 FIELDS_LINE = "#  " + ";".join(FIELD_NAMES)
 EXPORT_VERSION = "0.7.0"
 PROGRAM = "tgftp"  # tgftp's $0 on the command lines it generated
+# A kind whose tests have a batchfile form names its line writer under this name in Kind.exports
+# (the name of the batchfile input format too).
+BATCHFILE_EXPORT = "tgftp-batchfile"
 _VERSION_RE = re.compile(r"^0\.([4-7])(?:\.(\d+))?$")
 _NAME_RE = re.compile(NAME_PATTERN)
 
@@ -557,13 +560,14 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[Diagnostic]]:
     first_connection_test: Any = None
     reordered = False  # a transfer came after a connection test
     for test in scenario.tests:
-        kind = registry().kind(test.kind)
-        if kind.tgftp_line(test, {}) is None:
+        writer = registry().kind(test.kind).exports.get(BATCHFILE_EXPORT)
+        if writer is None:
             raise ExportError(f"test {test.id}: kind {test.kind} has no tgftp equivalent")
+        batchfile_line = registry().resolve(writer)
         block = [_field(f"#  {test.id}: {test.description}", "description", test)] if test.description else []
         connection_test = False
         for variant, point in enumerate(matrix_points(test)):
-            words, connection_test, note = kind.tgftp_line(test, point) or ((), False, "")
+            words, connection_test, note = batchfile_line(test, point)
             if note and all(note != n.message for n in notes):
                 notes.append(where.at(test, (), note))
             block.append(_export_line(test, variant, words, connection_test, notes, where))

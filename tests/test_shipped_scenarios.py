@@ -1,23 +1,25 @@
-"""Every shipped scenario in scenarios/ works as shipped, with the commands its comment and the README give.
+"""Every shipped scenario in scenarios/ works as shipped, with the commands the documentation gives.
 
-All of them validate. Each runs on the lab it says to start: the default lab (``gftpwb lab up``, which
-``make test`` starts, GridFTP on 127.0.0.1:2811) or two namespace hosts (``gftpwb lab up --hosts 2``,
-here in a state directory of its own, named by ``GFTPWB_LAB_DIR`` so the README's commands are typed as
-they are, ``$(gftpwb lab status --vars)`` included). ``hosts check`` takes the same variables. The
-scenarios too long for a test suite run as ``--dry-run`` here; each says why (:data:`LONG`), and
-the TeraGrid study's real run, shrunk, is in tests/test_study_real.py.
+The executed documentation (tests/test_docs_commands.py) already types most of them on the lab its
+page starts: ``gftpwb validate scenarios/*.yaml``, the quickstart, the tgftp batchfile, the harness and
+small-file examples, the multi-host example on two namespace hosts with ``$(gftpwb lab status --vars)``,
+a quick pass of the TeraGrid study. This module checks that every shipped file is run there or here,
+runs the ones no page runs, and says why the rest (:data:`LONG`) are only planned. It also holds
+``hosts check`` to the variables of a scenario, as ``run`` takes them (``--set``, ``GFTPWB_VAR_*``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from docs_blocks import blocks_of, documents
 
 from gftpwb.core.records import PASSED, parse_journal
 from gftpwb.shell.lab.gridftp import free_port
@@ -26,17 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted(p.name for p in (ROOT / "scenarios").iterdir() if p.suffix in (".yaml", ".csv"))
 GFTPWB = [sys.executable, "-m", "gftpwb"]
 
-# Run as shipped on the default lab (guc to 127.0.0.1:2811, or no server at all).
-ON_THE_DEFAULT_LAB = ("quickstart.yaml", "tgftp-style.yaml", "tgftp-example.csv", "stress-harness.yaml",
-                      "smallfile-posix.yaml", "autotune-simulated.yaml")
-ON_TWO_HOSTS = ("multi-host.yaml",)
+# Run here as shipped, on the default lab (``gftpwb lab up``, which make test starts): no page runs them.
+RUN_HERE = ("tgftp-style.yaml", "autotune-simulated.yaml")
 LONG = {
-    "autotune.yaml": "up to 120 transfers of 4 GiB (minutes on loopback)",
-    "monitors.yaml": "32 transfers of 1 GiB, 16 at once",
-    "teragrid-study.yaml": "61 runs on 400 Mbit/s links with 4 hosts, striped servers and disk-to-disk files; "
-                           "shrunk with --set in tests/test_study_real.py",
-    "smallfile-gfapi.yaml": "needs the lab's GlusterFS volume (gftpwb lab up --gluster); the gfapi kind's real "
-                            "runs are in tests/test_gfapi_real.py",
+    "autotune.yaml": "up to 120 transfers of 4 GiB (minutes on loopback); the auto-tune's real runs are in "
+                     "tests/test_autotune_real.py",
 }
 
 pytestmark = pytest.mark.real
@@ -47,27 +43,46 @@ def gftpwb(*args: str, env: dict[str, str] | None = None, timeout: float = 600) 
                           env={**os.environ, "COLUMNS": "200", **(env or {})})
 
 
-def test_every_shipped_scenario_is_run_here_or_says_why_not():
-    assert sorted([*ON_THE_DEFAULT_LAB, *ON_TWO_HOSTS, *LONG]) == SHIPPED
+def run_by_the_docs() -> set[str]:
+    """The shipped files an executed documentation block runs (``gftpwb run scenarios/NAME``)."""
+    found: set[str] = set()
+    for path in documents():
+        for block in blocks_of(path):
+            if block.marker != "skip":
+                found.update(re.findall(r"gftpwb run scenarios/([\w.-]+)", block.body))
+    return found
 
 
-@pytest.mark.parametrize("name", SHIPPED)
-def test_a_shipped_scenario_validates_as_shipped(name):
-    out = gftpwb("validate", f"scenarios/{name}")
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert out.stdout.startswith(f"scenarios/{name}: ok"), out.stdout
+def validated_by_the_docs() -> set[str]:
+    found: set[str] = set()
+    for path in documents():
+        for block in blocks_of(path):
+            if block.marker == "":
+                for name in re.findall(r"gftpwb validate scenarios/([\w.*-]+)", block.body):
+                    found.update(p.name for p in (ROOT / "scenarios").glob(name))
+    return found
+
+
+def test_every_shipped_scenario_is_run_by_the_docs_or_here_or_says_why_not():
+    docs = run_by_the_docs()
+    assert not set(RUN_HERE) & docs, "run by an executed docs block already: do not run it twice"
+    assert sorted(docs | set(RUN_HERE) | set(LONG)) == SHIPPED, docs
+
+
+def test_every_shipped_scenario_is_validated_by_the_docs():
+    assert validated_by_the_docs() == set(SHIPPED)
 
 
 @pytest.fixture(scope="module")
 def default_lab():
-    """The shared default lab, as the README starts it (idempotent; never taken down: others use it)."""
+    """The shared default lab, as the docs start it (idempotent; never taken down: others use it)."""
     up = gftpwb("lab", "up")
     assert up.returncode == 0, up.stderr
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ON_THE_DEFAULT_LAB)
-def test_a_shipped_scenario_runs_as_shipped_on_the_default_lab(name, default_lab, tmp_path):
+@pytest.mark.parametrize("name", RUN_HERE)
+def test_a_shipped_scenario_runs_as_shipped(name, default_lab, tmp_path):
     results = tmp_path / "results"
     out = gftpwb("run", f"scenarios/{name}", "--results", str(results))
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr
@@ -79,8 +94,7 @@ def test_a_shipped_scenario_runs_as_shipped_on_the_default_lab(name, default_lab
 
 @pytest.mark.parametrize("name", sorted(LONG))
 def test_a_long_shipped_scenario_plans_as_shipped(name):
-    args = ["--set", "lab=/nonexistent"] if name == "teragrid-study.yaml" else []
-    out = gftpwb("run", f"scenarios/{name}", "--dry-run", *args)
+    out = gftpwb("run", f"scenarios/{name}", "--dry-run")
     assert out.returncode == 0, out.stdout + out.stderr
 
 
@@ -103,17 +117,6 @@ def lab_vars(env: dict[str, str]) -> list[str]:
     return shlex.split(out.stdout)
 
 
-@pytest.mark.slow
-def test_the_multi_host_example_runs_as_the_readme_says(two_hosts, tmp_path):
-    results = tmp_path / "results"
-    out = gftpwb("run", "scenarios/multi-host.yaml", *lab_vars(two_hosts), "--results", str(results), env=two_hosts)
-    assert out.returncode == 0, out.stdout[-3000:] + out.stderr
-    records, problems = parse_journal((results / "results.jsonl").read_text())
-    assert not problems and len(records) == 10
-    assert {r.status for r in records} == {PASSED}, [(r.run_id, r.error) for r in records if r.status != PASSED]
-    assert {r.host for r in records} == {"client1", "client2", "local"}
-
-
 @pytest.mark.parametrize("name", ["multi-host.yaml", "teragrid-study.yaml"])
 def test_hosts_check_takes_the_labs_variables(name, two_hosts):
     out = gftpwb("hosts", "check", f"scenarios/{name}", *lab_vars(two_hosts), "--json", env=two_hosts)
@@ -128,3 +131,16 @@ def test_hosts_check_reads_variables_from_the_environment_too(two_hosts):
     out = gftpwb("hosts", "check", "scenarios/multi-host.yaml", "--json", "--only", "client1", env=env)
     assert out.returncode == 0, out.stdout + out.stderr
     assert [r["status"] for r in json.loads(out.stdout)["hosts"]] == ["ok"]
+
+
+@pytest.mark.slow
+def test_the_multi_host_example_runs_in_a_lab_of_its_own(two_hosts, tmp_path):
+    """The docs run it on the default lab; this is the same command in another lab (other addresses),
+    which is what the variables are for."""
+    results = tmp_path / "results"
+    out = gftpwb("run", "scenarios/multi-host.yaml", *lab_vars(two_hosts), "--results", str(results), env=two_hosts)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr
+    records, problems = parse_journal((results / "results.jsonl").read_text())
+    assert not problems and len(records) == 10
+    assert {r.status for r in records} == {PASSED}, [(r.run_id, r.error) for r in records if r.status != PASSED]
+    assert {r.host for r in records} == {"client1", "client2", "local"}
