@@ -76,7 +76,7 @@ def test_the_auto_tuning_batchfile_logs_are_runs_of_their_own(batch_runs):
 def test_import_taglogs_of_a_batch_single_tests_and_both_tools_keeps_every_run(batch_runs, single_runs, tmp_path):
     """The command a user types after ``tgftp -f batch.csv`` and a few single tests: ``gftpwb import
     taglogs *.log``, once for the drop-in's logs, once for the same logs without gftpwb's tags."""
-    batch = next(c.name for c in BATCH if c.name == "issue-10")
+    batch = next(c.name for c in BATCH if c.name == "quoted-params")
     singles = [c.name for c in SINGLE if c.name in ("gtransfer", "plain-len", "refused", "default-log-name")]
     for variant in ("with", "without"):
         directory = tmp_path / variant
@@ -99,7 +99,7 @@ def test_import_taglogs_of_a_batch_single_tests_and_both_tools_keeps_every_run(b
 
 
 def test_records_of_an_older_drop_in_that_named_every_run_tgftp_0_are_named_after_their_logs(batch_runs):
-    logs = runs_of(batch_runs, "dropin")["issue-10"]
+    logs = runs_of(batch_runs, "dropin")["quoted-params"]
     ids = set()
     for index, (name, data) in enumerate(sorted(logs.items())):
         text = data.decode()
