@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from docs_blocks import blocks_of, documents
+from support.docs_blocks import blocks_of, documents
 
 from gftpwb.core.records import PASSED, parse_journal
 from gftpwb.shell.lab.gridftp import free_port

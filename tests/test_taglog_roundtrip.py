@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 
-from fuzzseed import FUZZ_SEED, say_seed
 from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog, record_from_taglog
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
+from support.fuzzseed import FUZZ_SEED, say_seed
 
 from gftpwb.core.masking import mask, mask_text
 from gftpwb.core.records import ResultRecord
