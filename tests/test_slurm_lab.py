@@ -109,9 +109,9 @@ def test_the_configuration_is_the_verified_one():
         assert line in text.splitlines()
 
 
-def test_vars_of_a_lab_with_hosts_and_slurm_fit_both_shipped_scenarios(tmp_path):
-    """lab status --vars prints the hosts' and the Slurm's variables; both shipped scenarios that take them
-    declare all of them, so either runs on such a lab with $(gftpwb lab status --vars)."""
+def test_vars_of_a_lab_with_hosts_and_slurm_fit_the_shipped_scenarios(tmp_path):
+    """lab status --vars prints the hosts' and the Slurm's variables; the shipped scenarios that take them
+    declare all of them, so each runs on such a lab with $(gftpwb lab status --vars)."""
     from gftpwb.cli.lab import lab_vars
     from gftpwb.core.dsl.loader import load_scenario
     from gftpwb.shell.frontend import parse_assignments
@@ -123,5 +123,5 @@ def test_vars_of_a_lab_with_hosts_and_slurm_fit_both_shipped_scenarios(tmp_path)
     assert words[1::2] == ["lab=/lab", "ctrl=10.9.9.1", "src=10.9.9.2", "dst=10.9.9.3",
                            "slurm_conf=/lab/slurm/slurm.conf", "slurm_nodes=8", "slurm_partition=lab"]
     overrides = parse_assignments(words[1::2])
-    for name in ("teragrid-study.yaml", "slurm-smallfile.yaml"):
+    for name in ("teragrid-study.yaml", "multi-host.yaml", "slurm-smallfile.yaml"):
         load_scenario(str(REPO / "scenarios" / name), overrides=overrides)
