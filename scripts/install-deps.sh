@@ -17,6 +17,8 @@ if [ "${1:-demo}" = "test" ]; then
     want+=(prometheus prometheus-pushgateway prometheus-node-exporter jq)  # jq: the docs pipe the stream into it
     # shell completion (bash-completion, zsh, fish load the generated scripts) and the man page (man -l)
     want+=(bash-completion zsh fish man-db)
+    # Slurm lab: munged, slurmctld and N slurmd on this machine; srun, salloc, squeue, scancel
+    want+=(munge slurmctld slurmd slurm-client)
 fi
 
 missing=()

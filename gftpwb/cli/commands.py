@@ -64,6 +64,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     only = [item for value in args.only for item in value.split(",") if item]
     specs = plan(scenario, only, args.where)
     if args.dry_run:
+        if scenario.slurm is not None:
+            print(scenario.slurm.describe())
         for monitor in scenario.monitors:
             print(monitor.describe())
         for spec in specs:
@@ -72,7 +74,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 limit += f"  # after {spec.delay_s:g}s delay"
             print(mask_text("\n".join(registry().kind(spec.kind).planner.describe(spec, limit))))
         return EXIT_OK
-    frontend.preflight(specs, scenario.hosts)
+    frontend.preflight(specs, scenario.hosts, slurm=scenario.slurm)
     directory = frontend.results_dir(scenario, args.results_base, results=args.results, resume=args.resume)
     from gftpwb.shell.session import RunRequest
 

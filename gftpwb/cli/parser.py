@@ -264,6 +264,7 @@ def add_hosts(sub: Sub) -> None:
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.add_argument("--accept-new-host-keys", action="store_true",
                    help="trust hosts missing from their known_hosts file on first use and add their keys to it")
+    add_set(q)
     handler(q, "gftpwb.cli.hosts:cmd_hosts")
 
 
@@ -286,10 +287,14 @@ def add_lab_up_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--gluster-volume", metavar="NAME",
                    help="the volume's name (default gftpwb-demo for the default state directory, else "
                         "gftpwb-<hash of the state directory>)")
+    q.add_argument("--slurm", type=int, default=0, metavar="N",
+                   help="also start a Slurm cluster on this machine: munged, slurmctld and N slurmd (nodes n1..nN, "
+                        "partition lab); lab status --vars points scenarios at it")
 
 
 def add_lab(sub: Sub) -> None:
-    p = sub.add_parser("lab", help="the local lab: a GridFTP server on loopback, and namespace test hosts")
+    p = sub.add_parser("lab", help="the local lab: a GridFTP server on loopback, namespace test hosts, GlusterFS, "
+                       "Slurm")
     lab_sub = p.add_subparsers(dest="lab_command", required=True, metavar="ACTION")
     for name, text in (("up", "start the lab"), ("down", "stop the lab"), ("status", "show the lab")):
         q = lab_sub.add_parser(name, help=text)
@@ -300,7 +305,8 @@ def add_lab(sub: Sub) -> None:
         if name == "status":
             q.add_argument("--json", action="store_true", help="machine-readable output")
             q.add_argument("--vars", action="store_true", help="print --set options that point a scenario's "
-                           "variables at the lab (lab, ctrl, src, dst), as scenarios/teragrid-study.yaml takes them")
+                           "variables at the lab (lab, ctrl, src, dst with namespace hosts; slurm_conf, slurm_nodes, "
+                           "slurm_partition with Slurm), as the shipped scenarios take them")
         handler(q, "gftpwb.cli.lab:cmd_lab")
 
 

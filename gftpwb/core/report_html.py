@@ -25,6 +25,7 @@ from .registry import ReportTable
 from .report import report_sections
 from .report_charts import TrendPoint, over_time_charts, own_cases, per_case_charts, trend_charts
 from .samples import WHOLE, gaps, stalls
+from .slurm.report import allocation_text
 from .summary import DirectorySummary
 
 STYLE = """
@@ -136,6 +137,9 @@ def directory_html(index: int, summary: DirectorySummary, svg: Svg, trend: Seque
     command = summary.meta.get("command")
     if isinstance(command, list):
         parts.append(f"<p class=\"meta\">command: <code>{escape(' '.join(str(c) for c in command))}</code></p>")
+    slurm = allocation_text(summary.meta)
+    if slurm:  # the Slurm nodes the slots (node1, ...) stood for
+        parts.append(f"<p class=\"meta\">{escape(slurm)}</p>")
     parts.append(checks_html(summary))
     records = summary.records
     for section, section_records in report_sections(records, summary.kinds):

@@ -35,6 +35,7 @@ from gftpwb.core.errors import (
 )
 from gftpwb.core.registry import registry
 from gftpwb.core.scenario.model import LOCAL, Host, Scenario
+from gftpwb.core.slurm.model import SlurmSetup
 from gftpwb.core.specs import RunSpec
 
 if TYPE_CHECKING:
@@ -115,10 +116,16 @@ def parse_assignments(items: Sequence[str]) -> dict[str, str]:
 
 
 def preflight(specs: Sequence[RunSpec], hosts: Sequence[Host] = (),
-              transport_for: Callable[[str], Transport] | None = None) -> None:
+              transport_for: Callable[[str], Transport] | None = None, *, slurm: SlurmSetup | None = None) -> None:
     """Raise EnvironmentProblem when a program that runs on this machine is not on PATH, or when a
     check a kind asks for fails on a host the runs use (``hosts``: the scenario's inventory;
-    ``transport_for``: other transports than the run's, for tests), before anything is made or run."""
+    ``transport_for``: other transports than the run's, for tests), before anything is made or run.
+    With ``slurm`` (the scenario's block): AllocationError (exit 10) when Slurm shows that the
+    allocation cannot be had (a partition down, too few nodes, a named job not running)."""
+    if slurm is not None:
+        from .transports.slurm.allocation import preflight as slurm_preflight
+
+        slurm_preflight(slurm)
     reg = registry()
     seen: set[str] = set()
     for spec in specs:
@@ -130,7 +137,8 @@ def preflight(specs: Sequence[RunSpec], hosts: Sequence[Host] = (),
             seen.add(program.name)
     from .hostchecks import find_problems
 
-    found = find_problems(specs, hosts, transport_for)
+    slots = frozenset(slurm.slots) if slurm is not None else frozenset()
+    found = find_problems(specs, hosts, transport_for, skip=slots)
     if found:
         raise EnvironmentProblem("\n".join(found))
 

@@ -51,7 +51,7 @@ function _shtab_gftpwb_using
 end
 
 set -g _shtab_gftpwb_commands validate schema run report compare results 'results list' 'results query' 'results views' trace 'trace export' 'trace summary' 'trace collect' tui import export log 'log get' 'log list-attributes' tgftp hosts 'hosts check' lab 'lab up' 'lab down' 'lab status' completion
-set -g _shtab_gftpwb_opts_with_value --address --clients --csv --events --events-file --format --gluster-address --gluster-volume --hosts --hosts-file --html --junit --launcher --listen --metrics --only --openmetrics --out --output --port --progress --pushgateway --rate --results --results-base --resume --scenario --set --settings --state-dir --threshold --top --trace --trace-to --trend --where -o
+set -g _shtab_gftpwb_opts_with_value --address --clients --csv --events --events-file --format --gluster-address --gluster-volume --hosts --hosts-file --html --junit --launcher --listen --metrics --only --openmetrics --out --output --port --progress --pushgateway --rate --results --results-base --resume --scenario --set --settings --slurm --state-dir --threshold --top --trace --trace-to --trend --where -o
 
 complete -c gftpwb -e
 complete -c gftpwb -f
@@ -169,8 +169,9 @@ complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -s h -l help -d 'show th
 complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l only -x -d 'check only these hosts (repeat or comma-separate; '"'"'local'"'"' is this machine)'
 complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l json -d 'machine-readable output'
 complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l accept-new-host-keys -d 'trust hosts missing from their known_hosts file on first use and add their keys to it'
+complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l set -x -d 'give a variable of the scenario'"'"'s vars: a value (repeat for several; read as YAML: 4 is a number); overrides the default and GFTPWB_VAR_NAME'
 complete -c gftpwb -n '_shtab_gftpwb_using hosts check; and test $_shtab_gftpwb_npos -eq 0' -ka "(__fish_complete_path (commandline -ct))" -d SCENARIO
-complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a lab -d 'the local lab: a GridFTP server on loopback, and namespace test hosts'
+complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a lab -d 'the local lab: a GridFTP server on loopback, namespace test hosts, GlusterFS, Slurm'
 complete -c gftpwb -n '_shtab_gftpwb_using lab' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using lab; and test $_shtab_gftpwb_npos -eq 0' -a up -d 'start the lab'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -s h -l help -d 'show this help message and exit'
@@ -184,6 +185,7 @@ complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l striped -d 'with --hosts N
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l gluster -d 'also start glusterd and a single-brick volume for gfapi tests'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l gluster-address -x -d 'the volume'"'"'s server address, reachable by every client (default: 198.18.0.1 for the default state directory, else another 198.18.x.y address; the lab adds it to lo)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l gluster-volume -x -d 'the volume'"'"'s name (default gftpwb-demo for the default state directory, else gftpwb-<hash of the state directory>)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l slurm -x -d 'also start a Slurm cluster on this machine: munged, slurmctld and N slurmd (nodes n1..nN, partition lab); lab status --vars points scenarios at it'
 complete -c gftpwb -n '_shtab_gftpwb_using lab; and test $_shtab_gftpwb_npos -eq 0' -a down -d 'stop the lab'
 complete -c gftpwb -n '_shtab_gftpwb_using lab down' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using lab down' -l state-dir -xka "(__fish_complete_directories)" -d 'lab state directory (default $GFTPWB_LAB_DIR or ~/.local/state/gftpwb/lab)'
@@ -191,7 +193,7 @@ complete -c gftpwb -n '_shtab_gftpwb_using lab; and test $_shtab_gftpwb_npos -eq
 complete -c gftpwb -n '_shtab_gftpwb_using lab status' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l state-dir -xka "(__fish_complete_directories)" -d 'lab state directory (default $GFTPWB_LAB_DIR or ~/.local/state/gftpwb/lab)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l json -d 'machine-readable output'
-complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l vars -d 'print --set options that point a scenario'"'"'s variables at the lab (lab, ctrl, src, dst), as scenarios/teragrid-study.yaml takes them'
+complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l vars -d 'print --set options that point a scenario'"'"'s variables at the lab (lab, ctrl, src, dst with namespace hosts; slurm_conf, slurm_nodes, slurm_partition with Slurm), as the shipped scenarios take them'
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a completion -d 'print the shell completion script for bash, zsh or fish'
 complete -c gftpwb -n '_shtab_gftpwb_using completion' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using completion; and test $_shtab_gftpwb_npos -eq 0' -ka "bash zsh fish" -d 'the shell'
