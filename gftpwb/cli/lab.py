@@ -72,9 +72,11 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
 
 def lab_vars(state_dir: str, net: dict | None, slurm: dict[str, str] | None = None) -> str:
-    """``--set lab=DIR --set ctrl=A --set src=H1 --set dst=H2``: the lab as a scenario's variables
-    (the controller, the first host and the second, or the first again with one host), and with a
-    Slurm ``--set slurm_conf=... --set slurm_nodes=N --set slurm_partition=lab``."""
+    """``--lab-var lab=DIR --lab-var ctrl=A --lab-var src=H1 --lab-var dst=H2``: the lab as a scenario's
+    variables (the controller, the first host and the second, or the first again with one host), and
+    with a Slurm ``--lab-var slurm_conf=... --lab-var slurm_nodes=N --lab-var slurm_partition=lab``.
+    ``--lab-var`` rather than ``--set``: a scenario uses those it declares and ignores the others, so
+    one lab's variables fit every scenario."""
     import shlex
 
     has_hosts = bool(net and net.get("hosts"))
@@ -87,7 +89,7 @@ def lab_vars(state_dir: str, net: dict | None, slurm: dict[str, str] | None = No
         values.update({"ctrl": net["controller_address"], "src": hosts[0]["address"],
                        "dst": hosts[1 if len(hosts) > 1 else 0]["address"]})
     values.update(slurm or {})
-    return " ".join(f"--set {shlex.quote(f'{k}={v}')}" for k, v in values.items())
+    return " ".join(f"--lab-var {shlex.quote(f'{k}={v}')}" for k, v in values.items())
 
 
 def _print_slurm(status: SlurmStatus) -> None:

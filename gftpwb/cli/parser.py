@@ -26,6 +26,9 @@ def add_set(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[], dest="set",
                    help="give a variable of the scenario's vars: a value (repeat for several; read as YAML: 4 is "
                         "a number); overrides the default and GFTPWB_VAR_NAME")
+    p.add_argument("--lab-var", metavar="NAME=VALUE", action="append", default=[], dest="lab_var",
+                   help="like --set, for a value the lab offers every scenario (gftpwb lab status --vars prints "
+                        "them): a scenario that does not declare NAME ignores it")
 
 
 def add_validate(sub: Sub) -> None:
@@ -303,9 +306,10 @@ def add_lab(sub: Sub) -> None:
             add_lab_up_options(q)
         if name == "status":
             q.add_argument("--json", action="store_true", help="machine-readable output")
-            q.add_argument("--vars", action="store_true", help="print --set options that point a scenario's "
+            q.add_argument("--vars", action="store_true", help="print --lab-var options that point a scenario's "
                            "variables at the lab (lab, ctrl, src, dst with namespace hosts; slurm_conf, slurm_nodes, "
-                           "slurm_partition with Slurm), as the shipped scenarios take them")
+                           "slurm_partition with Slurm), as the shipped scenarios take them; a scenario uses those "
+                           "it declares and ignores the others")
         handler(q, "gftpwb.cli.lab:cmd_lab")
 
 
