@@ -1,6 +1,7 @@
 """``gftpwb lab up|down|status``: the loopback GridFTP server and, with ``--hosts N``, namespace hosts
 (:mod:`gftpwb.shell.lab.netlab`), with ``--gluster`` a GlusterFS volume (:mod:`gftpwb.shell.lab.gluster`),
-in one state directory."""
+with ``--xrootd`` XRootD servers (root:// and http://) on loopback and the hosts
+(:mod:`gftpwb.shell.lab.xrootd`), in one state directory."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from gftpwb.core.errors import EXIT_OK, UsageError
 from gftpwb.shell.lab.gluster import GlusterLab
 from gftpwb.shell.lab.gridftp import GridftpLab
 from gftpwb.shell.lab.netlab import NetLab
+from gftpwb.shell.lab.xrootd import XrootdLab
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
     lab = GridftpLab(args.state_dir)
     hosts = NetLab(lab.state_dir)
     gluster = GlusterLab(lab.state_dir)
+    xrootd = XrootdLab(lab.state_dir)
     if args.lab_command == "up":
         if args.hosts or args.rate:
             NetLab.check_request(args.hosts, args.rate or "")
@@ -33,7 +36,13 @@ def cmd_lab(args: argparse.Namespace) -> int:
         if args.gluster:
             g = gluster.up(address=args.gluster_address, volume=args.gluster_volume)
             print(f"GlusterFS volume {g.volume} started: server {g.address}, brick {g.brick}")
+        if args.xrootd:
+            net = hosts.status()
+            xrootd.up(hosts=net["hosts"] if net else None)
+            _print_xrootd(xrootd.status())
     elif args.lab_command == "down":
+        if xrootd.down():
+            print("xrootd servers stopped")
         if gluster.down():
             print("GlusterFS volume of the lab stopped and deleted")
         had_hosts = hosts.down()
@@ -44,11 +53,12 @@ def cmd_lab(args: argparse.Namespace) -> int:
         status = lab.status()
         net = hosts.status()
         g = gluster.status() if gluster.configured else None
+        x = xrootd.status()
         if getattr(args, "vars", False):
-            print(lab_vars(lab.state_dir, net))
+            print(lab_vars(lab.state_dir, net, x))
         elif args.json:
-            print(json.dumps({"gridftp": lab.status_dict(), "hosts": net, **({"gluster": asdict(g)} if g else {})},
-                             indent=1))
+            print(json.dumps({"gridftp": lab.status_dict(), "hosts": net, **({"gluster": asdict(g)} if g else {}),
+                              **({"xrootd": x} if x else {})}, indent=1))
         else:
             state = f"running, pid {status.pid}" if status.running else "not running"
             print(f"gridftp  {status.url}  {state}  (state {status.state_dir})")
@@ -56,12 +66,14 @@ def cmd_lab(args: argparse.Namespace) -> int:
             if g:
                 state = "started" if g.running else "not running"
                 print(f"gluster  {g.address}:/{g.volume}  {state}  (brick {g.brick})")
+            _print_xrootd(x)
     return EXIT_OK
 
 
-def lab_vars(state_dir: str, net: dict | None) -> str:
+def lab_vars(state_dir: str, net: dict | None, xrootd: dict | None = None) -> str:
     """``--set lab=DIR --set ctrl=A --set src=H1 --set dst=H2``: the lab as a scenario's variables
-    (the controller, the first host and the second, or the first again with one host)."""
+    (the controller, the first host and the second, or the first again with one host); with the
+    lab's xrootd on the hosts, its ports too (``xrootd_port``, ``http_port``)."""
     import shlex
 
     if not net or not net.get("hosts"):
@@ -70,6 +82,9 @@ def lab_vars(state_dir: str, net: dict | None) -> str:
     hosts = net["hosts"]
     values = {"lab": state_dir, "ctrl": net["controller_address"], "src": hosts[0]["address"],
               "dst": hosts[1 if len(hosts) > 1 else 0]["address"]}
+    on_hosts = [s for s in (xrootd or {}).get("servers", []) if s["place"] != "local"]
+    if on_hosts:
+        values.update({"xrootd_port": on_hosts[0]["root_port"], "http_port": on_hosts[0]["http_port"]})
     return " ".join(f"--set {shlex.quote(f'{k}={v}')}" for k, v in values.items())
 
 
@@ -94,3 +109,10 @@ def _print_hosts(net: dict | None) -> None:
         for k, urls in sorted((striped.get("subsets") or {}).items()):
             print(f"  striped over {k} node(s): {urls.get('source')} -> {urls.get('target')}")
     print(f"  inventory: {net['inventory']} (user root, identity {net['identity']}, known_hosts {net['known_hosts']})")
+
+
+def _print_xrootd(status: dict | None) -> None:
+    for server in (status or {}).get("servers", []):
+        state = f"running, pid {server['pid']}" if server["running"] else "NOT running"
+        urls = f"{server['root_url']}  {server['http_url']}"
+        print(f"xrootd   {server['place']:<5} {urls}  {state}  (log {server['log']})")
