@@ -67,7 +67,7 @@ def write(tmp_path: Path, text: str = SCENARIO) -> str:
 
 
 def test_the_registry_finds_it_and_the_schema_takes_its_keys(nap_kind):
-    assert registry().kind_names() == ("guc", "connection-test", "autotune", "gfapi", "iperf3", "nap")
+    assert registry().kind_names() == ("guc", "connection-test", "autotune", "gfapi", "iperf3", "xrootd", "http", "nap")
     schema = json.loads(gftpwb("schema").stdout)
     assert schema["definitions"]["nap_test"]["properties"]["seconds"]["description"] == "How long to sleep."
     assert "nap" in schema["definitions"]["test"]["properties"]["kind"]["enum"]

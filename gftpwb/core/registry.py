@@ -219,6 +219,11 @@ class ReportSection:
     #: statistics are the expensive part of a large report).
     data: Callable[[Sequence[ResultRecord], Sequence[Any]], list[ReportData]] | str | None = None
 
+    #: Kinds whose tests' records this section gets too, besides those of its own kinds (which keep
+    #: their own section): a comparison across kinds (other protocols against guc and iperf3 on the
+    #: same path). Only when the section has records of its own.
+    also: tuple[str, ...] = ()
+
     def build(self, records: Sequence[ResultRecord]) -> list[ReportTable]:
         make = registry().resolve(self.tables) if isinstance(self.tables, str) else self.tables
         return make(records)

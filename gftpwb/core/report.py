@@ -40,11 +40,18 @@ def report_sections(records: Sequence[ResultRecord],
     test not in it goes by its own kind), sections in order; records of kinds without one are left out."""
     reg = registry()
     grouped: dict[str, tuple[ReportSection, list[ResultRecord]]] = {}
+    by_kind: dict[str, list[ResultRecord]] = {}
     for record in records:
-        kind = reg.find(kind_of_test.get(record.test_id, record.kind))
+        name = kind_of_test.get(record.test_id, record.kind)
+        by_kind.setdefault(name, []).append(record)
+        kind = reg.find(name)
         if kind is None or kind.report is None:
             continue
         grouped.setdefault(kind.report.name, (kind.report, []))[1].append(record)
+    for section, own in grouped.values():
+        if section.also:  # a section across kinds: their tests' records in the order they came
+            ids = {id(r) for r in own} | {id(r) for name in section.also for r in by_kind.get(name, ())}
+            own[:] = [r for r in records if id(r) in ids]
     return sorted(grouped.values(), key=lambda item: item[0].order)
 
 

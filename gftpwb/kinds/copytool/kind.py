@@ -1,0 +1,118 @@
+"""The base of the copy-tool kinds: a :class:`~gftpwb.core.registry.Kind` made from a :class:`~.tool.Tool`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gftpwb.core.dsl.keys import Key
+from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
+from gftpwb.core.records import ResultRecord
+from gftpwb.core.registry import Exclusion, Figure, HostCheck, Kind, Metric, Program, ReportSection, TestInput
+from gftpwb.core.specs import RunSpec
+
+from .dsl import build_copy_test, check_copy_test
+from .keys import copy_keys, definitions
+from .model import CopyTest
+from .plan import plan_copies
+from .tool import Tool
+
+# The kinds of other transfer protocols on the same path, tabulated together, with the GridFTP
+# (guc) tests and iperf3 runs of the same results (ReportSection.also).
+PROTOCOLS = ReportSection("protocols", 22, "gftpwb.kinds.copytool.report:tables",
+                          data="gftpwb.kinds.copytool.report:data", also=("guc", "iperf3"))
+RATE = Figure("rate_incl_setup_mib_s", "rate incl. set-up", "MiB/s", ("rate_incl_setup_mib_s",))
+QUANTISED, PER_FILE = "quantised", "per file"
+
+
+def own_figure(program: str) -> Figure:
+    """The tool's own average (kept where the record keeps guc's), left out when quantised or per file."""
+    return Figure("rate_guc_avg_mib_s", f"{program} avg", "MiB/s", ("rate_guc_avg_mib_s",),
+                  excluded_by=("details", "guc_avg_quantised"), excluded_reason=QUANTISED,
+                  exclusions=(Exclusion(("details", "files", "count"), PER_FILE, above=1),))
+
+
+METRICS = (
+    Metric("median_rate", "median rate incl. set-up of the case's counted runs", "MiB/s", RATE.key, "median"),
+    Metric("mean_rate", "mean rate incl. set-up", "MiB/s", RATE.key, "mean"),
+    Metric("min_rate", "slowest counted run's rate incl. set-up", "MiB/s", RATE.key, "min"),
+    Metric("cv", "coefficient of variation of the rate incl. set-up (stdev / mean)", "%", RATE.key, "cv"),
+)
+
+
+class CopyToolKind(Kind):
+    """A kind that runs one copy tool per run. Subclasses set ``tool``, ``name``, ``description``,
+    ``order``, ``runner``."""
+
+    tool: Tool
+    tpc_option = ""
+    tpc_values: tuple[str, ...] = ()
+    report = PROTOCOLS
+    metrics = METRICS
+
+    def dsl_keys(self) -> tuple[Key, ...]:
+        return copy_keys(self.tool)
+
+    def definitions(self) -> dict[str, dict[str, Any]]:
+        return definitions(self.tool)
+
+    def check(self, test: TestInput) -> None:
+        check_copy_test(self.tool, test, self.tpc_option, self.tpc_values)
+
+    def build(self, test: TestInput) -> CopyTest:
+        return build_copy_test(self.tool, test)
+
+    def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
+        assert isinstance(test, CopyTest)
+        return plan_copies(scenario, self.tool, test, first_case)
+
+    def programs(self, spec: RunSpec) -> tuple[Program, ...]:
+        if spec.host != LOCAL:
+            return ()
+        return (Program(self.tool.program, f"install the Debian package(s) {self.tool.package} (make test does)"),
+                Program("python3", "install python3 (it gives the tool a terminal, for its progress)"))
+
+    def host_checks(self, spec: RunSpec) -> tuple[HostCheck, ...]:
+        files = spec.details.get("files")
+        if not files:
+            return ()
+        from gftpwb.kinds.guc.files import FileSet, reach_checks
+
+        return reach_checks(FileSet.from_dict(files), f"test '{spec.test_id}'")
+
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        out: list[str] = []
+        for end in (spec.source, spec.target):
+            if self.tool.is_url(end):
+                scheme, _, rest = end.partition("://")
+                base = f"{scheme}://{rest.split('/', 1)[0]}/"
+                if base not in out:
+                    out.append(base)
+        return tuple(out)
+
+    def describe(self, spec: RunSpec, limit: str) -> list[str]:
+        lines = super().describe(spec, limit)
+        files = spec.details.get("files")
+        if files:
+            from gftpwb.kinds.guc.files import FileSet
+
+            lines.append(f"{' ' * len(spec.run_id)}  {FileSet.from_dict(files).describe()}")
+        return lines
+
+    def waiting(self, spec: RunSpec) -> str:
+        return f"waiting for {self.tool.program}'s first progress report (about every second)"
+
+    def progress_note(self, spec: RunSpec) -> str:
+        return self.tool.no_progress_note if spec.details.get("live_progress") is False else ""
+
+    def headline(self, record: ResultRecord) -> str:
+        from .report import headline
+
+        return headline(record, self.tool.program)
+
+    def params_text(self, params: dict[str, Any]) -> str:
+        from .tool import params_text
+
+        return params_text(params)
+
+    def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
+        return {"mode": record.details.get("mode"), "live_progress": record.details.get("live_progress")}
