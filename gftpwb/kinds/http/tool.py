@@ -2,10 +2,10 @@
 
 Why gfal-copy rather than davix: it is what FTS drives (gfal2), it does HTTP-TPC in pull and push
 mode (``--copy-mode``) and checksums (``-K``), and its progress for a third-party copy comes from the
-servers' performance markers: ``Copying URL   24s 80% [===>] 6.41GB 328M/s`` on stdout (sizes in
-powers of 1024; the rate is the markers' current one). davix-get and davix-cp print no progress at
-all. For a streamed copy (one end a local file) gfal-copy prints only the elapsed seconds, so such
-runs have no live bytes. It prints its progress only to a terminal, and errors as ``gfal-copy
+servers' performance markers, for a streamed copy from its own monitor: ``Copying URL   24s 80%
+[===>] 6.41GB 328M/s`` on stdout (sizes in powers of 1024; the rate is the current one), the first
+after about 5 s (before, only the elapsed seconds: those lines are dropped). davix-get and davix-cp
+print no progress at all. It prints its progress only to a terminal, and errors as ``gfal-copy
 error: 2 (No such file or directory) - ...``, exiting with that errno.
 
 Debian's gfal2 Python bindings are built for /usr/bin/python3; gfal-copy's launcher takes the first
@@ -19,7 +19,6 @@ import re
 from collections.abc import Sequence
 
 from gftpwb.core.output import ParsedItem, ProgressSample
-from gftpwb.kinds.copytool.ends import TPC
 from gftpwb.kinds.copytool.lines import LineParser, size_bytes
 from gftpwb.kinds.copytool.tool import CHOICE, COUNT, FLAG, SIZE_VALUE, Tool, ToolOption
 
@@ -67,7 +66,5 @@ GFAL_TOOL = Tool(
     options=OPTIONS, parser=lambda: LineParser(classify), summarize_error=summarize_error,
     url_schemes=("http", "https", "dav", "davs"), fixed_args=("-f",),
     fixed_env=(("GFAL_PYTHONBIN", SYSTEM_PYTHON),), own_rate_step_s=None, files_style="recursive",
-    local_prefix="file://", progress_only_for=(TPC,),
-    no_progress_note="no live progress, elapsed time only: gfal-copy reports bytes only for third-party HTTP "
-                     "copies (the servers' performance markers)",
+    local_prefix="file://",
     description="HTTP/WebDAV copies with gfal-copy: to and from an HTTP server, or between two (HTTP-TPC).")

@@ -1,0 +1,162 @@
+"""The xrootd and http kinds against the real xrootd the lab starts (root:// and http:// with TPC):
+on loopback, and scenarios/protocols.yaml as shipped on namespace hosts (a GridFTP server and an
+xrootd on each) with small sizes; a timeout leaves no xrdcp behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gftpwb.shell.lab.gridftp import GridftpLab, free_port
+from gftpwb.shell.lab.netlab import NetLab
+from gftpwb.shell.lab.xrootd import XrootdLab
+
+pytestmark = [pytest.mark.real, pytest.mark.slow]
+GFTPWB = [sys.executable, "-m", "gftpwb"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def xrootd_lab(tmp_path_factory: pytest.TempPathFactory):
+    """The lab's loopback xrootd and GridFTP server in a state directory of their own (free ports)."""
+    state = str(tmp_path_factory.mktemp("xrootd-lab"))
+    gridftp = GridftpLab(state)
+    ftp = gridftp.up(port=free_port())
+    lab = XrootdLab(state)
+    lab.up()
+    yield lab.server(), ftp
+    lab.down()
+    gridftp.down()
+
+
+def run(args: list[str], tmp_path: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GFTPWB_NO_HISTORY": "1"}
+    return subprocess.run([*GFTPWB, *args], capture_output=True, text=True, timeout=timeout, cwd=tmp_path, env=env)
+
+
+def scenario(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "s.yaml"
+    path.write_text("version: 1\nname: p\ntests:\n" + text)
+    return str(path)
+
+
+def journal(results: Path) -> list[dict]:
+    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_download_upload_and_third_party_copies_on_loopback(xrootd_lab, tmp_path):
+    server, ftp = xrootd_lab
+    base = f"/dev/shm/gftpwb-test-{os.getpid()}"
+    root, http = f"root://127.0.0.1:{server.root_port}/", f"http://127.0.0.1:{server.http_port}"
+    text = f"""\
+  - id: xr-down
+    kind: xrootd
+    source: {root}{base}/a/
+    target: {base}/b/
+    files: {{size: 8M, content: sparse}}
+    matrix: {{streams: [1, 2]}}
+    options: {{page_checksums: false, checksum: adler32}}
+    timeout: 60s
+  - id: xr-tpc
+    kind: xrootd
+    source: {root}{base}/c/
+    target: {root}{base}/d/
+    files: {{size: 8M, content: sparse}}
+    options: {{tpc: only}}
+    timeout: 120s
+  - id: http-up
+    kind: http
+    source: {base}/e/
+    target: {http}{base}/f/
+    files: {{size: 8M, content: random, count: 2, verify: checksum}}
+    timeout: 60s
+  - id: http-tpc
+    kind: http
+    source: {http}{base}/g/
+    target: {http}{base}/h/
+    files: {{size: 8M, content: sparse}}
+    matrix: {{copy_mode: [pull, push]}}
+    timeout: 120s
+  - id: gridftp
+    kind: guc
+    source: file://{base}/i/
+    target: {ftp.url}{base}/j/
+    files: {{size: 8M, content: sparse}}
+"""
+    results = tmp_path / "results"
+    done = run(["run", scenario(tmp_path, text), "--results", str(results), "--progress", "never"], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = [r for r in journal(results) if r.get("run_id")]
+    by_test = {(r["test_id"], r["status"]) for r in records}
+    assert {t for t, status in by_test if status == "passed"} >= {"xr-down", "xr-tpc", "http-up", "http-tpc",
+                                                                   "gridftp"}, by_test
+    assert all(r["status"] == "passed" for r in records)
+    modes = {r["test_id"]: r["details"]["mode"] for r in records if r["kind"] in ("xrootd", "http")}
+    assert modes == {"xr-down": "download", "xr-tpc": "third-party", "http-up": "upload", "http-tpc": "third-party"}
+    assert all(r["bytes"] > 0 and r["rate_incl_setup_mib_s"] > 0 for r in records)
+    assert "Protocols on the same path" in done.stdout
+    report = run(["report", str(results), "--json"], tmp_path)
+    tables = json.loads(report.stdout)["tables"]
+    protocols = {row["protocol"] for row in tables["protocols"]}
+    assert protocols == {"GridFTP", "XRootD", "HTTP"}
+    assert not os.path.exists(base + "/b/gftpwb-file-0000")  # the files were removed
+
+
+def test_a_timeout_stops_xrdcp_and_leaves_nothing(xrootd_lab, tmp_path):
+    server, _ = xrootd_lab
+    base = f"/dev/shm/gftpwb-test-slow-{os.getpid()}"
+    text = f"""\
+  - id: slow
+    kind: xrootd
+    source: root://127.0.0.1:{server.root_port}/{base}/a/
+    target: {base}/b/
+    files: {{size: 64M, content: sparse}}
+    options: {{rate_limit: 1M}}
+    timeout: 2s
+"""
+    results = tmp_path / "results"
+    done = run(["run", scenario(tmp_path, text), "--results", str(results), "--progress", "never"], tmp_path)
+    assert done.returncode != 0
+    (record,) = [r for r in journal(results) if r.get("run_id")]
+    assert record["status"] == "timeout" and "xrdcp" in record["error"]
+    left = subprocess.run(["pgrep", "-f", f"xrdcp.*{base}"], capture_output=True, text=True)
+    assert left.stdout == "", left.stdout
+
+
+@pytest.fixture(scope="module")
+def protocol_hosts(tmp_path_factory: pytest.TempPathFactory):
+    """Two namespace hosts, each with a GridFTP server and an xrootd (the lab's code)."""
+    state = str(tmp_path_factory.mktemp("protocols-lab"))
+    hosts = NetLab(state)
+    hosts.up(2, gridftp_on_hosts=True)
+    lab = XrootdLab(state)
+    lab.up(hosts=hosts.status()["hosts"])
+    yield state
+    lab.down()
+    hosts.down()
+
+
+def test_the_shipped_protocols_scenario_runs_on_the_lab(protocol_hosts, tmp_path):
+    from gftpwb.shell.cli.lab import lab_vars
+
+    state = protocol_hosts
+    net = NetLab(state).status()
+    args = lab_vars(state, net, XrootdLab(state).status()).replace("'", "").split()
+    results = tmp_path / "results"
+    done = run(["run", str(ROOT / "scenarios" / "protocols.yaml"), *args, "--set", "repeat=1", "--set",
+                "streams=[1, 2]", "--set", "size=8M", "--set", "baseline_duration=2s", "--results", str(results),
+                "--progress", "never"], tmp_path, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    records = [r for r in journal(results) if r.get("run_id")]
+    assert records and all(r["status"] == "passed" for r in records)
+    assert {r["kind"] for r in records} == {"guc", "xrootd", "http", "iperf3"}
+    report = run(["report", str(results), "--json"], tmp_path)
+    rows = json.loads(report.stdout)["tables"]["protocols"]
+    assert {r["protocol"] for r in rows} == {"GridFTP", "XRootD", "HTTP", "iperf3 (TCP)"}
+    assert all(r["efficiency"] is not None for r in rows if r["kind"] != "iperf3" and r["medium"] == "memory"
+               and not r["test_id"].endswith("tpc"))
