@@ -1,4 +1,4 @@
-"""Fuzz suites over what gftpwb reads back (issue 17): results directories (journal, samples,
+"""Fuzz suites over what gftpwb reads back: results directories (journal, samples,
 meta.json, plan.json) as every report reads them, and scenarios whose values are of the wrong type
 (the schema's and the kinds' errors). No traceback, every problem or error with its line; seeded per
 run, the seed printed (GFTPWB_FUZZ_SEED=N repeats a run), bounded by the number of examples."""
@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from report_fixture import records, write_mixed
 from rich.console import Console
 
+from gftpwb.cli.report import print_directory
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import GftpwbError, ScenarioError, UsageError
 from gftpwb.core.junit import junit_xml
@@ -30,7 +31,6 @@ from gftpwb.core.records import RecordError, ResultRecord, parse_journal
 from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_json import report_json
 from gftpwb.core.samples import parse_samples
-from gftpwb.shell.cli.report import print_directory
 from gftpwb.shell.results_index import list_results, load_records, read_directory
 
 # Values of every JSON type, and the awkward ones: huge, negative, not finite, paths, URLs with passwords.
@@ -66,7 +66,7 @@ def mutate_lines(rng: random.Random, text: str, edits: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-# The monitors' files of a run with a cpu monitor (issue 15), as shell/sinks/monitors.py writes them.
+# The monitors' files of a run with a cpu monitor, as shell/sinks/monitors.py writes them.
 MONITOR_LINES = [
     {"event": "sampler-started", "host": "local", "utc": "2026-11-22T10:00:00Z", "monitors": ["cpu"],
      "clock_offset_s": 0.0, "clock_uncertainty_s": 0.001},
@@ -228,7 +228,7 @@ def test_a_plan_entry_of_the_wrong_type_is_not_a_traceback(tmp_path):
 
 
 def test_masking_reaches_dictionary_keys():
-    """The environment in meta.json is keyed by server URL (issue 12): the password goes there too."""
+    """The environment in meta.json is keyed by server URL : the password goes there too."""
     assert mask({"ftp://u:pw@h/": {"banner": "ready"}}) == {"ftp://u:***@h/": {"banner": "ready"}}
 
 

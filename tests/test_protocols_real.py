@@ -142,7 +142,7 @@ def protocol_hosts(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_the_shipped_protocols_scenario_runs_on_the_lab(protocol_hosts, tmp_path):
-    from gftpwb.shell.cli.lab import lab_vars
+    from gftpwb.cli.lab import lab_vars
 
     state = protocol_hosts
     net = NetLab(state).status()

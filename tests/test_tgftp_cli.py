@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from clihelp import gftpwb
+from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog, get_attribute
 
 from gftpwb.core.records import ResultRecord
 from gftpwb.tgftp.args import TgftpUsage, parse_tgftp_args
 from gftpwb.tgftp.log import Usage, parse_args
-from gftpwb.tgftp.taglog import STANDARD_TAGS, format_taglog, get_attribute
 
 BIN = Path(sys.executable).parent
 
@@ -293,7 +293,7 @@ def test_shell_code_in_guc_parameters_is_refused_with_exit_69(tmp_path, fake_guc
 
 
 def test_import_taglogs_masks_passwords_and_export_writes_them_masked(tmp_path):
-    """A tgftp log holds the password verbatim; gftpwb stores and writes back ``user:***@`` (issue 17)."""
+    """A tgftp log holds the password verbatim; gftpwb stores and writes back ``user:***@``."""
     log = tmp_path / "pw.csv_#000_000.log"
     log.write_text("<GSIFTP_TRANSFER_LOG_COMMENT>\n\n</GSIFTP_TRANSFER_LOG_COMMENT>\n<TGFTP_COMMAND>\n"
                    "tgftp -s ftp://u:s3cr3t@a/dev/zero -t ftp://b/dev/null\n</TGFTP_COMMAND>\n"

@@ -171,6 +171,8 @@ class TuneUpdate(Event):
     finished: bool = False
     p_within_margin: float | None = None  # estimated P(the pick's true mean is within the margin of the best)
     stop_reason: str = ""  # why the strategy stopped before running all it could ("" : it ran its plan)
+    #: The kind of the test that tunes: its ``update_blocks`` hook says how a final ranking is printed.
+    kind: str = ""
 
 
 @dataclass(frozen=True)
@@ -194,7 +196,7 @@ class TraceLevelChanged(Event):
     host: str
     level: str
     source: str = ""  # what switched it: "signal", "tui", ...
-# --- monitors (issue 13): samples polled on hosts while the tests run --------------------------------
+# --- monitors: samples polled on hosts while the tests run --------------------------------
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
 from gftpwb.core.harness.instances import Plan
 from gftpwb.core.harness.select import Selection
 from gftpwb.core.masking import mask
 from gftpwb.core.registry import registry
+from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.trace.setting import TraceSetting
 
@@ -36,7 +36,7 @@ def plan(scenario: Scenario, only: Iterable[str] = (), where: Iterable[str] = ()
     considered: list[RunSpec] = []
     case = 0
     for test in scenario.tests:
-        test_specs, cases = registry().kind(test.kind).plan(scenario, test, case)
+        test_specs, cases = registry().kind(test.kind).planner.plan(scenario, test, case)
         test_specs = traced(test_specs, scenario.trace_of(test.id))
         if selection.wants_test(test.id):
             considered.extend(test_specs)

@@ -45,9 +45,10 @@ def report_sections(records: Sequence[ResultRecord],
         name = kind_of_test.get(record.test_id, record.kind)
         by_kind.setdefault(name, []).append(record)
         kind = reg.find(name)
-        if kind is None or kind.report is None:
+        section = kind.report.section if kind is not None else None
+        if section is None:
             continue
-        grouped.setdefault(kind.report.name, (kind.report, []))[1].append(record)
+        grouped.setdefault(section.name, (section, []))[1].append(record)
     for section, own in grouped.values():
         if section.also:  # a section across kinds: their tests' records in the order they came
             ids = {id(r) for r in own} | {id(r) for name in section.also for r in by_kind.get(name, ())}

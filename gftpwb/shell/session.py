@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gftpwb.core.bus import EventBus, Handler
-from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import StorageError
 from gftpwb.core.events import Notice
 from gftpwb.core.harness.agenda import Schedule
@@ -26,6 +25,7 @@ from gftpwb.core.harness.instances import effective_seed
 from gftpwb.core.journal import Journal
 from gftpwb.core.records import ResultRecord, Summary
 from gftpwb.core.registry import registry
+from gftpwb.core.scenario.model import Scenario
 from gftpwb.core.specs import RunSpec
 
 from . import results_dir as rd
@@ -124,10 +124,10 @@ def harness_meta(scenario: Scenario) -> dict[str, Any]:
 
 
 def consumers(specs: Iterable[RunSpec], results_dir: str) -> list[Handler]:
-    """The extra subscribers the kinds of these runs add (:attr:`gftpwb.core.registry.Kind.consumers`)."""
+    """The extra subscribers the kinds of these runs add (:attr:`gftpwb.core.registry.Run.consumers`)."""
     kinds = {spec.kind for spec in specs}
     reg = registry()
-    return [reg.resolve(ref)(results_dir) for kind in reg.kinds() if kind.name in kinds for ref in kind.consumers]
+    return [reg.resolve(ref)(results_dir) for kind in reg.kinds() if kind.name in kinds for ref in kind.run.consumers]
 
 
 async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True,

@@ -17,17 +17,17 @@ from gftpwb.core.commands import COMMAND_ROLES
 from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.limits import RUNS_VARIABLE, limits
 from gftpwb.core.registry import TestInput, registry
+from gftpwb.core.scenario.model import LOCAL, Host, Scenario, TestModel
+from gftpwb.core.scenario.yamlpos import Path, Positions, label, load_yaml_with_positions
 from gftpwb.core.trace.setting import NO_TRACE, TraceSetting
 from gftpwb.core.units import parse_duration
 
 from .expand import expand_scenario
 from .harness import expect_diagnostics, harness_diagnostics, test_schedules
-from .model import LOCAL, Host, Scenario, TestModel
 from .monitors import build_monitors, monitor_diagnostics
 from .quickcheck import verdict
 from .schema import kind_key_names, merged_key_names, scenario_schema
 from .source import decode_source, read_source
-from .yamlpos import Path, Positions, label, load_yaml_with_positions
 
 
 def load_scenario(path: str, *, overrides: Mapping[str, str] | None = None,
@@ -117,8 +117,8 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
                        "repeat" if "repeat" in raw else ("matrix" if "matrix" in raw else None))
         else:
             for engine in registry().engines():
-                engine.check(test)
-            registry().kind(raw["kind"]).check(test)
+                engine.dsl.check(test)
+            registry().kind(raw["kind"]).dsl.check(test)
         errors.extend(test.errors)
         warnings.extend(test.warnings)
         errors.extend(command_diagnostics(raw, ("tests", index), pos, filename))
@@ -274,7 +274,7 @@ def build_hosts(data: dict[str, Any], filename: str) -> tuple[Host, ...]:
 
 def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, text: str,
                 warnings: list[Diagnostic], variables: dict[str, Any] | None = None) -> Scenario:
-    tests: list[TestModel] = [registry().kind(test.raw["kind"]).build(test) for test in inputs]
+    tests: list[TestModel] = [registry().kind(test.raw["kind"]).dsl.build(test) for test in inputs]
     return Scenario(
         version=data["version"],
         name=data["name"],

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from gftpwb.core.commands import command_of
-from gftpwb.core.dsl.model import LOCAL, on_tuple
 from gftpwb.core.dsl.repeats import SEQUENTIAL, check_repeats
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.registry import TestInput
+from gftpwb.core.scenario.model import LOCAL, on_tuple
 from gftpwb.core.units import parse_duration, parse_size
 from gftpwb.kinds.guc.baseline import BaselineError
 from gftpwb.kinds.guc.files import LIST

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import COMMAND_KEYS, DURATION, SIZE, Key, ref
 from gftpwb.core.dsl.repeats import REPEAT_KEYS
+from gftpwb.core.scenario.keys import COMMAND_KEYS, DURATION, SIZE, Key, ref
 from gftpwb.kinds.guc.keys import BASELINE_KEY
 
 from .tool import Tool

@@ -1,13 +1,28 @@
-"""The base of the copy-tool kinds: a :class:`~gftpwb.core.registry.Kind` made from a :class:`~.tool.Tool`."""
+"""The facets of the copy-tool kinds, made from a :class:`~.tool.Tool`: :func:`copy_tool_kind` is the
+whole kind (the XRootD and HTTP kinds are one call each)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import Key
-from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Exclusion, Figure, HostCheck, Kind, Metric, Program, ReportSection, TestInput
+from gftpwb.core.registry import (
+    Dsl,
+    Exclusion,
+    Figure,
+    HostCheck,
+    Kind,
+    Metric,
+    Planner,
+    Present,
+    Program,
+    Report,
+    ReportSection,
+    Run,
+    TestInput,
+)
+from gftpwb.core.scenario.keys import Key
+from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel
 from gftpwb.core.specs import RunSpec
 
 from .dsl import build_copy_test, check_copy_test
@@ -39,17 +54,14 @@ METRICS = (
 )
 
 
-class CopyToolKind(Kind):
-    """A kind that runs one copy tool per run. Subclasses set ``tool``, ``name``, ``description``,
-    ``order``, ``runner``."""
+class CopyToolDsl(Dsl):
+    """The tool's options as keys, its checks (``tpc_option`` takes ``tpc_values`` only between two
+    servers), its typed model."""
 
-    tool: Tool
-    tpc_option = ""
-    tpc_values: tuple[str, ...] = ()
-    report = PROTOCOLS
-    metrics = METRICS
+    def __init__(self, tool: Tool, tpc_option: str, tpc_values: tuple[str, ...]):
+        self.tool, self.tpc_option, self.tpc_values = tool, tpc_option, tpc_values
 
-    def dsl_keys(self) -> tuple[Key, ...]:
+    def test_keys(self) -> tuple[Key, ...]:
         return copy_keys(self.tool)
 
     def definitions(self) -> dict[str, dict[str, Any]]:
@@ -60,6 +72,11 @@ class CopyToolKind(Kind):
 
     def build(self, test: TestInput) -> CopyTest:
         return build_copy_test(self.tool, test)
+
+
+class CopyToolPlanner(Planner):
+    def __init__(self, tool: Tool):
+        self.tool = tool
 
     def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
         assert isinstance(test, CopyTest)
@@ -98,6 +115,18 @@ class CopyToolKind(Kind):
             lines.append(f"{' ' * len(spec.run_id)}  {FileSet.from_dict(files).describe()}")
         return lines
 
+
+class CopyToolReport(Report):
+    """In the protocols section; its facts: the copy mode and whether progress was live."""
+
+    def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
+        return {"mode": record.details.get("mode"), "live_progress": record.details.get("live_progress")}
+
+
+class CopyToolPresent(Present):
+    def __init__(self, tool: Tool):
+        self.tool = tool
+
     def waiting(self, spec: RunSpec) -> str:
         return f"waiting for {self.tool.program}'s first progress report (about every second)"
 
@@ -114,5 +143,11 @@ class CopyToolKind(Kind):
 
         return params_text(params)
 
-    def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
-        return {"mode": record.details.get("mode"), "live_progress": record.details.get("live_progress")}
+
+def copy_tool_kind(tool: Tool, *, order: int, runner: str, figures: tuple[Figure, ...], tpc_option: str,
+                   tpc_values: tuple[str, ...]) -> Kind:
+    """The kind ``tool.kind``: one run of the tool per run, in the protocols section."""
+    return Kind(
+        name=tool.kind, description=tool.description, order=order,
+        dsl=CopyToolDsl(tool, tpc_option, tpc_values), planner=CopyToolPlanner(tool), run=Run(runner),
+        report=CopyToolReport(PROTOCOLS, figures=figures, metrics=METRICS), present=CopyToolPresent(tool))

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.plan import case_label, matrix_points, order_runs, run_id_on
+from gftpwb.core.scenario.model import Scenario
 from gftpwb.core.specs import RunSpec
 from gftpwb.kinds.guc.model import GucOptions
 from gftpwb.kinds.guc.plan import baseline_spec

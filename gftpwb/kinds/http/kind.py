@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-from gftpwb.kinds.copytool.kind import RATE, CopyToolKind
+from gftpwb.kinds.copytool.kind import RATE, copy_tool_kind
 
 from .tool import GFAL_TOOL
 
-
-class HttpKind(CopyToolKind):
-    name = "http"
-    description = GFAL_TOOL.description
-    order = 56
-    tool = GFAL_TOOL
-    runner = "gftpwb.kinds.http.run.runner:run"
-    tpc_option = "copy_mode"
-    tpc_values = ("pull", "push")
-    figures = (RATE,)
-
-
-KIND = HttpKind()
+KIND = copy_tool_kind(GFAL_TOOL, order=56, runner="gftpwb.kinds.http.run.runner:run", figures=(RATE,),
+                      tpc_option="copy_mode", tpc_values=("pull", "push"))

@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-from gftpwb.kinds.copytool.kind import RATE, CopyToolKind, own_figure
+from gftpwb.kinds.copytool.kind import RATE, copy_tool_kind, own_figure
 
 from .tool import XRDCP, XRDCP_TOOL
 
-
-class XrootdKind(CopyToolKind):
-    name = "xrootd"
-    description = XRDCP_TOOL.description
-    order = 55
-    tool = XRDCP_TOOL
-    runner = "gftpwb.kinds.xrootd.run.runner:run"
-    tpc_option = "tpc"
-    tpc_values = ("only", "first")
-    figures = (RATE, own_figure(XRDCP))
-
-
-KIND = XrootdKind()
+KIND = copy_tool_kind(XRDCP_TOOL, order=55, runner="gftpwb.kinds.xrootd.run.runner:run",
+                      figures=(RATE, own_figure(XRDCP)), tpc_option="tpc", tpc_values=("only", "first"))

@@ -13,7 +13,7 @@ screen (``ftp://user:***@host/``) unless ``GFTPWB_TGFTP_FAITHFUL_LOGS=1`` asks f
 logs and screen; guc always gets the real URL.
 Underneath it is gftpwb's executor: guc runs as an argv list in its own process group, timed with a
 monotonic clock, and a timeout kills the whole group. Deliberate differences (tgftp's bugs B1, B2
-and B5, CRLF batchfiles, ...) are listed in docs/tgftp-compat.md and in tests/compat/allowlist.py.
+and B5, CRLF batchfiles, ...) are listed in docs/migration/tgftp.md and in tests/compat/allowlist.py.
 """
 
 from __future__ import annotations
@@ -102,8 +102,8 @@ def tgftp_main(argv: list[str], program: str = "tgftp", screen: Screen | None = 
         screen.out(version_text(name))
         return EX_OK
     # the executor, the kinds and the importer: loaded only when something runs (--help starts fast)
+    from gftpwb.shell.frontend import shell_env
     from gftpwb.tgftp.run.execute import run_batch, run_single, run_tgftp_autotune
-    from gftpwb.tgftp.run.migrate import shell_env
 
     env = env if env is not None else shell_env()
     masked = not faithful_logs(os.environ, screen)  # a batch's executions read it again, quietly

@@ -36,10 +36,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gftpwb.core.clockoffset import ZERO
-from gftpwb.core.dsl.model import LOCAL
 from gftpwb.core.events import Event, IoTrace, Notice, Progress, RunStarted, TraceLevelChanged
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, ResultRecord, bound_output
 from gftpwb.core.runrecord import record_for
+from gftpwb.core.scenario.model import LOCAL
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.trace.setting import IO, TraceSetting
 from gftpwb.core.transport import Process, StartError, Transport
@@ -279,7 +279,7 @@ class GfapiRunner:
         chunks: list[bytes] = []
         problem = ""
         if host == LOCAL:  # this machine: read and remove the file here rather than cat and rm it through
-            # a pipe (about 20 ms of CPU per 8 MB otherwise; BENCHMARKS.md, tracing overhead)
+            # a pipe (about 20 ms of CPU per 8 MB otherwise; docs/benchmarks/tracing.md)
             try:
                 data = await asyncio.to_thread(_take_file, path, run.io_traced)
             except OSError as exc:

@@ -1,0 +1,592 @@
+"""tgftp batchfiles (``#%tgftp%v0.4.x`` .. ``0.7.x``) -> gftpwb scenarios, and back.
+
+A batchfile is one test per line, ten ``;``-separated fields (see ../shared/research/tgftp.md §2)::
+
+    source;target;gsiftp-params;connection-test;timeout;log-filename;log-comment;pre-command;post-command;execs
+
+:func:`import_batchfile` reads it exactly as tgftp 0.7.0 did (:mod:`gftpwb.tgftp.model`: its line
+and test numbering, the lines it skipped, and the two passes through bash that turned each line
+into a child tgftp command line, whose guc call is the third) and writes a DSL v1 scenario: each
+test gets guc's parameters as ``args``, exactly as tgftp passed them (``-len 1024M`` stays
+``-len 1024M``; nothing is reordered and no ``-vb`` is added), ``tgftp_style`` (tgftp's listing
+after each transfer, its buffered output and its tag-log rules), and a pre command that does not
+stop the transfer when it fails. ``#`` lines become YAML comments before the test they precede;
+every line tgftp skipped or failed stays in the scenario as a comment, with the reason also given
+as a ``file:line:col`` warning.
+
+Where tgftp's behaviour was a bug, the scenario departs and says so: the sticky connection-test and
+log-comment flags (bug B1) and an empty first timeout (bug B2) are not reproduced; a CRLF file and a
+last line without a newline are read; a log name with a directory keeps its file name (logs go to the
+results directory); a log name without ``.log`` gets ``_<exec>`` when there are several executions;
+connection tests move one byte (``-len 1``, which tgftp 0.5.0-0.7.0 left out).
+
+Pure: text in, text and diagnostics out. :func:`export_batchfile` writes a scenario back as a
+batchfile (one line per test case), which makes the round trip testable.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+from gftpwb import __version__
+from gftpwb.core.commands import Command, from_shell_text, to_dsl
+from gftpwb.core.errors import Diagnostic, ScenarioError
+from gftpwb.core.plan import matrix_points
+from gftpwb.core.scenario.keys import NAME_PATTERN
+from gftpwb.core.scenario.model import Scenario
+from gftpwb.kinds.guc.model import Test
+from gftpwb.tgftp.args import TgftpUsage
+from gftpwb.tgftp.model import (
+    FIELD_NAMES,
+    BatchLine,
+    Execution,
+    eval_code,
+    is_text_comment,
+    parse_child,
+    read_batch,
+    single_test,
+    split_fields,
+)
+from gftpwb.tgftp.shellwords import quote_word
+
+HEADER_PREFIX = "#%tgftp%v"
+AUTOTUNE_MAGIC = "#%tgftp_autotuning_batchfile"
+FIELDS_LINE = "#  " + ";".join(FIELD_NAMES)
+EXPORT_VERSION = "0.7.0"
+PROGRAM = "tgftp"  # tgftp's $0 on the command lines it generated
+# A kind whose tests have a batchfile form names its line writer under this name in Kind.exports
+# (the name of the batchfile input format too).
+BATCHFILE_EXPORT = "tgftp-batchfile"
+_VERSION_RE = re.compile(r"^0\.([4-7])(?:\.(\d+))?$")
+_NAME_RE = re.compile(NAME_PATTERN)
+
+# Characters a batchfile line may hold but YAML may not show plainly: C0 and C1 controls but tab, DEL,
+# and Unicode's line and paragraph separators (\n ends a line; a \r before it is a CRLF file's).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+_UNDECODABLE = re.compile("[\udc80-\udcff]+")
+
+__all__ = ["ExportError", "ImportResult", "decode_batchfile", "export_batchfile", "import_batchfile",
+           "scenario_name_for", "split_fields"]
+
+
+@dataclass
+class TestDraft:
+    """One batchfile data line on its way to becoming a scenario test."""
+
+    line: int
+    number: int  # tgftp's test number (data lines counted from 0), also the tag log's #NNN
+    data: dict[str, Any]
+    comments_before: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # warnings, also written as YAML comments
+
+
+@dataclass
+class ImportResult:
+    text: str  # the scenario as YAML
+    name: str
+    version: str
+    tests: int
+    warnings: list[Diagnostic]
+    lines: dict[str, int] = field(default_factory=dict)  # test id -> batchfile line
+
+
+class _Reader:
+    """Diagnostics while reading one batchfile, and what earlier lines set (for tgftp's sticky flags)."""
+
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.warnings: list[Diagnostic] = []
+        self.sticky_connection_test: int | None = None  # line that set --connection-test (B1)
+        self.sticky_timeout = False  # some line set --timeout (B2 then no longer bites)
+        self.sticky_comment: int | None = None  # line that set --log-comment (B1)
+        self.log_names: dict[str, int] = {}
+
+    def warn(self, line: int, column: int, message: str, draft: TestDraft | None = None) -> None:
+        self.warnings.append(Diagnostic(self.filename, line, column, message, severity="warning"))
+        if draft is not None:
+            draft.notes.append(message)
+
+
+def scenario_name_for(filename: str) -> str:
+    """The scenario name for a batchfile: its base name, which also makes tgftp's log names
+    (``<batchfile>_#NNN_MMM.log``) come out the same; characters a name cannot hold become ``_``."""
+    base = filename.replace("\\", "/").rsplit("/", 1)[-1] or "batchfile"
+    if _NAME_RE.match(base):
+        return base
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip("._-")
+    return cleaned or "batchfile"
+
+
+def decode_batchfile(data: bytes, filename: str) -> tuple[str, list[Diagnostic]]:
+    """A batchfile's bytes as text, and a warning at line:col for each line holding bytes that are not
+    UTF-8. tgftp's bash passed such bytes on untouched; a scenario holds text, so each undecodable run
+    becomes U+FFFD (the warning says so, and where)."""
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError:
+        pass
+    text = data.decode("utf-8", errors="surrogateescape")
+    warnings = []
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        runs = list(_UNDECODABLE.finditer(line))
+        if not runs:
+            continue
+        shown = line[runs[0].start():runs[0].end()].encode("utf-8", "surrogateescape")
+        more = f" (and {len(runs) - 1} more on this line)" if len(runs) > 1 else ""
+        warnings.append(Diagnostic(filename, number, runs[0].start() + 1,
+                                   f"bytes {shown!r} are not UTF-8{more}: tgftp passed them on as they were; a "
+                                   "scenario holds text, so gftpwb reads each such run as U+FFFD (\ufffd)",
+                                   severity="warning"))
+        lines[number - 1] = _UNDECODABLE.sub("\ufffd", line)
+    return "\n".join(lines), warnings
+
+
+def _control_characters(text: str, reader: _Reader) -> str:
+    """Warn at line:col of every line holding a control character (what it is and in which field), and
+    drop NUL bytes as bash's ``read`` did; the other characters stay, as tgftp passed them on."""
+    if not _CONTROL.search(text):
+        return text
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        found = list(_CONTROL.finditer(line))
+        if not found:
+            continue
+        first = found[0]
+        _fields, columns = split_fields(line)
+        index = sum(1 for column in columns[1:] if column <= first.start() + 1)
+        where = (f"the {FIELD_NAMES[index]} field" if not line.lstrip().startswith("#") and index < len(FIELD_NAMES)
+                 else "this line")
+        more = f" (and {len(found) - 1} more on this line)" if len(found) > 1 else ""
+        char = first.group()
+        what = (f"a NUL byte{more} in {where}: bash's read dropped it, and so does gftpwb" if char == "\x00" else
+                f"control character U+{ord(char):04X} ({char!r}){more} in {where}: tgftp passed it on as it was, "
+                "and so does gftpwb (the scenario writes it escaped)")
+        reader.warn(number, first.start() + 1, what)
+        lines[number - 1] = line.replace("\x00", "")
+    return "\n".join(lines)
+
+
+def import_batchfile(text: str, filename: str, env: Mapping[str, str] | None = None) -> ImportResult:
+    """Convert a tgftp batchfile to a scenario. ``env`` is the environment tgftp's shell would have had
+    (``$HOME``, ...). Raises ScenarioError (file:line:col) when there is nothing to import."""
+    env = dict(env or {})
+    reader = _Reader(filename)
+    text = _control_characters(text, reader)
+    batch = read_batch(text, filename, PROGRAM, env)
+    lines = text.replace("\r\n", "\n").split("\n") if batch.crlf else text.split("\n")
+    version, header_line = _header(lines, reader)
+    if batch.crlf:
+        reader.warn(1, 1, "CRLF line endings: tgftp kept the \\r in every line, so its version check failed and it "
+                          "ran nothing; gftpwb reads the lines")
+    name = scenario_name_for(filename)
+    base = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    if name != base:
+        reader.warn(0, 0, f"scenario named {name!r}: {base!r} is not a valid name, so tag logs are named "
+                          f"{name}_#NNN_MMM.log instead of tgftp's {base}_#NNN_MMM.log")
+    if batch.autotune:
+        reader.warn(header_line, 1, "this is tgftp's generated auto-tuning batchfile: tgftp ran it silently and "
+                                    "printed only the best parameters; gftpwb imports its lines as plain tests")
+    drafts: list[TestDraft] = []
+    pending: list[str] = []
+    for entry in batch.lines:
+        if entry.line == header_line or AUTOTUNE_MAGIC in entry.text:
+            continue
+        fields = entry.fields
+        if not fields or fields[0] == "":
+            continue
+        if fields[0].startswith("#"):
+            pending.append(entry.text[1:].strip())
+            continue
+        for column, note in entry.notes:
+            reader.warn(entry.line, column, note)
+        draft = _draft(reader, entry, version, env, position=len(drafts)) if entry.test is not None else None
+        if draft is None:
+            pending.append(f"gftpwb: skipped line {entry.line}: {entry.text}")
+            continue
+        draft.comments_before, pending = pending, []
+        drafts.append(draft)
+    if not drafts:
+        raise ScenarioError([Diagnostic(filename, header_line, 1, "no test lines to import (every line is a "
+                                                                  "comment, empty or skipped)")])
+    yaml_text = _render(name, base, version, drafts, pending)
+    warnings = sorted(reader.warnings, key=lambda d: (d.line, d.column))
+    return ImportResult(yaml_text, name, version, len(drafts), warnings,
+                        {draft.data["id"]: draft.line for draft in drafts})
+
+
+def _header(lines: list[str], reader: _Reader) -> tuple[str, int]:
+    for index, line in enumerate(lines, start=1):
+        if line.startswith(HEADER_PREFIX):
+            version = line[len(HEADER_PREFIX):].strip()
+            if not _VERSION_RE.match(version):
+                raise ScenarioError([Diagnostic(reader.filename, index, len(HEADER_PREFIX) + 1,
+                                                f"unsupported tgftp batchfile version 'v{version}' (gftpwb reads "
+                                                "batchfiles of tgftp 0.4.x to 0.7.x)")])
+            if index != 1:
+                reader.warn(index, 1, "the #%tgftp header should be the first line (tgftp 0.7.0 also found it "
+                                      "further down)")
+            return version, index
+    raise ScenarioError([Diagnostic(reader.filename, 1, 1, "not a tgftp batchfile: no '#%tgftp%v<version>' header "
+                                                           "line (e.g. #%tgftp%v0.7.0 on line 1)")])
+
+
+def _version_tuple(version: str) -> tuple[int, int]:
+    match = _VERSION_RE.match(version)
+    assert match is not None
+    return int(match.group(1)), int(match.group(2) or 0)
+
+
+def _column(entry: BatchLine, index: int) -> int:
+    return entry.columns[index] if index < len(entry.columns) else entry.columns[-1]
+
+
+def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, str],
+           position: int) -> TestDraft | None:
+    """The scenario test for one line tgftp ran (None when tgftp ran nothing useful for it)."""
+    number = entry.test
+    assert number is not None
+    fields = entry.fields + [""] * (10 - len(entry.fields))
+    draft = TestDraft(line=entry.line, number=number, data={})
+    col = {name: _column(entry, i) for i, name in enumerate(FIELD_NAMES)}
+    _sticky_notes(reader, entry, fields, col, draft)
+    if not entry.executions:
+        reader.warn(entry.line, col["execs"], f"execs {entry.execs_text!r}: tgftp ran this line zero times; "
+                                              "skipped")
+        return None
+    first = entry.executions[0]
+    if first.eval_failed:
+        reader.warn(entry.line, 1, f"{'; '.join(first.problems)}: tgftp's eval failed, so it ran nothing for this "
+                                   "line (and called it successful); line skipped")
+        return None
+    if first.argv is None:
+        for problem in first.problems:
+            reader.warn(entry.line, 1, f"{problem}: gftpwb runs no shell code there; line skipped")
+        return None
+    _expansion_notes(reader, entry.line, first, draft)
+    if first.hidden:
+        reader.warn(entry.line, 1, f"an unquoted '#' made {first.hidden!r} a shell comment in tgftp's command line, "
+                                   "so tgftp ran this test without it; so does gftpwb (put fields that start with '#' "
+                                   "in double quotes)", draft)
+    child = parse_child(first.argv)
+    if isinstance(child, TgftpUsage):
+        why = child.message or "an argument it does not know (usage)"
+        reader.warn(entry.line, 1, f"tgftp failed this test with a usage error ({why}): its generated command "
+                                   f"line was {first.line!r}; line skipped (put fields with spaces in double "
+                                   "quotes)")
+        return None
+    if child.mode in ("batch", "auto-tune"):
+        reader.warn(entry.line, 1, f"the generated command line asks tgftp for {child.mode} mode; line skipped")
+        return None
+    test = single_test(child, env)
+    if test.problems:
+        for problem in test.problems:
+            reader.warn(entry.line, col["gsiftp-params"], f"{problem} (in the guc command line tgftp wrote): gftpwb "
+                                                          "runs no shell code there; line skipped")
+        return None
+    if len(test.argv) < 3:
+        reader.warn(entry.line, 1, "guc would have been called without a source and a target; line skipped")
+        return None
+    for word in dict.fromkeys(test.globs):
+        reader.warn(entry.line, col["gsiftp-params"], f"{word!r} is a file name pattern for bash; gftpwb passes it "
+                                                      "as it is (bash too, when no file matches)", draft)
+    for variable in dict.fromkeys(test.unset):
+        reader.warn(entry.line, 1, f"${variable} is not set: it expands to nothing, as in tgftp's shell", draft)
+    data: dict[str, Any] = {"id": f"test-{number:03d}",
+                            "kind": "connection-test" if test.connection_test else "guc",
+                            "source": test.argv[-2], "target": test.argv[-1]}
+    if test.connection_test:
+        if fields[2].strip():
+            reader.warn(entry.line, col["gsiftp-params"], "tgftp ignores gsiftp-params in a connection test (it "
+                                                          "runs guc -dbg -vb); not imported", draft)
+        if (5, 0) <= _version_tuple(version) <= (7, 0):
+            reader.warn(entry.line, col["connection-test"], f"tgftp {version} left out -len 1 in connection tests, "
+                                                            "so one from /dev/zero ran until its 30 s timeout and "
+                                                            "was logged as failed; gftpwb moves one byte", draft)
+        if fields[4] not in ("", "30"):
+            reader.warn(entry.line, col["timeout"], "tgftp ignores the timeout of a connection test (always 30 s); "
+                                                    "gftpwb uses its 30 s default too", draft)
+    else:
+        data["args"] = list(test.argv[1:-2])
+        data["tgftp_style"] = True
+        timeout = test.timeout
+        if timeout.refused:
+            reader.warn(entry.line, col["timeout"], f"timeout: {timeout.note}; line skipped")
+            return None
+        if timeout.note:
+            reader.warn(entry.line, col["timeout"], f"timeout: {timeout.note}", draft)
+        if timeout.seconds and not math.isfinite(timeout.seconds):
+            reader.warn(entry.line, col["timeout"], f"timeout {timeout.text!r}: coreutils timeout reads it as "
+                                                    "infinite, so no time limit; none set", draft)
+        elif timeout.seconds:
+            data["timeout"] = int(timeout.seconds) if timeout.seconds == int(timeout.seconds) else timeout.seconds
+    if len(entry.executions) != 1:
+        data["repeat"] = len(entry.executions)
+    _log_filename(reader, entry, fields, child.value("--log-filename"), col["log-filename"], data, draft, position)
+    _comment_and_commands(reader, entry.line, col, child.value("--log-comment"), child.value("--pre-command"),
+                          child.value("--post-command"), data, draft)
+    if entry.connection_test:
+        reader.sticky_connection_test = reader.sticky_connection_test or entry.line
+    draft.data = data
+    return draft
+
+
+def _sticky_notes(reader: _Reader, entry: BatchLine, fields: list[str], col: dict[str, int],
+                  draft: TestDraft) -> None:
+    """tgftp's bugs B1 and B2, which gftpwb does not reproduce: say where they changed what tgftp ran."""
+    if not entry.connection_test and reader.sticky_connection_test is not None:
+        reader.warn(entry.line, col["connection-test"], f"tgftp ran this line as a connection test too (bug B1: the "
+                                                        f"connection-test flag of line "
+                                                        f"{reader.sticky_connection_test} stuck); gftpwb runs the "
+                                                        "transfer", draft)
+    if fields[4] == "" and not reader.sticky_timeout:
+        reader.warn(entry.line, col["timeout"], "tgftp failed this test with a usage error (bug B2: an empty timeout "
+                                                "before any line had set one left a stray '0' on its command line); "
+                                                "gftpwb runs it without a time limit", draft)
+    reader.sticky_timeout = reader.sticky_timeout or fields[4] != ""
+    if fields[6] == "" and reader.sticky_comment is not None:
+        swallowed = ("--pre-command" if fields[7] else "--post-command" if fields[8]
+                     else "--" if fields[2].strip() else "")
+        if swallowed:
+            reader.warn(entry.line, col["log-comment"], f"tgftp failed this test with a usage error (bug B1: the "
+                                                        f"--log-comment flag of line {reader.sticky_comment} stuck, "
+                                                        f"took {swallowed!r} as the comment and left the next word as "
+                                                        "an unknown option); gftpwb runs it", draft)
+    if fields[6]:
+        reader.sticky_comment = reader.sticky_comment or entry.line
+
+
+def _expansion_notes(reader: _Reader, line: int, execution: Execution, draft: TestDraft) -> None:
+    for shown, value in dict.fromkeys(execution.expanded):
+        reader.warn(line, 1, f"{shown} expanded to {value!r}, as tgftp's shell did; the scenario holds the value",
+                    draft)
+    for variable in dict.fromkeys(execution.unset):
+        reader.warn(line, 1, f"${variable} is not set: it expands to nothing, as in tgftp's shell", draft)
+
+
+def _log_filename(reader: _Reader, entry: BatchLine, fields: list[str], first_name: str, column: int,
+                  data: dict[str, Any], draft: TestDraft, position: int) -> None:
+    """The test's log_filename from the name tgftp gave its first execution; none when gftpwb's default
+    name (``<scenario>_#<position>_<exec>.log``) is the same."""
+    line = entry.line
+    name = first_name[: -len("_000.log")] + ".log" if first_name.endswith("_000.log") else first_name
+    if fields[5] == "":
+        if not first_name:  # a '#' earlier on the line hid --log-filename: tgftp's default name, and so ours
+            return
+        if first_name != f"{scenario_name_for(reader.filename)}_#{position:03d}_000.log" and "/" not in name:
+            data["log_filename"] = name  # tgftp's number, or its name for the batchfile, differs from ours
+        return
+    if not fields[5].endswith(".log"):
+        name = first_name
+    if "/" in name:
+        base = name.rsplit("/", 1)[-1]
+        reader.warn(line, column, f"log-filename {name!r} is a path; gftpwb writes tag logs into the results "
+                                  f"directory and keeps only {base!r}", draft)
+        name = base
+    if name in (".", "..", ".log", ""):
+        reader.warn(line, column, f"log-filename {name!r} cannot name a file; default names used", draft)
+        return
+    stem = name[:-4] if name.endswith(".log") else name
+    if stem in reader.log_names:
+        reader.warn(line, column, f"log-filename {name!r} is also used by line {reader.log_names[stem]}; tgftp "
+                                  "refused to overwrite it and failed this test; gftpwb uses default names for this "
+                                  "one", draft)
+        if position != entry.test:
+            data["log_filename"] = f"{scenario_name_for(reader.filename)}_#{entry.test:03d}.log"
+        return
+    reader.log_names[stem] = line
+    if not name.endswith(".log") and len(entry.executions) > 1:
+        reader.warn(line, column, f"tgftp used log-filename {name!r} (no .log suffix) for every execution, so "
+                                  f"executions after the first failed (log exists); gftpwb names them {name}_000, "
+                                  "_001, ...", draft)
+    data["log_filename"] = name
+
+
+def _comment_and_commands(reader: _Reader, line: int, col: dict[str, int], comment: str, pre: str, post: str,
+                          data: dict[str, Any], draft: TestDraft) -> None:
+    """The child tgftp's --log-comment, --pre-command and --post-command, as gftpwb commands."""
+    if comment:
+        if is_text_comment(comment):
+            if "\\" in comment:
+                reader.warn(line, col["log-comment"], "tgftp 0.7.0 wrote the comment with echo -e, which interprets "
+                                                      "backslash escapes; so does the tag log of this test (the "
+                                                      "record keeps it as written)", draft)
+            data["comment"] = comment
+        elif eval_code(comment):
+            data["comment_command"] = to_dsl(from_shell_text(eval_code(comment)))
+    if eval_code(pre):
+        data["pre"] = to_dsl(from_shell_text(eval_code(pre), on_failure="continue"))
+    if eval_code(post):
+        data["post"] = to_dsl(from_shell_text(eval_code(post)))
+
+
+# --- rendering ------------------------------------------------------------------------------------
+
+
+_PLAIN_ITEM = re.compile(r"[A-Za-z0-9_./=+-][A-Za-z0-9_./:=+-]*")
+
+
+def _comment_text(text: str) -> str:
+    """A batchfile line as a YAML comment: control characters (line breaks to YAML among them) escaped."""
+    return _CONTROL.sub(lambda match: repr(match.group())[1:-1], text)
+
+
+def _escaped(value: Any) -> Any:
+    """Text holding a control character, double-quoted so YAML writes it escaped: plain or single-quoted,
+    some are refused when read back and some change (U+0085 and U+2028 are line breaks to YAML)."""
+    if isinstance(value, str) and _CONTROL.search(value):
+        return DoubleQuotedScalarString(value)
+    if isinstance(value, dict):
+        return {key: _escaped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_escaped(item) for item in value]
+    return value
+
+
+def _flow(value: Any) -> Any:
+    value = _escaped(value)
+    if isinstance(value, dict):
+        out = CommentedMap(value)
+        out.fa.set_flow_style()
+        return out
+    if isinstance(value, list):
+        # In a flow sequence ruamel leaves some items bare that YAML then reads as something else (?0 is
+        # a key): quote every item that is not plainly a word.
+        seq = CommentedSeq(item if not isinstance(item, str) or _PLAIN_ITEM.fullmatch(item)
+                           else DoubleQuotedScalarString(item) for item in value)
+        seq.fa.set_flow_style()
+        return seq
+    return value
+
+
+KEY_ORDER = ("id", "kind", "source", "target", "options", "extra_args", "args", "tgftp_style", "timeout",
+             "repeat", "log_filename", "comment", "comment_command", "pre", "post")
+
+
+def _render(name: str, base: str, version: str, drafts: list[TestDraft], trailing: list[str]) -> str:
+    doc = CommentedMap()
+    doc.yaml_set_start_comment(
+        f"Imported by gftpwb {__version__} from the tgftp batchfile {base} (#%tgftp%v{version}).\n"
+        "Each test is one line of it; ids test-NNN and tag logs <name>_#NNN_MMM.log keep tgftp's numbering.")
+    doc["version"] = 1
+    doc["name"] = name
+    doc["description"] = f"Imported from the tgftp batchfile {base} (#%tgftp%v{version})"
+    tests = CommentedSeq()
+    for draft in drafts:
+        test = CommentedMap()
+        for key in KEY_ORDER:
+            if key in draft.data:
+                value = draft.data[key]
+                test[key] = _flow(value) if key in ("options", "extra_args", "args") or (
+                    key in ("pre", "post", "comment_command") and isinstance(value, list)) else _escaped(value)
+        tests.append(test)
+        before = [_comment_text(text) for text in
+                  (*draft.comments_before, *(f"gftpwb: line {draft.line}: {note}" for note in draft.notes))]
+        if before:
+            tests.yaml_set_comment_before_after_key(len(tests) - 1, before="\n".join(before), indent=2)
+    doc["tests"] = tests
+    yaml = YAML()
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = 4096
+    stream = io.StringIO()
+    yaml.dump(doc, stream)
+    text = stream.getvalue()
+    if trailing:
+        text += "".join(f"  # {_comment_text(line)}\n" if line else "  #\n" for line in trailing)
+    return text
+
+
+# --- export ---------------------------------------------------------------------------------------
+
+
+class ExportError(ValueError):
+    """A scenario value a batchfile cannot hold (a ';' or a newline, a kind tgftp does not have)."""
+
+
+def _field(value: str, label: str, test: Test) -> str:
+    if ";" in value or "\n" in value or "\r" in value:
+        raise ExportError(f"test {test.id}: {label} {value!r} holds ';' or a line break, which a batchfile field "
+                          "cannot")
+    return value
+
+
+def _quoted(word: str, passes: int) -> str:
+    """``word`` quoted so it survives ``passes`` readings by bash: a tgftp field's URLs and guc
+    parameters are read three times (tgftp's eval, its generated command line, the guc command file),
+    its log name twice, its comment and commands once (see gftpwb.tgftp.model)."""
+    for _ in range(passes):
+        word = quote_word(word)
+    return word
+
+
+def _command_field(command: Command | None, label: str, test: Test) -> str:
+    if command is None:
+        return ""
+    return _field(_quoted(command.text(), 1), label, test)
+
+
+def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
+    """A tgftp 0.7.0 batchfile for ``scenario`` (one line per test case), and notes on what changed.
+
+    guc parameters are those of the guc call gftpwb makes for the test (its ``args``, or its options with
+    ``-vb`` where gftpwb adds it), so tgftp runs the same transfer; every line carries an explicit timeout
+    (``0`` = none, which also steers clear of tgftp's bug B2), and a comment gets a leading ``#`` when
+    it has none (tgftp runs any other comment as a command).
+    """
+    from gftpwb.core.registry import registry  # each kind says how its tests read in a batchfile
+
+    notes: list[str] = []
+    lines = [f"{HEADER_PREFIX}{EXPORT_VERSION}", FIELDS_LINE, f"#  exported by gftpwb {__version__} from scenario "
+             f"{scenario.name}"]
+    for test in scenario.tests:
+        writer = registry().kind(test.kind).exports.get(BATCHFILE_EXPORT)
+        if writer is None:
+            raise ExportError(f"test {test.id}: kind {test.kind} has no tgftp equivalent")
+        batchfile_line = registry().resolve(writer)
+        if test.description:
+            lines.append(_field(f"#  {test.id}: {test.description}", "description", test))
+        for variant, point in enumerate(matrix_points(test)):
+            words, connection_test, note = batchfile_line(test, point)
+            if note and note not in notes:
+                notes.append(note)
+            params = " ".join(_quoted(w, 3) for w in words)
+            connection = "yes" if connection_test else "no"
+            timeout = test.timeout_s or 0
+            timeout_text = f"{timeout:g}"
+            log_name = ""
+            if test.log_filename:
+                stem, suffix = ((test.log_filename[:-4], ".log") if test.log_filename.endswith(".log")
+                                else (test.log_filename, ""))
+                log_name = f"{stem}_#{variant:03d}{suffix}" if test.matrix else test.log_filename
+            comment = test.comment
+            if test.comment_command is not None:
+                if comment:
+                    notes.append(f"test {test.id}: tgftp has one log-comment; the comment_command wins, comment "
+                                 f"{comment!r} dropped")
+                comment_field = _command_field(test.comment_command, "comment_command", test)
+            elif comment:
+                if not comment.startswith("#"):
+                    notes.append(f"test {test.id}: comment got a leading '#' (tgftp runs any other comment as a "
+                                 "command)")
+                    comment = "#" + comment
+                comment_field = _field(_quoted(comment, 1), "comment", test)
+            else:
+                comment_field = ""
+            fields = [
+                _field(_quoted(test.source, 3), "source", test), _field(_quoted(test.target, 3), "target", test),
+                _field(params, "options", test),
+                connection, timeout_text, _field(_quoted(log_name, 2) if log_name else "", "log_filename", test),
+                comment_field, _command_field(test.pre, "pre", test), _command_field(test.post, "post", test),
+                str(test.repeat),
+            ]
+            lines.append(";".join(fields))
+    return "\n".join(lines) + "\n", notes
