@@ -101,7 +101,7 @@ def test_download_upload_and_third_party_copies_on_loopback(xrootd_lab, tmp_path
     assert all(r["bytes"] > 0 and r["rate_incl_setup_mib_s"] > 0 for r in records)
     assert "Protocols on the same path" in done.stdout
     report = run(["report", str(results), "--json"], tmp_path)
-    tables = json.loads(report.stdout)["tables"]
+    tables = json.loads(report.stdout)["directories"][0]["tables"]
     protocols = {row["protocol"] for row in tables["protocols"]}
     assert protocols == {"GridFTP", "XRootD", "HTTP"}
     assert not os.path.exists(base + "/b/gftpwb-file-0000")  # the files were removed
@@ -156,7 +156,7 @@ def test_the_shipped_protocols_scenario_runs_on_the_lab(protocol_hosts, tmp_path
     assert records and all(r["status"] == "passed" for r in records)
     assert {r["kind"] for r in records} == {"guc", "xrootd", "http", "iperf3"}
     report = run(["report", str(results), "--json"], tmp_path)
-    rows = json.loads(report.stdout)["tables"]["protocols"]
+    rows = json.loads(report.stdout)["directories"][0]["tables"]["protocols"]
     assert {r["protocol"] for r in rows} == {"GridFTP", "XRootD", "HTTP", "iperf3 (TCP)"}
     assert all(r["efficiency"] is not None for r in rows if r["kind"] != "iperf3" and r["medium"] == "memory"
                and not r["test_id"].endswith("tpc"))

@@ -36,8 +36,8 @@ OPTIONS = (
                tunable=True),
     ToolOption("copy_mode", CHOICE, "HTTP-TPC between two servers: pull (the target fetches), push (the source "
                "sends) or streamed (through this host).", flag="--copy-mode", choices=("pull", "push", "streamed")),
-    ToolOption("checksum", CHOICE, "Verify the copy with this checksum (gfal-copy -K).", flag="-K",
-               choices=("ADLER32", "MD5", "CRC32")),
+    ToolOption("checksum", CHOICE, "Verify the copy with this checksum (gfal-copy -K). Not CRC32: xrootd's crc32 "
+               "is the POSIX cksum one, gfal2's zlib's, so they never match.", flag="-K", choices=("ADLER32", "MD5")),
     ToolOption("checksum_mode", CHOICE, "Which ends' checksums are compared (gfal-copy --checksum-mode).",
                flag="--checksum-mode", choices=("source", "target", "both")),
     ToolOption("just_copy", FLAG, "Skip the checks before the copy (gfal-copy --just-copy): less set-up.",

@@ -33,8 +33,9 @@ OPTIONS = (
     ToolOption("page_checksums", BOOL_ENV,
                "Page reads and writes with a CRC32C per 4 KiB page (XRD_CPUSEPGWRTRD; on by default in XRootD 5: "
                "costs the client CPU, false turns it off).", env="XRD_CPUSEPGWRTRD", tunable=True),
-    ToolOption("checksum", CHOICE, "Verify the copy with this checksum at the end (xrdcp --cksum TYPE).",
-               flag="--cksum", choices=("adler32", "crc32", "crc32c", "md5", "zcrc32", "auto")),
+    ToolOption("checksum", CHOICE, "Verify the copy with this checksum at the end (xrdcp --cksum TYPE): those "
+               "xrootd computes itself (zcrc32 needs a server plug-in).",
+               flag="--cksum", choices=("adler32", "crc32", "crc32c", "md5", "auto")),
     ToolOption("tpc", CHOICE, "Third-party copy between two servers (xrdcp --tpc): only (fail without TPC) or "
                "first (fall back to a copy through this host).", flag="--tpc", choices=("only", "first")),
     ToolOption("rate_limit", SIZE_VALUE, "Limit the copy to this many bytes per second (xrdcp -X).", flag="-X"),

@@ -4,12 +4,16 @@ whole file system the lab's GridFTP servers serve (``all.export /``), as the use
 GridFTP servers' anonymous user).
 
 Places: this machine on loopback (``gftpwb lab up --xrootd``), and each namespace host of the lab
-(``--xrootd`` with ``--hosts N``), where a server listens on the host's own address. Everything lives
-in ``<state dir>/xrootd/``: a small CA and one certificate per server (Debian's xrootd 5.5 loads its
-HTTP extension handlers, TPC among them, only once TLS is configured; clients keep using plain
-``http://``, the port answers both), one configuration, admin directory, log and pid file per server,
-and ``xrootd.json`` with what was started. Ports are chosen per state directory, so the loopback
-servers of two labs (two sessions' tests) do not meet; in a namespace the standard ports are free.
+(``--xrootd`` with ``--hosts N``), where a server listens on the host's own address. The state
+directory keeps ``<state dir>/xrootd/``: ``xrootd.json`` with what was started, and a small CA
+(Debian's xrootd 5.5 loads its HTTP extension handlers, TPC among them, only once TLS is configured;
+clients keep using plain ``http://``, the port answers both). What the servers themselves read and
+write as ``nobody`` (configuration, certificate and key, admin directory, log, pid file: one
+directory per server) lives in a run directory ``nobody`` can reach: the state directory is often
+under a home only root may enter (``/root`` is 0700), so it is a fresh ``gftpwb-xrootd-*`` directory
+in the system's temporary directory, recorded in ``xrootd.json`` and removed by ``lab down``. Ports
+are chosen per state directory, so the loopback servers of two labs (two sessions' tests) do not
+meet; in a namespace the standard ports are free.
 
 xrootd listens on every address of its network namespace (it has no per-address bind): on this
 machine that is loopback and the lab's bridge address, nothing else the lab reaches.
@@ -22,6 +26,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -33,6 +38,7 @@ from .gridftp import _pid_alive, free_port, kill_group, port_open, read_state
 XROOTD = "xrootd"
 XRDCP = "xrdcp"
 STATE_FILE = "xrootd.json"
+RUN_DIR_PREFIX = "gftpwb-xrootd-"
 LOCAL_PLACE = "local"
 DEFAULT_ROOT_PORT = 1094  # XRootD's registered port
 DEFAULT_HTTP_PORT = 8094
@@ -64,16 +70,18 @@ class XrootdServer:
 @dataclass
 class XrootdState:
     servers: list[XrootdServer] = field(default_factory=list)
+    #: The servers' run directory (see the module's text); "" before the first start.
+    run_dir: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> XrootdState:
-        return cls(servers=[XrootdServer(**s) for s in data.get("servers", [])])
+        return cls(servers=[XrootdServer(**s) for s in data.get("servers", [])], run_dir=data.get("run_dir", ""))
 
 
-def config_text(server: XrootdServer, directory: str, pki: str) -> str:
+def config_text(server: XrootdServer, directory: str, cadir: str) -> str:
     """The server's configuration: the whole file system exported read-write, xroot on ``root_port``,
     XrdHttp with the TPC handler on ``http_port``, XRootD TPC by the server's own ``xrdcp``."""
     return "\n".join([
@@ -81,14 +89,16 @@ def config_text(server: XrootdServer, directory: str, pki: str) -> str:
         # No reverse lookups of clients: a namespace host has no DNS server, and each lookup would
         # wait out the resolver's timeouts (10 s per connection seen) before the handshake.
         "xrd.network nodnr",
+        # checksums the clients may ask for (xrdcp --cksum, gfal-copy -K); computed when asked
+        "xrootd.chksum max 4 adler32 crc32 crc32c md5",
         f"xrd.port {server.root_port}",
         f"all.adminpath {directory}/admin",
         f"all.pidpath {directory}/run",
         f"xrd.protocol XrdHttp:{server.http_port} libXrdHttp.so",
         f"http.exthandler xrdtpc {EXTHANDLER}",
         "http.desthttps false",
-        f"xrd.tls {pki}/{server.place}.pem {pki}/{server.place}.key",
-        f"xrd.tlsca certdir {pki}/cadir",
+        f"xrd.tls {directory}/server.pem {directory}/server.key",
+        f"xrd.tlsca certdir {cadir}",
         f"ofs.tpc ttl 60 60 xfr 16 pgm {shutil.which(XRDCP) or '/usr/bin/xrdcp'} --server",
         "",
     ])
@@ -141,19 +151,29 @@ class XrootdLab:
         wanted = [self._local(state, address)] + [self._in_host(state, h) for h in hosts or []]
         os.makedirs(self.directory, exist_ok=True)
         self._make_ca()
+        state.run_dir = self._run_dir(state)
         started = []
         for server in wanted:
             if not self.running(server):
-                self._start(server)
+                self._start(server, state.run_dir)
                 started.append(server)
         state.servers = wanted + [s for s in state.servers if s.place not in {w.place for w in wanted}]
         self._save(state)
         try:
-            self._wait(started, wait_s)
+            self._wait(started, wait_s, state.run_dir)
         except BaseException:
-            self.down()
+            self.down(keep_run_dir=True)  # its logs say why
             raise
         return state
+
+    def _run_dir(self, state: XrootdState) -> str:
+        """The servers' run directory: the one recorded while it is still there (servers of this lab
+        may be running from it), else a new one: a unique name, made by root, readable by all."""
+        if state.run_dir and os.path.isdir(state.run_dir) and os.stat(state.run_dir).st_uid == os.geteuid():
+            return state.run_dir
+        path = tempfile.mkdtemp(prefix=RUN_DIR_PREFIX)
+        os.chmod(path, 0o755)
+        return path
 
     def _local(self, state: XrootdState, address: str) -> XrootdServer:
         known = next((s for s in state.servers if s.place == LOCAL_PLACE), None)
@@ -215,21 +235,25 @@ class XrootdLab:
                  "-extfile", ext)
         os.chmod(base + ".key", 0o600)
 
-    def _start(self, server: XrootdServer) -> None:
+    def _start(self, server: XrootdServer, run_dir: str) -> None:
         self._make_cert(server)
-        where = os.path.join(self.directory, server.place)
-        for sub in ("admin", "run"):
+        where = os.path.join(run_dir, server.place)
+        for sub in ("admin", "run", "cadir"):
             os.makedirs(os.path.join(where, sub), exist_ok=True)
-        shutil.chown(self.pki, RUN_AS)
-        for name in os.listdir(self.pki):
-            with contextlib.suppress(OSError):
-                shutil.chown(os.path.join(self.pki, name), RUN_AS)
-        for sub in ("admin", "run", ""):
-            shutil.chown(os.path.join(where, sub), RUN_AS)
-        os.chmod(self.directory, 0o755)
+        base = os.path.join(self.pki, server.place)
+        shutil.copy(base + ".pem", os.path.join(where, "server.pem"))
+        shutil.copy(base + ".key", os.path.join(where, "server.key"))
+        cadir = os.path.join(self.pki, "cadir")
+        for name in os.listdir(cadir):
+            shutil.copy(os.path.join(cadir, name), os.path.join(where, "cadir", name), follow_symlinks=True)
         config = os.path.join(where, "xrootd.cfg")
         with open(config, "w", encoding="ascii") as handle:
-            handle.write(config_text(server, where, self.pki))
+            handle.write(config_text(server, where, os.path.join(where, "cadir")))
+        for root, dirs, files in os.walk(where):
+            for name in [*dirs, *files]:
+                shutil.chown(os.path.join(root, name), RUN_AS)
+        shutil.chown(where, RUN_AS)
+        os.chmod(os.path.join(where, "server.key"), 0o600)
         argv = [shutil.which(XROOTD) or XROOTD, "-c", config, "-R", RUN_AS, "-l", os.path.join(where, "xrootd.log")]
         if server.netns:
             argv = ["ip", "netns", "exec", server.netns, *argv]
@@ -238,13 +262,14 @@ class XrootdLab:
                                     start_new_session=True, cwd=where)
         server.pid = proc.pid
 
-    def _wait(self, servers: list[XrootdServer], wait_s: float) -> None:
+    def _wait(self, servers: list[XrootdServer], wait_s: float, run_dir: str) -> None:
         deadline = time.monotonic() + wait_s
         for server in servers:
             while not (port_open(server.address, server.root_port) and port_open(server.address, server.http_port)):
                 if not self.running(server):
-                    raise LabError(f"xrootd ({server.place}) exited at start; see "
-                                   f"{os.path.join(self.directory, server.place, 'xrootd.out')} and its xrootd.log")
+                    out = os.path.join(run_dir, server.place, "xrootd.out")
+                    raise LabError(f"xrootd ({server.place}) exited at start: {_tail(out)} (see {out} and the "
+                                   "xrootd.log beside it)")
                 if time.monotonic() > deadline:
                     raise LabError(f"xrootd ({server.place}) did not answer on {server.address}:{server.root_port} "
                                    f"and :{server.http_port} within {wait_s:.0f}s")
@@ -252,8 +277,9 @@ class XrootdLab:
 
     # --- down and status --------------------------------------------------------------------------
 
-    def down(self, places: set[str] | None = None) -> bool:
-        """Stop the servers (those of ``places`` only, when given); True if one was running."""
+    def down(self, places: set[str] | None = None, *, keep_run_dir: bool = False) -> bool:
+        """Stop the servers (those of ``places`` only, when given) and, with the last, remove their run
+        directory unless ``keep_run_dir``; True if one was running."""
         state = self.load()
         was = False
         for server in state.servers:
@@ -266,6 +292,8 @@ class XrootdLab:
         if state.servers:
             self._save(state)
         else:
+            if state.run_dir and not keep_run_dir and os.path.basename(state.run_dir).startswith(RUN_DIR_PREFIX):
+                shutil.rmtree(state.run_dir, ignore_errors=True)
             with contextlib.suppress(FileNotFoundError):
                 os.remove(self.state_file)
         return was
@@ -274,11 +302,22 @@ class XrootdLab:
         """The servers and their URLs (None when the lab has none)."""
         if not self.configured():
             return None
+        state = self.load()
         return {"servers": [{**asdict(s), "root_url": s.root_url, "http_url": s.http_url, "running": self.running(s),
-                             "log": os.path.join(self.directory, s.place, "xrootd.log")} for s in self.load().servers]}
+                             "log": os.path.join(state.run_dir, s.place, "xrootd.log")} for s in state.servers]}
 
     def server(self, place: str = LOCAL_PLACE) -> XrootdServer | None:
         return next((s for s in self.load().servers if s.place == place), None)
+
+
+def _tail(path: str) -> str:
+    """The last line of a server's output (why it exited), or what is known without it."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = [line.strip() for line in handle if line.strip()]
+    except OSError:
+        return "no output"
+    return lines[-1] if lines else "no output"
 
 
 def _user_state_dir() -> str:
