@@ -56,6 +56,21 @@ def report_sections(records: Sequence[ResultRecord],
     return sorted(grouped.values(), key=lambda item: item[0].order)
 
 
+def own_records(section: ReportSection, records: Sequence[ResultRecord],
+                kind_of_test: dict[str, str]) -> list[ResultRecord]:
+    """Those of a section's records whose test's kind names it: without what it gets from other
+    kinds' tests (``ReportSection.also``), which their own sections chart and list."""
+    if not section.also:
+        return list(records)
+    reg = registry()
+    out = []
+    for record in records:
+        kind = reg.find(kind_of_test.get(record.test_id, record.kind))
+        if kind is not None and kind.report.section is not None and kind.report.section.name == section.name:
+            out.append(record)
+    return out
+
+
 def section_data(summary: DirectorySummary) -> list[ReportData]:
     """Every report section's tables as data (``ReportSection.data``), sections in order: what
     ``report --json`` and ``--csv`` carry besides the cases. Each section gets its own cases of the

@@ -34,7 +34,8 @@ from .tool import Tool
 # The kinds of other transfer protocols on the same path, tabulated together, with the GridFTP
 # (guc) tests and iperf3 runs of the same results (ReportSection.also).
 PROTOCOLS = ReportSection("protocols", 22, "gftpwb.kinds.copytool.report:tables",
-                          data="gftpwb.kinds.copytool.report:data", also=("guc", "iperf3"))
+                          data="gftpwb.kinds.copytool.report:data", charts="gftpwb.kinds.copytool.report:charts",
+                          also=("guc", "iperf3"))
 RATE = Figure("rate_incl_setup_mib_s", "rate incl. set-up", "MiB/s", ("rate_incl_setup_mib_s",))
 QUANTISED, PER_FILE = "quantised", "per file"
 

@@ -1,11 +1,13 @@
 """The "protocols on the same path" section: GridFTP (guc), XRootD (xrdcp), HTTP (gfal-copy) and
 iperf3 cases of one results directory side by side. Pure.
 
-A row per case: its protocol, streams and medium (memory: tmpfs test files or /dev/zero; disk), the
+A row per case: its protocol, streams and medium (memory: tmpfs test files or /dev/zero; disk; ", third-party"
+when the client only steers a copy between two servers), the
 median rate incl. set-up with its 95 % interval, the efficiency against iperf3 (ratio of the means of
 the counted runs, bootstrap interval, as guc's ``baseline:``: the case's own baseline runs, else an
 iperf3 test's case with the same streams), and compare's verdict against the GridFTP case with the
-same streams and medium (Mann-Whitney U, p < 0.05 and at least 5 % apart; else "no significant change").
+same streams and medium, third-party copies against GridFTP's server-to-server ones (Mann-Whitney U,
+p < 0.05 and at least 5 % apart; else "no significant change").
 """
 
 from __future__ import annotations
@@ -43,18 +45,43 @@ def streams_of(case: CaseSummary) -> int:
     return 1
 
 
+THIRD_PARTY = "third-party"
+
+
+def third_party(record: ResultRecord) -> bool:
+    """Whether the client only steered a copy between two servers: a copy tool's mode says so; a
+    GridFTP one has server URLs at both ends (no file://)."""
+    if record.details.get("mode") == THIRD_PARTY:
+        return True
+    return record.kind == GUC and all("://" in end and not end.startswith("file://") for end in ends_of(record))
+
+
+def ends_of(record: ResultRecord) -> tuple[str, ...]:
+    """The run's source and target: its test files' URLs, else its command's last two arguments."""
+    files = record.details.get("files") or {}
+    if files.get("source_url") and files.get("target_url"):
+        return str(files["source_url"]), str(files["target_url"])
+    return tuple(str(a) for a in record.argv[-2:])
+
+
 def medium_of(case: CaseSummary) -> str:
-    """memory (tmpfs test files, /dev/zero or /dev/null ends) or disk (test files elsewhere)."""
+    """memory (tmpfs test files, /dev/zero or /dev/null ends) or disk (test files elsewhere), with
+    ", third-party" for a copy between two servers (compared with its likes only)."""
     record = case.runs[0].record if case.runs else None
     if record is None:
         return "-"
+    medium = _medium(case, record)
+    return f"{medium}, {THIRD_PARTY}" if third_party(record) else medium
+
+
+def _medium(case: CaseSummary, record: ResultRecord) -> str:
     files = record.details.get("files") or {}
     if files:
         dirs = (str(files.get("source_dir", "")), str(files.get("target_dir", "")))
         return "memory" if all(d.startswith(("/dev/shm/", "/run/")) for d in dirs) else "disk"
     if case.kind == IPERF3:
         return "memory"
-    ends = f"{record.source} {record.target}"
+    ends = " ".join(ends_of(record))
     return "memory" if "/dev/zero" in ends or "/dev/shm/" in ends else "-"
 
 
@@ -140,8 +167,9 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
     return [ReportTable(
         title="Protocols on the same path",
         caption="median rate incl. set-up; vs iperf3: mean rate / iperf3's mean receiver rate on the same path and "
-                "streams; vs GridFTP: compare's verdict against the guc case of the same streams and medium "
-                f"(Mann-Whitney U, p < 0.05 and at least {THRESHOLD_PCT:g} % apart)",
+                "streams; vs GridFTP: compare's verdict against the guc case of the same streams and medium, "
+                "third-party copies against server-to-server ones (Mann-Whitney U, p < 0.05 and at least "
+                f"{THRESHOLD_PCT:g} % apart: never with fewer than 4 runs a side)",
         columns=COLUMNS, rows=tuple((r.cells(), "") for r in found), whole=("protocol", "medium"), keys=2)]
 
 
@@ -150,3 +178,38 @@ def data(records: Sequence[ResultRecord], cases: Sequence[Any]) -> list[ReportDa
     if not any(r.case.kind not in (GUC, IPERF3) for r in found):
         return []
     return [ReportData("protocols", tuple(r.data() for r in found))]
+
+
+def charts(records: Sequence[ResultRecord], samples: Any) -> list[Any]:
+    """Per medium, each protocol's median against the streams (a line per protocol, iperf3 among
+    them), or, where every case has one stream count (third-party copies), each case's median with
+    its interval."""
+    from gftpwb.core.charts import IntervalChart, Line, LineChart, Point
+
+    found = [r for r in rows(records) if r.stats is not None and r.stats.median is not None]
+    if not any(r.case.kind not in (GUC, IPERF3) for r in found):
+        return []
+    out: list[Any] = []
+    for medium in dict.fromkeys(r.medium for r in found):
+        here = [r for r in found if r.medium == medium]
+        if len({r.streams for r in here}) > 1:
+            lines = []
+            for label in dict.fromkeys(f"{r.protocol} ({r.case.test_id})" for r in here):
+                points = sorted((float(r.streams), float(r.stats.median)) for r in here  # type: ignore[union-attr]
+                                if f"{r.protocol} ({r.case.test_id})" == label)
+                lines.append(Line(label, tuple(x for x, _ in points), tuple(y for _, y in points)))
+            iperf3 = any(r.case.kind == IPERF3 for r in here)
+            out.append(LineChart(f"Protocols on the same path, {medium}: median by streams", "streams",
+                                 "median rate incl. set-up (MiB/s)", tuple(lines), integer_x=True,
+                                 note="iperf3: its receiver rate, the path's TCP capacity with as many streams."
+                                 if iperf3 else ""))
+        else:
+            points = []
+            for r in here:
+                ci = r.stats.ci_median  # type: ignore[union-attr]
+                points.append(Point(f"{r.protocol} ({r.case.test_id}, {r.streams})", float(r.stats.median),  # type: ignore[union-attr]
+                                    ci.low if ci else None, ci.high if ci else None))
+            out.append(IntervalChart(f"Protocols on the same path, {medium}", "protocol (test, streams)",
+                                     "median rate incl. set-up (MiB/s)", tuple(points),
+                                     note="Whiskers: 95 % confidence interval of the median (none below 3 runs)."))
+    return out
