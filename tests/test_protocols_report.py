@@ -108,3 +108,14 @@ def _no_svg(chart) -> str:
     lines = getattr(chart, "points", ()) or getattr(chart, "lines", ())
     labels = " ".join(escape(getattr(p, "label", "")) for p in lines)
     return f"<svg>{escape(chart.title)} {labels}</svg>"
+
+
+def test_guc_test_files_on_tmpfs_are_memory_to_memory_in_guc_s_own_table():
+    from gftpwb.core.summary import summarize_cases
+    from gftpwb.kinds.guc.efficiency import disk_comparisons
+
+    disk = {"files": {"source_dir": "/var/tmp/p/a/", "target_dir": "/var/tmp/p/b/", "count": 1}}
+    recs = records() + [record("g-disk", "guc", 200.0 + n, n, params={"parallel": 2}, case=6, details=disk)
+                        for n in range(5)]
+    (found,) = disk_comparisons(summarize_cases(recs))
+    assert found.disk.test_id == "g-disk" and found.memory is not None and found.memory.test_id == "g"

@@ -21,6 +21,7 @@ from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import ReportData, ReportTable
 from gftpwb.core.stats import ratio_of_means, seed_of
 from gftpwb.core.summary import CaseSummary, summarize_cases
+from gftpwb.kinds.guc.efficiency import files_in_memory
 
 RATE = "rate_incl_setup_mib_s"
 IPERF3_RATE = "rate_guc_avg_mib_s"  # iperf3's receiver rate, where a guc record keeps guc's average
@@ -77,8 +78,7 @@ def medium_of(case: CaseSummary) -> str:
 def _medium(case: CaseSummary, record: ResultRecord) -> str:
     files = record.details.get("files") or {}
     if files:
-        dirs = (str(files.get("source_dir", "")), str(files.get("target_dir", "")))
-        return "memory" if all(d.startswith(("/dev/shm/", "/run/")) for d in dirs) else "disk"
+        return "memory" if files_in_memory(files) else "disk"
     if case.kind == IPERF3:
         return "memory"
     ends = " ".join(ends_of(record))
