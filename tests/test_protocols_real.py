@@ -128,6 +128,58 @@ def test_a_timeout_stops_xrdcp_and_leaves_nothing(xrootd_lab, tmp_path):
     assert left.stdout == "", left.stdout
 
 
+def test_auto_tunes_of_xrdcp_and_gfal_copy_pick_from_their_own_options(xrootd_lab, tmp_path):
+    server, _ = xrootd_lab
+    base = Path(f"/dev/shm/gftpwb-test-tune-{os.getpid()}")
+    base.mkdir(mode=0o777, exist_ok=True)
+    base.chmod(0o777)  # xrootd writes as nobody
+    (base / "src.bin").write_bytes(os.urandom(1 << 20) * 8)
+    root, http = f"root://127.0.0.1:{server.root_port}/", f"http://127.0.0.1:{server.http_port}"
+    text = f"""\
+  - id: xt
+    kind: autotune
+    transfers: xrootd
+    source: {base}/src.bin
+    target: {root}{base}/x.bin
+    length: 8M
+    candidates: {{streams: [1, 2], page_checksums: [false]}}
+    repetitions: 2
+    margin: 0.1MB/s
+    timeout: 60s
+  - id: ht
+    kind: autotune
+    transfers: http
+    source: {base}/src.bin
+    target: {http}{base}/h.bin
+    length: 8M
+    candidates: [{{streams: 1}}, {{streams: 2}}]
+    strategy: adaptive
+    budget: 6
+    margin: 0.1MB/s
+    timeout: 60s
+"""
+    results = tmp_path / "results"
+    try:
+        done = run(["run", scenario(tmp_path, text), "--results", str(results), "--progress", "never"], tmp_path)
+    finally:
+        for name in ("src.bin", "x.bin", "h.bin"):
+            (base / name).unlink(missing_ok=True)
+        base.rmdir()
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    records = [r for r in journal(results) if r.get("run_id")]
+    tunes = {r["test_id"]: r for r in records if r["kind"] == "autotune"}
+    copies = [r for r in records if r["kind"] in ("xrootd", "http")]
+    assert all(r["status"] == "passed" for r in records)
+    assert sorted(r["run_id"] for r in copies if r["test_id"] == "xt") == ["xt#1/0", "xt#1/1", "xt#2/0", "xt#2/1"]
+    assert all(r["bytes"] == 8 << 20 and r["rate_incl_setup_mib_s"] > 0 for r in copies)
+    assert {r["kind"] for r in copies if r["test_id"] == "ht"} == {"http"}
+    pick = tunes["xt"]["details"]["pick"]["params"]
+    assert pick in ("streams=1 page_checksums=false", "streams=2 page_checksums=false")
+    assert tunes["xt"]["details"]["tgftp_line"] == ""
+    assert f"xt: best xrootd parameters:\n{pick}\n" in done.stdout
+    assert tunes["ht"]["details"]["pick"]["params"] in ("streams=1", "streams=2")
+
+
 @pytest.fixture(scope="module")
 def protocol_hosts(tmp_path_factory: pytest.TempPathFactory):
     """Two namespace hosts, each with a GridFTP server and an xrootd (the lab's code)."""

@@ -20,6 +20,7 @@ from gftpwb.core.registry import (
     ReportSection,
     Run,
     TestInput,
+    Tuning,
 )
 from gftpwb.core.scenario.keys import Key
 from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel
@@ -146,9 +147,11 @@ class CopyToolPresent(Present):
 
 
 def copy_tool_kind(tool: Tool, *, order: int, runner: str, figures: tuple[Figure, ...], tpc_option: str,
-                   tpc_values: tuple[str, ...]) -> Kind:
-    """The kind ``tool.kind``: one run of the tool per run, in the protocols section."""
+                   tpc_values: tuple[str, ...], tuning: Tuning) -> Kind:
+    """The kind ``tool.kind``: one run of the tool per run, in the protocols section, its tunable
+    options for the auto-tune (:func:`gftpwb.kinds.copytool.tuning.tuning`)."""
     return Kind(
         name=tool.kind, description=tool.description, order=order,
         dsl=CopyToolDsl(tool, tpc_option, tpc_values), planner=CopyToolPlanner(tool), run=Run(runner),
-        report=CopyToolReport(PROTOCOLS, figures=figures, metrics=METRICS), present=CopyToolPresent(tool))
+        report=CopyToolReport(PROTOCOLS, figures=figures, metrics=METRICS), present=CopyToolPresent(tool),
+        tuning=tuning)

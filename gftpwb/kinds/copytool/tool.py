@@ -17,7 +17,7 @@ class ToolOption:
     """One option: a DSL key ``name`` that becomes ``flag VALUE`` on the command line, or, with ``env``,
     an environment variable the tool reads (``XRD_CPUSEPGWRTRD``). ``type``: count (integer >= 1),
     size (``8M``), choice (one of ``choices``), flag (true: the bare flag), bool-env (true/false as 1/0).
-    ``tunable``: the auto-tuner may vary it."""
+    ``tunable``: the auto-tuner may vary it, trying ``tune_values`` when a tune names no values."""
 
     name: str
     type: str
@@ -27,6 +27,7 @@ class ToolOption:
     choices: tuple[str, ...] = ()
     tunable: bool = False
     maximum: int | None = None
+    tune_values: tuple[Any, ...] = ()
 
     def schema(self) -> dict[str, Any]:
         if self.type == COUNT:
@@ -129,11 +130,20 @@ class Tool:
         return self.local_prefix + end
 
 
+def label(tool: Tool, values: dict[str, Any], extra_args: Sequence[str] = ()) -> str:
+    """``streams=4 chunk_size=8M``: an auto-tune candidate's options (sizes as sizes), then any extra
+    arguments."""
+    parts = [f"{o.name}={format_size_arg(int(values[o.name])) if o.type == SIZE_VALUE else value_text(values[o.name])}"
+             for o in tool.options if values.get(o.name) is not None]
+    return " ".join([*parts, *extra_args]) or "defaults"
+
+
+def value_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def params_text(values: dict[str, Any]) -> str:
     """``streams=4 page_checksums=false``: a case's options for reports."""
-    def text(value: Any) -> str:
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        return str(value)
-
-    return " ".join(f"{k}={text(v)}" for k, v in values.items()) or "defaults"
+    return " ".join(f"{k}={value_text(v)}" for k, v in values.items()) or "defaults"

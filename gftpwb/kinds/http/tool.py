@@ -31,7 +31,7 @@ COPYING = "Copying "
 
 OPTIONS = (
     ToolOption("streams", COUNT, "Parallel streams (gfal-copy -n): HTTP-TPC asks the puller for as many "
-               "(X-Number-Of-Streams); a streamed copy has one.", flag="-n", tunable=True),
+               "(X-Number-Of-Streams); a streamed copy has one.", flag="-n", tunable=True, tune_values=(1, 2, 4, 8)),
     ToolOption("tcp_buffer", SIZE_VALUE, "TCP buffer size (gfal-copy --tcp-buffersize).", flag="--tcp-buffersize",
                tunable=True),
     ToolOption("copy_mode", CHOICE, "HTTP-TPC between two servers: pull (the target fetches), push (the source "

@@ -23,11 +23,11 @@ PROGRESS_RE = re.compile(
 
 OPTIONS = (
     ToolOption("streams", COUNT, "TCP connections of the copy (xrdcp -S); XRootD allows up to 15.", flag="-S",
-               tunable=True, maximum=15),
+               tunable=True, maximum=15, tune_values=(1, 2, 4, 8)),
     ToolOption("parallel", COUNT, "Files copied at the same time (xrdcp --parallel).", flag="--parallel",
                tunable=True),
     ToolOption("chunk_size", SIZE_VALUE, "Size of each read/write of the copy (XRD_CPCHUNKSIZE; XRootD's default 8M).",
-               env="XRD_CPCHUNKSIZE", tunable=True),
+               env="XRD_CPCHUNKSIZE", tunable=True, tune_values=(1 << 20, 8 << 20, 32 << 20)),
     ToolOption("parallel_chunks", COUNT, "Chunks in flight per file (XRD_CPPARALLELCHUNKS; default 4).",
                env="XRD_CPPARALLELCHUNKS", tunable=True),
     ToolOption("page_checksums", BOOL_ENV,
