@@ -70,7 +70,7 @@ def test_an_xrootd_tune_tries_its_declared_values_and_runs_xrdcp():
     assert transfer.details == {"mode": "upload", "live_progress": True}
     assert "xrootd copies of 64M" in describe(spec)[0]
     kind = registry().kind("autotune")
-    assert [p.name for p in kind.planner.programs(spec)] == ["xrdcp", "python3"]
+    assert [p.name for p in kind.planner.programs(spec)] == ["xrdcp", "/usr/bin/python3"]
     assert kind.planner.endpoints(spec) == ("root://127.0.0.1:1094/",)
 
 

@@ -119,3 +119,11 @@ def test_guc_test_files_on_tmpfs_are_memory_to_memory_in_guc_s_own_table():
                         for n in range(5)]
     (found,) = disk_comparisons(summarize_cases(recs))
     assert found.disk.test_id == "g-disk" and found.memory is not None and found.memory.test_id == "g"
+
+
+def test_too_few_runs_for_a_verdict_say_so():
+    three = [r for r in records() if r.repeat < 3]
+    rows = by_test(report.rows(three))
+    assert rows["x"].verdict == "too few runs to tell" and round(rows["x"].change) == -75
+    assert report.can_be_significant(4, 4) and report.can_be_significant(3, 5)
+    assert not report.can_be_significant(3, 3) and not report.can_be_significant(3, 4)

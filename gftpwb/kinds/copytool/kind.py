@@ -30,6 +30,7 @@ from .dsl import build_copy_test, check_copy_test
 from .keys import copy_keys, definitions
 from .model import CopyTest
 from .plan import plan_copies
+from .relay import PYTHON
 from .tool import Tool
 
 # The kinds of other transfer protocols on the same path, tabulated together, with the GridFTP
@@ -88,7 +89,7 @@ class CopyToolPlanner(Planner):
         if spec.host != LOCAL:
             return ()
         return (Program(self.tool.program, f"install the Debian package(s) {self.tool.package} (make test does)"),
-                Program("python3", "install python3 (it gives the tool a terminal, for its progress)"))
+                Program(PYTHON, "install Debian's python3 (it gives the tool a terminal, for its progress)"))
 
     def host_checks(self, spec: RunSpec) -> tuple[HostCheck, ...]:
         files = spec.details.get("files")

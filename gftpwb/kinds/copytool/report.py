@@ -7,11 +7,13 @@ median rate incl. set-up with its 95 % interval, the efficiency against iperf3 (
 the counted runs, bootstrap interval, as guc's ``baseline:``: the case's own baseline runs, else an
 iperf3 test's case with the same streams), and compare's verdict against the GridFTP case with the
 same streams and medium, third-party copies against GridFTP's server-to-server ones (Mann-Whitney U,
-p < 0.05 and at least 5 % apart; else "no significant change").
+p < 0.05 and at least 5 % apart; else "no significant change"; "too few runs to tell" when no
+p-value under 0.05 is possible with so few runs).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +31,7 @@ IPERF3, GUC = "iperf3", "guc"
 PROTOCOL = {GUC: "GridFTP", "xrootd": "XRootD", "http": "HTTP", IPERF3: "iperf3 (TCP)"}
 STREAM_PARAMS = ("streams", "parallel")  # xrdcp/gfal-copy/iperf3, guc
 THRESHOLD_PCT = 5.0
+TOO_FEW = "too few runs to tell"
 
 
 def headline(record: ResultRecord, program: str) -> str:
@@ -85,6 +88,13 @@ def _medium(case: CaseSummary, record: ResultRecord) -> str:
     return "memory" if "/dev/zero" in ends or "/dev/shm/" in ends else "-"
 
 
+def can_be_significant(n1: int, n2: int, alpha: float = 0.05) -> bool:
+    """Whether Mann-Whitney U on n1 and n2 values can reach p < alpha at all: its smallest two-sided
+    p, every value of one side above every value of the other, is 2 / C(n1 + n2, n1) (3 and 3 runs:
+    0.1; 4 and 4: 0.029)."""
+    return n1 > 0 and n2 > 0 and 2 / math.comb(n1 + n2, n1) < alpha
+
+
 def counted(case: CaseSummary, key: str) -> list[float]:
     return [v for r in case.runs if r.counted and key not in r.excluded for v in [r.values.get(key)] if v is not None]
 
@@ -127,6 +137,8 @@ class Row:
         if ref_stats is None or own_stats is None:
             return NO_DATA, None
         change = compare_figure(reference, case, ref_stats, own_stats, THRESHOLD_PCT)
+        if not can_be_significant(len(counted(reference, RATE)), len(counted(case, RATE))):
+            return TOO_FEW, change.change_pct
         return change.verdict, change.change_pct
 
     def cells(self) -> tuple[str, ...]:
@@ -169,7 +181,8 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
         caption="median rate incl. set-up; vs iperf3: mean rate / iperf3's mean receiver rate on the same path and "
                 "streams; vs GridFTP: compare's verdict against the guc case of the same streams and medium, "
                 "third-party copies against server-to-server ones (Mann-Whitney U, p < 0.05 and at least "
-                f"{THRESHOLD_PCT:g} % apart: never with fewer than 4 runs a side)",
+                f"{THRESHOLD_PCT:g} % apart; too few runs to tell when so few that no p could be under 0.05: 3 "
+                "and 3 runs at best give 0.1)",
         columns=COLUMNS, rows=tuple((r.cells(), "") for r in found), whole=("protocol", "medium"), keys=2)]
 
 
