@@ -17,8 +17,11 @@ script starts in state directories of its own (free ports; the default lab is le
    ``--pairs`` pairs (bench/paired.py). Also the CPU of each block (this script's reaped children:
    gftpwb, the terminal relay and the tool; or the tool alone), per run. The 1 MiB copies are the
    tools' fixed costs (connection, handshake, exit); the large ones their streaming.
+3. **tpc** (``--parts tpc``), on loopback: each tool's third-party copy between two paths of the same
+   server, bare (GridFTP server to server, ``xrdcp --tpc only``, ``gfal-copy --copy-mode pull``), 1 MiB
+   and ``--overhead-size``: the small copy's time is the fixed cost, the difference the streaming.
 
-Usage: .venv/bin/python bench/protocols.py [--parts rates,overhead] [--repeat 5] [--streams 1,4]
+Usage: .venv/bin/python bench/protocols.py [--parts rates,overhead,tpc] [--repeat 5] [--streams 1,4]
        [--size 128M] [--pairs 8] [--runs 5] [--overhead-size 256M]
 """
 
@@ -269,9 +272,63 @@ def part_overhead(args: argparse.Namespace, work: Path) -> None:
         print(f"  {kind} {size >> 20} MiB: {argv}")
 
 
+# --- 3. third-party copies: fixed cost and streaming ------------------------------------------------------
+
+
+def tpc_argv(kind: str, urls: dict[str, str], source: str, target: str) -> list[str]:
+    if kind == "guc":  # server to server in stream mode, as the scenario's GridFTP third-party copy
+        return ["globus-url-copy", f"{urls['ftp']}{source}", f"{urls['ftp']}{target}"]
+    if kind == "xrootd":
+        return ["xrdcp", "-f", "--tpc", "only", f"{urls['root']}/{source}", f"{urls['root']}/{target}"]
+    return ["env", "GFAL_PYTHONBIN=/usr/bin/python3", "gfal-copy", "-f", "--copy-mode", "pull",
+            f"{urls['http']}{source}", f"{urls['http']}{target}"]
+
+
+def part_tpc(args: argparse.Namespace, work: Path) -> None:
+    """Each tool's third-party copy between two paths of the same loopback server, bare, 1 MiB and the
+    large size: the time of the small one is the fixed cost, the difference the streaming rate."""
+    from gftpwb.core.units import parse_size
+
+    lab = str(work / "tpc-lab")
+    os.makedirs(lab)
+    data = Path("/dev/shm/gftpwb-bench-tpc")
+    os.makedirs(data, mode=0o777, exist_ok=True)
+    os.chmod(data, 0o777)
+    sizes = (1 << 20, parse_size(args.overhead_size))
+    rows = []
+    try:
+        lab_up(lab)
+        status = lab_status(lab)
+        local = next(s for s in status["xrootd"]["servers"] if s["place"] == "local")
+        urls = {"ftp": status["gridftp"]["url"], "root": local["root_url"].rstrip("/"),
+                "http": local["http_url"].rstrip("/")}
+        for size in sizes:
+            source = data / f"src-{size}"
+            with open(source, "wb") as out:
+                out.write(os.urandom(size))
+            os.chmod(source, 0o644)
+        for kind in PROTOCOLS:
+            times = {}
+            for size in sizes:
+                argv = tpc_argv(kind, urls, str(data / f"src-{size}"), str(data / f"dst-{kind}-{size}"))
+                times[size] = bare(argv, args.runs * 2)[0]
+            small, large = statistics.median(times[sizes[0]]), statistics.median(times[sizes[1]])
+            rate = (sizes[1] - sizes[0]) / 1048576 / (large - small) if large > small else float("nan")
+            rows.append((kind, small, large, sizes[1] / 1048576 / large, rate))
+    finally:
+        lab_down(lab)
+        shutil.rmtree(data, ignore_errors=True)
+    print(f"\nthird-party copies on loopback, bare tools, {args.runs * 2} runs of each; load {loadavg()}")
+    print(f"\n| tool | 1 MiB: s (median) | {sizes[1] >> 20} MiB: s | rate incl. set-up, MiB/s | "
+          "streaming rate (difference), MiB/s |")
+    print("|---|---|---|---|---|")
+    for kind, small, large, whole, rate in rows:
+        print(f"| {kind} | {small:.2f} | {large:.2f} | {whole:.0f} | {rate:.0f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--parts", default="rates,overhead")
+    parser.add_argument("--parts", default="rates,overhead,tpc")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--streams", default="1, 4", help="the scenario's stream counts, comma separated")
     parser.add_argument("--size", default="128M")
@@ -287,6 +344,8 @@ def main() -> None:
             part_rates(args, work)
         if "overhead" in parts:
             part_overhead(args, work)
+        if "tpc" in parts:
+            part_tpc(args, work)
 
 
 if __name__ == "__main__":

@@ -133,13 +133,19 @@ class XrootdLab:
 
     @staticmethod
     def running(server: XrootdServer) -> bool:
+        """Its process is alive and is xrootd (by name: its command line is not a safe guide, it was
+        seen empty once while xrootd started; a namespace host's is ``ip netns exec`` until that
+        execs xrootd)."""
         if server.pid is None or not _pid_alive(server.pid):
             return False
         try:
+            with open(f"/proc/{server.pid}/comm", "rb") as handle:
+                name = handle.read().strip()
             with open(f"/proc/{server.pid}/cmdline", "rb") as handle:
-                return XROOTD.encode() in handle.read()
+                command = handle.read()
         except OSError:
             return False
+        return name in (XROOTD.encode(), b"ip") or XROOTD.encode() in command
 
     # --- up ---------------------------------------------------------------------------------------
 
