@@ -198,7 +198,7 @@ def test_the_shipped_protocols_scenario_runs_on_the_lab(protocol_hosts, tmp_path
 
     state = protocol_hosts
     net = NetLab(state).status()
-    args = lab_vars(state, net, XrootdLab(state).status()).replace("'", "").split()
+    args = lab_vars(state, net).replace("'", "").split()
     results = tmp_path / "results"
     done = run(["run", str(ROOT / "scenarios" / "protocols.yaml"), *args, "--set", "repeat=1", "--set",
                 "streams=[1, 2]", "--set", "size=8M", "--set", "baseline_duration=2s", "--results", str(results),

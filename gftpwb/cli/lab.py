@@ -55,7 +55,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
         g = gluster.status() if gluster.configured else None
         x = xrootd.status()
         if getattr(args, "vars", False):
-            print(lab_vars(lab.state_dir, net, x))
+            print(lab_vars(lab.state_dir, net))
         elif args.json:
             print(json.dumps({"gridftp": lab.status_dict(), "hosts": net, **({"gluster": asdict(g)} if g else {}),
                               **({"xrootd": x} if x else {})}, indent=1))
@@ -70,10 +70,11 @@ def cmd_lab(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def lab_vars(state_dir: str, net: dict | None, xrootd: dict | None = None) -> str:
+def lab_vars(state_dir: str, net: dict | None) -> str:
     """``--set lab=DIR --set ctrl=A --set src=H1 --set dst=H2``: the lab as a scenario's variables
-    (the controller, the first host and the second, or the first again with one host); with the
-    lab's xrootd on the hosts, its ports too (``xrootd_port``, ``http_port``)."""
+    (the controller, the first host and the second, or the first again with one host). The xrootd
+    of a namespace host always has XRootD's ports, 1094 and 8094 (scenarios/protocols.yaml's
+    defaults), so none is said: a scenario without those variables refuses them."""
     import shlex
 
     if not net or not net.get("hosts"):
@@ -82,9 +83,6 @@ def lab_vars(state_dir: str, net: dict | None, xrootd: dict | None = None) -> st
     hosts = net["hosts"]
     values = {"lab": state_dir, "ctrl": net["controller_address"], "src": hosts[0]["address"],
               "dst": hosts[1 if len(hosts) > 1 else 0]["address"]}
-    on_hosts = [s for s in (xrootd or {}).get("servers", []) if s["place"] != "local"]
-    if on_hosts:
-        values.update({"xrootd_port": on_hosts[0]["root_port"], "http_port": on_hosts[0]["http_port"]})
     return " ".join(f"--set {shlex.quote(f'{k}={v}')}" for k, v in values.items())
 
 

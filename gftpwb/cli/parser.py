@@ -302,8 +302,7 @@ def add_lab(sub: Sub) -> None:
         if name == "status":
             q.add_argument("--json", action="store_true", help="machine-readable output")
             q.add_argument("--vars", action="store_true", help="print --set options that point a scenario's "
-                           "variables at the lab (lab, ctrl, src, dst; with xrootd: xrootd_port, http_port), as "
-                           "scenarios/teragrid-study.yaml and scenarios/protocols.yaml take them")
+                           "variables at the lab (lab, ctrl, src, dst), as scenarios/teragrid-study.yaml takes them")
         handler(q, "gftpwb.cli.lab:cmd_lab")
 
 
