@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fuzzseed import FUZZ_SEED, say_seed
 from hypothesis import given, seed
 from hypothesis import strategies as st
+from support.fuzzseed import FUZZ_SEED, say_seed
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError

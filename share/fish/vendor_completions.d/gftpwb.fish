@@ -190,7 +190,7 @@ complete -c gftpwb -n '_shtab_gftpwb_using lab; and test $_shtab_gftpwb_npos -eq
 complete -c gftpwb -n '_shtab_gftpwb_using lab status' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l state-dir -xka "(__fish_complete_directories)" -d 'lab state directory (default $GFTPWB_LAB_DIR or ~/.local/state/gftpwb/lab)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l json -d 'machine-readable output'
-complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l vars -d 'print --set options that point a scenario'"'"'s variables at the lab (lab, ctrl, src, dst; with xrootd: xrootd_port, http_port), as scenarios/teragrid-study.yaml and scenarios/protocols.yaml take them'
+complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l vars -d 'print --set options that point a scenario'"'"'s variables at the lab (lab, ctrl, src, dst), as scenarios/teragrid-study.yaml takes them'
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a completion -d 'print the shell completion script for bash, zsh or fish'
 complete -c gftpwb -n '_shtab_gftpwb_using completion' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using completion; and test $_shtab_gftpwb_npos -eq 0' -ka "bash zsh fish" -d 'the shell'
