@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,10 +29,12 @@ def xrootd_lab(tmp_path_factory: pytest.TempPathFactory):
     gridftp = GridftpLab(state)
     ftp = gridftp.up(port=free_port())
     lab = XrootdLab(state)
-    lab.up()
-    yield lab.server(), ftp
-    lab.down()
-    gridftp.down()
+    try:
+        lab.up()
+        yield lab.server(), ftp
+    finally:
+        lab.down()
+        gridftp.down()
 
 
 def run(args: list[str], tmp_path: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -105,6 +108,7 @@ def test_download_upload_and_third_party_copies_on_loopback(xrootd_lab, tmp_path
     protocols = {row["protocol"] for row in tables["protocols"]}
     assert protocols == {"GridFTP", "XRootD", "HTTP"}
     assert not os.path.exists(base + "/b/gftpwb-file-0000")  # the files were removed
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def test_a_timeout_stops_xrdcp_and_leaves_nothing(xrootd_lab, tmp_path):
@@ -185,12 +189,14 @@ def protocol_hosts(tmp_path_factory: pytest.TempPathFactory):
     """Two namespace hosts, each with a GridFTP server and an xrootd (the lab's code)."""
     state = str(tmp_path_factory.mktemp("protocols-lab"))
     hosts = NetLab(state)
-    hosts.up(2, gridftp_on_hosts=True)
     lab = XrootdLab(state)
-    lab.up(hosts=hosts.status()["hosts"])
-    yield state
-    lab.down()
-    hosts.down()
+    try:
+        hosts.up(2, gridftp_on_hosts=True)
+        lab.up(hosts=hosts.status()["hosts"])
+        yield state
+    finally:
+        lab.down()
+        hosts.down()
 
 
 def test_the_shipped_protocols_scenario_runs_on_the_lab(protocol_hosts, tmp_path):
@@ -200,9 +206,14 @@ def test_the_shipped_protocols_scenario_runs_on_the_lab(protocol_hosts, tmp_path
     net = NetLab(state).status()
     args = lab_vars(state, net).replace("'", "").split()
     results = tmp_path / "results"
-    done = run(["run", str(ROOT / "scenarios" / "protocols.yaml"), *args, "--set", "repeat=1", "--set",
-                "streams=[1, 2]", "--set", "size=8M", "--set", "baseline_duration=2s", "--results", str(results),
-                "--progress", "never"], tmp_path, timeout=900)
+    memory, disk = f"/dev/shm/gftpwb-test-protocols-{os.getpid()}", f"/var/tmp/gftpwb-test-protocols-{os.getpid()}"
+    try:
+        done = run(["run", str(ROOT / "scenarios" / "protocols.yaml"), *args, "--set", "repeat=1", "--set",
+                    "streams=[1, 2]", "--set", "size=8M", "--set", "baseline_duration=2s", "--set", f"memory={memory}",
+                    "--set", f"disk={disk}", "--results", str(results), "--progress", "never"], tmp_path, timeout=900)
+    finally:
+        shutil.rmtree(memory, ignore_errors=True)
+        shutil.rmtree(disk, ignore_errors=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     records = [r for r in journal(results) if r.get("run_id")]
     assert records and all(r["status"] == "passed" for r in records)
