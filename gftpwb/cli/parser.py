@@ -281,6 +281,9 @@ def add_lab_up_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--striped", action="store_true",
                    help="with --hosts N: striped GridFTP, a data node per side on each host and a front end per "
                         "side on the bridge (guc -stripe from ftp://CONTROLLER:2812 to ftp://CONTROLLER:2813)")
+    q.add_argument("--xrootd", action="store_true",
+                   help="also start xrootd serving root:// and http:// (with third-party copies) on loopback, and in "
+                        "each namespace host with --hosts N (ports: lab status)")
     q.add_argument("--gluster", action="store_true",
                    help="also start glusterd and a single-brick volume for gfapi tests")
     q.add_argument("--gluster-address", metavar="ADDR",

@@ -183,6 +183,7 @@ complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l hosts -x -d 'also create N
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l rate -x -d 'shape each host'"'"'s link with tc tbf (e.g. 400mbit)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l gridftp-on-hosts -d 'also run a GridFTP server in each namespace host'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l striped -d 'with --hosts N: striped GridFTP, a data node per side on each host and a front end per side on the bridge (guc -stripe from ftp://CONTROLLER:2812 to ftp://CONTROLLER:2813)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l xrootd -d 'also start xrootd serving root:// and http:// (with third-party copies) on loopback, and in each namespace host with --hosts N (ports: lab status)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l gluster -d 'also start glusterd and a single-brick volume for gfapi tests'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l gluster-address -x -d 'the volume'"'"'s server address, reachable by every client (default: 198.18.0.1 for the default state directory, else another 198.18.x.y address; the lab adds it to lo)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l gluster-volume -x -d 'the volume'"'"'s name (default gftpwb-demo for the default state directory, else gftpwb-<hash of the state directory>)'
