@@ -42,8 +42,8 @@ def test_up_status_run_down(tmp_path):
         assert len({n["port"] for n in status["nodes"]}) == 3
         varsout = gftpwb("lab", "status", "--vars", "--state-dir", state)
         assert varsout.returncode == 0, varsout.stderr
-        assert varsout.stdout.split() == ["--set", f"lab={state}", "--set", f"slurm_conf={conf}",
-                                          "--set", "slurm_nodes=3", "--set", "slurm_partition=lab"]
+        assert varsout.stdout.split() == ["--lab-var", f"lab={state}", "--lab-var", f"slurm_conf={conf}",
+                                          "--lab-var", "slurm_nodes=3", "--lab-var", "slurm_partition=lab"]
         env = {**os.environ, "SLURM_CONF": conf}
         ran = subprocess.run(["srun", "-N", "3", "--ntasks-per-node=2", "-l", "sh", "-c", "echo $SLURMD_NODENAME"],
                              capture_output=True, text=True, env=env, timeout=60)

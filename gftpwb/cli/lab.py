@@ -1,7 +1,8 @@
 """``gftpwb lab up|down|status``: the loopback GridFTP server and, with ``--hosts N``, namespace hosts
 (:mod:`gftpwb.shell.lab.netlab`), with ``--gluster`` a GlusterFS volume (:mod:`gftpwb.shell.lab.gluster`),
-with ``--slurm N`` a Slurm cluster of N nodes on this machine (:mod:`gftpwb.shell.lab.slurm`), in one
-state directory."""
+with ``--slurm N`` a Slurm cluster of N nodes on this machine (:mod:`gftpwb.shell.lab.slurm`)
+and with ``--xrootd`` XRootD servers (root:// and http://) on loopback and the hosts
+(:mod:`gftpwb.shell.lab.xrootd`), in one state directory."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from gftpwb.shell.lab.gluster import GlusterLab
 from gftpwb.shell.lab.gridftp import GridftpLab
 from gftpwb.shell.lab.netlab import NetLab
 from gftpwb.shell.lab.slurm import SlurmLab, SlurmStatus
+from gftpwb.shell.lab.xrootd import XrootdLab
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
@@ -21,6 +23,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
     hosts = NetLab(lab.state_dir)
     gluster = GlusterLab(lab.state_dir)
     slurm = SlurmLab(lab.state_dir)
+    xrootd = XrootdLab(lab.state_dir)
     if args.lab_command == "up":
         if args.hosts or args.rate:
             NetLab.check_request(args.hosts, args.rate or "")
@@ -40,9 +43,15 @@ def cmd_lab(args: argparse.Namespace) -> int:
             print(f"GlusterFS volume {g.volume} started: server {g.address}, brick {g.brick}")
         if args.slurm:
             _print_slurm(slurm.up(args.slurm))
+        if args.xrootd:
+            net = hosts.status()
+            xrootd.up(hosts=net["hosts"] if net else None)
+            _print_xrootd(xrootd.status())
     elif args.lab_command == "down":
         if slurm.down():
             print("Slurm of the lab stopped (jobs cancelled, daemons and steps ended)")
+        if xrootd.down():
+            print("xrootd servers stopped")
         if gluster.down():
             print("GlusterFS volume of the lab stopped and deleted")
         had_hosts = hosts.down()
@@ -54,11 +63,13 @@ def cmd_lab(args: argparse.Namespace) -> int:
         net = hosts.status()
         g = gluster.status() if gluster.configured else None
         s = slurm.status() if slurm.configured else None
+        x = xrootd.status()
         if getattr(args, "vars", False):
             print(lab_vars(lab.state_dir, net, slurm.variables() if s else None))
         elif args.json:
             print(json.dumps({"gridftp": lab.status_dict(), "hosts": net, **({"gluster": asdict(g)} if g else {}),
-                              **({"slurm": slurm.status_dict()} if s else {})}, indent=1))
+                              **({"slurm": slurm.status_dict()} if s else {}), **({"xrootd": x} if x else {})},
+                             indent=1))
         else:
             state = f"running, pid {status.pid}" if status.running else "not running"
             print(f"gridftp  {status.url}  {state}  (state {status.state_dir})")
@@ -68,13 +79,18 @@ def cmd_lab(args: argparse.Namespace) -> int:
                 print(f"gluster  {g.address}:/{g.volume}  {state}  (brick {g.brick})")
             if s:
                 _print_slurm(s)
+            if x:
+                _print_xrootd(x)
     return EXIT_OK
 
 
 def lab_vars(state_dir: str, net: dict | None, slurm: dict[str, str] | None = None) -> str:
-    """``--set lab=DIR --set ctrl=A --set src=H1 --set dst=H2``: the lab as a scenario's variables
-    (the controller, the first host and the second, or the first again with one host), and with a
-    Slurm ``--set slurm_conf=... --set slurm_nodes=N --set slurm_partition=lab``."""
+    """``--lab-var lab=DIR --lab-var ctrl=A --lab-var src=H1 --lab-var dst=H2``: the lab as a scenario's
+    variables (the controller, the first host and the second, or the first again with one host), and
+    with a Slurm ``--lab-var slurm_conf=... --lab-var slurm_nodes=N --lab-var slurm_partition=lab``.
+    ``--lab-var`` rather than ``--set``: a scenario uses those it declares and ignores the others, so
+    one lab's variables fit every scenario. The xrootd of a namespace host always has XRootD's ports,
+    1094 and 8094 (scenarios/protocols.yaml's defaults), so none is said."""
     import shlex
 
     has_hosts = bool(net and net.get("hosts"))
@@ -87,7 +103,7 @@ def lab_vars(state_dir: str, net: dict | None, slurm: dict[str, str] | None = No
         values.update({"ctrl": net["controller_address"], "src": hosts[0]["address"],
                        "dst": hosts[1 if len(hosts) > 1 else 0]["address"]})
     values.update(slurm or {})
-    return " ".join(f"--set {shlex.quote(f'{k}={v}')}" for k, v in values.items())
+    return " ".join(f"--lab-var {shlex.quote(f'{k}={v}')}" for k, v in values.items())
 
 
 def _print_slurm(status: SlurmStatus) -> None:
@@ -120,3 +136,10 @@ def _print_hosts(net: dict | None) -> None:
         for k, urls in sorted((striped.get("subsets") or {}).items()):
             print(f"  striped over {k} node(s): {urls.get('source')} -> {urls.get('target')}")
     print(f"  inventory: {net['inventory']} (user root, identity {net['identity']}, known_hosts {net['known_hosts']})")
+
+
+def _print_xrootd(status: dict | None) -> None:
+    for server in (status or {}).get("servers", []):
+        state = f"running, pid {server['pid']}" if server["running"] else "NOT running"
+        urls = f"{server['root_url']}  {server['http_url']}"
+        print(f"xrootd   {server['place']:<5} {urls}  {state}  (log {server['log']})")

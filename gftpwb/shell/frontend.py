@@ -39,6 +39,7 @@ from gftpwb.core.slurm.model import SlurmSetup
 from gftpwb.core.specs import RunSpec
 
 if TYPE_CHECKING:
+    from gftpwb.core.dsl.variables import Assignments
     from gftpwb.core.formats import Converted, InputFormat
     from gftpwb.core.records import Summary
     from gftpwb.core.transport import Transport
@@ -61,8 +62,9 @@ def load(path: str, overrides: Mapping[str, str] | None = None,
     data = read_source(path)
     fmt = find_format(path, data.decode("utf-8", "replace"))
     if fmt is not None:
-        if overrides:
-            raise UsageError(f"--set: {path} is {fmt.description}, which has no variables")
+        required = sorted(set(overrides or {}) - getattr(overrides, "offered", frozenset()))
+        if required:
+            raise UsageError(f"--set {', '.join(required)}: {path} is {fmt.description}, which has no variables")
         return load_converted(path, data, fmt)
     return load_scenario_text(decode_source(data, path), path, overrides=overrides,
                               environ=os.environ if environ is None else environ)
@@ -104,13 +106,22 @@ def shell_env() -> dict[str, str]:
     return env
 
 
-def parse_assignments(items: Sequence[str]) -> dict[str, str]:
-    """``--set name=value`` arguments as a mapping (a later one wins)."""
+def parse_assignments(items: Sequence[str], offered: Sequence[str] = ()) -> Assignments:
+    """``--set name=value`` and ``--lab-var name=value`` arguments as a mapping (a later one wins, and
+    ``--set`` over ``--lab-var``); the names given only by ``--lab-var`` are its ``offered`` ones."""
+    from gftpwb.core.dsl.variables import Assignments
+
+    lab = _pairs(offered, "--lab-var")
+    given = _pairs(items, "--set")
+    return Assignments({**lab, **given}, offered=frozenset(lab) - frozenset(given))
+
+
+def _pairs(items: Sequence[str], option: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
-            raise UsageError(f"--set {item!r}: write name=value")
+            raise UsageError(f"{option} {item!r}: write name=value")
         out[name.strip()] = value
     return out
 
@@ -165,7 +176,9 @@ def repeat_command(scenario_path: str, results: str, *, only: Sequence[str] = ()
                    overrides: Mapping[str, str] | None = None) -> list[str]:
     """The headless command that repeats a run (recorded in meta.json and the tag logs of runs that
     were not started by a command line of their own, such as the TUI's)."""
-    sets = [arg for name, value in (overrides or {}).items() for arg in ("--set", f"{name}={value}")]
+    offered = getattr(overrides, "offered", frozenset())
+    sets = [arg for name, value in (overrides or {}).items()
+            for arg in ("--lab-var" if name in offered else "--set", f"{name}={value}")]
     return ["gftpwb", "run", scenario_path, *(["--only", ",".join(only)] if only else []),
             *(arg for condition in where for arg in ("--where", condition)), *sets, "--results", results,
             *(["--accept-new-host-keys"] if accept_new_host_keys else [])]

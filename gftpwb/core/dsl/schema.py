@@ -41,6 +41,8 @@ BUILTIN_PLUGINS = frozenset({
     ("autotune", "gftpwb.kinds.autotune.kind:KIND"),
     ("gfapi", "gftpwb.kinds.gfapi.kind:KIND"),
     ("iperf3", "gftpwb.kinds.iperf3.kind:KIND"),
+    ("xrootd", "gftpwb.kinds.xrootd.kind:KIND"),
+    ("http", "gftpwb.kinds.http.kind:KIND"),
     ("simulated", "gftpwb.kinds.simulated.kind:ENGINE"),
 })
 

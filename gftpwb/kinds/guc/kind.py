@@ -21,6 +21,8 @@ from gftpwb.core.registry import (
     Run,
 )
 
+from .tuning import GUC_TUNING
+
 if TYPE_CHECKING:
     from gftpwb.core.records import ResultRecord
     from gftpwb.core.specs import RunSpec
@@ -96,5 +98,6 @@ KIND = Kind(
             writes_taglog=True),
     report=TransferReport(TRANSFERS, figures=(RATE, GUC_AVG), metrics=RATE_METRICS),
     present=GucPresent(),
+    tuning=GUC_TUNING,
     exports={"tgftp-batchfile": "gftpwb.kinds.guc.facets:tgftp_batchfile_line"},
 )
