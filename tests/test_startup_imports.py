@@ -55,3 +55,17 @@ def test_validate_imports_the_language_of_the_kinds_used_and_no_ruamel():
 def test_a_scenario_of_another_kind_loads_that_kinds_language():
     loaded = modules_after_validate("scenarios/smallfile-posix.yaml")  # gfapi tests only
     assert "gftpwb.kinds.gfapi.facets" in loaded and "gftpwb.kinds.iperf3.facets" not in loaded
+
+
+def test_a_facet_named_wrongly_is_an_environment_problem():
+    import re
+
+    import pytest
+
+    from gftpwb.core.errors import EnvironmentProblem
+    from gftpwb.core.registry import ImportedDsl, ImportedPlanner
+
+    with pytest.raises(EnvironmentProblem, match=re.escape("cannot load the facet nosuch.module:Dsl")):
+        ImportedDsl("nosuch.module:Dsl").test_keys()
+    with pytest.raises(EnvironmentProblem, match=re.escape("names a GucDsl, not a gftpwb.core.registry.Planner")):
+        ImportedPlanner("gftpwb.kinds.guc.facets:GucDsl").plan(None, None, 0)

@@ -432,12 +432,17 @@ class ImportedPlanner(Planner):
 
 
 def _facet(reference: str, facet: type) -> Any:
-    """The facet ``reference`` names: an instance of ``facet``, or a subclass of it made with no arguments."""
-    value = resolve(reference)
-    if isinstance(value, type) and issubclass(value, facet):
-        value = value()
+    """The facet ``reference`` names: an instance of ``facet``, or a subclass of it made with no arguments
+    (a plug-in that names a wrong one is reported as the registry reports a kind it cannot load)."""
+    try:
+        value = resolve(reference)
+        if isinstance(value, type) and issubclass(value, facet):
+            value = value()
+    except Exception as exc:
+        raise EnvironmentProblem(f"cannot load the facet {reference}: {type(exc).__name__}: {exc}") from exc
     if not isinstance(value, facet):
-        raise TypeError(f"{reference} names a {type(value).__name__}, not a {facet.__module__}.{facet.__name__}")
+        what = value.__name__ if isinstance(value, type) else type(value).__name__
+        raise EnvironmentProblem(f"{reference} names a {what}, not a {facet.__module__}.{facet.__name__}")
     return value
 
 
