@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import tempfile
@@ -45,6 +46,18 @@ DEFAULT_HTTP_PORT = 8094
 RUN_AS = "nobody"
 EXTHANDLER = "libXrdHttpTPC.so"
 PACKAGES = "xrootd-server xrootd-server-plugins xrootd-client"
+
+
+def _hand_over(where: str) -> None:
+    """Gives a server's folder to :data:`RUN_AS`. A folder used before holds what an earlier xrootd left
+    in its admin area (links into /proc of a process gone, files it removes as it stops): links are
+    handed over themselves, never followed, and an entry gone meanwhile is not an error."""
+    account = pwd.getpwnam(RUN_AS)
+    for root, dirs, files in os.walk(where):
+        for name in [*dirs, *files]:
+            with contextlib.suppress(FileNotFoundError):
+                os.chown(os.path.join(root, name), account.pw_uid, account.pw_gid, follow_symlinks=False)
+    os.chown(where, account.pw_uid, account.pw_gid)
 
 
 @dataclass
@@ -255,10 +268,7 @@ class XrootdLab:
         config = os.path.join(where, "xrootd.cfg")
         with open(config, "w", encoding="ascii") as handle:
             handle.write(config_text(server, where, os.path.join(where, "cadir")))
-        for root, dirs, files in os.walk(where):
-            for name in [*dirs, *files]:
-                shutil.chown(os.path.join(root, name), RUN_AS)
-        shutil.chown(where, RUN_AS)
+        _hand_over(where)
         os.chmod(os.path.join(where, "server.key"), 0o600)
         argv = [shutil.which(XROOTD) or XROOTD, "-c", config, "-R", RUN_AS, "-l", os.path.join(where, "xrootd.log")]
         if server.netns:
