@@ -101,7 +101,7 @@ def test_guc_runs_follow_their_iperf3_baseline_and_the_report_gives_the_efficien
         row = next(line for line in report.stdout.splitlines() if re.search(rf"│ eff\s+│ 00{case} │.*│ +{case + 1} │",
                                                                             line))
         assert expected in row, (expected, row)
-        assert re.search(r"\d+\.\d to \d+\.\d %", row)  # its interval from two pairs
+        assert re.search(r"\[\d+\.\d, \d+\.\d\] %", row)  # its interval from two pairs, as its bounds
 
 
 @pytest.fixture
