@@ -15,12 +15,12 @@ from fuzzseed import FUZZ_SEED, say_seed
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario, load_scenario_text, semantic_diagnostics
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.masking import mask, mask_text
 from gftpwb.core.plan import plan
 from gftpwb.core.scenario.fastyaml import fast_load
-from gftpwb.core.scenario.yamlpos import MAX_NESTING, MIN_VALUE_BUDGET, ruamel_load
+from gftpwb.core.scenario.yamlpos import MAX_NESTING, MIN_VALUE_BUDGET, load_yaml_with_positions, ruamel_load
 
 GUC = """\
 version: 1
@@ -233,3 +233,17 @@ def test_an_included_hosts_file_is_bounded_and_positioned(tmp_path):
     with pytest.raises(ScenarioError) as caught:
         load_scenario(str(path))
     assert str(caught.value.diagnostics[0]).startswith(f"{tmp_path / 'latin1.yaml'}:2:39: not UTF-8 text: byte 0xe9")
+
+
+def test_the_tests_share_one_inventory_and_one_list_of_the_tests():
+    """What a kind's check sees of the other tests and of the hosts is one object for every test: a copy
+    per test made validation's memory and time grow with the square of the tests (20,000 one-line
+    tests: 3.2 GB and 26 s; bench/validate_scale.py runs the command)."""
+    text = ("version: 1\nname: s\nhosts: {h: {address: 10.0.0.1}}\ndefaults: {source: ftp://127.0.0.1:2811/dev/zero, "
+            "target: ftp://127.0.0.1:2811/dev/null}\ntests:\n"
+            + "".join(f"  - {{id: t{i}, kind: guc, options: {{length: 1M}}}}\n" for i in range(50)))
+    data, pos, _ = load_yaml_with_positions(text, "s.yaml")
+    inputs, errors, _ = semantic_diagnostics(data, pos, "s.yaml")
+    assert errors == [] and len(inputs) == 50
+    assert len({id(test.tests) for test in inputs}) == 1 and len(inputs[0].tests) == 50
+    assert len({id(test.inventory) for test in inputs}) == 1 and list(inputs[0].inventory) == ["h"]
