@@ -40,6 +40,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 from gftpwb import __version__
 from gftpwb.core.commands import Command, from_shell_text, to_dsl
 from gftpwb.core.errors import Diagnostic, ScenarioError
+from gftpwb.core.limits import limits, too_many_runs
 from gftpwb.core.plan import matrix_points
 from gftpwb.core.scenario.keys import NAME_PATTERN
 from gftpwb.core.scenario.model import Scenario
@@ -102,6 +103,7 @@ class _Reader:
     def __init__(self, filename: str):
         self.filename = filename
         self.warnings: list[Diagnostic] = []
+        self.errors: list[Diagnostic] = []  # what stops the import: raised together at its end
         self.sticky_connection_test: int | None = None  # line that set --connection-test (B1)
         self.sticky_timeout = False  # some line set --timeout (B2 then no longer bites)
         self.sticky_comment: int | None = None  # line that set --log-comment (B1)
@@ -212,6 +214,8 @@ def import_batchfile(text: str, filename: str, env: Mapping[str, str] | None = N
             continue
         draft.comments_before, pending = pending, []
         drafts.append(draft)
+    if reader.errors:
+        raise ScenarioError(reader.errors)
     if not drafts:
         raise ScenarioError([Diagnostic(filename, header_line, 1, "no test lines to import (every line is a "
                                                                   "comment, empty or skipped)")])
@@ -259,6 +263,11 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
     if not entry.executions:
         reader.warn(entry.line, col["execs"], f"execs {entry.execs_text!r}: tgftp ran this line zero times; "
                                               "skipped")
+        return None
+    cap = limits().runs
+    if len(entry.executions) > cap:  # as repeat: a typo must not plan (or run) without end
+        reader.errors.append(Diagnostic(reader.filename, entry.line, col["execs"], too_many_runs(
+            f"test 'test-{number:03d}'", len(entry.executions), cap, f"execs {entry.execs_text}")))
         return None
     first = entry.executions[0]
     if first.eval_failed:

@@ -15,7 +15,7 @@ from typing import Any
 
 from gftpwb.core.commands import COMMAND_ROLES
 from gftpwb.core.errors import Diagnostic, ScenarioError
-from gftpwb.core.limits import RUNS_VARIABLE, limits
+from gftpwb.core.limits import RUNS_VARIABLE, limits, too_many_runs
 from gftpwb.core.registry import TestInput, registry
 from gftpwb.core.scenario.model import LOCAL, Host, Scenario, TestModel
 from gftpwb.core.scenario.yamlpos import Path, Positions, label, load_yaml_with_positions
@@ -115,9 +115,7 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         runs = planned_runs(test.merged) * loops
         total_runs += runs
         if runs > cap.runs:  # before the kind's checks, which may walk the matrix themselves
-            test.error(f"test '{tid}' plans {runs:,} runs (repeat x copies x matrix cases x hosts x loops), more than "
-                       f"the limit of "
-                       f"{cap.runs:,}; run fewer, or raise the limit: {RUNS_VARIABLE}={runs}",
+            test.error(too_many_runs(f"test '{tid}'", runs, cap.runs),
                        "repeat" if "repeat" in raw else ("matrix" if "matrix" in raw else None))
         else:
             for engine in registry().engines():
