@@ -45,6 +45,7 @@ from gftpwb.core.plan import matrix_points
 from gftpwb.core.scenario.keys import NAME_PATTERN
 from gftpwb.core.scenario.model import Scenario
 from gftpwb.kinds.guc.model import Test
+from gftpwb.kinds.guc.urls import url_problem
 from gftpwb.tgftp.args import TgftpUsage
 from gftpwb.tgftp.model import (
     FIELD_NAMES,
@@ -307,6 +308,11 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
                                                       "as it is (bash too, when no file matches)", draft)
     for variable in dict.fromkeys(test.unset):
         reader.warn(entry.line, 1, f"${variable} is not set: it expands to nothing, as in tgftp's shell", draft)
+    for key, value in (("source", test.argv[-2]), ("target", test.argv[-1])):
+        problem = url_problem(value)
+        if problem is not None:  # tgftp handed it to guc, which could not read it as meant
+            reader.warn(entry.line, col[key], f"{key}: {problem}; line skipped")
+            return None
     data: dict[str, Any] = {"id": f"test-{number:03d}",
                             "kind": "connection-test" if test.connection_test else "guc",
                             "source": test.argv[-2], "target": test.argv[-1]}

@@ -136,7 +136,8 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         errors.append(Diagnostic(filename, line, col, f"the scenario plans {total_runs:,} runs, more than the limit "
                                                       f"of {cap.runs:,}; run fewer, or raise the limit: "
                                                       f"{RUNS_VARIABLE}={total_runs}"))
-    return inputs, errors, warnings
+    # a default's problem is found by every test that takes it; said once, at the default
+    return inputs, list(dict.fromkeys(errors)), list(dict.fromkeys(warnings))
 
 
 def planned_runs(test: dict[str, Any]) -> int:

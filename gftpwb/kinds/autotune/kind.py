@@ -12,7 +12,7 @@ from gftpwb.core.scenario.keys import Key
 from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_rate, parse_size
-from gftpwb.kinds.guc.kind import GUC_PROGRAM, require_ends, timeout_of, transfer_endpoints
+from gftpwb.kinds.guc.kind import GUC_PROGRAM, check_ends, timeout_of, transfer_endpoints
 from gftpwb.kinds.simulated.link import build_link
 
 from .candidates import TGFTP_37, params_line, repeated, resolve_candidates
@@ -45,7 +45,7 @@ class AutotuneKind(Kind):
         return {"autotune_candidates": candidates_schema()}
 
     def check(self, test: TestInput) -> None:
-        require_ends(test)
+        check_ends(test)
         raw = test.raw
         if len(test.on) > 1:
             test.error("an auto-tune runs its transfers from one host; give on one host (or write one auto-tune "

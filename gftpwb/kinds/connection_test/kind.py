@@ -16,7 +16,7 @@ from gftpwb.kinds.guc.kind import (
     GUC_WAITING,
     TRANSFERS,
     build_transfer_test,
-    require_ends,
+    check_ends,
     transfer_endpoints,
 )
 from gftpwb.kinds.guc.model import GucOptions, Test
@@ -47,7 +47,7 @@ class ConnectionTestKind(Kind):
                 LOG_FILENAME_KEY)
 
     def check(self, test: TestInput) -> None:
-        require_ends(test)
+        check_ends(test)
 
     def build(self, test: TestInput) -> Test:
         return build_transfer_test(test, CONNECTION_TEST_TIMEOUT_S)

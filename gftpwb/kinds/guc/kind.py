@@ -7,6 +7,7 @@ from typing import Any
 
 from gftpwb.core.commands import command_of
 from gftpwb.core.dsl.repeats import REPEAT_KEYS, SEQUENTIAL, check_repeats
+from gftpwb.core.errors import Diagnostic
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import Exclusion, Figure, HostCheck, Kind, Metric, Program, ReportSection, TestInput
 from gftpwb.core.scenario.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
@@ -40,6 +41,7 @@ from .keys import (
 )
 from .model import GucOptions, Test
 from .plan import guc_shape, plan_transfers
+from .urls import url_problem
 
 # guc and connection tests: one row per case with the rates of its passed runs.
 TRANSFERS = ReportSection("transfers", 20, "gftpwb.kinds.guc.report:tables", charts="gftpwb.kinds.guc.charts:charts",
@@ -69,11 +71,23 @@ def timeout_of(merged: dict[str, Any], default: float) -> float | None:
     return (parse_duration(merged["timeout"]) if "timeout" in merged else default) or None
 
 
-def require_ends(test: TestInput) -> None:
-    """A transfer needs a source and a target (from the test or the defaults)."""
+def check_ends(test: TestInput) -> None:
+    """A transfer needs a source and a target (from the test or the defaults), each a URL guc reads
+    or a local path (:mod:`gftpwb.kinds.guc.urls`); a bad one is reported where it is written (a
+    default's once, however many tests take it: the loader drops repeated diagnostics)."""
     for key in ("source", "target"):
-        if not test.merged.get(key):
+        value = test.merged.get(key)
+        if not value:
             test.error(f"test '{test.id}' has no {key} (set it on the test or in defaults)")
+            continue
+        problem = url_problem(str(value))
+        if problem is None:
+            continue
+        if key in test.raw:
+            test.error(f"test '{test.id}' {key}: {problem}", key)
+        else:
+            line, col = test.pos.of_value(("defaults", key))
+            test.errors.append(Diagnostic(test.filename, line, col, f"defaults.{key}: {problem}"))
 
 
 def build_transfer_test(test: TestInput, default_timeout: float = 0.0) -> Test:
@@ -256,7 +270,7 @@ class GucKind(Kind):
         return definitions()
 
     def check(self, test: TestInput) -> None:
-        require_ends(test)
+        check_ends(test)
         merged = test.merged
         if "args" in test.raw:
             clash = [key for key in ("options", "extra_args", "matrix", "stripe", "files") if merged.get(key)]
