@@ -41,7 +41,7 @@ from gftpwb import __version__
 from gftpwb.core.commands import Command, from_shell_text, to_dsl
 from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.limits import limits, too_many_runs
-from gftpwb.core.plan import matrix_points
+from gftpwb.core.plan import first_cases, matrix_points
 from gftpwb.core.scenario.keys import NAME_PATTERN
 from gftpwb.core.scenario.model import Scenario
 from gftpwb.kinds.guc.model import Test
@@ -562,6 +562,7 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
     notes: list[str] = []
     lines = [f"{HEADER_PREFIX}{EXPORT_VERSION}", FIELDS_LINE, f"#  exported by gftpwb {__version__} from scenario "
              f"{scenario.name}"]
+    first = first_cases(scenario)  # a matrix case's log name says its number in the scenario, as gftpwb's
     for test in scenario.tests:
         writer = registry().kind(test.kind).exports.get(BATCHFILE_EXPORT)
         if writer is None:
@@ -581,7 +582,8 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
             if test.log_filename:
                 stem, suffix = ((test.log_filename[:-4], ".log") if test.log_filename.endswith(".log")
                                 else (test.log_filename, ""))
-                log_name = f"{stem}_#{variant:03d}{suffix}" if test.matrix else test.log_filename
+                log_name = (f"{stem}_#{first[test.id] + variant:03d}{suffix}" if test.matrix else
+                            test.log_filename)
             comment = test.comment
             if test.comment_command is not None:
                 if comment:
