@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from clihelp import gftpwb
+from support.clihelp import gftpwb
 
 SCENARIO = """\
 version: 1

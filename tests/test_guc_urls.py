@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
+from support.clihelp import gftpwb
 
 from gftpwb.kinds.guc.urls import url_problem
 

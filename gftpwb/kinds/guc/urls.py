@@ -22,6 +22,7 @@ So local paths stay allowed, absolute or relative; what looks like a URL must be
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 
 SCHEMES = ("ftp", "gsiftp", "sshftp", "http", "https", "file")
@@ -36,9 +37,11 @@ def _close_scheme(word: str) -> str | None:
     return close[0] if close else None
 
 
+@functools.lru_cache(maxsize=4096)
 def url_problem(value: str) -> str | None:
     """What is wrong with ``value`` as a guc source or target, in words; None when guc reads it as
-    meant (a URL of a scheme it knows, or a local path)."""
+    meant (a URL of a scheme it knows, or a local path). Cached: the tests of a generated scenario
+    (20,000 of them) mostly share a few URLs."""
     if "://" in value:
         scheme, rest = value.split("://", 1)
         return _scheme_problem(value, scheme, rest) or _url_rest_problem(value, scheme, rest)
