@@ -286,3 +286,13 @@ def test_a_batchfile_lines_executions_are_made_as_they_are_asked_for():
     assert first.argv[first.argv.index("--log-filename") + 1] == "big.csv_#000_000.log"
     assert entry.executions[1].argv[entry.executions[1].argv.index("--log-filename") + 1] == "big.csv_#000_001.log"
     assert entry.executions[-1].number == 7766279631452241918
+
+
+def test_whole_number_floats_are_the_integers_they_are():
+    """JSON Schema's integers include 2.0: `repeat: 2.0` passed the schema and was a traceback when
+    planned (range(2.0)), `parallel: [4.0]` reached guc as -p 4.0 (found by bench/reliability.py)."""
+    specs = plan(load_scenario_text(GUC + "    repeat: 2.0\n    matrix: {parallel: [4.0]}\n    timeout: 2.0\n",
+                                    "f.yaml"))
+    assert [s.run_id for s in specs] == ["t[0]/0", "t[0]/1"]
+    assert specs[0].argv[1:4] == ("-vb", "-p", "4") and specs[0].params["parallel"] == 4
+    assert specs[0].timeout_s == 2

@@ -48,6 +48,7 @@ def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Ma
     expanded = expand_scenario(data, pos, text, filename, overrides=overrides, environ=environ)
     if expanded.errors:
         raise ScenarioError(expanded.errors)
+    whole_numbers_as_ints(data)
     if not verdict(data, scenario_schema()):  # invalid, or the quick check cannot tell: jsonschema says why
         from .diagnostics import schema_diagnostics  # jsonschema is loaded only here
 
@@ -62,6 +63,22 @@ def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Ma
     if errors:
         raise ScenarioError(errors)
     return build_model(data, inputs, filename, expanded.text, warnings, expanded.variables)
+
+
+def whole_numbers_as_ints(data: Any) -> None:
+    """Every whole-number float of the scenario (``repeat: 2.0``, ``parallel: [4.0]``) as the int it
+    is, in place. JSON Schema's integers include 2.0, so the schema lets it through, and a model that
+    kept it was a traceback (``range(2.0)``) or a wrong guc argument (``-p 4.0``); a key that takes any
+    number reads 2 as it read 2.0."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            if isinstance(value, float) and value.is_integer():
+                node[key] = int(value)
+            elif isinstance(value, dict | list):
+                stack.append(value)
 
 
 # --- checks the schema cannot express -------------------------------------------------------------
