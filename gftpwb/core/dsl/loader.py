@@ -27,6 +27,7 @@ from .harness import expect_diagnostics, harness_diagnostics, test_schedules
 from .monitors import build_monitors, monitor_diagnostics
 from .quickcheck import verdict
 from .schema import kind_key_names, merged_key_names, scenario_schema
+from .slurm import build_slurm, expand_slurm_on, slots_of, slurm_diagnostics
 from .source import decode_source, read_source
 
 
@@ -57,6 +58,10 @@ def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Ma
         errors = []
     if errors:
         raise ScenarioError(errors)
+    errors = slurm_diagnostics(data, pos, filename)
+    if errors:
+        raise ScenarioError(errors)
+    expand_slurm_on(data)
     inputs, errors, warnings = semantic_diagnostics(data, pos, filename)
     errors.extend(harness_diagnostics(data, pos, filename))
     errors.extend(expect_diagnostics(inputs, data, pos, filename))
@@ -105,7 +110,9 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
     warnings: list[Diagnostic] = []
     defaults = data.get("defaults", {})
     errors.extend(host_diagnostics(data, pos, filename))
-    known_hosts = list(dict.fromkeys([LOCAL, *data.get("hosts", {})]))
+    slots = slots_of(data)  # a Slurm allocation's nodes: hosts that are not reached over SSH
+    known_hosts = list(dict.fromkeys([LOCAL, *data.get("hosts", {}), *slots]))
+    inventory = {**data.get("hosts", {}), **{slot: {"slurm_node": True} for slot in slots}}
     if "on" in defaults:
         errors.extend(_on_diagnostics(defaults["on"], ("defaults", "on"), known_hosts, pos, filename))
     first_seen: dict[str, int] = {}
@@ -115,7 +122,6 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
     loops = data.get("loops", 1) if isinstance(data.get("loops", 1), int) else 1
     # one inventory and one tuple of the tests, shared by every test's input: a tuple per test made
     # validation's memory and time grow with the square of the tests (20,000 tests: 3.2 GB)
-    inventory = dict(data.get("hosts", {}))
     every_test = tuple(data["tests"])
     for index, raw in enumerate(data["tests"]):
         tid = raw["id"]
@@ -308,6 +314,7 @@ def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, te
         concurrent_tests=data.get("concurrent_tests", 1),
         trace=TraceSetting.of(data["trace"]) if "trace" in data else NO_TRACE,
         monitors=build_monitors(data),
+        slurm=build_slurm(data, resolve_path(data["slurm"].get("conf", ""), filename) if "slurm" in data else ""),
         schedules=test_schedules(inputs),
         path=filename,
         text=text,

@@ -54,6 +54,7 @@ from .keys import (
 )
 from .model import GucOptions, Test
 from .plan import guc_shape, plan_transfers
+from .tuning import GUC_TUNING
 from .urls import url_problem
 
 # guc and connection tests: one row per case with the rates of its passed runs.
@@ -84,16 +85,17 @@ def timeout_of(merged: dict[str, Any], default: float) -> float | None:
     return (parse_duration(merged["timeout"]) if "timeout" in merged else default) or None
 
 
-def check_ends(test: TestInput) -> None:
-    """A transfer needs a source and a target (from the test or the defaults), each a URL guc reads
-    or a local path (:mod:`gftpwb.kinds.guc.urls`); a bad one is reported where it is written (a
-    default's once, however many tests take it: the loader drops repeated diagnostics)."""
+def check_ends(test: TestInput, *, guc_urls: bool = True) -> None:
+    """A transfer needs a source and a target (from the test or the defaults), each (``guc_urls``: the
+    transfers are guc's) a URL guc reads or a local path (:mod:`gftpwb.kinds.guc.urls`); a bad one is
+    reported where it is written (a default's once, however many tests take it: the loader drops
+    repeated diagnostics)."""
     for key in ("source", "target"):
         value = test.merged.get(key)
         if not value:
             test.error(f"test '{test.id}' has no {key} (set it on the test or in defaults)")
             continue
-        problem = url_problem(str(value))
+        problem = url_problem(str(value)) if guc_urls else None
         if problem is None:
             continue
         if key in test.raw:
@@ -370,5 +372,6 @@ KIND = Kind(
             writes_taglog=True),
     report=TransferReport(TRANSFERS, figures=(RATE, GUC_AVG), metrics=RATE_METRICS),
     present=GucPresent(),
+    tuning=GUC_TUNING,
     exports={"tgftp-batchfile": "gftpwb.kinds.guc.kind:tgftp_batchfile_line"},
 )
