@@ -6,8 +6,14 @@ row the table calls #004."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
+import pytest
 from support.clihelp import gftpwb
+
+from gftpwb.core.dsl.loader import load_scenario
+from gftpwb.core.plan import first_cases, plan
 
 SCENARIO = """\
 version: 1
@@ -82,3 +88,21 @@ def test_tgftps_log_names_count_cases_over_the_scenario(tmp_path):
     assert [(r["run_id"], r["case"], r["taglog"]) for r in records] == [
         (f"{test}[{case}]/0", case, f"num_#{case:03d}_000.log") for test, case in
         (("one", 0), ("one", 1), ("par", 2), ("par", 3), ("par", 4), ("par", 5))]
+
+
+SHIPPED = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_every_kind_numbers_cases_over_the_scenario(path):
+    """Each kind's planner (guc, connection tests, gfapi, iperf3, the copy tools, auto-tunes) gives a run
+    id ``test[N]`` the case N of the scenario, and tgftp's tag log name ``#NNN`` the same number."""
+    scenario = load_scenario(str(path))
+    first = first_cases(scenario)
+    for spec in plan(scenario):
+        numbered = re.search(rf"(^|/){re.escape(spec.test_id)}\[(\d+)\]/", spec.run_id)
+        if numbered:
+            assert int(numbered[2]) == spec.case, spec.run_id
+        assert spec.case >= first[spec.test_id], spec.run_id
+        if not spec.log_name:
+            assert f"_#{spec.case:03d}_" in spec.taglog_name, (spec.run_id, spec.taglog_name)
