@@ -1,11 +1,15 @@
-"""How validation time grows with the number of tests (20,000 tests once took 9-10 s).
+"""How `gftpwb validate` grows with the number of tests: the command itself, as a user runs it.
 
-Writes scenarios of N guc tests and times what `gftpwb validate` does (`load_scenario` + `plan`) in
-this process (CPU seconds), median of --repeat tries, then microseconds per test (linear growth shows as a flat
-per-test figure); and, side by side, YAML loading alone on the libyaml fast path and on the ruamel
-path every file took before. Run: .venv/bin/python bench/validate_scale.py [--sizes 2500,...]; the same
-with PYTHONPATH=<an export of older code> (`git archive <rev> gftpwb converters | tar -x -C DIR`)
-times that code's validation for comparison.
+Writes scenarios of N one-line guc tests (source and target in the defaults, as a generated sweep
+has them) and runs `gftpwb validate FILE` on each in a child process: its wall time, its CPU time
+(user + system) and its peak resident memory (the child's own rusage, from os.wait4), the median
+of --repeat runs for the times and the largest peak. The per-test columns show whether growth is
+linear (a flat figure); the targets are checked at the end.
+
+Wall time is what a user waits, but on a shared machine it includes waiting for a core: the load
+average is printed with the figures, and CPU time is the figure that does not depend on it.
+
+Run: .venv/bin/python bench/validate_scale.py [--sizes 2000,10000,20000,100000] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -13,52 +17,69 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import tempfile
 import time
+from pathlib import Path
 
-from gftpwb.core.dsl import yamlpos
-from gftpwb.core.dsl.loader import load_scenario
-from gftpwb.core.plan import plan
+# what the command must do: (tests, wall seconds, peak MiB or None)
+TARGETS = ((20_000, 4.0, 300.0), (100_000, 20.0, None))
 
 
 def scenario_text(n: int) -> str:
-    lines = ["version: 1", "name: scale", "tests:"]
-    for i in range(n):
-        lines += [f"  - id: t{i}", "    kind: guc", "    source: ftp://127.0.0.1:2811/dev/zero",
-                  "    target: file:///dev/null", "    options: {length: 1M, parallel: 2}"]
-    return "\n".join(lines) + "\n"
+    head = ("version: 1\nname: scale\ndefaults:\n  source: ftp://127.0.0.1:2811/dev/zero\n"
+            "  target: ftp://127.0.0.1:2811/dev/null\ntests:\n")
+    return head + "".join(f"  - {{id: t{i}, kind: guc, options: {{length: 1M}}}}\n" for i in range(n))
 
 
-def median_time(fn, repeat: int) -> float:
-    """CPU seconds of this process (not wall time: the machine is shared, and waiting for a core is not
-    validation's cost), median of `repeat` tries."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.process_time()
-        fn()
-        times.append(time.process_time() - t0)
-    return statistics.median(times)
+def gftpwb_command() -> list[str]:
+    """The installed `gftpwb` next to this Python (the venv's), else `python -m gftpwb`."""
+    script = Path(sys.executable).with_name("gftpwb")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gftpwb"]
+
+
+def validate_once(path: str) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MiB) of one `gftpwb validate path`; exits if it fails."""
+    argv = [*gftpwb_command(), "validate", path]
+    start = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"gftpwb validate {path} failed (exit {os.waitstatus_to_exitcode(status)})")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # ru_maxrss: KiB on Linux
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="2500,5000,10000,20000")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="2000,10000,20000,100000")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    print(f"{'tests':>7} {'validate s':>10} {'us/test':>8} {'yaml (libyaml) s':>16} {'yaml (ruamel) s':>15}")
+    sizes = [int(x) for x in args.sizes.split(",")]
+    print(f"command: {' '.join(gftpwb_command())} validate FILE; median of {args.repeat}; "
+          f"load average before: {os.getloadavg()[0]:.1f}")
+    print(f"{'tests':>7} {'wall s':>7} {'CPU s':>7} {'peak MiB':>9} {'CPU us/test':>11} {'KiB/test':>8}")
+    found: dict[int, tuple[float, float, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for n in (int(x) for x in args.sizes.split(",")):
-            path = os.path.join(tmp, f"s{n}.yaml")
-            text = scenario_text(n)
-            with open(path, "w") as handle:
-                handle.write(text)
-            total = median_time(lambda path=path, n=n: len(plan(load_scenario(path))) == n or exit(1), args.repeat)
-            if not hasattr(yamlpos, "ruamel_load"):  # code from before the fast loader (PYTHONPATH=an export of it)
-                print(f"{n:>7} {total:>10.2f} {total / n * 1e6:>8.0f}")
-                continue
-            fast = median_time(lambda text=text, path=path: yamlpos.load_yaml_with_positions(text, path), args.repeat)
-            slow = median_time(lambda text=text, path=path: yamlpos.ruamel_load(text, path, 10**9), args.repeat)
-            print(f"{n:>7} {total:>10.2f} {total / n * 1e6:>8.0f} {fast:>16.2f} {slow:>15.2f}")
+        for n in sizes:
+            path = os.path.join(tmp, f"scale-{n}.yaml")
+            Path(path).write_text(scenario_text(n))
+            tries = [validate_once(path) for _ in range(args.repeat)]
+            wall = statistics.median(t[0] for t in tries)
+            cpu = statistics.median(t[1] for t in tries)
+            peak = max(t[2] for t in tries)
+            found[n] = (wall, cpu, peak)
+            print(f"{n:>7} {wall:>7.2f} {cpu:>7.2f} {peak:>9.0f} {cpu / n * 1e6:>11.0f} {peak * 1024 / n:>8.1f}",
+                  flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+    for n, wall_limit, peak_limit in TARGETS:
+        if n not in found:
+            continue
+        wall, cpu, peak = found[n]
+        ok = wall < wall_limit and (peak_limit is None or peak < peak_limit)
+        limit = f"< {wall_limit:g} s" + (f" and < {peak_limit:g} MiB" if peak_limit else "")
+        print(f"target {n:,} tests {limit}: wall {wall:.2f} s (CPU {cpu:.2f} s), {peak:.0f} MiB: "
+              f"{'met' if ok else 'NOT met'}")
 
 
 if __name__ == "__main__":

@@ -41,10 +41,12 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 from gftpwb import __version__
 from gftpwb.core.commands import Command, from_shell_text, to_dsl
 from gftpwb.core.errors import Diagnostic, ScenarioError
-from gftpwb.core.plan import matrix_points
+from gftpwb.core.limits import limits, too_many_runs
+from gftpwb.core.plan import first_cases, matrix_points
 from gftpwb.core.scenario.keys import NAME_PATTERN
 from gftpwb.core.scenario.model import Scenario
 from gftpwb.kinds.guc.model import Test
+from gftpwb.kinds.guc.urls import url_problem
 from gftpwb.tgftp.args import TgftpUsage
 from gftpwb.tgftp.model import (
     FIELD_NAMES,
@@ -106,6 +108,7 @@ class _Reader:
     def __init__(self, filename: str):
         self.filename = filename
         self.warnings: list[Diagnostic] = []
+        self.errors: list[Diagnostic] = []  # what stops the import: raised together at its end
         self.sticky_connection_test: int | None = None  # line that set --connection-test (B1)
         self.sticky_timeout = False  # some line set --timeout (B2 then no longer bites)
         self.sticky_comment: int | None = None  # line that set --log-comment (B1)
@@ -217,6 +220,8 @@ def import_batchfile(text: str, filename: str, env: Mapping[str, str] | None = N
             continue
         draft.comments_before, pending = pending, []
         drafts.append(draft)
+    if reader.errors:
+        raise ScenarioError(reader.errors)
     if not drafts:
         raise ScenarioError([Diagnostic(filename, max(header_line, 1), 1, "no test lines to import (every line is a "
                                                                   "comment, empty or skipped)")])
@@ -266,6 +271,11 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
         reader.warn(entry.line, col["execs"], f"execs {entry.execs_text!r}: tgftp ran this line zero times; "
                                               "skipped")
         return None
+    cap = limits().runs
+    if len(entry.executions) > cap:  # as repeat: a typo must not plan (or run) without end
+        reader.errors.append(Diagnostic(reader.filename, entry.line, col["execs"], too_many_runs(
+            f"test 'test-{number:03d}'", len(entry.executions), cap, f"execs {entry.execs_text}")))
+        return None
     first = entry.executions[0]
     if first.eval_failed:
         reader.warn(entry.line, 1, f"{'; '.join(first.problems)}: tgftp's eval failed, so it ran nothing for this "
@@ -304,6 +314,11 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
                                                       "as it is (bash too, when no file matches)", draft)
     for variable in dict.fromkeys(test.unset):
         reader.warn(entry.line, 1, f"${variable} is not set: it expands to nothing, as in tgftp's shell", draft)
+    for key, value in (("source", test.argv[-2]), ("target", test.argv[-1])):
+        problem = url_problem(value)
+        if problem is not None:  # tgftp handed it to guc, which could not read it as meant
+            reader.warn(entry.line, col[key], f"{key}: {problem}; line skipped")
+            return None
     data: dict[str, Any] = {"id": f"test-{number:03d}",
                             "kind": "connection-test" if test.connection_test else "guc",
                             "source": test.argv[-2], "target": test.argv[-1]}
@@ -559,6 +574,7 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[Diagnostic]]:
     connection_tests: list[list[str]] = []
     first_connection_test: Any = None
     reordered = False  # a transfer came after a connection test
+    first = first_cases(scenario)  # a matrix case's log name says its number in the scenario, as gftpwb's
     for test in scenario.tests:
         writer = registry().kind(test.kind).exports.get(BATCHFILE_EXPORT)
         if writer is None:
@@ -570,7 +586,7 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[Diagnostic]]:
             words, connection_test, note = batchfile_line(test, point)
             if note and all(note != n.message for n in notes):
                 notes.append(where.at(test, (), note))
-            block.append(_export_line(test, variant, words, connection_test, notes, where))
+            block.append(_export_line(test, variant, first[test.id] + variant, words, connection_test, notes, where))
         if connection_test:
             if test.source.rstrip("/").endswith(_ENDLESS):
                 notes.append(where.at(test, ("source",), "tgftp 0.5.0 to 0.7.0 left -len 1 out of connection "
@@ -614,8 +630,8 @@ def _is_line(line: str) -> bool:
     return not line.startswith("#")
 
 
-def _export_line(test: Any, variant: int, words: tuple[str, ...], connection_test: bool, notes: list[Diagnostic],
-                 where: _KeyFinder) -> str:
+def _export_line(test: Any, variant: int, case: int, words: tuple[str, ...], connection_test: bool,
+                 notes: list[Diagnostic], where: _KeyFinder) -> str:
     params = " ".join(_quoted(w, 3) for w in words)
     connection = "yes" if connection_test else "no"
     timeout = test.timeout_s or 0
@@ -624,7 +640,7 @@ def _export_line(test: Any, variant: int, words: tuple[str, ...], connection_tes
     if test.log_filename:
         stem, suffix = ((test.log_filename[:-4], ".log") if test.log_filename.endswith(".log")
                         else (test.log_filename, ""))
-        log_name = f"{stem}_#{variant:03d}{suffix}" if test.matrix else test.log_filename
+        log_name = f"{stem}_#{case:03d}{suffix}" if test.matrix else test.log_filename
     comment = test.comment
     if test.comment_command is not None:
         if comment and variant == 0:

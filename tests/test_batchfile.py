@@ -104,7 +104,7 @@ def test_unquoted_words_in_a_command_field_failed_the_test_in_tgftp_and_are_skip
 
 
 def test_execs_may_be_left_out_and_extra_fields_are_ignored():
-    result, s = imported("a://x/1;b://y/2;;no;0;;;;;\na://x/1;b://y/2;;no;0;;;;;2;extra\n")
+    result, s = imported("/srv/x1;/srv/y2;;no;0;;;;;\n/srv/x1;/srv/y2;;no;0;;;;;2;extra\n")
     assert [t.repeat for t in s.tests] == [1, 2] and [t.timeout_s for t in s.tests] == [None, None]
     assert warnings_of(result) == ["tests.csv:4:29: warning: fields after the tenth (execs) are ignored, as tgftp did"]
 
@@ -127,16 +127,16 @@ def test_short_lines_empty_targets_and_blank_lines_are_skipped_with_line_numbers
     result, s = imported("""\
 
         ;starts with an empty first field
-        a://x/1;b://y/2;;no;0
-        a://x/1;;;no;0;;;;;
-        a://x/1;b://y/2;;no;0;;;;;
+        /srv/x1;/srv/y2;;no;0
+        /srv/x1;;;no;0;;;;;
+        /srv/x1;/srv/y2;;no;0;;;;;
     """)
     assert [t.id for t in s.tests] == ["test-000"]  # numbering counts only the lines tgftp ran
     assert warnings_of(result) == [
         "tests.csv:5:1: warning: 5 field(s), fewer than the 9 tgftp needs; skipped, as tgftp did",
         "tests.csv:6:9: warning: the target field is empty; skipped, as tgftp did",
     ]
-    assert "# gftpwb: skipped line 5: a://x/1;b://y/2;;no;0" in result.text
+    assert "# gftpwb: skipped line 5: /srv/x1;/srv/y2;;no;0" in result.text
 
 
 def test_sticky_connection_test_flag_b1_is_not_reproduced_but_reported():
@@ -237,20 +237,20 @@ def test_log_filename_rules():
 
 
 def test_last_line_without_newline_is_imported_but_reported():
-    result = import_batchfile(HEADER + "a://x/1;b://y/2;-len 1M;no;30;;;;;", "t.csv", ENV)
+    result = import_batchfile(HEADER + "/srv/x1;/srv/y2;-len 1M;no;30;;;;;", "t.csv", ENV)
     assert result.tests == 1
     assert "never ran it" in str(result.warnings[-1]) and str(result.warnings[-1]).startswith("t.csv:3:")
 
 
 def test_crlf_batchfiles_are_read():
-    result = import_batchfile(HEADER.replace("\n", "\r\n") + "a://x/1;b://y/2;-len 1M;no;30;;;;;2\r\n", "t.csv", ENV)
+    result = import_batchfile(HEADER.replace("\n", "\r\n") + "/srv/x1;/srv/y2;-len 1M;no;30;;;;;2\r\n", "t.csv", ENV)
     scenario = load_scenario_text(result.text, "t.yaml")
     assert scenario.tests[0].repeat == 2 and scenario.tests[0].args == ("-len", "1M")
     assert "CRLF line endings" in str(result.warnings[0])
 
 
 def test_header_anywhere_and_autotune_batchfiles_are_noted():
-    result = import_batchfile("# notes\n#%tgftp%v0.6.1\n#%tgftp_autotuning_batchfile\na://x/1;b://y/2;-vb -len 4G;"
+    result = import_batchfile("# notes\n#%tgftp%v0.6.1\n#%tgftp_autotuning_batchfile\n/srv/x1;/srv/y2;-vb -len 4G;"
                               "no;30;;;;;10\n", "a.csv", ENV)
     assert [str(w).split(": warning: ")[1][:40] for w in result.warnings] == [
         "the #%tgftp header should be the first l", "this is tgftp's generated auto-tuning ba"]
@@ -275,27 +275,27 @@ def test_a_batchfile_without_the_header_imports_as_tgftp_ran_it_with_a_warning_a
 
 
 @pytest.mark.parametrize(("line", "warning"), [
-    ("a://x;b://y;;maybe;0;;;;;", "tests.csv:3:14: warning: connection-test must be yes or no, not 'maybe'; skipped"),
-    ("a://x;b://y;;;0;;;;;", "tests.csv:3:14: warning: connection-test must be yes or no, not ''; skipped"),
-    ("a://x;b://y;;no;0;;;;;two", "tests.csv:3:23: warning: execs: 'two' is 0 in bash arithmetic: tgftp ran it 0 "
+    ("/in/x;/ou/y;;maybe;0;;;;;", "tests.csv:3:14: warning: connection-test must be yes or no, not 'maybe'; skipped"),
+    ("/in/x;/ou/y;;;0;;;;;", "tests.csv:3:14: warning: connection-test must be yes or no, not ''; skipped"),
+    ("/in/x;/ou/y;;no;0;;;;;two", "tests.csv:3:23: warning: execs: 'two' is 0 in bash arithmetic: tgftp ran it 0 "
                                   "time(s)"),
-    ("a://x;b://y;;no;0;;;;;0", "tests.csv:3:23: warning: execs '0': tgftp ran this line zero times; skipped"),
-    ("a://x;b://y;;no;0;;;;;2x", "tests.csv:3:23: warning: execs: bash: value too great for base"),
-    ("a://x;b://y;-len 1M;no;3S;;;;;", "tests.csv:3:24: warning: timeout: coreutils timeout refuses '3S' (exit "
+    ("/in/x;/ou/y;;no;0;;;;;0", "tests.csv:3:23: warning: execs '0': tgftp ran this line zero times; skipped"),
+    ("/in/x;/ou/y;;no;0;;;;;2x", "tests.csv:3:23: warning: execs: bash: value too great for base"),
+    ("/in/x;/ou/y;-len 1M;no;3S;;;;;", "tests.csv:3:24: warning: timeout: coreutils timeout refuses '3S' (exit "
                                        "125): guc never ran and the test failed; line skipped"),
 ])
 def test_a_bad_line_is_skipped_with_a_warning_and_the_rest_runs(line, warning):
-    result, s = imported(line + "\na://x;b://y;-len 1M;no;0;;;;;\n")
+    result, s = imported(line + "\n/in/x;/ou/y;-len 1M;no;0;;;;;\n")
     assert any(w.startswith(warning) for w in warnings_of(result)), warnings_of(result)
     assert len(s.tests) == 1 and s.tests[0].args == ("-len", "1M")
 
 
 def test_odd_timeouts_mean_what_they_meant_to_tgftp():
     result, s = imported("""\
-        a://x;b://y;-len 1M;no;abc;;;;;
-        a://x;b://y;-len 1M;no;5m;;;;;
-        a://x;b://y;-len 1M;no;2.5;;;;;
-        a://x;b://y;-len 1M;no;0x10;;;;;
+        /in/x;/ou/y;-len 1M;no;abc;;;;;
+        /in/x;/ou/y;-len 1M;no;5m;;;;;
+        /in/x;/ou/y;-len 1M;no;2.5;;;;;
+        /in/x;/ou/y;-len 1M;no;0x10;;;;;
     """)
     assert [t.timeout_s for t in s.tests] == [None, 300, 2.5, 16]
     assert any("'abc' counts as 0 in bash arithmetic: no time limit" in w for w in warnings_of(result))
@@ -335,7 +335,7 @@ def test_run_and_validate_read_batchfiles_directly(tmp_path):
 def test_scenario_names_follow_the_batchfile_name():
     assert scenario_name_for("/x/y/tests.csv") == "tests.csv"
     assert scenario_name_for("my tests (old).csv") == "my_tests__old_.csv"
-    result = import_batchfile(HEADER + "a://x/1;b://y/2;;no;0;;;;;\n", "dir/my tests.csv", ENV)
+    result = import_batchfile(HEADER + "/srv/x1;/srv/y2;;no;0;;;;;\n", "dir/my tests.csv", ENV)
     assert result.name == "my_tests.csv" and "is not a valid name" in str(result.warnings[0])
     # tgftp's $(basename ${FILE}) read "tests.csv" as a suffix to remove: its logs were my_#000_000.log
     scenario = load_scenario_text(result.text, "my.yaml")
@@ -345,7 +345,7 @@ def test_scenario_names_follow_the_batchfile_name():
 # --- round trip: scenario -> batchfile -> scenario ------------------------------------------------
 
 SAFE = string.ascii_letters + string.digits + "-_./:=+@%"
-URL = st.from_regex(r"ftp://[a-z]{1,8}(:[0-9]{2,4})?/[a-z0-9/]{0,10}", fullmatch=True)
+URL = st.from_regex(r"ftp://[a-z]{1,8}(:[1-9][0-9]{1,3})?/[a-z0-9/]{0,10}", fullmatch=True)  # guc's ports: 1-65535
 PLAIN_WORD = st.text(alphabet=SAFE, min_size=1, max_size=10).filter(lambda w: "=" not in w)
 PRINTABLE = st.characters(blacklist_characters=";\n\r\x00", blacklist_categories=("Cs", "Cc", "Zl", "Zp"))
 ANY_WORD = st.text(alphabet=PRINTABLE, min_size=1, max_size=10)

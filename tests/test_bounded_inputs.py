@@ -15,12 +15,13 @@ from hypothesis import strategies as st
 from support.clihelp import gftpwb
 from support.fuzzseed import FUZZ_SEED, say_seed
 
-from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
+from gftpwb.core.dsl.loader import load_scenario, load_scenario_text, semantic_diagnostics
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.masking import mask, mask_text
 from gftpwb.core.plan import plan
 from gftpwb.core.scenario.fastyaml import fast_load
-from gftpwb.core.scenario.yamlpos import MAX_NESTING, MIN_VALUE_BUDGET, ruamel_load
+from gftpwb.core.scenario.yamlpos import MAX_NESTING, MIN_VALUE_BUDGET, load_yaml_with_positions, ruamel_load
+from gftpwb.tgftp.model import read_batch
 
 GUC = """\
 version: 1
@@ -233,3 +234,65 @@ def test_an_included_hosts_file_is_bounded_and_positioned(tmp_path):
     with pytest.raises(ScenarioError) as caught:
         load_scenario(str(path))
     assert str(caught.value.diagnostics[0]).startswith(f"{tmp_path / 'latin1.yaml'}:2:39: not UTF-8 text: byte 0xe9")
+
+
+def test_the_tests_share_one_inventory_and_one_list_of_the_tests():
+    """What a kind's check sees of the other tests and of the hosts is one object for every test: a copy
+    per test made validation's memory and time grow with the square of the tests (20,000 one-line
+    tests: 3.2 GB and 26 s; bench/validate_scale.py runs the command)."""
+    text = ("version: 1\nname: s\nhosts: {h: {address: 10.0.0.1}}\ndefaults: {source: ftp://127.0.0.1:2811/dev/zero, "
+            "target: ftp://127.0.0.1:2811/dev/null}\ntests:\n"
+            + "".join(f"  - {{id: t{i}, kind: guc, options: {{length: 1M}}}}\n" for i in range(50)))
+    data, pos, _ = load_yaml_with_positions(text, "s.yaml")
+    inputs, errors, _ = semantic_diagnostics(data, pos, "s.yaml")
+    assert errors == [] and len(inputs) == 50
+    assert len({id(test.tests) for test in inputs}) == 1 and len(inputs[0].tests) == 50
+    assert len({id(test.inventory) for test in inputs}) == 1 and list(inputs[0].inventory) == ["h"]
+
+
+BATCH = "#%tgftp%v0.7.0\nftp://127.0.0.1:2811/dev/zero;ftp://127.0.0.1:2811/dev/null;-len 1M;no;;;;;;{execs}\n"
+
+
+def test_a_batchfile_lines_execs_has_the_cap_and_the_message_of_repeat(tmp_path, monkeypatch):
+    """execs 99999999999999999999 (bash reads 7766279631452241919) kept validate busy until it was killed;
+    now it is the error repeat gives, at the execs field, for validate, import and run alike."""
+    batch = tmp_path / "big.csv"
+    batch.write_text(BATCH.format(execs="99999999999999999999"))
+    expected = (f"{batch}:2:77: test 'test-000' plans 7,766,279,631,452,241,919 runs (execs 99999999999999999999), "
+                "more than the limit of 100,000; run fewer, or raise the limit: GFTPWB_MAX_RUNS=7766279631452241919")
+    for command in (["validate", str(batch)], ["import", str(batch)], ["run", str(batch), "--dry-run"]):
+        out = gftpwb(*command, timeout=60)
+        assert (out.returncode, out.stderr.strip()) == (2, expected), command
+    # the same words as a scenario's repeat over the cap
+    batch.write_text(BATCH.format(execs="100001"))
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(GUC.replace("name: f", "name: s") + "    repeat: 100001\n")
+    from_batch = gftpwb("validate", str(batch)).stderr.strip().split(": ", 1)[1]
+    from_repeat = gftpwb("validate", str(scenario)).stderr.strip().split(": ", 1)[1]
+    assert from_batch.replace("(execs 100001)", "(FACTORS)").replace("test-000", "t") == \
+        from_repeat.replace("(repeat x copies x matrix cases x hosts x loops)", "(FACTORS)")
+    monkeypatch.setenv("GFTPWB_MAX_RUNS", "100001")
+    assert gftpwb("validate", str(batch)).returncode == 0  # raised for one command, as for repeat
+
+
+def test_a_batchfile_lines_executions_are_made_as_they_are_asked_for():
+    """The drop-in runs them one after another as tgftp did; none is worked out before it is needed."""
+    (entry,) = [e for e in read_batch(BATCH.format(execs="99999999999999999999"), "big.csv", "tgftp", {}).lines
+                if e.test is not None]
+    assert len(entry.executions) == 7766279631452241919
+    first, second = (execution for execution, _ in zip(entry.executions, range(2), strict=False))
+    assert (first.number, second.number) == (0, 1)
+    assert first.argv is not None and "--log-filename" in first.argv
+    assert first.argv[first.argv.index("--log-filename") + 1] == "big.csv_#000_000.log"
+    assert entry.executions[1].argv[entry.executions[1].argv.index("--log-filename") + 1] == "big.csv_#000_001.log"
+    assert entry.executions[-1].number == 7766279631452241918
+
+
+def test_whole_number_floats_are_the_integers_they_are():
+    """JSON Schema's integers include 2.0: `repeat: 2.0` passed the schema and was a traceback when
+    planned (range(2.0)), `parallel: [4.0]` reached guc as -p 4.0 (found by bench/reliability.py)."""
+    specs = plan(load_scenario_text(GUC + "    repeat: 2.0\n    matrix: {parallel: [4.0]}\n    timeout: 2.0\n",
+                                    "f.yaml"))
+    assert [s.run_id for s in specs] == ["t[0]/0", "t[0]/1"]
+    assert specs[0].argv[1:4] == ("-vb", "-p", "4") and specs[0].params["parallel"] == 4
+    assert specs[0].timeout_s == 2

@@ -28,8 +28,8 @@ def test_dry_run_prints_commands(tmp_path):
     assert out.stdout.splitlines() == [
         "a/0: globus-url-copy -len 3M ftp://fake/dev/zero ftp://fake/dev/null",  # no -vb: it would make it MODE E
         "a/1: globus-url-copy -len 3M ftp://fake/dev/zero ftp://fake/dev/null",
-        "b[0]/0: globus-url-copy -vb -p 1 -len 3M ftp://fake/dev/zero ftp://fake/dev/null",
-        "b[1]/0: globus-url-copy -vb -p 4 -len 3M ftp://fake/dev/zero ftp://fake/dev/null",
+        "b[1]/0: globus-url-copy -vb -p 1 -len 3M ftp://fake/dev/zero ftp://fake/dev/null",  # cases #001, #002
+        "b[2]/0: globus-url-copy -vb -p 4 -len 3M ftp://fake/dev/zero ftp://fake/dev/null",
     ]
 
 
@@ -42,7 +42,7 @@ def test_run_writes_the_results_directory(tmp_path, fake_guc):
                      "clitest_#002_000.log",
                      "meta.json", "plan.json", "results.jsonl", "samples.jsonl", "scenario.yaml"]
     records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
-    assert [r["run_id"] for r in records] == ["a/0", "a/1", "b[0]/0", "b[1]/0"]
+    assert [r["run_id"] for r in records] == ["a/0", "a/1", "b[1]/0", "b[2]/0"]
     first = records[0]
     assert first["status"] == "passed" and first["bytes"] == 3 * 1048576 and first["comment"] == "#first"
     assert first["argv"] == ["globus-url-copy", "-len", "3M", "ftp://fake/dev/zero", "ftp://fake/dev/null"]

@@ -60,11 +60,14 @@ def test_verdicts_follow_the_test_and_the_threshold(pair):
     assert sweep.p_value == pytest.approx(expected_p) and sweep.p_value < 0.05
     assert sweep.change_pct == pytest.approx(-70.0) and sweep.verdict == "slower"
     assert sweep.ci_low_pct is not None and sweep.ci_low_pct <= -70.0 <= sweep.ci_high_pct  # type: ignore[operator]
-    stream = by_case[("stream", 2)]  # +30 %, but two runs a side cannot reach p < 0.05
+    assert (sweep.basis, sweep.runs_needed) == ("test", None)
+    stream = by_case[("stream", 2)]  # +30 %, but two runs a side cannot reach p < 0.05, nor give a CI
     assert stream.change_pct == pytest.approx(30.0) and stream.p_value > 0.05
-    assert stream.verdict == "no significant change"
-    assert by_case[("files", 5)].verdict == "no significant change" and by_case[("slow", 3)].verdict == "no data"
-    assert by_case[("sweep", 1)].verdict == "no significant change"  # -70 %, but two runs a side
+    assert (stream.verdict, stream.basis, stream.runs_needed, stream.ci_low_pct) == ("too few runs", "ci", (4, 4),
+                                                                                      None)
+    # 3 runs a side, no change, but the CI of the change, [-5.5, +5.8] %, cannot rule out one of 5 %
+    assert by_case[("files", 5)].verdict == "too few runs" and by_case[("slow", 3)].verdict == "no data"
+    assert by_case[("sweep", 1)].verdict == "too few runs"  # -70 %, but two runs a side
     assert c.regressions == 1
     loose = compare_summaries(read_directory(str(pair / "a")), read_directory(str(pair / "b")), threshold_pct=80)
     assert loose.regressions == 0  # a 70 % change is below an 80 % threshold
@@ -75,7 +78,9 @@ def test_console_exit_codes_and_json(pair):
     assert out.returncode == 0, out.stderr
     row = next(line for line in out.stdout.splitlines() if "│ sweep" in line and "│ 000" in line)
     assert "-70.0 %" in row and "slower" in row and "701.2 (n=5)" in row and "210.4 (n=5)" in row and "0.008" in row
-    assert "5 compared: 0 faster, 1 slower, 4 without a significant change" in out.stdout
+    assert "5 compared: 0 faster, 1 slower, 1 without a significant change, 3 with too few runs to say" in out.stdout
+    assert "3 of 5 case(s) have too few runs for Mann-Whitney U (two-sided) to reach p < 0.05 at all (it needs 4 " \
+           "runs a side)" in " ".join(out.stdout.split())
     assert "Mann-Whitney U (two-sided)" in out.stdout
     gate = gftpwb("compare", "a", "b", "--fail-on-regression", cwd=pair)
     assert gate.returncode == 1
@@ -102,3 +107,60 @@ def test_environment_differences_warn_and_user_errors(pair, tmp_path):
     assert missing.returncode == 2 and "nowhere" in missing.stderr and "Traceback" not in missing.stderr
     help_text = gftpwb("compare", "--help").stdout
     assert "examples:" in help_text and "--fail-on-regression" in help_text
+
+
+THREE_AND_FOUR = """\
+version: 1
+name: few
+defaults:
+  source: ftp://127.0.0.1:2811/dev/zero
+  target: ftp://127.0.0.1:2811/dev/null
+  engine: simulated
+  link: {{bandwidth: {bandwidth}, rtt: 10ms, noise: 10%}}
+  options: {{length: 1G}}
+tests:
+  - id: three
+    kind: guc
+    repeat: 3
+  - id: four
+    kind: guc
+    repeat: 4
+"""
+
+
+@pytest.fixture
+def few_runs(tmp_path):
+    """Two runs of one scenario (simulated engine: seeded, the same numbers everywhere), B on a link 40 %
+    slower: 3 runs a side in test ``three``, 4 in ``four``."""
+    for side, bandwidth in (("a", "1Gbit/s"), ("b", "600Mbit/s")):
+        scenario = tmp_path / f"{side}.yaml"
+        scenario.write_text(THREE_AND_FOUR.format(bandwidth=bandwidth))
+        run = gftpwb("run", str(scenario), "--results", str(tmp_path / side), "--progress", "never")
+        assert run.returncode == 0, run.stderr
+    return tmp_path
+
+
+def test_three_runs_a_side_get_the_verdict_of_the_ci_and_the_runs_the_test_needs(few_runs):
+    """3 runs a side: Mann-Whitney's p cannot go under 0.100, so the test can never call a change
+    significant; the verdict is the CI's, marked as such, with the runs the test would need."""
+    c = compare_summaries(read_directory(str(few_runs / "a")), read_directory(str(few_runs / "b")))
+    three, four = c.changes
+    assert three.p_value == pytest.approx(0.1) and three.change_pct < -30
+    assert three.ci_high_pct is not None and three.ci_high_pct < 0  # every B run slower than every A run
+    assert (three.verdict, three.basis, three.runs_needed, three.significant) == ("slower", "ci", (4, 4), False)
+    assert (four.verdict, four.basis, four.runs_needed, four.significant) == ("slower", "test", None, True)
+    out = gftpwb("compare", "a", "b", env=WIDE, cwd=few_runs)
+    assert out.returncode == 0, out.stderr
+    row = next(line for line in out.stdout.splitlines() if "│ three" in line)
+    assert "slower (CI)" in row and "0.100" in row and f"[{three.ci_low_pct:+.1f}, {three.ci_high_pct:+.1f}] %" in row
+    assert "no significant change" not in out.stdout
+    text = " ".join(out.stdout.split())
+    assert ("1 of 2 case(s) have too few runs for Mann-Whitney U (two-sided) to reach p < 0.05 at all (it needs 4 "
+            "runs a side): 1 decided by the 95 % CI of the change") in text
+    assert "2 compared: 0 faster, 2 slower, 0 without a significant change" in text
+    assert gftpwb("compare", "a", "b", "--fail-on-regression", cwd=few_runs).returncode == 1
+    doc = json.loads(gftpwb("compare", "a", "b", "--json", cwd=few_runs).stdout)
+    Draft7Validator(SCHEMA).validate(doc)
+    assert doc["version"] == 2 and doc["regressions"] == 2
+    assert [(x["verdict"], x["basis"], x["runs_needed"]) for x in doc["cases"]] == [
+        ("slower", "ci", {"a": 4, "b": 4}), ("slower", "test", None)]

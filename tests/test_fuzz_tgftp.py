@@ -48,7 +48,8 @@ BATCH_SEEDS = [
 PIECES = [b";", b"\n", b"\r\n", b'"', b"'", b"$", b"${", b"$(", b"`", b"#", b"\\", b" ", b"\t", b"\x00", b"\x01",
           b"\x1b[0m", b"\x7f", b"\xc2\x85", b"\xe2\x80\xa8", b"\xff", b"\xc3", b"\xef\xbb\xbf", b"-len",
           b"-len 1e20", b"--", b"*", b"?", b"yes", b"no", b"-1", b"1e308", b"nan", b"../../x", b"#%tgftp%v0.9",
-          b"ftp://u:pw@h/", b"{a,b}", b"~", b"!", b"&", b"|", b"<", b">", b"x" * 300]
+          b"ftp://u:pw@h/", b"{a,b}", b"~", b"!", b"&", b"|", b"<", b">", b"x" * 300,
+          b"99999999999999999999", b"ftp//h/", b"htp://", b":99999"]  # a huge execs, URL typos
 
 
 def mutate(data: bytes, edits: list[tuple[int, int, int]]) -> bytes:

@@ -399,7 +399,8 @@ def test_only_picks_cases_and_where_picks_by_parameter_without_renumbering():
     assert [s.run_id for s in plan(scenario, ["a"], ["parallel=4,tcp_buffer=4M"])] == ["a[3]/0"]
     assert [s.run_id for s in plan(scenario, where=["tcp_buffer!=1M"])] == ["a[1]/0", "a[3]/0", "b/0"]
     for only, where, message in ((["a[4]"], [], r"--only a\[4\]: test 'a' has cases \[0\] to \[3\]"),
-                                 (["b[1]"], [], r"--only b\[1\]: test 'b' has one case, \[0\]"),
+                                 (["b[1]"], [], r"--only b\[1\]: test 'b' has one case, \[4\] \(the case numbers "
+                                                r"of the tables' # column\)"),
                                  (["a[x]"], [], "write a test id, or a test id and a case number"),
                                  ([], ["paralel=4"], "no run of the selected tests has a parameter 'paralel'; "
                                                      "they have: length, parallel, tcp_buffer"),

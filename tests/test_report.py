@@ -148,8 +148,8 @@ def test_run_summary_after_resume_covers_every_run(tmp_path, fake_guc):
     assert first.returncode == 0, first.stderr
     journal = tmp_path / "out" / "results.jsonl"
     lines = journal.read_text().splitlines(keepends=True)
-    assert [json.loads(line)["run_id"] for line in lines] == ["a/0", "a/1", "a/2", "b[0]/0", "b[1]/0", "b[0]/1",
-                                                               "b[1]/1"]  # interleaved repeats
+    assert [json.loads(line)["run_id"] for line in lines] == ["a/0", "a/1", "a/2", "b[1]/0", "b[2]/0", "b[1]/1",
+                                                               "b[2]/1"]  # interleaved repeats
     assert [json.loads(line)["details"].get("warmup") for line in lines[:3]] == [True, None, None]
     journal.write_text("".join(lines[:4]))  # as if stopped after four runs
     resumed = gftpwb("run", "s.yaml", "--resume", "out", cwd=tmp_path, env=WIDE)

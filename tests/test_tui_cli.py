@@ -120,7 +120,7 @@ def test_run_with_tui_writes_the_same_results_as_headless(tmp_path, gridftp):
     assert b"Traceback" not in screen
 
     a, b = records(headless), records(tui)
-    assert [r["run_id"] for r in a] == [r["run_id"] for r in b] == ["stream/0", "stream/1", "par[0]/0", "par[1]/0"]
+    assert [r["run_id"] for r in a] == [r["run_id"] for r in b] == ["stream/0", "stream/1", "par[1]/0", "par[2]/0"]
     for ra, rb in zip(a, b, strict=True):
         assert untimed(ra) == untimed(rb)
         assert ra["status"] == "passed" and rb["rate_incl_setup_mib_s"] > 0

@@ -31,7 +31,7 @@ from support.results_pair import write_pair
 from support.tui import Notes, cells
 
 from gftpwb.cli.parser import build_parser
-from gftpwb.core.compare import FASTER, NO_DATA, SAME, change_cells, compare_summaries
+from gftpwb.core.compare import FASTER, NO_DATA, SAME, TOO_FEW, change_cells, compare_summaries
 from gftpwb.core.compare_words import change_sentence, comparison_counts
 from gftpwb.core.report_tables import directory_tables
 from gftpwb.core.summary import DirectorySummary
@@ -208,9 +208,10 @@ def test_the_verdict_in_words(tmp_path):
     faster = by_case[("sweep", 0)]
     assert faster.verdict == FASTER
     assert change_sentence(faster, 5.0) == "B is 8.0 % faster, significant (Mann-Whitney U, p=0.008)"
-    same = by_case[("sweep", 1)]
-    assert same.verdict == SAME
-    assert change_sentence(same, 5.0) == "no significant change: B +0.0 % (Mann-Whitney U, p=1.000)"
+    two = by_case[("sweep", 1)]  # two runs a side: the test cannot decide, and there is no CI either
+    assert two.verdict == TOO_FEW
+    assert change_sentence(two, 5.0) == ("B +0.0 %, no CI under 3 runs a side: too few runs for Mann-Whitney U to "
+                                         "decide (A 2, B 2: its p cannot be under 0.333; it needs 4 runs a side)")
     assert change_sentence(by_case[("slow", 3)], 5.0) == "no data to compare (counted runs: A 0, B 0)"
     assert by_case[("slow", 3)].verdict == NO_DATA
     # B against A the other way round: slower, with the same size
@@ -221,7 +222,8 @@ def test_the_verdict_in_words(tmp_path):
     assert below.verdict == SAME
     assert change_sentence(below, 10) == ("no significant change: B +8.0 %, under the 10 % threshold "
                                           "(Mann-Whitney U, p=0.008)")
-    assert comparison_counts(c) == "5 compared: 1 faster, 0 slower, 4 without a significant change"
+    assert comparison_counts(c) == ("5 compared: 1 faster, 0 slower, 1 without a significant change, 3 with too few "
+                                    "runs to say")
 
 
 async def test_plus_and_minus_change_the_comparisons_threshold(tmp_path):

@@ -61,11 +61,11 @@ def mid_run_events(path: str, *, simulated: bool = False) -> list:
     """``simulated``: the run in flight is carried out by the simulated engine (marked SIMULATED)."""
     specs = {s.run_id: s for s in plan(load_scenario(path))}
     if simulated:
-        specs["parallel[0]/1"] = replace(specs["parallel[0]/1"], engine="simulated")
+        specs["parallel[1]/1"] = replace(specs["parallel[1]/1"], engine="simulated")
     events: list = [ScenarioStarted(scenario="quickstart", results_dir=RESULTS, plan=tuple(specs.values()), t=T0)]
     t = T0
     for run_id, seconds, status in (("stream-mode/0", 2.1, "passed"), ("stream-mode/1", 2.0, "passed"),
-                                    ("parallel[0]/0", 1.8, "passed")):
+                                    ("parallel[1]/0", 1.8, "passed")):
         spec = specs[run_id]
         events.append(RunStarted(spec=spec, argv=spec.argv, started_at="", t=t + 0.1))
         events.append(OutputLine(run_id=run_id, stream="stdout", text="Source: ftp://127.0.0.1:2811/dev/", t=t + 0.2))
@@ -73,7 +73,7 @@ def mid_run_events(path: str, *, simulated: bool = False) -> list:
         events.append(OutputLine(run_id=run_id, stream="stdout", text="  zero  ->  null", t=t + 0.2))
         events.append(RunFinished(record=record(spec, status, 2 << 30, seconds), t=t + 0.1 + seconds))
         t += seconds + 0.3
-    spec = specs["parallel[0]/1"]
+    spec = specs["parallel[1]/1"]
     events.append(RunStarted(spec=spec, argv=spec.argv, started_at="", t=t))
     for n, (nbytes, avg, inst) in enumerate(((620, 1240.0, 1240.0), (1350, 1350.0, 1460.0)), start=1):
         events.append(Progress(run_id=spec.run_id, bytes=nbytes * MIB, rate_avg_mib_s=avg, rate_inst_mib_s=inst,

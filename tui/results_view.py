@@ -34,6 +34,7 @@ from gftpwb.core.compare import (
     Comparison,
     change_cells,
     compare_summaries,
+    undecided_note,
 )
 from gftpwb.core.compare_words import change_sentence, comparison_counts
 from gftpwb.core.errors import GftpwbError
@@ -383,6 +384,8 @@ class ResultsView(View):
             x = c.changes[int(key) if key is not None else 0]
             lines.append(Text.assemble((f"{x.test_id} {x.params_text}: ".lstrip(), "bold"),
                                        (change_sentence(x, c.threshold_pct), VERDICT_STYLE.get(x.verdict, "") or "")))
+        if undecided_note(c):
+            lines.append(Text(undecided_note(c), style="yellow"))
         for what, cases in (("only in A", c.only_a), ("only in B", c.only_b)):
             if cases:
                 lines.append(Text(f"{what}: {'; '.join(cases)}", style="dim"))

@@ -21,7 +21,9 @@ from gftpwb.core.compare import (
     change_cells,
     compare_summaries,
     comparison_data,
+    undecided_note,
 )
+from gftpwb.core.compare_words import comparison_counts
 from gftpwb.core.errors import EXIT_OK, EXIT_RUNS_FAILED, UsageError
 from gftpwb.core.gcpause import paused_gc, spared_from_gc
 from gftpwb.core.registry import ReportTable
@@ -38,15 +40,17 @@ def print_comparison(c: Comparison) -> None:
     console = plain_or_terminal_console()
     title = f"B {c.b.path} ({c.b.created_at or '?'}) against A {c.a.path} ({c.a.created_at or '?'})"
     caption = (f"Medians of counted runs (passed, not warm-ups); change = B / A - 1, its 95 % CI by bootstrap; "
-               f"p: {TEST_NAME}; significant when p < {ALPHA} and |change| >= {c.threshold_pct:g} %.")
+               f"p: {TEST_NAME}; significant when p < {ALPHA} and |change| >= {c.threshold_pct:g} %; (CI): too few "
+               "runs for the test to decide, the verdict is the CI's.")
     rows = tuple(change_cells(x) for x in c.changes)
     console.print(PlainTable(ReportTable(title, caption, COMPARE_COLUMNS, rows, whole=("verdict",), keys=2)))
     for what, names in (("only in A", c.only_a), ("only in B", c.only_b)):
         if names:
             console.print(f"{what}: {'; '.join(names)}", soft_wrap=True)
-    faster = sum(1 for x in c.changes if x.verdict == "faster")
-    console.print(f"{len(c.changes)} compared: {faster} faster, {c.regressions} slower, "
-                  f"{len(c.changes) - faster - c.regressions} without a significant change")
+    note = undecided_note(c)
+    if note:
+        console.print(Text(note, style="yellow"), soft_wrap=True)
+    console.print(comparison_counts(c))
     for line in environment_warnings(c):
         console.print(Text(line, style="yellow"), soft_wrap=True)
 

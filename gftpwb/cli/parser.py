@@ -51,7 +51,8 @@ def add_run(sub: Sub) -> None:
                    "(default results/<UTC timestamp>-<scenario name>)")
     p.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=argparse.SUPPRESS)
     p.add_argument("--only", metavar="ID", action="append", default=[],
-                   help="run only this test, or one case of it: ID[CASE] (repeat or comma-separate for several)")
+                   help="run only this test, or one case of it: ID[CASE], CASE the case's number as the tables' # "
+                        "column and the run ids give it (repeat or comma-separate for several)")
     p.add_argument("--where", metavar="PARAM=VALUE", action="append", default=[],
                    help="run only the cases whose parameter has this value, e.g. parallel=4 or tcp_buffer!=8M "
                         "(repeat or comma-separate: all must hold)")

@@ -2,9 +2,10 @@
 
 ``gftpwb compare A B`` (:func:`compare_summaries`): per case both have and per figure, the change of
 the median with its bootstrap CI, a Mann-Whitney U test (two-sided: rates are skewed and have
-outliers, and it asks what the median asks, whether one side's runs tend to be faster), and a verdict;
-plus the environments' differences. The TUI's diff of two directories (:func:`diff_rates`) shows the
-means side by side.
+outliers, and it asks what the median asks, whether one side's runs tend to be faster), and a verdict
+(:mod:`gftpwb.core.compare_decision`: the test's, or the CI's where too few runs leave the test unable
+to decide, with the runs it needs); plus the environments' differences. The TUI's diff of two
+directories (:func:`diff_rates`) shows the means side by side.
 
 Cases are matched by test id and parameters rather than by case number, so a run of an edited
 scenario (a test added in front, a matrix value dropped) still lines up with an older one. Only the
@@ -17,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .compare_decision import ALPHA, FASTER, NO_DATA, SAME, SLOWER, TOO_FEW, decide, needed_text
+from .format import interval_text
 from .records import ResultRecord
 from .registry import Figure
 from .stats import Interval, bootstrap_medians, seed_of
@@ -80,10 +83,8 @@ def diff_cells(row: RateDiff) -> tuple[str, ...]:
 
 # --- gftpwb compare A B: change of the median, its CI, significance, verdict ------------------------
 
-COMPARE_VERSION = 1
-ALPHA = 0.05
+COMPARE_VERSION = 2
 TEST_NAME = "Mann-Whitney U (two-sided)"
-FASTER, SLOWER, SAME, NO_DATA = "faster", "slower", "no significant change", "no data"
 
 
 @dataclass(frozen=True)
@@ -121,8 +122,10 @@ class Change:
     ci_low_pct: float | None  # 95 % bootstrap CI of that change
     ci_high_pct: float | None
     p_value: float | None  # Mann-Whitney U, two-sided
-    significant: bool
+    significant: bool  # by the test: p < alpha and |change| >= threshold
     verdict: str
+    basis: str | None = None  # what the verdict rests on: "test", "ci" (too few runs for the test), None
+    runs_needed: tuple[int, int] | None = None  # (A, B) runs the test needs to decide; None: it can
 
     @property
     def regression(self) -> bool:
@@ -164,12 +167,16 @@ def _side(stats: FigureStats | None) -> Side:
     return Side(s.n, s.median, s.ci_median)
 
 
+CHANGE_CI_MIN_RUNS = 3  # as the median's own interval (gftpwb.core.stats.describe): two values only repeat
+
+
 def change_interval(a: list[float], b: list[float], seed: int) -> tuple[float | None, float | None]:
     """95 % percentile bootstrap interval of (median B / median A - 1) * 100, A and B resampled
-    independently (each by :func:`gftpwb.core.stats.bootstrap_medians`)."""
+    independently (each by :func:`gftpwb.core.stats.bootstrap_medians`); none below 3 values a side,
+    where a bootstrap of the median only repeats the values (and would decide a verdict on them)."""
     import numpy as np
 
-    if len(a) < 2 or len(b) < 2:
+    if len(a) < CHANGE_CI_MIN_RUNS or len(b) < CHANGE_CI_MIN_RUNS:
         return None, None
     ma = bootstrap_medians(a, seed)
     mb = bootstrap_medians(b, seed + 1)
@@ -206,15 +213,9 @@ def compare_figure(ca: CaseSummary, cb: CaseSummary, stats_a: FigureStats, stats
         change = (b.median / a.median - 1) * 100
     low, high = change_interval(values_a, values_b, seed_of("compare", ca.test_id, ca.params_text, figure.key))
     p = mann_whitney(values_a, values_b)
-    significant = p is not None and p < ALPHA and change is not None and abs(change) >= threshold_pct
-    if change is None:
-        verdict = NO_DATA
-    elif not significant:
-        verdict = SAME
-    else:
-        verdict = FASTER if (change > 0) == figure.higher_is_better else SLOWER
+    d = decide(change, (low, high), p, len(values_a), len(values_b), threshold_pct, figure.higher_is_better)
     return Change(ca.test_id, ca.kind, ca.params_text, ca.case, cb.case, figure, a, b, change, low, high, p,
-                  significant, verdict)
+                  d.significant, d.verdict, d.basis, d.needed)
 
 
 def for_comparison(summary: DirectorySummary) -> DirectorySummary:
@@ -315,7 +316,7 @@ def _r(value: float | None, digits: int = 6) -> float | None:
 
 
 def comparison_data(c: Comparison, generator: str) -> dict[str, Any]:
-    """``gftpwb compare --json``: follows ``schemas/compare.schema.json`` (version 1)."""
+    """``gftpwb compare --json``: follows ``schemas/compare.schema.json`` (version 2)."""
     def side(s: Side) -> dict[str, Any]:
         return {"n": s.n, "median": _r(s.median), "ci_median": None if s.ci_low is None else
                 {"low": _r(s.ci_low), "high": _r(s.ci_high)}}
@@ -332,7 +333,9 @@ def comparison_data(c: Comparison, generator: str) -> dict[str, Any]:
                    "a": side(x.a), "b": side(x.b), "change_pct": _r(x.change_pct, 3),
                    "change_ci_pct": None if x.ci_low_pct is None else {"low": _r(x.ci_low_pct, 3),
                                                                        "high": _r(x.ci_high_pct, 3)},
-                   "p_value": _r(x.p_value), "significant": x.significant, "verdict": x.verdict}
+                   "p_value": _r(x.p_value), "significant": x.significant, "verdict": x.verdict,
+                   "basis": x.basis, "runs_needed": None if x.runs_needed is None else
+                   {"a": x.runs_needed[0], "b": x.runs_needed[1]}}
                   for x in c.changes],
         "only_in_a": list(c.only_a), "only_in_b": list(c.only_b),
         "environment_differences": [{"host": h, "what": w, "a": a, "b": b} for h, w, a, b in c.environment],
@@ -343,7 +346,26 @@ def comparison_data(c: Comparison, generator: str) -> dict[str, Any]:
 COMPARE_COLUMNS = (("test", "left"), ("#", "right"), ("parameters", "left"), ("figure", "left"), ("A median", "right"),
                    ("B median", "right"), ("change", "right"), ("95 % CI of change", "right"), ("p", "right"),
                    ("verdict", "left"))
-VERDICT_STYLE = {FASTER: "bold green", SLOWER: "bold red", SAME: "", NO_DATA: "dim"}
+VERDICT_STYLE = {FASTER: "bold green", SLOWER: "bold red", SAME: "", TOO_FEW: "yellow", NO_DATA: "dim"}
+BY_CI_MARK = " (CI)"  # a verdict cell's mark: the CI of the change decided, the test could not
+
+
+def verdict_cell(x: Change) -> str:
+    """``slower``, or ``slower (CI)`` when the CI of the change gave it (too few runs for the test)."""
+    return x.verdict + (BY_CI_MARK if x.basis == "ci" and x.verdict in (FASTER, SLOWER, SAME) else "")
+
+
+def undecided_note(c: Comparison) -> str:
+    """What the table's ``(CI)`` and ``too few runs`` mean and the runs that would let the test decide
+    (the most any case needs); "" when the test could decide every case."""
+    needing = [x for x in c.changes if x.runs_needed is not None]
+    if not needing:
+        return ""
+    need = max(x.runs_needed for x in needing if x.runs_needed is not None)
+    by_ci = sum(1 for x in needing if x.verdict != TOO_FEW)
+    return (f"{len(needing)} of {len(c.changes)} case(s) have too few runs for {TEST_NAME} to reach p < {ALPHA} at "
+            f"all (it needs {needed_text(need)}): {by_ci} decided by the 95 % CI of the change, marked (CI); "
+            f"{len(needing) - by_ci} with too few runs to say. Repeat the cases to let the test decide.")
 
 
 def change_cells(x: Change) -> tuple[tuple[str, ...], str]:
@@ -353,12 +375,12 @@ def change_cells(x: Change) -> tuple[tuple[str, ...], str]:
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{value:+.1f} %"
 
-    # the bootstrap interval of a ratio is not symmetric: its bounds, signed, never as a dash range
-    ci = "-" if x.ci_low_pct is None or x.ci_high_pct is None else f"[{x.ci_low_pct:+.1f}, {x.ci_high_pct:+.1f}] %"
+    # the bootstrap interval of a ratio is not symmetric: its bounds (gftpwb.core.format.interval_text)
+    ci = interval_text(x.ci_low_pct, x.ci_high_pct, signed=True, unit="%")
     digits = x.figure.digits
     p = "-" if x.p_value is None else f"{x.p_value:.3f}"
     name = x.figure.label if x.figure.unit in x.figure.label else f"{x.figure.label} ({x.figure.unit})"
     cells = (x.test_id, f"{x.case_b:03d}", x.params_text, name,
              f"{num(x.a.median, digits)} (n={x.a.n})", f"{num(x.b.median, digits)} (n={x.b.n})", pct(x.change_pct),
-             ci, p, x.verdict)
+             ci, p, verdict_cell(x))
     return cells, VERDICT_STYLE.get(x.verdict, "")

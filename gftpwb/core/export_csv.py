@@ -17,7 +17,7 @@ RUN_COLUMNS = ("test", "case", "kind", "params", "run", "repeat", "host", "statu
 COMPARE_COLUMNS = ("a", "b", "test", "kind", "params", "case_a", "case_b", "figure", "unit", "higher_is_better",
                    "a_n", "a_median", "a_ci_median_low", "a_ci_median_high", "b_n", "b_median", "b_ci_median_low",
                    "b_ci_median_high", "change_pct", "change_ci_low_pct", "change_ci_high_pct", "p_value",
-                   "significant", "verdict")
+                   "significant", "verdict", "basis", "runs_needed_a", "runs_needed_b")
 
 
 def full(value: Any) -> str:
@@ -64,5 +64,6 @@ def comparison_csv(c: Comparison) -> str:
                      x.figure.unit, full(x.figure.higher_is_better), str(x.a.n), full(x.a.median), full(x.a.ci_low),
                      full(x.a.ci_high), str(x.b.n), full(x.b.median), full(x.b.ci_low), full(x.b.ci_high),
                      full(x.change_pct), full(x.ci_low_pct), full(x.ci_high_pct), full(x.p_value),
-                     full(x.significant), x.verdict])
+                     full(x.significant), x.verdict, x.basis or "",
+                     *(("", "") if x.runs_needed is None else (str(x.runs_needed[0]), str(x.runs_needed[1])))])
     return csv_text(COMPARE_COLUMNS, rows)

@@ -13,15 +13,37 @@ def rate_text(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+# How a confidence interval is printed, everywhere (console, TUI, HTML, the docs):
+#
+# * an interval symmetric about its estimate (Student's t around a mean) as ``estimate ± half-width``
+#   (:func:`ci_text`): the same two numbers as its bounds, in the width a table has at 80 columns;
+# * an interval that is not (the percentile bootstrap of a median, of a ratio, of a change) as its
+#   bounds, ``[low, high]`` (:func:`interval_text`): ``-41.6 ± 18.1 %`` would say the change could be as
+#   far above the estimate as below it, which the interval [-48.0, -11.9] % does not say, and the
+#   midpoint of the bounds is not the estimate either. Brackets and a comma, never a dash between the
+#   bounds, whose minus signs would read as nonsense (``-3733.3-6619.2``).
+#
+# The machine-readable forms (--json, --csv) always give both bounds.
+
+
 def ci_text(centre: float | None, half_width: float | None, digits: int = 1) -> str:
-    """A confidence interval as people read it: ``740.6 ± 11.0`` (centre ± half-width), never as a
-    range of two bounds, whose minus signs read as nonsense when a bound is negative (``-3733.3-6619.2``).
-    Only the centre when there is no interval (one run); ``-`` when there is no centre."""
+    """A symmetric confidence interval (Student's t around a mean): ``740.6 ± 11.0``. Only the
+    centre when there is no interval (one run); ``-`` when there is no centre."""
     if centre is None:
         return "-"
     if half_width is None:
         return f"{centre:.{digits}f}"
     return f"{centre:.{digits}f} ± {half_width:.{digits}f}"
+
+
+def interval_text(low: float | None, high: float | None, digits: int = 1, *, signed: bool = False,
+                  unit: str = "") -> str:
+    """A confidence interval that is not symmetric about its estimate, as its bounds: ``[2.3, 5.1]``,
+    signed for a change (``[-48.0, -11.9] %``), with ``unit`` after it; ``-`` without an interval."""
+    if low is None or high is None:
+        return "-"
+    fmt = f"+.{digits}f" if signed else f".{digits}f"
+    return f"[{low:{fmt}}, {high:{fmt}}]" + (f" {unit}" if unit else "")
 
 
 def pm_text(half_width: float | None, digits: int = 0) -> str:

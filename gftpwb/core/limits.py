@@ -41,3 +41,13 @@ def _read(name: str, default: int) -> int:
 def limits() -> Limits:
     """The caps in force (the defaults, or what the environment sets)."""
     return Limits(runs=_read(RUNS_VARIABLE, Limits.runs), workers=_read(WORKERS_VARIABLE, Limits.workers))
+
+
+RUN_FACTORS = "repeat x copies x matrix cases x hosts x loops"
+
+
+def too_many_runs(who: str, runs: int, cap: int, factors: str = RUN_FACTORS) -> str:
+    """The one message for a test (or a batchfile line, or a scenario) over the runs cap: what plans
+    how many runs, from what, the cap, and the variable that raises it."""
+    return (f"{who} plans {runs:,} runs ({factors}), more than the limit of {cap:,}; run fewer, or raise the limit: "
+            f"{RUNS_VARIABLE}={runs}")

@@ -44,6 +44,17 @@ def plan(scenario: Scenario, only: Iterable[str] = (), where: Iterable[str] = ()
     return Plan(scenario, specs)
 
 
+def first_cases(scenario: Scenario) -> dict[str, int]:
+    """Each test's first case number in the scenario, as :func:`plan` counts them (for what names a
+    case outside a plan: a batchfile's log names)."""
+    out: dict[str, int] = {}
+    case = 0
+    for test in scenario.tests:
+        out[test.id] = case
+        case += registry().kind(test.kind).planner.plan(scenario, test, case)[1]
+    return out
+
+
 def traced(specs: list[RunSpec], setting: TraceSetting) -> list[RunSpec]:
     """The specs with their trace setting in ``details.trace`` (where runners and the trace sink read
     it, and records keep it); untraced specs stay exactly as the kind planned them."""
@@ -66,9 +77,11 @@ def matrix_points(test: Any) -> list[dict[str, object]]:
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(values for _, values in test.matrix))]
 
 
-def case_label(test: Any, variant: int) -> str:
-    """``<test>[<variant>]`` for a test with a matrix, else the test id."""
-    return f"{test.id}[{variant}]" if getattr(test, "matrix", ()) else test.id
+def case_label(test: Any, case: int) -> str:
+    """``<test>[<case>]`` for a test with a matrix, else the test id. ``case`` is the case's number in
+    the scenario (counted over every test, as the tables' ``#`` column, ``--only``, ``--where`` and the
+    tag log names ``<scenario>_#<case>_<repeat>.log`` count): one numbering everywhere."""
+    return f"{test.id}[{case}]" if getattr(test, "matrix", ()) else test.id
 
 
 def run_id_on(base: str, host: str, test: TestModel) -> str:
@@ -77,19 +90,20 @@ def run_id_on(base: str, host: str, test: TestModel) -> str:
     return base if test.on == (LOCAL,) else f"{base}@{host}"
 
 
-def log_name_for(test: Any, variant: int, repeat: int) -> str:
+def log_name_for(test: Any, case: int, repeat: int) -> str:
     """A test's own tag log name for one run, from its ``log_filename`` ("" when it has none).
 
     As tgftp: a trailing ``.log`` becomes ``_<repeat>.log``. A name without ``.log`` is used as it is
     for a single run (tgftp reused it for every execution and so failed from the second one on) and
-    gets ``_<repeat>`` otherwise. A matrix case adds ``_#<case>`` before that, so names never collide.
+    gets ``_<repeat>`` otherwise. A matrix case adds ``_#<case>`` (its number in the scenario) before
+    that, so names never collide.
     """
     if not test.log_filename:
         return ""
     name = test.log_filename
     stem, suffix = (name[:-4], ".log") if name.endswith(".log") else (name, "")
     if test.matrix:
-        stem = f"{stem}_#{variant:03d}"
+        stem = f"{stem}_#{case:03d}"
     if suffix:
         return f"{stem}_{repeat:03d}{suffix}"
     return stem if test.repeat == 1 else f"{stem}_{repeat:03d}"

@@ -13,8 +13,9 @@ Outliers are flagged, never dropped: a value beyond 1.5 interquartile ranges bel
 above the third quartile (Tukey's fences; quartiles interpolated linearly, as numpy's default),
 from n >= 4. A flagged run still counts: whether it is a fluke or the truth is for a person to say.
 
-Confidence intervals print as ``centre ± half-width`` (:func:`gftpwb.core.format.ci_text`); the
-median's interval is not symmetric, so it is kept as its two bounds here.
+Intervals are kept as their two bounds; how each is printed follows its shape (the rule in
+:mod:`gftpwb.core.format`): the mean's, symmetric, as ``mean ± half-width``; the median's and a
+ratio's, which are not, as ``[low, high]``.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ or a sum of ``<number><unit>`` parts with units ``ms``, ``s``, ``m``, ``h`` (``1
 
 from __future__ import annotations
 
+import functools
 import re
 
 KIB = 1024
@@ -22,6 +23,7 @@ _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 DURATION_PATTERN = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$|^[0-9]+(\.[0-9]+)?$"
 
 
+@functools.lru_cache(maxsize=4096, typed=True)  # typed: True is not a size, though it hashes as 1
 def parse_size(value: int | str) -> int:
     """Return the number of bytes for ``value`` (an int, or text such as ``4G`` or ``512k``).
 

@@ -22,9 +22,11 @@ batch-mode bookkeeping (test numbers, skipped lines and their messages).
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from gftpwb.tgftp.args import TgftpArgs, TgftpUsage, parse_tgftp_args
 from gftpwb.tgftp.bash import ArithError, Problem, arith, coreutils_duration, expand
@@ -306,6 +308,43 @@ class Execution:
     unset: list[str] = field(default_factory=list)
 
 
+class Executions(Sequence[Execution]):
+    """The executions of one batchfile line (its ``execs``), each worked out when it is asked for:
+    ``execs`` is a bash arithmetic value, up to 2^63 - 1, and tgftp ran its loop that often. Built all
+    at once, 99999999999999999999 (which bash reads as 7766279631452241919) kept ``validate`` busy
+    until it was killed; the importer needs the first and the count (and refuses a count over the
+    runs cap), the drop-in runs them one after another as tgftp did."""
+
+    def __init__(self, count: int, make: Callable[[int], Execution] | None = None):
+        self._count = count
+        self._make = make
+        self._first: Execution | None = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> Execution: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Execution]: ...
+
+    def __getitem__(self, index: int | slice) -> Execution | Sequence[Execution]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count or self._make is None:
+            raise IndexError(index)
+        if index == 0:  # asked for most (the importer reads it, the count and nothing else)
+            if self._first is None:
+                self._first = self._make(0)
+            return self._first
+        return self._make(index)
+
+    def __iter__(self) -> Iterator[Execution]:
+        return (self[i] for i in range(self._count))
+
+
 @dataclass
 class BatchLine:
     """One line of a batchfile and what tgftp did with it."""
@@ -319,7 +358,7 @@ class BatchLine:
     stdout: list[str] = field(default_factory=list)  # what tgftp printed for a skipped line
     stderr: list[str] = field(default_factory=list)
     execs_text: str = "1"
-    executions: list[Execution] = field(default_factory=list)
+    executions: Executions = field(default_factory=lambda: Executions(0))
     notes: list[tuple[int, str]] = field(default_factory=list)  # (column, text): gftpwb's warnings
     connection_test: bool = False
     timeout_given: bool = False
@@ -444,8 +483,8 @@ def read_batch(text: str, filename: str, program: str, env: Mapping[str, str], *
         count, note = exec_count(entry.execs_text, env)
         if note:
             entry.notes.append((columns[9] if len(columns) > 9 else 1, f"execs: {note}"))
-        for number in range(count):
-            entry.executions.append(_execution(fields, number, test, base, program, env))
+        entry.executions = Executions(count, functools.partial(_execution, fields, test=test, base=base,
+                                                               program=program, env=env))
         test += 1
         tgftp_line += 1
     return Batch(out, ok, shown, autotune, crlf, unterminated)

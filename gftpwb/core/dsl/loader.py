@@ -14,7 +14,7 @@ from typing import Any
 
 from gftpwb.core.commands import COMMAND_ROLES
 from gftpwb.core.errors import Diagnostic, ScenarioError
-from gftpwb.core.limits import RUNS_VARIABLE, limits
+from gftpwb.core.limits import RUNS_VARIABLE, limits, too_many_runs
 from gftpwb.core.registry import TestInput, registry
 from gftpwb.core.scenario.model import LOCAL, Host, Scenario, TestModel
 from gftpwb.core.scenario.yamlpos import Path, Positions, label, load_yaml_with_positions
@@ -48,6 +48,7 @@ def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Ma
     expanded = expand_scenario(data, pos, text, filename, overrides=overrides, environ=environ)
     if expanded.errors:
         raise ScenarioError(expanded.errors)
+    whole_numbers_as_ints(data)
     if not verdict(data, scenario_schema()):  # invalid, or the quick check cannot tell: jsonschema says why
         from .diagnostics import schema_diagnostics  # jsonschema is loaded only here
 
@@ -66,6 +67,22 @@ def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Ma
     if errors:
         raise ScenarioError(errors)
     return build_model(data, inputs, filename, expanded.text, warnings, expanded.variables)
+
+
+def whole_numbers_as_ints(data: Any) -> None:
+    """Every whole-number float of the scenario (``repeat: 2.0``, ``parallel: [4.0]``) as the int it
+    is, in place. JSON Schema's integers include 2.0, so the schema lets it through, and a model that
+    kept it was a traceback (``range(2.0)``) or a wrong guc argument (``-p 4.0``); a key that takes any
+    number reads 2 as it read 2.0."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            if isinstance(value, float) and value.is_integer():
+                node[key] = int(value)
+            elif isinstance(value, dict | list):
+                stack.append(value)
 
 
 # --- checks the schema cannot express -------------------------------------------------------------
@@ -102,6 +119,9 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
     cap = limits()
     total_runs = 0
     loops = data.get("loops", 1) if isinstance(data.get("loops", 1), int) else 1
+    # one inventory and one tuple of the tests, shared by every test's input: a tuple per test made
+    # validation's memory and time grow with the square of the tests (20,000 tests: 3.2 GB)
+    every_test = tuple(data["tests"])
     for index, raw in enumerate(data["tests"]):
         tid = raw["id"]
         line, col = pos.of_value(("tests", index, "id"))
@@ -113,13 +133,11 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         if "on" in raw:
             errors.extend(_on_diagnostics(raw["on"], ("tests", index, "on"), known_hosts, pos, filename))
         test = TestInput(raw=raw, merged=merged_test(defaults, raw), index=index, pos=pos, filename=filename,
-                         inventory=dict(inventory), tests=tuple(data["tests"]))
+                         inventory=inventory, tests=every_test)
         runs = planned_runs(test.merged) * loops
         total_runs += runs
         if runs > cap.runs:  # before the kind's checks, which may walk the matrix themselves
-            test.error(f"test '{tid}' plans {runs:,} runs (repeat x copies x matrix cases x hosts x loops), more than "
-                       f"the limit of "
-                       f"{cap.runs:,}; run fewer, or raise the limit: {RUNS_VARIABLE}={runs}",
+            test.error(too_many_runs(f"test '{tid}'", runs, cap.runs),
                        "repeat" if "repeat" in raw else ("matrix" if "matrix" in raw else None))
         else:
             for engine in registry().engines():
@@ -140,7 +158,8 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         errors.append(Diagnostic(filename, line, col, f"the scenario plans {total_runs:,} runs, more than the limit "
                                                       f"of {cap.runs:,}; run fewer, or raise the limit: "
                                                       f"{RUNS_VARIABLE}={total_runs}"))
-    return inputs, errors, warnings
+    # a default's problem is found by every test that takes it; said once, at the default
+    return inputs, list(dict.fromkeys(errors)), list(dict.fromkeys(warnings))
 
 
 def planned_runs(test: dict[str, Any]) -> int:

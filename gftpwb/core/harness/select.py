@@ -1,5 +1,6 @@
-"""Which runs ``--only`` and ``--where`` select: tests (``id``), cases of a test (``id[case]``, the
-case numbers of its run ids), and cases by their parameters (``--where parallel=4``).
+"""Which runs ``--only`` and ``--where`` select: tests (``id``), cases of a test (``id[case]``: the
+case's number in the scenario, as the tables' ``#`` column, the run ids and the tag log names say
+it), and cases by their parameters (``--where parallel=4``).
 
 Selection works on the kinds' specs of one pass, before loops and copies are added, and never
 renumbers anything: a selected run keeps the run id, case number and tag log name it has in the
@@ -104,11 +105,13 @@ class Selection:
             return []
         wanted = self.tests.get(test_id)
         if wanted is not None:
-            beyond = sorted(c for c in wanted if c >= cases)
-            if beyond:
-                raise UsageError(f"--only {test_id}[{beyond[0]}]: test {test_id!r} has "
-                                 + (f"cases [0] to [{cases - 1}]" if cases > 1 else "one case, [0]"))
-            specs = [s for s in specs if s.case - first_case in wanted]
+            outside = sorted(c for c in wanted if not first_case <= c < first_case + cases)
+            if outside:
+                raise UsageError(f"--only {test_id}[{outside[0]}]: test {test_id!r} has "
+                                 + (f"cases [{first_case}] to [{first_case + cases - 1}]" if cases > 1 else
+                                    f"one case, [{first_case}]")
+                                 + " (the case numbers of the tables' # column)")
+            specs = [s for s in specs if s.case in wanted]
         return [s for s in specs if all(c.matches(s.params) for c in self.conditions)]
 
     def check_where(self, considered: list[RunSpec], picked: int) -> None:

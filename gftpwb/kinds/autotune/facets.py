@@ -19,7 +19,7 @@ from gftpwb.core.scenario.keys import Key
 from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_rate, parse_size
-from gftpwb.kinds.guc.facets import require_ends, timeout_of
+from gftpwb.kinds.guc.facets import check_ends, timeout_of
 from gftpwb.kinds.simulated.link import build_link
 
 from .candidates import GUC, TGFTP_37, repeated, resolve_candidates
@@ -46,8 +46,8 @@ class AutotuneDsl(Dsl):
         return {"autotune_candidates": candidates_schema()}
 
     def check(self, test: TestInput) -> None:
-        require_ends(test)
         raw, merged = test.raw, test.merged
+        check_ends(test, guc_urls=merged.get("transfers", GUC) == GUC)  # another kind's URLs are its own
         if len(test.on) > 1:
             test.error("an auto-tune runs its transfers from one host; give on one host (or write one auto-tune "
                        "test per host)", "on", of_key=True)

@@ -9,7 +9,7 @@ from gftpwb.core.registry import Dsl, Planner, Program, TestInput
 from gftpwb.core.scenario.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
 from gftpwb.core.scenario.model import Scenario, TestModel
 from gftpwb.core.specs import RunSpec
-from gftpwb.kinds.guc.facets import GUC_PROGRAM, build_transfer_test, require_ends, transfer_endpoints
+from gftpwb.kinds.guc.facets import GUC_PROGRAM, build_transfer_test, check_ends, transfer_endpoints
 from gftpwb.kinds.guc.keys import shared_keys
 from gftpwb.kinds.guc.model import GucOptions, Test
 from gftpwb.kinds.guc.plan import plan_transfers
@@ -29,7 +29,7 @@ class ConnectionTestDsl(Dsl):
                 LOG_FILENAME_KEY)
 
     def check(self, test: TestInput) -> None:
-        require_ends(test)
+        check_ends(test)
 
     def build(self, test: TestInput) -> Test:
         return build_transfer_test(test, CONNECTION_TEST_TIMEOUT_S)

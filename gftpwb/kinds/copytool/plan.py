@@ -55,7 +55,7 @@ def plan_copies(scenario: Scenario, tool: Tool, test: CopyTest, first_case: int)
             details["files"] = test.files.to_dict()
         cases.append([])
         for repeat in range(test.repeat):
-            base = f"{case_label(test, variant)}/{repeat}"
+            base = f"{case_label(test, first_case + variant)}/{repeat}"
             warmup = repeat < test.warmup
             streams = int(values.get(tool.streams_option) or 1)
             group = [baseline_spec(scenario, test, test.baseline, first_case + variant, repeat, base,  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ def plan_gfapi(scenario: Scenario, test: GfapiTest, first_case: int) -> tuple[li
     points = matrix_points(test)
     for variant, point in enumerate(points):
         job = GfapiJob.from_test(test, point, test.on)
-        cases.append([[RunSpec(run_id=f"{case_label(test, variant)}/{repeat}", scenario=scenario.name,
+        cases.append([[RunSpec(run_id=f"{case_label(test, first_case + variant)}/{repeat}", scenario=scenario.name,
                              test_id=test.id, case=first_case + variant, repeat=repeat, kind=test.kind,
                              host=",".join(job.hosts), argv=display_argv(job), params=job.to_params(),
                              timeout_s=test.timeout_s, length_bytes=job.total_bytes or None, comment=test.comment,

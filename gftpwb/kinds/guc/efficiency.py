@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import median
 
-from gftpwb.core.format import rate_text
+from gftpwb.core.format import interval_text, rate_text
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import ReportTable
 from gftpwb.core.stats import Ratio, ratio_of_means, seed_of
@@ -105,10 +105,12 @@ def percent_text(ratio: Ratio | None) -> str:
     return "-" if ratio is None else f"{ratio.value * 100:.1f} %"
 
 
-def interval_text(ratio: Ratio | None) -> str:
+def ratio_interval_text(ratio: Ratio | None) -> str:
+    """A ratio's bootstrap interval in percent, as its bounds: ``[91.2, 97.0] %`` (not symmetric about
+    the ratio: :mod:`gftpwb.core.format`)."""
     if ratio is None or ratio.ci is None:
         return "-"
-    return f"{ratio.ci.low * 100:.1f} to {ratio.ci.high * 100:.1f} %"
+    return interval_text(ratio.ci.low * 100, ratio.ci.high * 100, unit="%")
 
 
 def mean_of(case: CaseSummary, key: str) -> float | None:
@@ -122,8 +124,8 @@ def efficiency_table(found: Sequence[Efficiency]) -> ReportTable:
         ok = e.guc.passed == e.guc.total and e.baseline.passed == e.baseline.total
         rows.append(((e.guc.test_id, f"{e.guc.case:03d}", e.guc.params_text, str(e.streams),
                       f"{e.baseline.passed}/{e.baseline.total}", rate_text(e.iperf3_mib_s),
-                      rate_text(mean_of(e.guc, GUC_AVG)), percent_text(e.guc_avg), interval_text(e.guc_avg),
-                      rate_text(mean_of(e.guc, GUC_RATE)), percent_text(e.guc_rate), interval_text(e.guc_rate)),
+                      rate_text(mean_of(e.guc, GUC_AVG)), percent_text(e.guc_avg), ratio_interval_text(e.guc_avg),
+                      rate_text(mean_of(e.guc, GUC_RATE)), percent_text(e.guc_rate), ratio_interval_text(e.guc_rate)),
                      "" if ok else "red"))
     columns = (("test", "left"), ("#", "right"), ("guc options", "left"), ("streams", "right"),
                ("iperf3 ok/runs", "right"), ("iperf3 MiB/s", "right"), ("guc avg", "right"), ("efficiency", "right"),
@@ -219,7 +221,7 @@ def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
         rows.append(((case.test_id, f"{case.case:03d}", case.params_text, d.files_text,
                       f"{match.test_id}[{match.case:03d}]" if match else "-",
                       rate_text(d.memory_median), rate_text(d.disk_median), percent_text(d.ratio),
-                      interval_text(d.ratio), rate_text(d.probe.get("source-read")),
+                      ratio_interval_text(d.ratio), rate_text(d.probe.get("source-read")),
                       rate_text(d.probe.get("target-write")), d.limit),
                      "" if case.passed == case.total else "red"))
     if not rows:

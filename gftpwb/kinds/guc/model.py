@@ -35,6 +35,8 @@ class GucOptions:
         return cls(**{name: convert_option_value(name, value) for name, value in data.items()})
 
     def with_values(self, values: dict[str, Any]) -> GucOptions:
+        if not values:  # a case without a matrix: the options as they are (frozen, so shared)
+            return self
         merged = {f.name: getattr(self, f.name) for f in fields(self)}
         merged.update({name: convert_option_value(name, value) for name, value in values.items()})
         return GucOptions(**merged)

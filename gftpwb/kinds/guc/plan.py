@@ -78,24 +78,25 @@ def plan_transfers(scenario: Scenario, test: Test, first_case: int,
     points = matrix_points(test)
     link = (test.link or LinkModel()) if test.engine != REAL_ENGINE else None
     for variant, point in enumerate(points):
+        case = first_case + variant  # the case's number in the scenario: run ids and tag logs say it
         argv, params, length = shape(test, test.options.with_values(point))
         details = {**run_details(argv), **own_details(test, argv)}
         if test.files is not None:
             details["files"] = {**test.files.to_dict(), **({"list": argv[-1]} if test.files.transfer == LIST else {})}
         cases.append([])
         if test.files is not None and test.files.probe:  # the disks of both ends, before the case's runs
-            cases[-1].append(probe_specs(scenario.name, test.id, test.files, case=first_case + variant,
-                                         label=case_label(test, variant), streams=params.get("parallel") or 1,
+            cases[-1].append(probe_specs(scenario.name, test.id, test.files, case=case,
+                                         label=case_label(test, case), streams=params.get("parallel") or 1,
                                          timeout_s=test.timeout_s))
         for repeat in range(test.repeat):
-            base = f"{case_label(test, variant)}/{repeat}"
-            group = [baseline_spec(scenario, test, test.baseline, first_case + variant, repeat, base,
+            base = f"{case_label(test, case)}/{repeat}"
+            group = [baseline_spec(scenario, test, test.baseline, case, repeat, base,
                                    test.options.with_values(point), repeat < test.warmup)] if test.baseline else []
             cases[-1].append(group + [RunSpec(
                 run_id=run_id_on(base, host, test),
                 scenario=scenario.name,
                 test_id=test.id,
-                case=first_case + variant,
+                case=case,
                 repeat=repeat,
                 kind=test.kind,
                 host=host,
@@ -112,7 +113,7 @@ def plan_transfers(scenario: Scenario, test: Test, first_case: int,
                 pre=test.pre,
                 post=test.post,
                 comment_command=test.comment_command,
-                log_name=log_name_for(test, variant, repeat),
+                log_name=log_name_for(test, case, repeat),
                 tgftp_style=test.tgftp_style,
                 details={**details, "warmup": True} if repeat < test.warmup else dict(details),
             ) for host in test.on])

@@ -47,7 +47,7 @@ def plan_iperf3(scenario: Scenario, test: Iperf3Test, first_case: int) -> tuple[
     for variant, point in enumerate(points):
         job = job_for(scenario, test, point)
         specs.extend(RunSpec(
-            run_id=f"{case_label(test, variant)}/{repeat}", scenario=scenario.name, test_id=test.id,
+            run_id=f"{case_label(test, first_case + variant)}/{repeat}", scenario=scenario.name, test_id=test.id,
             case=first_case + variant, repeat=repeat, kind=test.kind, host=test.client, argv=job.display_argv(),
             params=job.to_params(), timeout_s=test.timeout_s, length_bytes=job.bytes, comment=test.comment,
             source=test.client, target=test.server, pre=test.pre, post=test.post,

@@ -68,7 +68,7 @@ complete -c gftpwb -n '_shtab_gftpwb_using schema' -s h -l help -d 'show this he
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a run -d 'run a scenario headless'
 complete -c gftpwb -n '_shtab_gftpwb_using run' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l results -xka "(__fish_complete_directories)" -d 'results directory of this run (default results/<UTC timestamp>-<scenario name>)'
-complete -c gftpwb -n '_shtab_gftpwb_using run' -l only -x -d 'run only this test, or one case of it: ID[CASE] (repeat or comma-separate for several)'
+complete -c gftpwb -n '_shtab_gftpwb_using run' -l only -x -d 'run only this test, or one case of it: ID[CASE], CASE the case'"'"'s number as the tables'"'"' # column and the run ids give it (repeat or comma-separate for several)'
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l where -x -d 'run only the cases whose parameter has this value, e.g. parallel=4 or tcp_buffer!=8M (repeat or comma-separate: all must hold)'
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l set -x -d 'give a variable of the scenario'"'"'s vars: a value (repeat for several; read as YAML: 4 is a number); overrides the default and GFTPWB_VAR_NAME'
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l lab-var -x -d 'like --set, for a value the lab offers every scenario (gftpwb lab status --vars prints them): a scenario that does not declare NAME ignores it'

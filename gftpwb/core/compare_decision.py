@@ -1,0 +1,104 @@
+"""How ``gftpwb compare`` decides a case's verdict, and when its test cannot. Pure.
+
+The test is the two-sided Mann-Whitney U test. Its p-value cannot fall below a floor set by the
+numbers of runs alone: when every run of B beats every run of A, the exact p is ``2 / C(n_a + n_b,
+n_a)``, so with 3 runs a side it is never below 0.100, and with 2 a side never below 0.333. Below
+:data:`ALPHA` the test can decide only from 4 runs a side (p >= 0.029), or 3 and 5, 2 and 8, 1 and
+40. A comparison of fewer runs would say "no significant change" for any change at all, which reads
+as evidence that nothing changed. So:
+
+* when the test can decide (its floor is below alpha), it decides: significant when p < alpha and
+  the change is at least the threshold;
+* when it cannot, the verdict is what the 95 % bootstrap CI of the change supports, and says so
+  (``basis`` "ci"), with the runs each side needs for the test to decide: faster or slower when the
+  whole interval is on one side of 0 and the change is at least the threshold (as the test's rule,
+  with the interval in place of p); no significant change when the interval lies within the
+  threshold either way; else *too few runs*. The interval needs 3 runs a side (as the median's own:
+  a bootstrap of two values only repeats them), so 1 or 2 runs on a side are always too few. With 3
+  runs a side the percentile bootstrap's interval of the change runs from the least to the greatest
+  ratio of the two sides' runs, so a verdict from it means every run of B beat every run of A (or
+  lost to it), by the threshold at the median: without any real change that happens by chance 1
+  time in 20 for each direction, which is why the verdict is marked as the CI's and not called
+  significant. The same fallback as asv's ``continuous``, which also drops to confidence intervals
+  when the Mann-Whitney test cannot reach its threshold with the samples it has.
+
+The floor is that of the exact test (scipy's choice below 9 runs a side without ties; with ties it
+switches to the normal approximation, whose p for 3 and 3 can dip under 0.05, but that is an
+artefact of the approximation at such sizes, so the floor is taken from the run counts alone).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+ALPHA = 0.05
+FASTER, SLOWER, SAME, TOO_FEW, NO_DATA = "faster", "slower", "no significant change", "too few runs", "no data"
+VERDICTS = (FASTER, SLOWER, SAME, TOO_FEW, NO_DATA)
+BY_TEST, BY_CI = "test", "ci"
+
+
+def smallest_p(n_a: int, n_b: int) -> float:
+    """The smallest two-sided p the exact Mann-Whitney U test can give for ``n_a`` and ``n_b``
+    values: both sides completely apart. 1 when a side has no value."""
+    if n_a < 1 or n_b < 1:
+        return 1.0
+    return min(1.0, 2 / math.comb(n_a + n_b, n_a))
+
+
+def can_decide(n_a: int, n_b: int, alpha: float = ALPHA) -> bool:
+    """Whether the test can reach p < ``alpha`` at all with these numbers of runs."""
+    return smallest_p(n_a, n_b) < alpha
+
+
+def runs_needed(n_a: int, n_b: int, alpha: float = ALPHA) -> tuple[int, int]:
+    """The fewest runs (A, B), no fewer than each side has, with which the test can decide: the
+    smallest total, the most even split among those (3 and 3 -> 4 and 4; 10 and 1 -> 10 and 2)."""
+    total = max(n_a, 0) + max(n_b, 0)
+    while True:
+        fits = [(a, total - a) for a in range(max(n_a, 1), total) if total - a >= max(n_b, 1)
+                and can_decide(a, total - a, alpha)]
+        if fits:
+            return min(fits, key=lambda ab: abs(ab[0] - ab[1]))
+        total += 1
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A case's verdict, what it rests on (the test, the CI of the change, or nothing), whether the
+    test found the change significant, and the runs (A, B) the test needs when it cannot decide."""
+
+    verdict: str
+    basis: str | None  # BY_TEST, BY_CI, or None (no data)
+    significant: bool
+    needed: tuple[int, int] | None  # None: the test can decide with the runs there are
+
+
+def decide(change_pct: float | None, ci: tuple[float | None, float | None], p: float | None, n_a: int, n_b: int,
+           threshold_pct: float, higher_is_better: bool, alpha: float = ALPHA) -> Decision:
+    """The verdict on one case's figure (see the module's docstring for the rule)."""
+    if change_pct is None:
+        return Decision(NO_DATA, None, False, None)
+
+    def direction() -> str:
+        return FASTER if (change_pct > 0) == higher_is_better else SLOWER
+
+    beyond = abs(change_pct) >= threshold_pct
+    if can_decide(n_a, n_b, alpha):
+        significant = p is not None and p < alpha and beyond
+        return Decision(direction() if significant else SAME, BY_TEST, significant, None)
+    needed = runs_needed(n_a, n_b, alpha)
+    low, high = ci
+    if low is None or high is None:
+        return Decision(TOO_FEW, BY_CI, False, needed)
+    if (low > 0 or high < 0) and beyond:
+        return Decision(direction(), BY_CI, False, needed)
+    if low > 0 or high < 0 or (-threshold_pct < low and high < threshold_pct):
+        return Decision(SAME, BY_CI, False, needed)
+    return Decision(TOO_FEW, BY_CI, False, needed)
+
+
+def needed_text(needed: tuple[int, int]) -> str:
+    """``4 runs a side`` or ``3 runs in A and 5 in B``."""
+    a, b = needed
+    return f"{a} runs a side" if a == b else f"{a} runs in A and {b} in B"

@@ -1,0 +1,145 @@
+"""A test's source and target are checked when the scenario is validated (gftpwb.kinds.guc.urls): a URL
+typo is an error at its line and column, not a failed run; what guc reads stays allowed, local paths
+included. The real guc is held to the same rules: it reads every form the check allows, and fails on
+(or misreads) every form the check refuses."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from support.clihelp import gftpwb
+
+from gftpwb.kinds.guc.urls import url_problem
+
+ALLOWED = ["ftp://127.0.0.1:2811/dev/zero", "gsiftp://dtn.example.org/data/x", "sshftp://h/x", "http://h:8080/x",
+           "https://h/x", "ftp://user:secret@h:2811/x", "ftp://[::1]:2811/x", "ftp://h:2811//abs/x",
+           "ftp://h/a b", "file:///dev/null", "file://localhost/tmp/x", "file:/tmp/x", "/dev/zero", "data/in.bin",
+           "c:/x", "data//x"]
+REFUSED = {
+    "ftp//127.0.0.1:2811/dev/zero": "is not a URL, so guc would take it for a local file of that name; did you "
+                                    "mean 'ftp://127.0.0.1:2811/dev/zero'?",
+    "htp://127.0.0.1:2811/dev/zero": "unknown URL scheme 'htp' (guc reads ftp, gsiftp, sshftp, http, https or file); "
+                                     "did you mean 'http://127.0.0.1:2811/dev/zero'?",
+    "gsifpt://h/x": "did you mean 'gsiftp://h/x'?",
+    "a://x": "unknown URL scheme 'a'",
+    "FTP://h/x": "guc reads the scheme only in lower case: 'ftp://h/x'",
+    "ftp:/127.0.0.1:2811/x": "did you mean 'ftp://127.0.0.1:2811/x'?",
+    "ftp:127.0.0.1/x": "did you mean 'ftp://127.0.0.1/x'?",
+    "htp//h/x": "did you mean 'http://h/x'?",
+    "ftp:///x": "has no host",
+    "ftp://:2811/x": "has no host",
+    "ftp://127.0.0.1:2811": "has no path after the host",
+    "ftp://h:99999/x": "port '99999' is not a port number (1 to 65535)",
+    "ftp://h:28x1/x": "port '28x1' is not a port number",
+    "ftp://h:/x": "port '' is not a port number",
+    "ftp://host_x/x": "'host_x' is not a host name guc reads",
+    "file://tmp/x": "names the host 'tmp', which guc ignores (it opens /x); a local file is file:///path",
+    "file:x": "is not a file URL",
+    "~/x": "guc does not expand ~",
+}
+
+
+@pytest.mark.parametrize("value", ALLOWED)
+def test_what_guc_reads_is_allowed(value):
+    assert url_problem(value) is None
+
+
+@pytest.mark.parametrize("value", REFUSED)
+def test_typos_are_named(value):
+    problem = url_problem(value)
+    assert problem is not None and REFUSED[value] in problem
+
+
+SCENARIO = """\
+version: 1
+name: urls
+defaults:
+  source: htp://127.0.0.1:2811/dev/zero
+  options: {length: 1M}
+tests:
+  - id: a
+    kind: guc
+    source: ftp//127.0.0.1:2811/dev/zero
+    target: ftp://127.0.0.1:2811/dev/null
+  - id: b
+    kind: guc
+    target: ftp://127.0.0.1:99999/dev/null
+  - id: c
+    kind: connection-test
+    target: file:///dev/null
+  - id: local
+    kind: guc
+    source: /dev/zero
+    target: file:/dev/null
+"""
+
+
+def test_validate_names_each_bad_url_at_its_line_and_column_and_a_defaults_once(tmp_path):
+    path = tmp_path / "urls.yaml"
+    path.write_text(SCENARIO)
+    out = gftpwb("validate", str(path))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.splitlines() == [
+        f"{path}:4:11: defaults.source: 'htp://127.0.0.1:2811/dev/zero': unknown URL scheme 'htp' (guc reads ftp, "
+        "gsiftp, sshftp, http, https or file); did you mean 'http://127.0.0.1:2811/dev/zero'?",
+        f"{path}:9:13: test 'a' source: 'ftp//127.0.0.1:2811/dev/zero' is not a URL, so guc would take it for a local "
+        "file of that name; did you mean 'ftp://127.0.0.1:2811/dev/zero'?",
+        f"{path}:13:13: test 'b' target: 'ftp://127.0.0.1:99999/dev/null': port '99999' is not a port number (1 to "
+        "65535)"]
+    assert gftpwb("run", str(path), "--results", str(tmp_path / "r")).returncode == 2
+    assert not (tmp_path / "r").exists()  # nothing ran
+
+
+def test_a_batchfile_line_guc_cannot_read_is_skipped_with_a_warning_at_its_field(tmp_path):
+    """A batchfile keeps tgftp's rules: a line tgftp ran but guc failed on is skipped with a warning."""
+    batch = tmp_path / "b.csv"
+    batch.write_text("#%tgftp%v0.7.0\nftp://127.0.0.1:2811/dev/zero;htp://127.0.0.1:2811/dev/null;-len 1M;no;30;;;;;\n"
+                     "ftp://127.0.0.1:2811/dev/zero;ftp://127.0.0.1:2811/dev/null;-len 1M;no;30;;;;;\n")
+    out = gftpwb("validate", str(batch))
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.splitlines() == [
+        f"{batch}:2:31: warning: target: 'htp://127.0.0.1:2811/dev/null': unknown URL scheme 'htp' (guc reads ftp, "
+        "gsiftp, sshftp, http, https or file); did you mean 'http://127.0.0.1:2811/dev/null'?; line skipped"]
+    assert "(1 test(s), 1 run(s))" in out.stdout
+
+
+@pytest.fixture
+def readable_file():
+    """A small file the lab's GridFTP server (anonymous user nobody) can read: pytest's tmp_path is root's."""
+    where = Path(tempfile.mkdtemp(prefix="gftpwb-urls-"))
+    where.chmod(0o755)
+    (where / "in.txt").write_text("gftpwb\n")
+    (where / "in.txt").chmod(0o644)
+    yield where
+    shutil.rmtree(where, ignore_errors=True)
+
+
+def guc(source: str, cwd: Path) -> int:
+    """guc copies ``source`` to /dev/null (never a file on disk: a wrong source could be endless)."""
+    return subprocess.run(["globus-url-copy", source, "file:///dev/null"], cwd=cwd, capture_output=True,
+                          timeout=60).returncode
+
+
+@pytest.mark.real
+def test_the_real_guc_reads_what_the_check_allows_and_not_what_it_refuses(gridftp, readable_file):
+    server = gridftp.url.rstrip("/")  # ftp://127.0.0.1:PORT
+    port = server.rsplit(":", 1)[1]
+    file = f"{readable_file}/in.txt"
+    allowed = [f"{server}{file}", f"{server}/{file}", f"file://{file}", f"file://localhost{file}", f"file:{file}",
+               file, "in.txt"]
+    for value in allowed:
+        assert url_problem(value) is None, value
+        assert guc(value, readable_file) == 0, value
+    refused = [f"ftp//127.0.0.1:{port}{file}", f"htp://127.0.0.1:{port}{file}", f"FTP://127.0.0.1:{port}{file}",
+               f"ftp:/127.0.0.1:{port}{file}", f"ftp://{file}", f"ftp://127.0.0.1:{port}", f"file:/{file}",
+               "file:in.txt", "~/in.txt"]
+    for value in refused:
+        assert url_problem(value) is not None, value
+        assert guc(value, readable_file) != 0, value
+    # a port guc misreads rather than refuses: it takes the number modulo 65536 (so this one reaches the lab)
+    misread = f"ftp://127.0.0.1:{int(port) + 65536}{file}"
+    assert url_problem(misread) is not None and guc(misread, readable_file) == 0
