@@ -3,9 +3,10 @@ statistics (:mod:`gftpwb.core.summary`, as ``gftpwb report`` computes them) with
 violated, then its runs; ``t`` shows the report's tables instead (the kinds' sections through the
 registry, the monitors', the thresholds'); two marked are compared as ``gftpwb compare`` compares them
 (:mod:`gftpwb.core.compare`), the verdict said in words. ``R`` writes the HTML report with
-``gftpwb report --html``'s code (:mod:`gftpwb.shell.html_report`) in a thread and opens it in the
-browser (:mod:`gftpwb.tui.opener`: ``$BROWSER``, else the desktop's); ``e`` exports
-full-precision values into the directory they describe. The view computes no statistic itself.
+``gftpwb report --html``'s code in a thread and opens it in the browser (:mod:`gftpwb.tui.opener`:
+``$BROWSER``, else the desktop's); ``e`` exports full-precision values into the directory they
+describe. Directories are read and written through the front-end service
+(:mod:`gftpwb.shell.interactive`). The view computes no statistic itself.
 """
 
 from __future__ import annotations
@@ -43,12 +44,8 @@ from gftpwb.core.registry import registry
 from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_tables import VIOLATED_STYLE, directory_tables
 from gftpwb.core.summary import CaseSummary, DirectorySummary, params_text
-from gftpwb.shell.files import atomic_write
-from gftpwb.shell.html_report import DEFAULT_TREND, write_html
-from gftpwb.shell.results_index import ResultsDirInfo, list_results, read_directory
-from gftpwb.shell.sinks.expectations import EXPECTATIONS_NAME, read_checks
-from gftpwb.shell.sinks.journal import JOURNAL_NAME
-from gftpwb.shell.sinks.plain_table import rich_table
+from gftpwb.shell import interactive as service
+from gftpwb.shell.interactive import ResultsDirInfo, Stamp, list_results, read_directory
 
 from .opener import open_in_browser
 from .views import Table, View, _contains, fields
@@ -67,18 +64,6 @@ DEFAULT_THRESHOLD_PCT = 5.0
 THRESHOLD_STEPS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 15.0, 20.0, 25.0, 50.0)
 HTML_NAME = "report.html"  # where R writes a directory's HTML report: inside it, next to its runs
 KEYS_HINT = "   enter: open  t: report tables  m: mark  d: compare  esc: back  R: HTML"
-
-Stamp = tuple[float, int]
-
-
-def _stamp(path: str) -> Stamp:
-    """When a file last changed, and its size: what caches of what was read from it compare."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return (0.0, -1)
-    return (stat.st_mtime, stat.st_size)
-
 
 def expect_text(checks: list[Check]) -> tuple[str, str]:
     """A case's or a directory's thresholds (``expect:``) in a cell: ``met``, ``VIOLATED``, ``1/3
@@ -159,7 +144,7 @@ class ResultsView(View):
 
     @staticmethod
     def _read(path: str) -> tuple[Stamp, DirectorySummary | None, str]:
-        stamp = _stamp(os.path.join(path, JOURNAL_NAME))
+        stamp = service.journal_stamp(path)
         try:
             return stamp, read_directory(path), ""
         except GftpwbError as exc:
@@ -168,7 +153,7 @@ class ResultsView(View):
     def summary(self, path: str) -> tuple[DirectorySummary | None, str]:
         """A directory's summary (core/summary, through results_index), and why there is none."""
         cached = self._summaries.get(path)
-        if cached is None or cached[0] != _stamp(os.path.join(path, JOURNAL_NAME)):
+        if cached is None or cached[0] != service.journal_stamp(path):
             cached = self._summaries[path] = self._read(path)
         return cached[1], cached[2]
 
@@ -178,7 +163,7 @@ class ResultsView(View):
         detail again when it is done, so the screen keeps answering meanwhile."""
         ready = True
         for path in paths:
-            stamp = _stamp(os.path.join(path, JOURNAL_NAME))
+            stamp = service.journal_stamp(path)
             cached = self._summaries.get(path)
             if cached is not None and cached[0] == stamp:
                 continue
@@ -202,7 +187,7 @@ class ResultsView(View):
         self._refresh_detail()
 
     def _reading_text(self, paths: Sequence[str]) -> Text:
-        size = sum(max(_stamp(os.path.join(p, JOURNAL_NAME))[1], 0) for p in paths)
+        size = sum(max(service.journal_stamp(p)[1], 0) for p in paths)
         names = " and ".join(os.path.basename(p) for p in paths)
         return Text.assemble((f"reading {names}", "bold"), (f"   ({size / (1 << 20):.0f} MiB of journal)…", "dim"))
 
@@ -211,7 +196,7 @@ class ResultsView(View):
         cached."""
         assert self._diff is not None
         a, b = self._diff
-        key = (a, b, _stamp(os.path.join(a, JOURNAL_NAME)), _stamp(os.path.join(b, JOURNAL_NAME)), self.threshold_pct)
+        key = (a, b, service.journal_stamp(a), service.journal_stamp(b), self.threshold_pct)
         if key not in self._comparisons:
             sa, sb = self.summary(a)[0], self.summary(b)[0]
             self._comparisons[key] = compare_summaries(sa, sb, threshold_pct=self.threshold_pct) \
@@ -219,10 +204,10 @@ class ResultsView(View):
         return self._comparisons[key]
 
     def _expect(self, path: str) -> tuple[str, str]:
-        stamp = _stamp(os.path.join(path, EXPECTATIONS_NAME))
+        stamp = service.expectations_stamp(path)
         cached = self._violations.get(path)
         if cached is None or cached[0] != stamp:
-            cached = self._violations[path] = (stamp, expect_text(read_checks(path)[0]))
+            cached = self._violations[path] = (stamp, expect_text(service.checks_of(path)))
         return cached[1]
 
     def rescan(self) -> None:
@@ -323,7 +308,7 @@ class ResultsView(View):
         body = self.query_one("#report-body", Static)
         tables = []
         for table in directory_tables(summary):
-            drawn = rich_table(table)
+            drawn = service.report_table(table)
             drawn.box, drawn.show_edge, drawn.caption_justify = box.SIMPLE_HEAD, False, "left"
             tables.append(drawn)
         if not tables:
@@ -493,7 +478,7 @@ class ResultsView(View):
             app.call_from_thread(app.notify, line, severity="warning")
 
         try:
-            write_html(target, [read_directory(directory)], f"gftpwb {__version__}", DEFAULT_TREND, warn)
+            service.write_html_report(target, directory, f"gftpwb {__version__}", warn)
         except GftpwbError as exc:
             app.call_from_thread(app.notify, str(exc), title="HTML report", severity="error", timeout=15)
             return
@@ -518,7 +503,7 @@ class ResultsView(View):
 
     def _write(self, path: str, text: str) -> bool:
         try:
-            atomic_write(path, text, newline="")
+            service.save_text(path, text, newline="")
         except OSError as exc:
             self.app.notify(f"cannot write {path}: {exc.strerror or exc}", severity="error")
             return False

@@ -20,7 +20,7 @@ from gftpwb.core.format import duration_text, human_bytes, rate_text, short_erro
 from gftpwb.core.live import read
 from gftpwb.core.live.models import RunLine
 from gftpwb.core.live.monitors import MonitorRow, sparkline
-from gftpwb.shell import tracecontrol
+from gftpwb.shell import interactive as service
 
 from .views import Table, View, engine_badge, fields
 from .widgets import RateChart, TailLog
@@ -224,13 +224,13 @@ class RunView(View):
 
     def action_trace_level(self) -> None:
         """Switch the trace level of the runs in flight between run and io (NetLogger's "detailed
-        tracing on and off while running"), through :mod:`gftpwb.shell.tracecontrol` as SIGUSR2 and
-        SIGUSR1 do; say why when nothing can switch."""
+        tracing on and off while running"), through the front-end service as SIGUSR2 and SIGUSR1 do;
+        say why when nothing can switch."""
         target, why = read.trace_target(read.trace_levels(self.wb.live))
         if target is None:
             self.app.notify(why, title="trace level", severity="warning", timeout=8)
             return
-        asked = tracecontrol.switch(target, "tui key t")
+        asked = service.switch_trace(target, "tui key t")
         if not asked:
             self.app.notify("no run in flight can switch its trace level: only gfapi workers can (guc runs keep "
                             "the level they started with)", title="trace level", severity="warning", timeout=8)

@@ -1,5 +1,6 @@
 """The five views of the workbench. Each draws values the live state's read models compute
-(:mod:`gftpwb.core.live.read`; for past results :mod:`gftpwb.shell.results_index` and
+(:mod:`gftpwb.core.live.read`; for past results the front-end service's
+:func:`~gftpwb.shell.interactive.read_directory` and
 :mod:`gftpwb.core.compare`); none computes a rate, a status or a ranking itself. Views read the app
 through :class:`gftpwb.tui.state.WorkbenchState` and never import it. ``refresh_view`` is called by the
 app's timer only for the view shown.
