@@ -160,7 +160,10 @@ class RunView(View):
         command.update(Text(f"$ {shown.command}" if shown else "", style="dim", no_wrap=True, overflow="ellipsis"))
         bar = self.query_one("#run-bar", ProgressBar)
         eta = self.query_one("#run-eta", Static)
-        if shown is not None and shown.length_bytes and (shown.status == "running" or shown.bytes):
+        if shown is not None and shown.waiting:  # nothing reported yet: not "0 % moved 0 B"
+            bar.display = False
+            eta.update(Text(shown.waiting, style="yellow"))
+        elif shown is not None and shown.length_bytes and (shown.status == "running" or shown.bytes):
             bar.display = True
             bar.update(total=shown.length_bytes, progress=min(shown.bytes, shown.length_bytes))
             # Textual's Bar rounds its fill to half cells of the width it had when the value was set (0

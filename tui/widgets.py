@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -318,6 +319,43 @@ def hbar(fraction: float, width: int) -> str:
     return ("█" * full + (HBLOCKS[rest] if rest else "")).ljust(width)[:width]
 
 
+#: Rows of a plotext figure that are not plot: the frame's top and bottom, the ticks and the labels
+#: under it (a title takes one more).
+FRAME_ROWS = 4
+MOST_LABELS = 9  # y-axis labels at most (160x50 has 40 plot rows: a label every 5th)
+
+
+def _decimals(step: float) -> int:
+    """The decimals that write ``step`` (at most 2 significant digits) exactly: 0 for 310, 2 for 0.25."""
+    for decimals in range(10):
+        if abs(round(step, decimals) - step) <= 1e-9 * step:
+            return decimals
+    return 9
+
+
+def _round_up(value: float) -> float:
+    """``value`` rounded up to two significant digits (306.6 -> 310, 0.173 -> 0.18)."""
+    unit = 10.0 ** (math.floor(math.log10(value)) - 1)
+    return math.ceil(value / unit - 1e-9) * unit
+
+
+def y_axis(high: float, rows: int) -> tuple[float, list[float], list[str]]:
+    """The y axis of a chart from 0 with ``rows`` plot rows that must reach ``high``: its top, and its
+    labels (values and texts), evenly spaced in value and each on a row of its own, the same number of
+    rows apart, so they read as a linear scale (plotext's own ticks share a row at 80x24 and one is
+    dropped: 3270.5, 2725.4, 2180.3, 1090.2, ...). The step is rounded up to two significant digits
+    and the top follows from it (a little above ``high``): labels read 0, 310, 620, ..."""
+    high = high if high > 0 else 1.0
+    if rows < 2:
+        return high, [0.0], ["0"]
+    per_label = max(1, math.ceil((rows - 1) / (MOST_LABELS - 1)))  # rows from one label to the next
+    step = _round_up(high * per_label / (rows - 1))
+    top = max(step * (rows - 1) / per_label, high)  # (float rounding: never under high)
+    values = [k * step for k in range((rows - 1) // per_label + 1)]
+    decimals = _decimals(step)
+    return top, values, [f"{v:.{decimals}f}" for v in values]
+
+
 class RateChart(PlotextPlot):
     """The aggregate rate over time (textual-plotext): MiB/s against seconds since the scenario
     started, one line per host when the runs span several, sized to the widget.
@@ -330,11 +368,21 @@ class RateChart(PlotextPlot):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._data: RateChartData | None = None
+        self._rows = 0
+
+    def on_resize(self) -> None:
+        if self._data is not None and self._plot_rows(self._data) != self._rows:
+            data, self._data = self._data, None
+            self.show(data)  # the y axis' labels follow the rows there are
+
+    def _plot_rows(self, data: RateChartData) -> int:
+        return self.size.height - FRAME_ROWS - (0 if data.total else 1)
 
     def show(self, data: RateChartData) -> None:
         if data == self._data:
             return
         self._data = data
+        self._rows = self._plot_rows(data)
         plt = self.plt
         plt.clear_data()
         plt.clear_figure()
@@ -348,7 +396,9 @@ class RateChart(PlotextPlot):
         plt.plot(xs, list(data.total), label="all" if data.hosts else "", marker="braille", color="cyan")
         for n, (host, series) in enumerate(data.hosts.items()):
             plt.plot(xs, list(series), label=host, marker="braille", color=HOST_COLORS[n % len(HOST_COLORS)])
-        plt.ylim(0, max(data.peak * 1.1, 1.0))
+        top, values, labels = y_axis(data.peak * 1.05, self._rows)
+        plt.ylim(0, top)
+        plt.yticks(values, labels)
         if len(xs) == 1:
             plt.xlim(0, xs[0] + data.step_s)
         self.refresh()

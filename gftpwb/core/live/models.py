@@ -52,6 +52,9 @@ class RunLine:
     rate_avg_mib_s: float | None
     rate_inst_mib_s: float | None
     engine: str = ""  # "SIMULATED" when the simulated engine carries the run out
+    #: A run in flight that has reported nothing yet: what it waits for, in its kind's words ("waiting
+    #: for guc's first progress report ..."); its bytes and rates are not known yet, not zero.
+    waiting: str = ""
 
     @property
     def fraction(self) -> float | None:

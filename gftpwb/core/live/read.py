@@ -83,11 +83,25 @@ def _engine(run: RunState) -> str:
     return registry().engine_label(engine)
 
 
+def _unreported(run: RunState) -> bool:
+    """A run in flight that has reported no progress yet (guc between two servers reports every 5 s):
+    what it moved so far is unknown, not zero. A run that only steers others (no command) moves nothing."""
+    return run.status == RUNNING and run.inst is None and bool(run.command)
+
+
+def _waiting(run: RunState) -> str:
+    kind = registry().find(run.spec.kind)
+    if kind is None:
+        return "waiting for the first progress report"
+    return kind.present.progress_note(run.spec) or kind.present.waiting(run.spec)
+
+
 def _line(run: RunState, now: float) -> RunLine:
     if run.status == RUNNING:
         elapsed = now - (run.started_t if run.started_t is not None else now)
         return RunLine(run.spec.run_id, run.spec.host, run.command, run.status, max(elapsed, 0.0), run.bytes,
-                       run.spec.length_bytes, run.avg, run.inst, _engine(run))
+                       run.spec.length_bytes, run.avg, run.inst, _engine(run),
+                       _waiting(run) if _unreported(run) else "")
     record = run.record
     return RunLine(run.spec.run_id, run.spec.host, run.command or " ".join(run.spec.argv), run.status,
                    (record.seconds if record and record.seconds is not None else 0.0), run.bytes,
@@ -109,24 +123,39 @@ def run_panel(live: LiveState, now: float) -> RunPanel:
     planned = [run_id for run_id in live.attempt if not live.runs[run_id].extra]
     done = sum(1 for run_id in planned if live.runs[run_id].record is not None)
     live_avg = [run.avg for run in live.running.values() if run.avg is not None]
+    reported = any(not _unreported(run) for run in live.running.values())
     return RunPanel(
         scenario=live.scenario, results_dir=live.results_dir, state=state, runs_done=done,
         runs_total=len(planned), running=running,
         last=_line(live.last, now) if live.last is not None else None,
         bytes_moved=live.finished_bytes + sum(run.bytes for run in live.running.values()),
-        rate_inst_mib_s=live.rate_inst if live.running else None,
+        rate_inst_mib_s=live.rate_inst if reported else None,  # none reported yet: unknown, not 0
         rate_avg_mib_s=sum(live_avg) if live_avg else None, summary=live.summary,
     )
 
 
+def _chart_until(live: LiveState, now: float) -> tuple[float, bool]:
+    """Where the rate history ends, and whether it is cut there: now while a scenario runs, else its
+    last event; but never past the start of a run in flight that has reported nothing yet (cut: the
+    chart then ends with the last whole bucket before it). Its bytes are not known until its first
+    report (guc's, every 5 s between two servers), which spreads them back over the time since it
+    started; drawn before, those seconds read as the rate falling to 0 between two runs."""
+    until = now if live.active else (live.history.last_t or now)
+    waiting = [run.accounted_t for run in live.running.values() if _unreported(run) and run.accounted_t is not None]
+    if waiting and min(waiting) < until:
+        return min(waiting), True
+    return until, False
+
+
 def rate_series(live: LiveState, now: float, points: int) -> list[float]:
-    """The aggregate rate in MiB/s, one value per ``history_step_s``, the last ``points`` up to ``now``.
+    """The aggregate rate in MiB/s, one value per ``history_step_s``, the last ``points`` up to ``now``
+    (or to the start of a run in flight that has not reported yet: :func:`_chart_until`).
 
     Each value is the MiB moved in that interval over its length. For the time since a run in flight
     last reported, its last known rate stands in until its next report gives the real bytes.
     """
-    until = now if live.active else (live.history.last_t or now)
-    return live.history.series(now, points, until, live.running.values())
+    until, cut = _chart_until(live, now)
+    return live.history.series(now, points, until, live.running.values(), whole=cut)
 
 
 def rate_chart(live: LiveState, now: float, points: int) -> RateChartData:
@@ -136,10 +165,10 @@ def rate_chart(live: LiveState, now: float, points: int) -> RateChartData:
     total = rate_series(live, now, points)
     if history.t0 is None or not total:
         return RateChartData((), (), {}, history.step_s)
-    until = now if live.active else (history.last_t or now)
-    first, last = history.window(points, until)
+    until, cut = _chart_until(live, now)
+    first, last = history.window(points, until, whole=cut)
     seconds = tuple((b + 1) * history.step_s for b in range(first, last + 1))
-    hosts = history.host_series(now, points, until, live.running.values())
+    hosts = history.host_series(now, points, until, live.running.values(), whole=cut)
     return RateChartData(seconds, tuple(total), {h: tuple(v) for h, v in hosts.items()} if len(hosts) > 1 else {},
                          history.step_s)
 
