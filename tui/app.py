@@ -28,6 +28,7 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from gftpwb.core.errors import Diagnostic, GftpwbError, ScenarioError
+from gftpwb.core.harness.agenda import Schedule, left_out_needs
 from gftpwb.core.live import read
 from gftpwb.core.live.state import LiveState
 from gftpwb.core.plan import plan
@@ -40,7 +41,7 @@ from gftpwb.shell.interactive import Executor, PreparedRun, RunRequest, Scenario
 from .results_view import ResultsView
 from .run_view import RunView
 from .state import SaveText
-from .views import ScenarioView, ThreadsView, TuneView, View
+from .views import TONE_STYLE, ScenarioView, ThreadsView, TuneView, View
 from .widgets import ChoiceScreen, ConfirmScreen, FilterInput
 
 VIEWS = (("scenario", "Scenario", ScenarioView), ("run", "Run", RunView), ("threads", "Threads", ThreadsView),
@@ -168,9 +169,8 @@ class WorkbenchApp(App[None]):
             text.append(f"  ● {state} {min(panel.runs_done + 1, panel.runs_total)}/{panel.runs_total}",
                         style="bold cyan")
         elif live.summary is not None:
-            s = live.summary
-            word = "interrupted" if s.interrupted else ("all passed" if s.all_passed else "finished, some failed")
-            text.append(f"  {word}", style="magenta" if s.interrupted else ("green" if s.all_passed else "red"))
+            words, tone = read.outcome(live.summary)
+            text.append(f"  {words}", style=TONE_STYLE[tone])
         if live.results_dir:
             text.append(f"  {live.results_dir}", style="dim")
         if self.filter_text:
@@ -251,12 +251,25 @@ class WorkbenchApp(App[None]):
             return
         self._start_prepared(None)
 
+    def _say_left_out_needs(self) -> None:
+        """A filter that leaves out a test another selected test ``needs``: that test's runs will be
+        skipped (as with ``--only``); say so now, not only in the log when they are."""
+        assert self.scenario is not None
+        if not self.filter_text:
+            return
+        left_out = left_out_needs(Schedule.of(self.scenario), self.selected_tests())
+        if left_out:
+            lines = [f"{test_id}: {reason}" for test_id, reason in left_out.items()]
+            self.notify("\n".join([*lines, "their runs are skipped: widen the filter to run what they need"]),
+                        title="filter", severity="warning", timeout=15)
+
     def _start_prepared(self, resume: str | None) -> None:
         """Plan, preflight, prepare and start. A preflight with checks on hosts (which may wait for SSH
         connections) runs on a worker thread, so the screen keeps answering; the run then starts here."""
         assert self.scenario is not None
         try:
             specs = self._planned()
+            self._say_left_out_needs()
             if not service.needs_host_checks(specs):
                 service.preflight(specs)  # the programs on PATH only: nothing to wait for
                 self.start(self._prepare(specs, resume))

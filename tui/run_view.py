@@ -22,7 +22,7 @@ from gftpwb.core.live.models import RunLine
 from gftpwb.core.live.monitors import MonitorRow, sparkline
 from gftpwb.shell import interactive as service
 
-from .views import Table, View, engine_badge, fields
+from .views import TONE_STYLE, Table, View, engine_badge, fields
 from .widgets import RateChart, TailLog
 
 WIDE = 120  # from this width the monitors panel stands beside the chart, below it under the chart
@@ -149,12 +149,16 @@ class RunView(View):
         else:
             s = panel.summary
             counts = ", ".join(f"{n} {k}" for k, n in sorted(s.counts.items())) if s else ""
-            style = "magenta" if panel.state == "interrupted" else ("green" if s and s.all_passed else "red")
+            tone = read.outcome(s)[1] if s else "bad"
+            style = TONE_STYLE[tone]
             again = "   r: resume or start anew" if panel.state == "interrupted" else ""
             violated = len(read.violations(wb.live))
             expect = (f"   {violated} threshold(s) violated", "bold red") if violated else ("", "")
+            skipped = read.skip_reasons(wb.live)
+            why = (f"   skipped: {short_error(skipped[0])}" + (f" (+{len(skipped) - 1} more)" if len(skipped) > 1
+                                                                else ""), "yellow") if skipped else ("", "")
             head.update(Text.assemble((panel.state, f"bold {style}"), f": {counts or 'no runs'} of "
-                                      f"{s.total if s else 0} planned", expect, (again, "dim")))
+                                      f"{s.total if s else 0} planned", expect, why, (again, "dim")))
         command = self.query_one("#run-cmd", Static)
         command.display = shown is not None  # several runs in flight: their commands are in the log
         command.update(Text(f"$ {shown.command}" if shown else "", style="dim", no_wrap=True, overflow="ellipsis"))

@@ -39,6 +39,7 @@ from .state import SaveText, WorkbenchState
 from .widgets import FastTable, LiveTable, Row, TuneChart
 
 Table = tuple[tuple[str, ...], list[tuple[str, ...]]]  # (header, rows) as exported
+TONE_STYLE = {"ok": "green", "bad": "red", "stopped": "magenta"}  # how read.outcome's tones are shown
 
 
 def _styled(cells: tuple[str, ...], column: int) -> list[str | Text]:

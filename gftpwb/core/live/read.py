@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from gftpwb.core.checks import Check
-from gftpwb.core.format import short_error
-from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, SKIPPED, TIMEOUT, ResultRecord
+from gftpwb.core.format import counts_text, short_error
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, SKIPPED, TIMEOUT, ResultRecord, Summary
 from gftpwb.core.registry import registry
 from gftpwb.core.trace.setting import IO, OFF, RUN
 
@@ -45,6 +45,7 @@ def test_rows(live: LiveState) -> list[TestRow]:
             notes.append(f"{earlier} done earlier")
         if left_out:
             notes.append("not selected")
+        notes.extend(_skip_notes(runs))
         not_run = sum(1 for run in runs if run.not_run)
         if not_run:
             notes.append(f"{not_run} not run (stopped)")
@@ -65,6 +66,40 @@ def test_rows(live: LiveState) -> list[TestRow]:
             last_rate_mib_s=_last_rate(all_runs), engine=_engine(runs[0]),
         ))
     return rows
+
+
+def _skip_notes(runs: list[RunState]) -> list[str]:
+    """Why runs of this attempt were skipped, as their records say ("2 skipped: needs warm, which
+    was not selected to run ..."); one note per reason."""
+    reasons: dict[str, int] = {}
+    for run in runs:
+        if run.status == SKIPPED and run.record is not None and run.record.error:
+            reasons[run.record.error] = reasons.get(run.record.error, 0) + 1
+    return [f"{n} skipped: {short_error(reason)}" for reason, n in reasons.items()]
+
+
+def skip_reasons(live: LiveState) -> list[str]:
+    """Each reason runs of this attempt were skipped for (``needs`` not met), in the order they came."""
+    return list(dict.fromkeys(run.record.error for run in live.runs.values()
+                              if run.status == SKIPPED and run.record is not None and run.record.error))
+
+
+def outcome(summary: Summary) -> tuple[str, str]:
+    """How a finished scenario run ended, in words for a status line, and its tone (``ok``, ``bad``,
+    ``stopped``), as the exit code has it: ``all passed`` only when every run passed and every
+    threshold (``expect:``) was met (exit 0); ``all passed, 2 thresholds violated`` (exit 8);
+    ``finished: 1 failed, 2 skipped`` (exit 1); ``interrupted``."""
+    if summary.interrupted:
+        return "interrupted", "stopped"
+    if not summary.all_passed:
+        others = {status: n for status, n in summary.counts.items() if status != PASSED}
+        not_run = summary.total - sum(summary.counts.values())
+        if not_run > 0:
+            others["not run"] = not_run
+        return f"finished: {counts_text(others)}", "bad"
+    if summary.violations:
+        return f"all passed, {summary.violations} threshold(s) violated", "bad"
+    return "all passed", "ok"
 
 
 def _last_rate(runs: list[RunState]) -> float | None:
