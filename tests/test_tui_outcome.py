@@ -120,3 +120,60 @@ async def test_a_filter_that_leaves_out_a_need_says_why_its_runs_are_skipped(tmp
     assert [r.status for r in summary.records] == ["skipped", "skipped"]
     assert all(r.error == "needs warm, which was not selected to run (--only, --where)" for r in summary.records)
     assert Path(app.live.results_dir).is_dir()
+
+
+# --- the threads view's totals add only what ran at the same time --------------------------------
+
+
+async def test_thread_totals_do_not_add_runs_that_ran_one_after_another(tmp_path):
+    """Two runs of a test, one after the other, each with 6 worker threads (stand-ins through the real
+    executor): their rates are not one aggregate ("... MiB/s in all" summed both runs); the totals
+    give each run's own sum, as the rate they had at a time."""
+    from test_tui import cells, standin_factory
+    from tui_standins import GfapiStandIn, thread_speed
+
+    path = write_scenario(tmp_path, "- {id: smallfiles, kind: guc, source: ftp://x/a, target: ftp://y/b, repeat: 2}\n")
+    app = WorkbenchApp(path, results_base=str(tmp_path / "results"),
+                       executor_factory=standin_factory(GfapiStandIn(steps=2)))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.summary is not None, "both runs")
+        await pilot.press("3")
+        await wait_for(pilot, lambda: len(cells(app, "thread-table")) == 12, "twelve thread rows")
+        totals = str(app.query_one("#thread-totals").render())
+        rows = read.thread_rows(app.live)
+        per_run = {run_id: sum(r.mib_s for r in rows if r.run_id == run_id) for run_id in ("smallfiles/0",
+                                                                                             "smallfiles/1")}
+        assert sum(thread_speed(h, t) for h in range(2) for t in range(3)) > 0
+        assert f"{sum(per_run.values()):.1f} MiB/s in all" not in totals, totals
+        low, high = min(per_run.values()), max(per_run.values())
+        assert f"{low:.1f} to {high:.1f} MiB/s in all at a time (2 runs one after another)" in totals, totals
+
+
+def test_runs_that_overlapped_add_up_and_runs_after_them_do_not():
+    """a and b overlap (concurrent tests), c starts as b ends: two groups, a+b then c."""
+    from test_live import PLAN, started
+
+    from gftpwb.core.events import RunFinished, RunStarted
+    from gftpwb.core.live.state import LiveState
+
+    live = LiveState()
+    live(started())
+    a, b, c = PLAN[0], PLAN[2], PLAN[3]
+    from test_live import record
+
+    live(RunStarted(spec=a, argv=a.argv, started_at="", t=100.0))
+    live(RunStarted(spec=b, argv=b.argv, started_at="", t=101.0))
+    live(RunFinished(record=record(a), t=103.0))
+    live(RunFinished(record=record(b), t=104.0))
+    live(RunStarted(spec=c, argv=c.argv, started_at="", t=104.0))
+    assert read.together(live, {a.run_id, b.run_id, c.run_id}) == {a.run_id: 0, b.run_id: 0, c.run_id: 1}
+    from gftpwb.core.live.cells import thread_totals, totals_text
+    from gftpwb.core.live.models import ThreadRow
+
+    rows = [ThreadRow(key=run_id, run_id=run_id, host="h", thread="all", percent=None, mib=1.0, mib_s=rate, iops=None,
+                      files_s=None, state="done") for run_id, rate in ((a.run_id, 10.0), (b.run_id, 20.0),
+                                                                       (c.run_id, 5.0))]
+    totals = thread_totals(rows, {}, read.together(live, {r.run_id for r in rows}))
+    assert totals.at_a_time == (30.0, 5.0) and totals.mib_s is None
+    assert "5.0 to 30.0 MiB/s in all at a time (2 groups of runs one after another)" in totals_text(totals)

@@ -112,13 +112,17 @@ class ThreadTotals:
 
     rows: int
     mib: float
-    mib_s: float | None  # the sum of the rows' rates
+    mib_s: float | None  # the sum of the rows' rates, when they all ran at the same time (else None)
     min_mib_s: float | None
     max_mib_s: float | None
     cv: float | None  # stdev / mean of the rows' rates (a fraction)
     done: int  # rows that finished (passed, done, failed, ...)
     first_done_s: float | None
     last_done_s: float | None
+    #: The sum of the rates of each group of rows that ran at the same time (the threads of one run,
+    #: of runs that overlapped), groups in the order they started: runs one after another do not add up.
+    at_a_time: tuple[float, ...] = ()
+    runs: int = 1  # runs the rows come from
 
 
 @dataclass(frozen=True)

@@ -246,7 +246,28 @@ def thread_summary(live: LiveState, rows: list[ThreadRow]) -> ThreadTotals:
             elapsed[row.key] = part.elapsed
         elif run.record is not None and run.record.seconds is not None:
             elapsed[row.key] = run.record.seconds
-    return thread_totals(rows, elapsed)
+    return thread_totals(rows, elapsed, together(live, {row.run_id for row in rows}))
+
+
+def together(live: LiveState, run_ids: set[str]) -> dict[str, int]:
+    """Which of ``run_ids`` ran at the same time: a group number per run, runs whose times overlap
+    (from start to end, or still running) in one group, groups numbered in the order they started.
+    A run that starts as another ends ran after it."""
+    spans = []
+    for run_id in run_ids:
+        run = live.runs.get(run_id)
+        if run is None or run.started_t is None:
+            continue
+        end = run.ended_t if run.ended_t is not None and run.status != RUNNING else float("inf")
+        spans.append((run.started_t, end, run_id))
+    groups: dict[str, int] = {}
+    group, reach = -1, float("-inf")
+    for start, end, run_id in sorted(spans):
+        if start >= reach:
+            group += 1
+        reach = max(reach, end) if start < reach else end
+        groups[run_id] = group
+    return groups
 
 
 def _part_row(run: RunState, part: PartState) -> ThreadRow:
