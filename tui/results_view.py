@@ -18,7 +18,6 @@ from typing import ClassVar
 
 from rich import box
 from rich.console import Group
-from rich.measure import Measurement
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -53,11 +52,15 @@ from .widgets import LiveTable, Row
 
 DIR_COLUMNS = ("", "results directory", "scenario", "created (UTC)", "records", "expect")
 RECORD_COLUMNS = ("run", "status", "MiB/s incl.", "guc avg", "seconds", "parameters", "error")
-# Statistics first and parameters last: parameters can be long (a gfapi workload), numbers are short.
-CASE_COLUMNS = ("test", "n", "median", "mean ± 95% CI", "CV", "runs", "expect", "figure", "parameters")
-# gftpwb compare's columns, numbers first and the parameters (long for a gfapi workload) last
-COMPARE_ORDER = (0, 1, 4, 5, 6, 7, 8, 9, 3, 2)
-REPORT_MAX_WIDTH = 400  # report tables wider than this wrap their cells
+# What tells the cases apart first (their parameters: narrowed to what the statistics up to the
+# thresholds leave, LiveTable.fit), then the statistics; the runs' counts and the figure's name last.
+CASE_COLUMNS = ("test", "parameters", "n", "median", "mean ± 95% CI", "CV", "expect", "runs", "figure")
+CASE_FIT = ("s1", "s6")  # the parameters' column narrows so the columns through expect stay on screen
+# gftpwb compare's columns: the case, its change and the verdict first (kept on screen at 80 columns,
+# the parameters narrowed for them), then the CI, p and the medians.
+COMPARE_ORDER = (0, 1, 2, 6, 9, 7, 8, 4, 5, 3)
+COMPARE_FIT = ("x2", "x9")  # (keys are x<index in COMPARE_COLUMNS>)
+VERDICT_AT = COMPARE_ORDER.index(9)
 #: The comparison's significance threshold (|change| at least this many %), stepped by + and -;
 #: it starts at ``gftpwb compare --threshold``'s default.
 DEFAULT_THRESHOLD_PCT = 5.0
@@ -88,10 +91,10 @@ def case_cells(case: CaseSummary, checks: Sequence[Check] = ()) -> tuple[str, ..
     runs = f"{case.passed}/{case.total} passed" + (f", {case.warmups} warm-up" if case.warmups else "")
     expect = expect_text(list(checks))[0]
     if stats is None:
-        return (case.test_id, "0", "-", "-", "-", runs, expect, figure, params)
+        return (case.test_id, params, "0", "-", "-", "-", expect, runs, figure)
     half = stats.ci_mean.half_width if stats.ci_mean is not None else None
-    return (case.test_id, str(stats.n), rate_text(stats.median), ci_text(stats.mean, half), cv_text(stats.cv), runs,
-            expect, figure, params)
+    return (case.test_id, params, str(stats.n), rate_text(stats.median), ci_text(stats.mean, half), cv_text(stats.cv),
+            expect, runs, figure)
 
 
 def case_checks(summary: DirectorySummary, case: CaseSummary) -> list[Check]:
@@ -105,8 +108,8 @@ class ResultsView(View):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "mark", "Mark"),
         Binding("d", "diff", "Compare"),
-        Binding("t", "tables", "Report tables"),
-        Binding("R", "html", "HTML report"),
+        Binding("t", "tables", "Tables"),
+        Binding("R", "html", "HTML"),
         Binding("e", "export", "Export"),
         Binding("plus", "threshold(1)", "Threshold +", show=False),
         Binding("minus", "threshold(-1)", "Threshold -", show=False),
@@ -138,6 +141,8 @@ class ResultsView(View):
         self._comparisons: dict[tuple, Comparison | None] = {}
         self._html: dict[str, str] = {}  # directory -> the HTML report R wrote of it
         self.threshold_pct = DEFAULT_THRESHOLD_PCT  # the comparison's, changed with + and -
+        self.query_one("#cases", LiveTable).fit(*CASE_FIT)
+        self.query_one("#compare", LiveTable).fit(*COMPARE_FIT)
         self._show("cases")
 
     # --- reading (cached by the journal's size and time) -----------------------------------------
@@ -292,7 +297,8 @@ class ResultsView(View):
         for case in summary.cases:
             checks = case_checks(summary, case)
             cells: list[str | Text] = list(case_cells(case, checks))
-            cells[6] = Text(cells[6], style=expect_text(checks)[1])  # type: ignore[arg-type]
+            at = CASE_COLUMNS.index("expect")
+            cells[at] = Text(cells[at], style=expect_text(checks)[1])  # type: ignore[arg-type]
             shown.append((f"{case.test_id}|{case.case}|{case.kind}", cells))
         cases.show(shown)
         self.query_one("#records", LiveTable).show([
@@ -303,8 +309,9 @@ class ResultsView(View):
 
     def _draw_report(self, summary: DirectorySummary) -> None:
         """The report's tables (every kind's section, monitors, thresholds) as ``gftpwb report`` prints
-        them, each at its natural width: the body is as wide as the widest and scrolls sideways, so
-        cells are not squeezed to one letter at 80 columns."""
+        them in a terminal as wide as the view: a table wider than that is drawn in parts (its key
+        columns repeated, "(continued)"), text cells fold, numbers are never cut; the view scrolls
+        down, not sideways past a cut number. Redrawn at the new width when the terminal is resized."""
         body = self.query_one("#report-body", Static)
         tables = []
         for table in directory_tables(summary):
@@ -312,15 +319,11 @@ class ResultsView(View):
             drawn.box, drawn.show_edge, drawn.caption_justify = box.SIMPLE_HEAD, False, "left"
             tables.append(drawn)
         if not tables:
-            body.styles.width = "auto"
             body.update(Text("no report tables: no run of a kind with a report section", style="dim"))
             return
-        console = self.app.console
-        options = console.options.update_width(REPORT_MAX_WIDTH)
-        body.styles.width = max(Measurement.get(console, options, t).maximum for t in tables)
         spaced: list = []
         for table in tables:
-            spaced += [table, Text("")] 
+            spaced += [table, Text("")]
         body.update(Group(*spaced[:-1]))
 
     def _draw_comparison(self, detail: Static) -> None:
@@ -349,7 +352,7 @@ class ResultsView(View):
         for n, x in enumerate(c.changes):
             cells, style = change_cells(x)
             shown: list[str | Text] = [cells[i] for i in COMPARE_ORDER]
-            shown[7] = Text(cells[9], style=VERDICT_STYLE.get(x.verdict, style))
+            shown[VERDICT_AT] = Text(cells[9], style=VERDICT_STYLE.get(x.verdict, style))
             rows.append((str(n), shown))
         table.show(rows)
         self._draw_compare_note(c)

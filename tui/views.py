@@ -170,7 +170,7 @@ def errors_text(failed: list, shown: int = 2) -> Text:
 
 class ThreadsView(View):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "sort_next", "Sort by next"),
+        Binding("o", "sort_next", "Sort"),
         Binding("O", "sort_reverse", "Reverse"),
     ]
 
@@ -262,8 +262,8 @@ def notes_text(rows: list, styles: dict[str, str]) -> Text:
 
 class TuneView(View):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "copy_line", "Copy guc line"),
-        Binding("w", "save_line", "Save guc line"),
+        Binding("c", "copy_line", "Copy line"),
+        Binding("w", "save_line", "Save line"),
         Binding("n", "next_test", "Next tune test", show=False),
     ]
 

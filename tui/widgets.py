@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Button, DataTable, Input, Log, Static
+from textual.widgets.data_table import ColumnKey
 from textual_plotext import PlotextPlot
 
 from gftpwb.core.live.models import RateChartData, TuneRowView
@@ -50,6 +51,34 @@ class LiveTable(DataTable):
     def on_mount(self) -> None:
         for label, key in self._spec:
             self.add_column(label, key=key)
+        self._fitted: tuple[str, str, int] | None = None  # fit(): (column key, last column kept, least width)
+
+    def fit(self, key: str, through: str, least: int = 8) -> None:
+        """Keep the columns up to ``through`` on screen by narrowing column ``key`` (a long text:
+        parameters) to the width they leave, its cells cut with an ellipsis; as wide as its widest
+        cell when there is room. Columns after ``through`` may run past the right edge (they scroll).
+        Kept up as the table's width and cells change."""
+        self._fitted = (key, through, least)
+        self._fit()
+
+    def _fit(self) -> None:
+        if self._fitted is None or not self.size.width:
+            return
+        key, through, least = self._fitted
+        index, last = self._column_keys.index(key), self._column_keys.index(through)
+        padding = 2 * self.cell_padding
+        others = sum(width + padding for i, width in enumerate(self._widths[:last + 1]) if i != index)
+        room = self.size.width - others - padding - 2  # 2: the vertical scrollbar's room
+        width = max(least, min(self._widths[index], room))
+        column = self.columns[ColumnKey(key)]
+        if column.auto_width or column.width != width:
+            column.auto_width = False
+            column.width = width
+            self._require_update_dimensions = True
+            self.refresh()
+
+    def on_resize(self) -> None:
+        self._fit()
 
     def _update_dimensions(self, new_rows) -> None:
         """Textual 8.2 keeps a row rendered before the idle pass measured the new rows in its render
@@ -78,7 +107,13 @@ class LiveTable(DataTable):
 
     @staticmethod
     def _text(cell: Cell) -> Text:
-        return cell if isinstance(cell, Text) else Text(cell, no_wrap=True)
+        """A cell as Text that ends in an ellipsis where a narrowed column (:meth:`fit`) cuts it."""
+        if isinstance(cell, Text):
+            if cell.overflow is None:
+                cell = cell.copy()
+                cell.no_wrap, cell.overflow = True, "ellipsis"
+            return cell
+        return Text(cell, no_wrap=True, overflow="ellipsis")
 
     def show(self, rows: Sequence[Row]) -> None:
         keep = self.cursor_key()
@@ -106,6 +141,7 @@ class LiveTable(DataTable):
             self.remove_row(str(position))
         del self._shown[len(rows):]
         self._order = [key for key, _ in rows]
+        self._fit()
         if not self.show_cursor:
             return  # nothing to follow (a ranking): the view stays where the user scrolled it
         if keep is not None and keep in self._order and self._order.index(keep) != self.cursor_row:
