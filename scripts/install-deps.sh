@@ -14,7 +14,7 @@ if [ "${1:-demo}" = "test" ]; then
     want+=(chromium)
     # live results: Prometheus scrapes --metrics, the pushgateway takes pushes, node_exporter reads
     # report --openmetrics, promtool lints the exposition and the docs' alert rule
-    want+=(prometheus prometheus-pushgateway prometheus-node-exporter)
+    want+=(prometheus prometheus-pushgateway prometheus-node-exporter jq)  # jq: the docs pipe the stream into it
     # shell completion (bash-completion, zsh, fish load the generated scripts) and the man page (man -l)
     want+=(bash-completion zsh fish man-db)
 fi

@@ -10,9 +10,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from support.clihelp import gftpwb
 
 from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
 from gftpwb.core.dsl.variables import VariableProblem, expand, references

@@ -6,8 +6,8 @@ import json
 import textwrap
 
 import pytest
-from clihelp import gftpwb
-from trace_helpers import parse_bp, validate_trace_events
+from support.clihelp import gftpwb
+from support.trace_helpers import parse_bp, validate_trace_events
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError

@@ -10,8 +10,10 @@ runner against :class:`gftpwb.shell.context.RunContext`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from gftpwb.core.events import OutputLine, Progress, RunStarted
 from gftpwb.core.output import Outcome, ParsedItem, ProgressSample, Session, TextLine
@@ -40,6 +42,16 @@ def emit_items(ctx: RunContext, spec: RunSpec, items: Sequence[ParsedItem], t0: 
                                  length_bytes=spec.length_bytes, channel=item.channel))
         elif isinstance(item, TextLine):
             ctx.publish(OutputLine(run_id=spec.run_id, stream=item.stream, text=item.text))
+
+
+async def unstoppable(coro: Any) -> None:
+    """Run a clean-up (stopping a run's processes) to its end even if the run is cancelled again
+    meanwhile (Ctrl-C pressed twice): a runner with processes of its own awaits its stop so."""
+    task = asyncio.ensure_future(coro)
+    while not task.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(task)
+    task.result()
 
 
 async def run_process(ctx: RunContext, spec: RunSpec, session: Session,

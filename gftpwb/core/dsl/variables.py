@@ -51,10 +51,6 @@ def references(text: str) -> list[str]:
     return [m.group(1) for m in _TOKEN.finditer(text) if m.group(1) is not None]
 
 
-def has_reference(text: str) -> bool:
-    return any(m.group(1) is not None for m in _TOKEN.finditer(text)) or "$${" in text
-
-
 def expand(text: str, lookup: Callable[[str], Any]) -> Expansion:
     """Replace the references in ``text`` with ``lookup(name)``; raises VariableProblem.
 
