@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
-import textwrap
 import time
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from gftpwb.tui.widgets import ChoiceScreen, ConfirmScreen, FastTable, LiveTable
 from support.polling import eventually_async
 from support.processes import guc_processes
 from support.results import records
-from support.tui import SIZE, cells
+from support.tui import SIZE, cells, standin_factory, write_scenario
 from support.tui_standins import BUDGET, CANDIDATES, GfapiStandIn, TuneStandIn, thread_speed
 
 from gftpwb.core.bus import EventBus
@@ -28,17 +27,6 @@ from gftpwb.core.live import read
 from gftpwb.shell.executor import Executor
 from gftpwb.shell.frontend import exit_code
 from gftpwb.shell.results_index import read_directory
-
-
-def write_scenario(tmp_path: Path, body: str, name: str = "tuitest") -> str:
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(f"version: 1\nname: {name}\ntests:\n" + textwrap.dedent(body))
-    return str(path)
-
-
-def standin_factory(runner):
-    return lambda: Executor(EventBus(), runners={"guc": runner})
-
 
 # --- real GridFTP -------------------------------------------------------------------------------
 

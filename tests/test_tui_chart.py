@@ -9,18 +9,27 @@ import re
 
 import plotext
 import pytest
-from fuzzseed import FUZZ_SEED, say_seed
 from gftpwb.tui.app import WorkbenchApp
 from gftpwb.tui.widgets import FRAME_ROWS, RateChart, y_axis
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 from plotext._figure import _figure_class
-from test_tui_snapshots import NOW, app_for, mid_run_events, scenario_path  # noqa: F401 (a fixture)
+from support.fuzzseed import FUZZ_SEED, say_seed
+from support.live_events import record
+from support.quickstart_events import mid_run_events, write_quickstart
+from support.tui import NOW, app_for
 
 from gftpwb.core.events import Progress, RunFinished, RunStarted, ScenarioStarted
 from gftpwb.core.live import read
 from gftpwb.core.live.models import MIB
 from gftpwb.core.live.state import LiveState
+
+
+@pytest.fixture
+def scenario_path(tmp_path, monkeypatch) -> str:
+    monkeypatch.chdir(tmp_path)
+    return write_quickstart(tmp_path)
+
 
 LABEL = re.compile(r"^\s*([0-9.]+)┤")
 
@@ -46,7 +55,7 @@ def drawn(chart: RateChart) -> list[str]:
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
-async def test_the_rate_charts_y_axis_is_linear_mid_run(scenario_path, size):  # noqa: F811
+async def test_the_rate_charts_y_axis_is_linear_mid_run(scenario_path, size):
     """The snapshot's mid-run moment: at 80x24 plotext put 1606.0, 1338.3, 1070.7, 535.3, 267.7, 0.0
     (803.0 missing: two ticks on one row)."""
     app = app_for(scenario_path, mid_run_events(scenario_path))
@@ -99,7 +108,7 @@ def test_the_axis_steps_read_well():
 T0 = 1000.0
 
 
-def _two_runs(live: LiveState, scenario_path: str) -> None:  # noqa: F811
+def _two_runs(live: LiveState, scenario_path: str) -> None:
     """A run that moved 1000 MiB/s for 4 s, then the next one started and has not reported yet."""
     from gftpwb.core.dsl.loader import load_scenario
     from gftpwb.core.plan import plan
@@ -111,13 +120,11 @@ def _two_runs(live: LiveState, scenario_path: str) -> None:  # noqa: F811
     for n in range(1, 5):
         live(Progress(run_id=first.run_id, bytes=n * 1000 * MIB, rate_avg_mib_s=1000.0, rate_inst_mib_s=1000.0,
                       elapsed_s=float(n), length_bytes=4000 * MIB, t=T0 + n))
-    from test_live import record
-
     live(RunFinished(record=record(first, "passed", 4000 * MIB, 4.0), t=T0 + 4.0))
     live(RunStarted(spec=second, argv=second.argv, started_at="", t=T0 + 4.0))
 
 
-def test_the_chart_ends_where_the_runs_in_flight_last_reported(scenario_path):  # noqa: F811
+def test_the_chart_ends_where_the_runs_in_flight_last_reported(scenario_path):
     """4.6 s after the second run started it has not reported (guc reports every 5 s between two
     servers): the chart stops at its start instead of drawing the rate falling to 0 for those seconds;
     its first report then fills them in."""
@@ -134,7 +141,7 @@ def test_the_chart_ends_where_the_runs_in_flight_last_reported(scenario_path):  
     assert chart.seconds[-1] == pytest.approx(9.0) and min(chart.total) > 900.0, chart.total
 
 
-async def test_the_run_view_says_it_waits_for_the_first_report(scenario_path):  # noqa: F811
+async def test_the_run_view_says_it_waits_for_the_first_report(scenario_path):
     """Until the run in flight reports, the run view says what it waits for (its kind's words) where
     "0 %   moved 0 B" stood, and the rate now is not known ("-"), not 0.0 MiB/s."""
     app = WorkbenchApp(scenario_path, results_base="results", clock=lambda: T0 + 8.6, stable=True, refresh_s=0.1)

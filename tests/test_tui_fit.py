@@ -11,14 +11,21 @@ import io
 import pytest
 from gftpwb.tui.app import VIEWS, WorkbenchApp
 from gftpwb.tui.widgets import LiveTable
-from results_pair import write_pair
 from rich.console import Console
-from test_tui import wait_for
-from test_tui_snapshots import scenario_path  # noqa: F401 (a fixture)
+from support.polling import eventually_async
+from support.quickstart_events import write_quickstart
+from support.results_pair import write_pair
 from textual.widgets._footer import FooterKey
 
 from gftpwb.core.report_tables import directory_tables
 from gftpwb.shell.results_index import read_directory
+
+
+@pytest.fixture
+def scenario_path(tmp_path, monkeypatch) -> str:
+    monkeypatch.chdir(tmp_path)
+    return write_quickstart(tmp_path)
+
 
 SIZES = [(80, 24), (160, 50)]
 IDS = ["80x24", "160x50"]
@@ -27,7 +34,8 @@ IDS = ["80x24", "160x50"]
 async def results_listed(pilot, app: WorkbenchApp) -> None:
     """Show the results view and wait until it lists the two directories (newest first, highlighted)."""
     await pilot.press("5")
-    await wait_for(pilot, lambda: len(app.query_one("#dirs", LiveTable).keys) == 2, "the results directories")
+    await eventually_async(lambda: len(app.query_one("#dirs", LiveTable).keys) == 2, "the results directories",
+                           pause=pilot.pause)
 
 
 def footer_keys(app: WorkbenchApp) -> list[tuple[str, bool]]:
@@ -38,7 +46,7 @@ def footer_keys(app: WorkbenchApp) -> list[tuple[str, bool]]:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
-async def test_every_views_key_bar_fits(tmp_path, scenario_path, size):  # noqa: F811
+async def test_every_views_key_bar_fits(tmp_path, scenario_path, size):
     """At 80 columns the results view's bar ended in "q Q" (Quit cut) and the filter key was gone."""
     write_pair(tmp_path / "results")
     app = WorkbenchApp(scenario_path, results_base=str(tmp_path / "results"), stable=True)
@@ -74,7 +82,7 @@ async def test_cases_are_told_apart_on_screen(tmp_path, size):
     async with app.run_test(size=size) as pilot:
         await results_listed(pilot, app)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: len(app.query_one("#cases", LiveTable).keys) > 2, "the cases")
+        await eventually_async(lambda: len(app.query_one("#cases", LiveTable).keys) > 2, "the cases", pause=pilot.pause)
         rows = screen_rows(app, "cases")
         sweep = [row for row in rows if row.startswith("sweep")]
         assert len(sweep) == 2 and sweep[0] != sweep[1], rows
@@ -90,7 +98,8 @@ async def test_the_comparisons_verdict_is_whole_on_screen(tmp_path, size):
     async with app.run_test(size=size) as pilot:
         await results_listed(pilot, app)
         await pilot.press("m", "down", "m", "d")
-        await wait_for(pilot, lambda: len(app.query_one("#compare", LiveTable).keys) >= 4, "the comparison")
+        await eventually_async(lambda: len(app.query_one("#compare", LiveTable).keys) >= 4, "the comparison",
+                               pause=pilot.pause)
         table = app.query_one("#compare", LiveTable)
         verdicts = [str(table.row_cells(key)[_column(table, "verdict")]) for key in table.keys]
         rows = screen_rows(app, "compare")
@@ -113,7 +122,8 @@ async def test_report_tables_cut_no_number(tmp_path, size):
     async with app.run_test(size=size) as pilot:
         await results_listed(pilot, app)
         await pilot.press("t")
-        await wait_for(pilot, lambda: "t: cases" in str(app.query_one("#detail-head").render()), "the report")
+        await eventually_async(lambda: "t: cases" in str(app.query_one("#detail-head").render()), "the report",
+                               pause=pilot.pause)
         body = app.query_one("#report-body")
         view = app.query_one("#report")
         assert body.region.width <= view.region.width, (body.region, view.region)

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from gftpwb.tui.app import WorkbenchApp
-from test_tui import wait_for, write_scenario
-from test_tui_live import recording_notes
-from test_tui_snapshots import NOW, app_for, mid_run_events, scenario_path  # noqa: F401 (a fixture)
+from support.live_events import PLAN, record, started
+from support.polling import eventually_async
+from support.quickstart_events import mid_run_events, write_quickstart
+from support.tui import NOW, Notes, app_for, cells, standin_factory, write_scenario
+from support.tui_standins import GfapiStandIn
 
 from gftpwb.core.events import ScenarioFinished
 from gftpwb.core.harness.agenda import Schedule, left_out_needs
@@ -22,11 +25,17 @@ from gftpwb.shell.results_index import read_directory
 SIZE = (80, 24)
 
 
+@pytest.fixture
+def scenario_path(tmp_path, monkeypatch) -> str:
+    monkeypatch.chdir(tmp_path)
+    return write_quickstart(tmp_path)
+
+
 def status_line(app: WorkbenchApp) -> str:
     return str(app.query_one("#status").render())
 
 
-async def finished_with(scenario_path: str, summary: Summary) -> tuple[str, str]:  # noqa: F811
+async def finished_with(scenario_path: str, summary: Summary) -> tuple[str, str]:
     """The header and the run view's head once a run ended with ``summary``."""
     app = app_for(scenario_path, [])
     async with app.run_test(size=SIZE) as pilot:
@@ -39,7 +48,7 @@ async def finished_with(scenario_path: str, summary: Summary) -> tuple[str, str]
         return status_line(app), str(app.query_one("#run-head").render())
 
 
-async def test_the_header_says_thresholds_were_violated_not_all_passed(scenario_path):  # noqa: F811
+async def test_the_header_says_thresholds_were_violated_not_all_passed(scenario_path):
     """Every run passed but two thresholds were violated: exit 8, and the header says so (it said
     "all passed")."""
     summary = Summary(total=9, counts={"passed": 9}, violations=2)
@@ -48,7 +57,7 @@ async def test_the_header_says_thresholds_were_violated_not_all_passed(scenario_
     assert "all passed, 2 threshold(s) violated" in header, header
 
 
-async def test_the_header_says_what_did_not_pass(scenario_path):  # noqa: F811
+async def test_the_header_says_what_did_not_pass(scenario_path):
     """Runs skipped (nothing failed): exit 1, and the header counts them (it said "finished, some failed")."""
     summary = Summary(total=9, counts={"passed": 7, "skipped": 2})
     assert exit_code(summary) == 1
@@ -101,11 +110,11 @@ async def test_a_filter_that_leaves_out_a_need_says_why_its_runs_are_skipped(tmp
     note and in the run view's head (before, only the scrolling log had it)."""
     path = write_scenario(tmp_path, NEEDS)
     app = WorkbenchApp(path, results_base=str(tmp_path / "results"))
-    notes = recording_notes(app)
+    notes = Notes(app)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("slash", *"main", "enter", "r")
-        await wait_for(pilot, lambda: app.summary is not None, "the run's end")
-        assert any("main: needs warm, which was not selected to run" in note for note in notes), notes
+        await eventually_async(lambda: app.summary is not None, "the run's end", pause=pilot.pause)
+        assert any("main: needs warm, which was not selected to run" in note for note, _ in notes.seen), notes.seen
         app.draw(force=True)
         await pilot.pause()
         head = str(app.query_one("#run-head").render())
@@ -129,22 +138,18 @@ async def test_thread_totals_do_not_add_runs_that_ran_one_after_another(tmp_path
     """Two runs of a test, one after the other, each with 6 worker threads (stand-ins through the real
     executor): their rates are not one aggregate ("... MiB/s in all" summed both runs); the totals
     give each run's own sum, as the rate they had at a time."""
-    from test_tui import cells, standin_factory
-    from tui_standins import GfapiStandIn, thread_speed
-
     path = write_scenario(tmp_path, "- {id: smallfiles, kind: guc, source: ftp://x/a, target: ftp://y/b, repeat: 2}\n")
     app = WorkbenchApp(path, results_base=str(tmp_path / "results"),
                        executor_factory=standin_factory(GfapiStandIn(steps=2)))
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("r")
-        await wait_for(pilot, lambda: app.summary is not None, "both runs")
+        await eventually_async(lambda: app.summary is not None, "both runs", pause=pilot.pause)
         await pilot.press("3")
-        await wait_for(pilot, lambda: len(cells(app, "thread-table")) == 12, "twelve thread rows")
+        await eventually_async(lambda: len(cells(app, "thread-table")) == 12, "twelve thread rows", pause=pilot.pause)
         totals = str(app.query_one("#thread-totals").render())
         rows = read.thread_rows(app.live)
         per_run = {run_id: sum(r.mib_s for r in rows if r.run_id == run_id) for run_id in ("smallfiles/0",
                                                                                              "smallfiles/1")}
-        assert sum(thread_speed(h, t) for h in range(2) for t in range(3)) > 0
         assert f"{sum(per_run.values()):.1f} MiB/s in all" not in totals, totals
         low, high = min(per_run.values()), max(per_run.values())
         assert f"{low:.1f} to {high:.1f} MiB/s in all at a time (2 runs one after another)" in totals, totals
@@ -152,16 +157,12 @@ async def test_thread_totals_do_not_add_runs_that_ran_one_after_another(tmp_path
 
 def test_runs_that_overlapped_add_up_and_runs_after_them_do_not():
     """a and b overlap (concurrent tests), c starts as b ends: two groups, a+b then c."""
-    from test_live import PLAN, started
-
     from gftpwb.core.events import RunFinished, RunStarted
     from gftpwb.core.live.state import LiveState
 
     live = LiveState()
     live(started())
     a, b, c = PLAN[0], PLAN[2], PLAN[3]
-    from test_live import record
-
     live(RunStarted(spec=a, argv=a.argv, started_at="", t=100.0))
     live(RunStarted(spec=b, argv=b.argv, started_at="", t=101.0))
     live(RunFinished(record=record(a), t=103.0))
