@@ -423,19 +423,19 @@ async def test_results_view_lists_opens_and_diffs_two_runs(tmp_path, fake_guc, m
         await pilot.pause()
         assert list(cells(app, "records")) == ["a[0]/0", "a[1]/0"]
         assert [row[5] for row in cells(app, "records").values()] == ["-p 1 -len 3M", "-p 4 -len 3M"]  # parameters
-        # Per case: n, median, mean ± CI (none for one run), CV, runs, thresholds (none here), figure,
-        # parameters, from core/summary.
+        # Per case: its parameters, n, median, mean ± CI (none for one run), CV, thresholds (none here), runs,
+        # figure, from core/summary.
         opened = read_directory(app.query_one(ResultsView)._open)
         case_rows = cells(app, "cases")
         assert len(case_rows) == len(opened.cases) == 2
         for case, row in zip(opened.cases, case_rows.values(), strict=True):
             stats = case.headline.stats
-            assert row == [case.test_id, "1", rate_text(stats.median), rate_text(stats.mean), "-", "1/1 passed", "",
-                           "rate incl. set-up (MiB/s)", case.params_text]
+            assert row == [case.test_id, case.params_text, "1", rate_text(stats.median), rate_text(stats.mean), "-", "",
+                           "1/1 passed", "rate incl. set-up (MiB/s)"]
         await pilot.press("m", "down", "m", "d")
         await pilot.pause()
         compared = cells(app, "compare")  # gftpwb compare's rows (tests/test_tui_results.py checks them)
-        assert [(row[0], row[9]) for row in compared.values()] == [("a", "-p 1 -len 3M"), ("a", "-p 4 -len 3M")]
+        assert [(row[0], row[2]) for row in compared.values()] == [("a", "-p 1 -len 3M"), ("a", "-p 4 -len 3M")]
         await pilot.press("e")
         await pilot.pause()
         (exported,) = Path(latest).glob("gftpwb-compare-*.csv")  # exports go with the newer run, B
