@@ -51,25 +51,30 @@ class LiveTable(DataTable):
     def on_mount(self) -> None:
         for label, key in self._spec:
             self.add_column(label, key=key)
-        self._fitted: tuple[str, str, int] | None = None  # fit(): (column key, last column kept, least width)
+        self._fitted: tuple[str, str, int, int] | None = None  # fit()'s arguments
 
-    def fit(self, key: str, through: str, least: int = 8) -> None:
-        """Keep the columns up to ``through`` on screen by narrowing column ``key`` (a long text:
-        parameters) to the width they leave, its cells cut with an ellipsis; as wide as its widest
-        cell when there is room. Columns after ``through`` may run past the right edge (they scroll).
-        Kept up as the table's width and cells change."""
-        self._fitted = (key, through, least)
+    def fit(self, key: str, through: str, least: int = 8, enough: int = 24) -> None:
+        """Narrow column ``key`` (a long text: parameters), its cells cut with an ellipsis, so the
+        columns up to ``through`` stay on screen; as wide as its widest cell when every column fits,
+        else the room the others leave but no more than ``enough`` cells (the columns after
+        ``through`` get the rest, then run past the right edge: they scroll). Kept up as the table's
+        width and cells change."""
+        self._fitted = (key, through, least, enough)
         self._fit()
 
     def _fit(self) -> None:
         if self._fitted is None or not self.size.width:
             return
-        key, through, least = self._fitted
+        key, through, least, enough = self._fitted
         index, last = self._column_keys.index(key), self._column_keys.index(through)
         padding = 2 * self.cell_padding
-        others = sum(width + padding for i, width in enumerate(self._widths[:last + 1]) if i != index)
-        room = self.size.width - others - padding - 2  # 2: the vertical scrollbar's room
-        width = max(least, min(self._widths[index], room))
+        room = self.size.width - padding - 2  # 2: the vertical scrollbar's room
+
+        def left(columns: list[int]) -> int:
+            return room - sum(width + padding for i, width in enumerate(columns) if i != index)
+
+        natural = self._widths[index]
+        width = max(least, min(natural, left(self._widths[:last + 1]), max(enough, left(self._widths))))
         column = self.columns[ColumnKey(key)]
         if column.auto_width or column.width != width:
             column.auto_width = False
