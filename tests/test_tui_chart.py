@@ -155,3 +155,24 @@ async def test_the_run_view_says_it_waits_for_the_first_report(scenario_path):
         assert "moved 0 B" not in progress
         rates = str(app.query_one("#run-rates").render())
         assert rates.startswith("now - MiB/s"), rates
+
+
+def test_the_chart_ends_with_the_last_whole_second_before_an_unreported_run(scenario_path):
+    """The first run ends 0.3 s into a second and the next starts then: that second is not whole yet
+    (the next run's bytes for its rest are unknown), so the chart ends with the second before it; a
+    scenario whose first run has not reported has no chart yet ("no data moved yet"), not a 0."""
+    from gftpwb.core.dsl.loader import load_scenario
+    from gftpwb.core.plan import plan
+
+    specs = plan(load_scenario(scenario_path))
+    first, second = specs[0], specs[2]
+    live = LiveState()
+    live(ScenarioStarted(scenario="quickstart", results_dir="r", plan=tuple(specs), t=T0))
+    live(RunStarted(spec=first, argv=first.argv, started_at="", t=T0 + 0.05))
+    assert read.rate_chart(live, T0 + 3.0, 60).total == ()
+    live(Progress(run_id=first.run_id, bytes=4250 * MIB, rate_avg_mib_s=1000.0, rate_inst_mib_s=1000.0,
+                  elapsed_s=4.25, length_bytes=4250 * MIB, t=T0 + 4.3))
+    live(RunFinished(record=record(first, "passed", 4250 * MIB, 4.25), t=T0 + 4.3))
+    live(RunStarted(spec=second, argv=second.argv, started_at="", t=T0 + 4.3))
+    chart = read.rate_chart(live, T0 + 7.0, 60)
+    assert chart.seconds[-1] == pytest.approx(4.0) and min(chart.total[1:]) > 900.0, chart

@@ -180,6 +180,7 @@ class RunView(View):
             bar.display = False
             unknown = shown is not None and shown.status == "running"
             eta.update(Text("length unknown (no -len): bytes and rates only" if unknown else "", style="dim"))
+        eta.styles.width = "auto" if bar.display else "1fr"  # without the bar, a long text wraps in the row
         self.query_one("#run-progress").display = bar.display or (shown is not None and shown.status == "running")
         pairs: list[tuple[str, str | Text]] = [
             ("now", f"{rate_text(panel.rate_inst_mib_s)} MiB/s"),

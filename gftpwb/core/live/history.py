@@ -76,9 +76,11 @@ class RateHistory:
         """MiB/s per bucket, the last ``points`` up to ``until``; for the time since a run in flight
         last reported, its last known rate stands in until its next report gives the real bytes.
         ``whole``: only the buckets that end by ``until`` (what comes after it is not known yet)."""
-        if self.t0 is None or points <= 0 or (whole and until <= self.t0):
+        if self.t0 is None or points <= 0:
             return []
         first, end_bucket = self.window(points, until, whole=whole)
+        if end_bucket < 0:
+            return []
         estimate: dict[int, float] = {}
         end = min(now, until)
         for run in in_flight:
@@ -101,8 +103,8 @@ class RateHistory:
         """The first and last bucket of the newest ``points`` buckets up to ``until`` (``whole``: the
         last one that ends by ``until``)."""
         assert self.t0 is not None
-        if whole:
-            end_bucket = max(0, math.ceil((until - self.t0) / self.step_s - 1e-9) - 1)
+        if whole:  # the last bucket that ends by until (-1: none does yet)
+            end_bucket = math.floor((until - self.t0) / self.step_s + 1e-9) - 1
         else:
             end_bucket = max(0, int((until - self.t0) / self.step_s))
         return max(0, end_bucket - points + 1), end_bucket
@@ -110,9 +112,11 @@ class RateHistory:
     def host_series(self, now: float, points: int, until: float, in_flight: Iterable[RunState], *,
                     whole: bool = False) -> dict[str, list[float]]:
         """:meth:`series` per host, over the same buckets (hosts in the order they first moved data)."""
-        if self.t0 is None or points <= 0 or (whole and until <= self.t0):
+        if self.t0 is None or points <= 0:
             return {}
         first, last = self.window(points, until, whole=whole)
+        if last < 0:
+            return {}
         estimates: dict[str, dict[int, float]] = {}
         end = min(now, until)
         for run in in_flight:
