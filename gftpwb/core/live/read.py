@@ -197,13 +197,17 @@ def rate_chart(live: LiveState, now: float, points: int) -> RateChartData:
     """The run view's chart: :func:`rate_series` with its time axis, and one series per host when the
     runs span more than one host."""
     history = live.history
-    total = rate_series(live, now, points)
+    until, cut = _chart_until(live, now)
+    # While a scenario runs the chart ends with the last whole second: the view redraws it as each
+    # second passes, when the newest one has barely begun (its rate over a few milliseconds read as
+    # a fall at the right edge until the next redraw).
+    whole = cut or live.active
+    total = history.series(now, points, until, live.running.values(), whole=whole)
     if history.t0 is None or not total:
         return RateChartData((), (), {}, history.step_s)
-    until, cut = _chart_until(live, now)
-    first, last = history.window(points, until, whole=cut)
+    first, last = history.window(points, until, whole=whole)
     seconds = tuple((b + 1) * history.step_s for b in range(first, last + 1))
-    hosts = history.host_series(now, points, until, live.running.values(), whole=cut)
+    hosts = history.host_series(now, points, until, live.running.values(), whole=whole)
     return RateChartData(seconds, tuple(total), {h: tuple(v) for h, v in hosts.items()} if len(hosts) > 1 else {},
                          history.step_s)
 
