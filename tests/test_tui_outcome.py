@@ -35,8 +35,8 @@ def status_line(app: WorkbenchApp) -> str:
     return str(app.query_one("#status").render())
 
 
-async def finished_with(scenario_path: str, summary: Summary) -> tuple[str, str]:
-    """The header and the run view's head once a run ended with ``summary``."""
+async def finished_with(scenario_path: str, summary: Summary) -> tuple[str, str, str]:
+    """The header, the run view's head and its rates line once a run ended with ``summary``."""
     app = app_for(scenario_path, [])
     async with app.run_test(size=SIZE) as pilot:
         for event in mid_run_events(scenario_path):
@@ -45,7 +45,9 @@ async def finished_with(scenario_path: str, summary: Summary) -> tuple[str, str]
         await pilot.press("2")
         app.draw(force=True)
         await pilot.pause()
-        return status_line(app), str(app.query_one("#run-head").render())
+        rates = app.query_one("#run-rates")
+        assert rates.content_region.width == SIZE[0] - 2
+        return status_line(app), str(app.query_one("#run-head").render()), str(rates.render())
 
 
 async def test_the_header_says_thresholds_were_violated_not_all_passed(scenario_path):
@@ -53,17 +55,19 @@ async def test_the_header_says_thresholds_were_violated_not_all_passed(scenario_
     "all passed")."""
     summary = Summary(total=9, counts={"passed": 9}, violations=2)
     assert exit_code(summary) == 8
-    header, _ = await finished_with(scenario_path, summary)
+    header, _, rates = await finished_with(scenario_path, summary)
     assert "all passed, 2 threshold(s) violated" in header, header
+    # nothing in flight: no "now -" and "average -", and the last run's rate whole at 80 columns
+    assert rates == "moved in all 6.00 GiB   runs 3/9   last run 1137.8 MiB/s", rates
 
 
 async def test_the_header_says_what_did_not_pass(scenario_path):
     """Runs skipped (nothing failed): exit 1, and the header counts them (it said "finished, some failed")."""
     summary = Summary(total=9, counts={"passed": 7, "skipped": 2})
     assert exit_code(summary) == 1
-    header, _ = await finished_with(scenario_path, summary)
+    header, _, _ = await finished_with(scenario_path, summary)
     assert "finished: 2 skipped" in header and "failed" not in header, header
-    header, _ = await finished_with(scenario_path, Summary(total=9, counts={"passed": 9}))
+    header, _, _ = await finished_with(scenario_path, Summary(total=9, counts={"passed": 9}))
     assert header.split("  ")[1] == "all passed"
 
 

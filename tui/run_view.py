@@ -182,10 +182,11 @@ class RunView(View):
             eta.update(Text("length unknown (no -len): bytes and rates only" if unknown else "", style="dim"))
         eta.styles.width = "auto" if bar.display else "1fr"  # without the bar, a long text wraps in the row
         self.query_one("#run-progress").display = bar.display or (shown is not None and shown.status == "running")
-        pairs: list[tuple[str, str | Text]] = [
-            ("now", f"{rate_text(panel.rate_inst_mib_s)} MiB/s"),
-            ("average", f"{rate_text(panel.rate_avg_mib_s)} MiB/s"),
-            ("moved in all", human_bytes(panel.bytes_moved)), ("runs", f"{panel.runs_done}/{panel.runs_total}")]
+        pairs: list[tuple[str, str | Text]] = []
+        if panel.running:  # nothing in flight: no rate now (the last run's takes their place, 80 columns)
+            pairs += [("now", f"{rate_text(panel.rate_inst_mib_s)} MiB/s"),
+                      ("average", f"{rate_text(panel.rate_avg_mib_s)} MiB/s")]
+        pairs += [("moved in all", human_bytes(panel.bytes_moved)), ("runs", f"{panel.runs_done}/{panel.runs_total}")]
         if not panel.running and panel.last is not None and panel.last.rate_avg_mib_s is not None:
             pairs.append(("last run", f"{rate_text(panel.last.rate_avg_mib_s)} MiB/s"))
         self.query_one("#run-rates", Static).update(fields(*pairs))
