@@ -182,3 +182,17 @@ def test_runs_that_overlapped_add_up_and_runs_after_them_do_not():
     totals = thread_totals(rows, {}, read.together(live, {r.run_id for r in rows}))
     assert totals.at_a_time == (30.0, 5.0) and totals.mib_s is None
     assert "5.0 to 30.0 MiB/s in all at a time (2 groups of runs one after another)" in totals_text(totals)
+
+
+def test_a_run_without_a_rate_yet_does_not_make_runs_look_overlapped():
+    """Two runs one after another with rates and a third just started (its threads preparing, no rate
+    yet): "2 runs one after another", not "groups of runs"."""
+    from gftpwb.core.live.cells import thread_totals, totals_text
+    from gftpwb.core.live.models import ThreadRow
+
+    rows = [ThreadRow(key=f"{run_id}|{n}", run_id=run_id, host="h", thread=str(n), percent=None, mib=1.0,
+                      mib_s=rate, iops=None, files_s=None, state="done" if rate else "preparing")
+            for run_id, rate in (("a/0", 10.0), ("b/0", 20.0), ("c/0", None)) for n in range(2)]
+    totals = thread_totals(rows, {}, {"a/0": 0, "b/0": 1, "c/0": 2})
+    assert totals.at_a_time == (20.0, 40.0)
+    assert "20.0 to 40.0 MiB/s in all at a time (2 runs one after another)" in totals_text(totals)

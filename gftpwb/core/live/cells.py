@@ -97,17 +97,19 @@ def thread_totals(rows: Sequence[ThreadRow], elapsed: Mapping[str, float],
         cv = (sum((x - mean) ** 2 for x in rates) / (len(rates) - 1)) ** 0.5 / mean
     done = [elapsed[r.key] for r in rows if r.key in elapsed]
     sums: dict[int, float] = {}
+    runs: dict[int, set[str]] = {}
     for row in rows:
         if row.mib_s is not None:
             group = together.get(row.run_id, 0) if together is not None else 0
             sums[group] = sums.get(group, 0.0) + row.mib_s
+            runs.setdefault(group, set()).add(row.run_id)
     at_a_time = tuple(sums[group] for group in sorted(sums))
     return ThreadTotals(rows=len(rows), mib=sum(r.mib for r in rows),
                         mib_s=at_a_time[0] if len(at_a_time) == 1 else None,
                         min_mib_s=min(rates) if rates else None, max_mib_s=max(rates) if rates else None, cv=cv,
                         done=len(done), first_done_s=min(done) if done else None,
                         last_done_s=max(done) if done else None, at_a_time=at_a_time,
-                        runs=len({r.run_id for r in rows}))
+                        one_run_each=all(len(ids) == 1 for ids in runs.values()))
 
 
 def totals_text(totals: ThreadTotals) -> str:
@@ -119,7 +121,7 @@ def totals_text(totals: ThreadTotals) -> str:
         parts.append(f"{rate_text(totals.mib_s)} MiB/s in all")
     elif totals.at_a_time:
         groups = len(totals.at_a_time)
-        what = f"{groups} runs" if groups == totals.runs else f"{groups} groups of runs"
+        what = f"{groups} runs" if totals.one_run_each else f"{groups} groups of runs"
         parts.append(f"{rate_text(min(totals.at_a_time))} to {rate_text(max(totals.at_a_time))} MiB/s in all at a "
                      f"time ({what} one after another)")
     if totals.min_mib_s is not None:

@@ -122,7 +122,7 @@ class ThreadTotals:
     #: The sum of the rates of each group of rows that ran at the same time (the threads of one run,
     #: of runs that overlapped), groups in the order they started: runs one after another do not add up.
     at_a_time: tuple[float, ...] = ()
-    runs: int = 1  # runs the rows come from
+    one_run_each: bool = True  # each of those groups is one run (else some runs overlapped)
 
 
 @dataclass(frozen=True)
