@@ -125,8 +125,9 @@ class ResultsView(View):
         yield LiveTable([(label, f"r{i}") for i, label in enumerate(RECORD_COLUMNS)], id="records")
         with ScrollableContainer(id="report"):
             yield Static(id="report-body")
-        yield LiveTable([(COMPARE_COLUMNS[i][0], f"x{i}") for i in COMPARE_ORDER], id="compare")
+        # the highlighted case in words over the table: always in view, the table scrolls under it
         yield Static(id="compare-note")
+        yield LiveTable([(COMPARE_COLUMNS[i][0], f"x{i}") for i in COMPARE_ORDER], id="compare")
 
     def on_mount(self) -> None:
         self._dirs: list[ResultsDirInfo] = []
@@ -136,6 +137,7 @@ class ResultsView(View):
         self._mode = "cases"  # what the detail shows of the open directory: "cases" or "report"
         self._diff: tuple[str, str] | None = None
         self._scanned = False
+        self._warm = False  # service.warm_up started (numpy and scipy, loaded before the first comparison)
         self._summaries: dict[str, tuple[Stamp, DirectorySummary | None, str]] = {}
         self._reading: set[str] = set()  # directories a worker thread is reading
         self._comparisons: dict[tuple, Comparison | None] = {}
@@ -216,6 +218,9 @@ class ResultsView(View):
         return cached[1]
 
     def rescan(self) -> None:
+        if not self._scanned and not self._warm:  # the first look at past results: comparing will follow
+            self._warm = True
+            self.run_worker(service.warm_up, thread=True, group="warm-up", exit_on_error=False)
         self._dirs = list_results(self.wb.results_base)
         self._scanned = True
 

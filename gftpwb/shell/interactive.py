@@ -47,7 +47,7 @@ __all__ = [
     "DEFAULT_BASE", "Executor", "PreparedRun", "ResultsDirInfo", "RunRequest", "ScenarioRun", "Stamp",
     "checks_of", "exit_code", "expectations_stamp", "journal_stamp", "list_results", "load", "needs_host_checks",
     "parse_assignments", "preflight", "prepare_run", "print_results", "read_directory", "repeat_command",
-    "report_table", "results_dir", "save_text", "switch_trace", "write_html_report",
+    "report_table", "results_dir", "save_text", "switch_trace", "warm_up", "write_html_report",
 ]
 
 # --- a scenario run the front end can stop ----------------------------------------------------------
@@ -123,6 +123,17 @@ def write_html_report(target: str, directory: str, generator: str, warn: Callabl
     from .html_report import DEFAULT_TREND, write_html
 
     write_html(target, [read_directory(directory)], generator, DEFAULT_TREND, warn)
+
+
+def warm_up() -> None:
+    """Load what reading and comparing results directories compute with (numpy, scipy's statistics:
+    a second or more on a busy machine, paid by the first comparison of a session), so a front end
+    can do it in a worker thread before it is asked, and the screen does not freeze then."""
+    import numpy  # noqa: F401
+    import scipy.special
+    import scipy.stats  # noqa: F401
+
+    from gftpwb.core import compare, mannwhitney, summary  # noqa: F401
 
 
 def report_table(table: ReportTable) -> Table:
