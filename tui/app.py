@@ -270,7 +270,7 @@ class WorkbenchApp(App[None]):
         try:
             specs = self._planned()
             self._say_left_out_needs()
-            if not service.needs_host_checks(specs):
+            if not service.needs_host_checks(specs) and self.scenario.slurm is None:
                 service.preflight(specs)  # the programs on PATH only: nothing to wait for
                 self.start(self._prepare(specs, resume))
                 return
@@ -285,7 +285,7 @@ class WorkbenchApp(App[None]):
         """On a worker thread: the front end's preflight, host checks included; back on the app's thread
         to start the run or show why not."""
         try:
-            service.preflight(specs, hosts)
+            service.preflight(specs, hosts, slurm=self.scenario.slurm if self.scenario is not None else None)
         except GftpwbError as exc:
             self.call_from_thread(self._cannot_start, exc)
         except Exception as exc:
