@@ -380,18 +380,45 @@ def _round_up(value: float) -> float:
     return math.ceil(value / unit - 1e-9) * unit
 
 
+#: Steps by how round they read (mantissas of a power of ten): 1, then 2 and 5, then 2.5, then
+#: 1.5, 3, 4, 6 and 8; any other two significant digits after them.
+ROUND_STEPS = ((1.0,), (2.0, 5.0), (2.5,), (1.5, 3.0, 4.0, 6.0, 8.0))
+WASTE = 1.15  # a rounder step may leave the top this much above the peak (else the chart loses height)
+
+
+def _step_up(value: float, mantissas: tuple[float, ...]) -> float:
+    """The smallest m x 10^k (m one of ``mantissas``) at least ``value``."""
+    power = 10.0 ** math.floor(math.log10(value))
+    return min(m * power * scale for m in mantissas for scale in (1.0, 10.0) if m * power * scale >= value * (1 - 1e-9))
+
+
 def y_axis(high: float, rows: int) -> tuple[float, list[float], list[str]]:
     """The y axis of a chart from 0 with ``rows`` plot rows that must reach ``high``: its top, and its
     labels (values and texts), evenly spaced in value and each on a row of its own, the same number of
     rows apart, so they read as a linear scale (plotext's own ticks share a row at 80x24 and one is
-    dropped: 3270.5, 2725.4, 2180.3, 1090.2, ...). The step is rounded up to two significant digits
-    and the top follows from it (a little above ``high``): labels read 0, 310, 620, ..."""
+    dropped: 3270.5, 2725.4, 2180.3, 1090.2, ...). At most :data:`MOST_LABELS`; the roundest step
+    (0, 100, 200, ...) whose top stays within :data:`WASTE` of ``high``, else the step that wastes
+    least, rounded up to two significant digits (0, 310, 620, ... on the 6 rows of 80x24)."""
     high = high if high > 0 else 1.0
     if rows < 2:
         return high, [0.0], ["0"]
-    per_label = max(1, math.ceil((rows - 1) / (MOST_LABELS - 1)))  # rows from one label to the next
-    step = _round_up(high * per_label / (rows - 1))
-    top = max(step * (rows - 1) / per_label, high)  # (float rounding: never under high)
+    # Intervals between labels: about one per 6 rows (two at least, where there is room); a step is
+    # as good as it is round, less a point for each interval short of that.
+    least = min(2, rows - 1)
+    target = max(least, min((rows - 1) // 6, MOST_LABELS - 1))
+    candidates = []  # (score, top, fewer labels last, step, rows per label)
+    for per_label in range(1, rows):
+        intervals = (rows - 1) // per_label
+        if intervals < least or intervals + 1 > MOST_LABELS:
+            continue
+        need = high * per_label / (rows - 1)
+        steps = [(rank, _step_up(need, mantissas)) for rank, mantissas in enumerate(ROUND_STEPS)]
+        steps.append((len(ROUND_STEPS), _round_up(need)))
+        candidates += [(rank + max(0, target - intervals), step * (rows - 1) / per_label, -intervals, step, per_label)
+                       for rank, step in steps]
+    snug = [c for c in candidates if c[1] <= high * WASTE]
+    _, top, _, step, per_label = min(snug) if snug else min(candidates, key=lambda c: (c[1], c[2]))
+    top = max(top, high)  # (float rounding: never under high)
     values = [k * step for k in range((rows - 1) // per_label + 1)]
     decimals = _decimals(step)
     return top, values, [f"{v:.{decimals}f}" for v in values]
