@@ -34,7 +34,6 @@ from gftpwb.core.errors import (
     ScenarioError,
     UsageError,
 )
-from gftpwb.core.records import Summary
 from gftpwb.core.registry import registry
 from gftpwb.core.scenario.model import LOCAL, Host, Scenario
 from gftpwb.core.slurm.model import SlurmSetup
@@ -43,6 +42,7 @@ from gftpwb.core.specs import RunSpec
 if TYPE_CHECKING:
     from gftpwb.core.dsl.variables import Assignments
     from gftpwb.core.formats import Converted, InputFormat
+    from gftpwb.core.records import Summary
     from gftpwb.core.transport import Transport
 
     from .session import Outcome, RunRequest
