@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 import test_tui_snapshots as snap  # noqa: E402  (the snapshot tests' fixed data)
+from support.quickstart_events import write_quickstart  # noqa: E402
 from support.report_fixture import write_mixed  # noqa: E402
 
 SIZE = (120, 40)
@@ -93,7 +94,7 @@ async def render(name: str, out: Path) -> Path:
     with tempfile.TemporaryDirectory() as work:
         os.chdir(work)  # relative paths on screen, as in the snapshot tests
         try:
-            Path(SCENARIO_FILE).write_text(snap.SCENARIO)
+            write_quickstart(Path.cwd())
             if name == "results":
                 write_mixed(Path("results/20261122T100000Z-mixed"))
             app = WorkbenchApp(None if name == "results" else SCENARIO_FILE, results_base="results",

@@ -11,7 +11,7 @@
   registry), and inside the core only the loader (``gftpwb.core.dsl``) imports the loader;
 * the shell reaches the kinds through the registry too (a kind's report hook prints what is its own);
 * only the TUI and the command line import Textual or the TUI; the TUI reaches the shell through the
-  front-end service;
+  front-end service only (``gftpwb.shell.interactive``), no other shell module;
 * there is no import cycle among gftpwb's modules, counting every import: inside functions (lazy
   ones) and under ``if TYPE_CHECKING:`` too;
 * no module outside the kinds' folders branches on a kind's name (``spec.kind == "gfapi"``).
@@ -167,6 +167,31 @@ def test_only_the_tui_and_the_command_line_import_textual_or_the_tui():
             if imported.split(".")[0] == "textual" or imported.startswith("gftpwb.tui"):
                 bad.append(f"{name} imports {imported}")
     assert bad == []
+
+
+#: The one shell module the TUI imports: the front-end service as an interactive front end uses it.
+TUI_SERVICE = "gftpwb.shell.interactive"
+
+
+def shell_imports_of_the_tui(imports: dict[str, set[str]]) -> list[str]:
+    """``tui module imports shell module`` for every import of a shell module other than the service
+    (``imports``: each module's gftpwb imports, as :func:`internal_imports` reads them)."""
+    return [f"{name} imports {imported}: reach the shell through {TUI_SERVICE}"
+            for name, imported_names in sorted(imports.items()) if name.startswith("gftpwb.tui")
+            for imported in sorted(imported_names)
+            if imported.startswith("gftpwb.shell") and imported not in ("gftpwb.shell", TUI_SERVICE)]
+
+
+def test_the_tui_reaches_the_shell_through_the_front_end_service_only():
+    assert TUI_SERVICE in modules()
+    assert shell_imports_of_the_tui({name: internal_imports(name) for name in modules()}) == []
+
+
+def test_the_tui_rule_finds_a_shell_import():
+    found = shell_imports_of_the_tui({"gftpwb.tui.app": {"gftpwb.shell", "gftpwb.shell.interactive",
+                                                         "gftpwb.shell.session", "gftpwb.core.plan"},
+                                      "gftpwb.cli.commands": {"gftpwb.shell.session"}})
+    assert found == ["gftpwb.tui.app imports gftpwb.shell.session: reach the shell through gftpwb.shell.interactive"]
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
-import textwrap
 import time
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from gftpwb.tui.widgets import ChoiceScreen, ConfirmScreen, FastTable, LiveTable
 from support.polling import eventually_async
 from support.processes import guc_processes
 from support.results import records
-from support.tui import SIZE, cells
+from support.tui import SIZE, cells, standin_factory, write_scenario
 from support.tui_standins import BUDGET, CANDIDATES, GfapiStandIn, TuneStandIn, thread_speed
 
 from gftpwb.core.bus import EventBus
@@ -28,17 +27,6 @@ from gftpwb.core.live import read
 from gftpwb.shell.executor import Executor
 from gftpwb.shell.frontend import exit_code
 from gftpwb.shell.results_index import read_directory
-
-
-def write_scenario(tmp_path: Path, body: str, name: str = "tuitest") -> str:
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(f"version: 1\nname: {name}\ntests:\n" + textwrap.dedent(body))
-    return str(path)
-
-
-def standin_factory(runner):
-    return lambda: Executor(EventBus(), runners={"guc": runner})
-
 
 # --- real GridFTP -------------------------------------------------------------------------------
 
@@ -435,19 +423,19 @@ async def test_results_view_lists_opens_and_diffs_two_runs(tmp_path, fake_guc, m
         await pilot.pause()
         assert list(cells(app, "records")) == ["a[0]/0", "a[1]/0"]
         assert [row[5] for row in cells(app, "records").values()] == ["-p 1 -len 3M", "-p 4 -len 3M"]  # parameters
-        # Per case: n, median, mean ± CI (none for one run), CV, runs, thresholds (none here), figure,
-        # parameters, from core/summary.
+        # Per case: its parameters, n, median, mean ± CI (none for one run), CV, thresholds (none here), runs,
+        # figure, from core/summary.
         opened = read_directory(app.query_one(ResultsView)._open)
         case_rows = cells(app, "cases")
         assert len(case_rows) == len(opened.cases) == 2
         for case, row in zip(opened.cases, case_rows.values(), strict=True):
             stats = case.headline.stats
-            assert row == [case.test_id, "1", rate_text(stats.median), rate_text(stats.mean), "-", "1/1 passed", "",
-                           "rate incl. set-up (MiB/s)", case.params_text]
+            assert row == [case.test_id, case.params_text, "1", rate_text(stats.median), rate_text(stats.mean), "-", "",
+                           "1/1 passed", "rate incl. set-up (MiB/s)"]
         await pilot.press("m", "down", "m", "d")
         await pilot.pause()
         compared = cells(app, "compare")  # gftpwb compare's rows (tests/test_tui_results.py checks them)
-        assert [(row[0], row[9]) for row in compared.values()] == [("a", "-p 1 -len 3M"), ("a", "-p 4 -len 3M")]
+        assert [(row[0], row[2]) for row in compared.values()] == [("a", "-p 1 -len 3M"), ("a", "-p 4 -len 3M")]
         await pilot.press("e")
         await pilot.pause()
         (exported,) = Path(latest).glob("gftpwb-compare-*.csv")  # exports go with the newer run, B

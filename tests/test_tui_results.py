@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 from gftpwb.tui.app import WorkbenchApp
 from gftpwb.tui.results_view import (
+    CASE_COLUMNS,
     COMPARE_ORDER,
     DEFAULT_THRESHOLD_PCT,
     HTML_NAME,
     THRESHOLD_STEPS,
+    VERDICT_AT,
     ResultsView,
     case_cells,
     case_checks,
@@ -92,9 +94,9 @@ async def test_cases_thresholds_and_report_tables_of_a_real_run(past):
         assert len(rows) == len(summary.cases) == 3
         for case, row in zip(summary.cases, rows.values(), strict=True):
             assert row == list(case_cells(case, case_checks(summary, case)))  # core/summary's numbers
-        assert [row[6] for row in rows.values()] == ["met", "met", "VIOLATED"]
-        assert [row[1] for row in rows.values()] == ["3", "3", "2"]
-        assert all("±" in row[3] for row in rows.values())  # mean ± half-width
+        assert [row[CASE_COLUMNS.index("expect")] for row in rows.values()] == ["met", "met", "VIOLATED"]
+        assert [row[CASE_COLUMNS.index("n")] for row in rows.values()] == ["3", "3", "2"]
+        assert all("±" in row[CASE_COLUMNS.index("mean ± 95% CI")] for row in rows.values())  # mean ± half-width
         head = str(app.query_one("#detail-head").render())
         assert "expect 1/3 violated" in head
         # t: the report's tables, the kinds' sections generically, then the thresholds', as `report`
@@ -238,17 +240,17 @@ async def test_plus_and_minus_change_the_comparisons_threshold(tmp_path):
 
         def shown(threshold: float) -> None:
             c = compare_summaries(sa, sb, threshold_pct=threshold)
-            assert [r[7] for r in cells(app, "compare").values()] == [change_cells(x)[0][9] for x in c.changes]
+            assert [r[VERDICT_AT] for r in cells(app, "compare").values()] == [change_cells(x)[0][9] for x in c.changes]
             assert f"threshold {threshold:g} %" in str(app.query_one("#detail-head").render())
             assert str(app.query_one("#compare-note").render()).splitlines()[0].endswith(
                 change_sentence(c.changes[0], threshold))
 
         shown(5.0)
-        assert "faster" in [r[7] for r in cells(app, "compare").values()]  # sweep case 0: +8 %, p = 0.008
+        assert "faster" in [r[VERDICT_AT] for r in cells(app, "compare").values()]  # sweep case 0: +8 %, p = 0.008
         await pilot.press("plus")
         await pilot.pause()
         shown(10.0)
-        assert "faster" not in [r[7] for r in cells(app, "compare").values()]  # 8 % is under 10 %
+        assert "faster" not in [r[VERDICT_AT] for r in cells(app, "compare").values()]  # 8 % is under 10 %
         await pilot.press("minus", "minus", "minus")
         await pilot.pause()
         shown(2.0)

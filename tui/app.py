@@ -1,8 +1,8 @@
 """The workbench app: five views over one :class:`~gftpwb.core.live.state.LiveState`, and the run/stop/quit flow.
 
-A run goes through the front-end service (:mod:`gftpwb.shell.frontend`: the same loading, preflight,
-results directory and exit codes as ``gftpwb run``) and :func:`gftpwb.shell.session.execute` (the same
-journal and tag logs), in a Textual async worker on the app's own event loop. The
+A run goes through the front-end service (:mod:`gftpwb.shell.interactive`, the only shell module the TUI
+imports: the same loading, preflight, results directory, journal, tag logs and exit codes as ``gftpwb
+run``), in a Textual async worker on the app's own event loop. The
 ``LiveState`` is one more bus subscriber; a timer draws the view on screen a few times a second, so
 progress floods cost one cheap update per event and one frame per tick, not one message per line.
 """
@@ -27,25 +27,21 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from gftpwb.core.bus import EventBus
 from gftpwb.core.errors import Diagnostic, GftpwbError, ScenarioError
+from gftpwb.core.harness.agenda import Schedule, left_out_needs
 from gftpwb.core.live import read
 from gftpwb.core.live.state import LiveState
 from gftpwb.core.plan import plan
 from gftpwb.core.records import Summary
 from gftpwb.core.scenario.model import Host, Scenario
 from gftpwb.core.specs import RunSpec
-from gftpwb.shell import frontend
-from gftpwb.shell import results_dir as rd
-from gftpwb.shell.executor import Executor
-from gftpwb.shell.files import atomic_write
-from gftpwb.shell.hostchecks import host_checks
-from gftpwb.shell.session import PreparedRun, RunRequest, execute, prepare_run
+from gftpwb.shell import interactive as service
+from gftpwb.shell.interactive import Executor, PreparedRun, RunRequest, ScenarioRun
 
 from .results_view import ResultsView
 from .run_view import RunView
 from .state import SaveText
-from .views import ScenarioView, ThreadsView, TuneView, View
+from .views import TONE_STYLE, ScenarioView, ThreadsView, TuneView, View
 from .widgets import ChoiceScreen, ConfirmScreen, FilterInput
 
 VIEWS = (("scenario", "Scenario", ScenarioView), ("run", "Run", RunView), ("threads", "Threads", ThreadsView),
@@ -76,7 +72,7 @@ class WorkbenchApp(App[None]):
     ]
 
     def __init__(self, scenario_path: str | None = None, *, prepared: PreparedRun | None = None,
-                 results_base: str = rd.DEFAULT_BASE,
+                 results_base: str = service.DEFAULT_BASE,
                  executor_factory: Callable[[], Executor] | None = None, clock: Callable[[], float] = time.monotonic,
                  refresh_s: float = 0.25, stable: bool = False, handle_signals: bool = False,
                  accept_new_host_keys: bool = False, overrides: Mapping[str, str] | None = None):
@@ -85,7 +81,7 @@ class WorkbenchApp(App[None]):
         self.overrides = dict(overrides or {})  # --set values of the scenario's variables
         self.scenario_path = scenario_path
         self.results_base = results_base
-        self.executor_factory = executor_factory or (lambda: Executor(EventBus()))
+        self.executor_factory = executor_factory  # None: the run's own (tests give stand-in runners)
         self.clock = clock
         self.refresh_s = refresh_s
         self.stable = stable
@@ -97,7 +93,7 @@ class WorkbenchApp(App[None]):
         self.summary: Summary | None = None
         self.stopping = False
         self._prepared = prepared
-        self._executor: Executor | None = None
+        self._run: ScenarioRun | None = None
         self._worker: Worker[Summary] | None = None
         self._checking_hosts = False  # a preflight with host checks is running on a worker thread
         self._quit_when_done = False
@@ -173,9 +169,8 @@ class WorkbenchApp(App[None]):
             text.append(f"  ● {state} {min(panel.runs_done + 1, panel.runs_total)}/{panel.runs_total}",
                         style="bold cyan")
         elif live.summary is not None:
-            s = live.summary
-            word = "interrupted" if s.interrupted else ("all passed" if s.all_passed else "finished, some failed")
-            text.append(f"  {word}", style="magenta" if s.interrupted else ("green" if s.all_passed else "red"))
+            words, tone = read.outcome(live.summary)
+            text.append(f"  {words}", style=TONE_STYLE[tone])
         if live.results_dir:
             text.append(f"  {live.results_dir}", style="dim")
         if self.filter_text:
@@ -195,7 +190,7 @@ class WorkbenchApp(App[None]):
         """(Re)read the scenario file; problems are shown in the scenario view, nothing can run."""
         assert self.scenario_path is not None
         try:
-            self.scenario = frontend.load(self.scenario_path, self.overrides)  # tgftp batchfiles too
+            self.scenario = service.load(self.scenario_path, self.overrides)  # tgftp batchfiles too
             self.diagnostics = []
         except ScenarioError as exc:
             self.scenario = None
@@ -256,14 +251,27 @@ class WorkbenchApp(App[None]):
             return
         self._start_prepared(None)
 
+    def _say_left_out_needs(self) -> None:
+        """A filter that leaves out a test another selected test ``needs``: that test's runs will be
+        skipped (as with ``--only``); say so now, not only in the log when they are."""
+        assert self.scenario is not None
+        if not self.filter_text:
+            return
+        left_out = left_out_needs(Schedule.of(self.scenario), self.selected_tests())
+        if left_out:
+            lines = [f"{test_id}: {reason}" for test_id, reason in left_out.items()]
+            self.notify("\n".join([*lines, "their runs are skipped: widen the filter to run what they need"]),
+                        title="filter", severity="warning", timeout=15)
+
     def _start_prepared(self, resume: str | None) -> None:
         """Plan, preflight, prepare and start. A preflight with checks on hosts (which may wait for SSH
         connections) runs on a worker thread, so the screen keeps answering; the run then starts here."""
         assert self.scenario is not None
         try:
             specs = self._planned()
-            if not host_checks(specs) and self.scenario.slurm is None:
-                frontend.preflight(specs)  # the programs on PATH only: nothing to wait for
+            self._say_left_out_needs()
+            if not service.needs_host_checks(specs) and self.scenario.slurm is None:
+                service.preflight(specs)  # the programs on PATH only: nothing to wait for
                 self.start(self._prepare(specs, resume))
                 return
         except GftpwbError as exc:
@@ -277,7 +285,7 @@ class WorkbenchApp(App[None]):
         """On a worker thread: the front end's preflight, host checks included; back on the app's thread
         to start the run or show why not."""
         try:
-            frontend.preflight(specs, hosts, slurm=self.scenario.slurm if self.scenario is not None else None)
+            service.preflight(specs, hosts, slurm=self.scenario.slurm if self.scenario is not None else None)
         except GftpwbError as exc:
             self.call_from_thread(self._cannot_start, exc)
         except Exception as exc:
@@ -308,11 +316,11 @@ class WorkbenchApp(App[None]):
         one (as ``gftpwb run --resume DIR``: the plan must be the one that directory was made for)."""
         assert self.scenario is not None and self.scenario_path is not None
         only = self.selected_tests()
-        directory = frontend.results_dir(self.scenario, self.results_base, resume=resume)
+        directory = service.results_dir(self.scenario, self.results_base, resume=resume)
         # The headless command that repeats this run, so the results directory says how to reproduce it.
-        command = frontend.repeat_command(self.scenario_path, directory, only=only if self.filter_text else (),
+        command = service.repeat_command(self.scenario_path, directory, only=only if self.filter_text else (),
                                           accept_new_host_keys=self.accept_new_host_keys, overrides=self.overrides)
-        return prepare_run(RunRequest(scenario=self.scenario, specs=specs, results_dir=directory,
+        return service.prepare_run(RunRequest(scenario=self.scenario, specs=specs, results_dir=directory,
                                       command=command, resume=resume is not None,
                                       accept_new_host_keys=self.accept_new_host_keys))
 
@@ -320,18 +328,14 @@ class WorkbenchApp(App[None]):
         """Run a prepared scenario run in a worker; the live state is one more subscriber of its bus."""
         self._checking_hosts = False
         prepared.request.subscribers.append(self.live)
-        self._executor = self.executor_factory()
+        self._run = ScenarioRun(prepared, self.executor_factory() if self.executor_factory else None)
         self.summary = None
         self.stopping = False
-        self._worker = self.run_worker(self._execute(prepared, self._executor), name="scenario run", group="run",
-                                       exit_on_error=False)
+        self._worker = self.run_worker(self._run.run(), name="scenario run", group="run", exit_on_error=False)
         tabs = self.query_one("#tabs", TabbedContent)
         if tabs.active in ("scenario", "results"):  # the threads and auto-tune views stay where they are
             tabs.active = "run"
         self.draw(force=True)
-
-    async def _execute(self, prepared: PreparedRun, executor: Executor) -> Summary:
-        return (await execute(prepared, install_signal_handlers=False, executor=executor)).summary
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._worker or event.state in (WorkerState.PENDING, WorkerState.RUNNING):
@@ -343,7 +347,7 @@ class WorkbenchApp(App[None]):
             self.notify(f"the run stopped on an unexpected error: {error!r}; finished runs are in the journal",
                         title="error", severity="error", timeout=30)
         self._worker = None
-        self._executor = None
+        self._run = None
         self.stopping = False
         results = self.query_one("#view-results", ResultsView)
         results.rescan()
@@ -352,13 +356,13 @@ class WorkbenchApp(App[None]):
             self.exit()
 
     def action_stop(self, stopped_by: str = "SIGINT") -> None:
-        if not self.running or self._executor is None:
+        if not self.running or self._run is None:
             self.notify("nothing is running")
             return
         if self.stopping:
             return
         self.stopping = True
-        self._executor.stop(stopped_by)  # records say what stopped them
+        self._run.stop(stopped_by)  # records say what stopped them
         self.notify("stopping: the run in flight is recorded as interrupted; nothing else starts")
         self.draw(force=True)
 
@@ -422,7 +426,7 @@ class WorkbenchApp(App[None]):
     def save_text(self, name: str, text: str, *, what: str) -> str | None:
         path = os.path.join(self.output_dir(), name)
         try:
-            atomic_write(path, text)
+            service.save_text(path, text)
         except OSError as exc:
             self.notify(f"cannot write {path}: {exc.strerror or exc}", severity="error")
             return None
@@ -446,7 +450,7 @@ class WorkbenchApp(App[None]):
         writer.writerow(header)
         writer.writerows(rows)
         try:
-            atomic_write(path, buffer.getvalue(), newline="")
+            service.save_text(path, buffer.getvalue(), newline="")
         except OSError as exc:
             self.notify(f"cannot write {path}: {exc.strerror or exc}", severity="error")
             return

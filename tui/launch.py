@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from gftpwb.core.errors import UsageError
-from gftpwb.shell.frontend import exit_code, parse_assignments
-from gftpwb.shell.session import RunRequest, prepare_run
+from gftpwb.shell import interactive as service
+from gftpwb.shell.interactive import RunRequest
 
 from .app import WorkbenchApp
 
@@ -32,10 +32,10 @@ def cmd_tui(args: argparse.Namespace) -> int:
     require_terminal()
     app = WorkbenchApp(args.scenario, results_base=args.results_base, handle_signals=True,
                        accept_new_host_keys=args.accept_new_host_keys,
-                       overrides=parse_assignments(args.set, args.lab_var))
+                       overrides=service.parse_assignments(args.set, args.lab_var))
     app.run()
     print_results(app)
-    return exit_code(app.summary)
+    return service.exit_code(app.summary)
 
 
 def print_results(app: WorkbenchApp, console: Console | None = None) -> None:
@@ -45,26 +45,7 @@ def print_results(app: WorkbenchApp, console: Console | None = None) -> None:
     directory = app.live.results_dir
     if not directory or not os.path.isdir(directory):
         return
-    from gftpwb.core.format import counts_text
-    from gftpwb.core.monitors.report import monitors_table
-    from gftpwb.core.records import STOPPED_BY_TEXT
-    from gftpwb.shell.results_index import read_directory
-    from gftpwb.shell.sinks.console import plain_or_terminal_console, print_checks, print_report
-    from gftpwb.shell.sinks.plain_table import PlainTable
-
-    console = console or plain_or_terminal_console()
-    summary = read_directory(directory)
-    print_report(console, summary.records, summary.kinds)
-    monitors = summary.monitors
-    if monitors is not None and monitors.figures:
-        console.print(PlainTable(monitors_table(monitors.figures, monitors.types, monitors.samples)))
-    print_checks(console, summary.checks)
-    s = app.summary or app.live.summary
-    if s is None:
-        console.print(f"Results: {directory}")
-        return
-    note = f" ({STOPPED_BY_TEXT.get(s.stopped_by, 'interrupted by the user')})" if s.interrupted else ""
-    console.print(f"{counts_text(s.counts)} of {s.total} planned{note}. Results: {directory}")
+    service.print_results(directory, app.summary or app.live.summary, console)
 
 
 def run_in_tui(request: RunRequest, *, scenario_path: str, results_base: str,
@@ -75,9 +56,9 @@ def run_in_tui(request: RunRequest, *, scenario_path: str, results_base: str,
     results, ``--resume`` of another plan) is reported on stderr with its exit code, as headless.
     """
     require_terminal()
-    prepared = prepare_run(request)
+    prepared = service.prepare_run(request)
     app = WorkbenchApp(scenario_path, prepared=prepared, results_base=results_base, handle_signals=True,
                        accept_new_host_keys=request.accept_new_host_keys, overrides=overrides)
     app.run()
     print_results(app)
-    return exit_code(app.summary)
+    return service.exit_code(app.summary)

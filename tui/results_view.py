@@ -3,9 +3,10 @@ statistics (:mod:`gftpwb.core.summary`, as ``gftpwb report`` computes them) with
 violated, then its runs; ``t`` shows the report's tables instead (the kinds' sections through the
 registry, the monitors', the thresholds'); two marked are compared as ``gftpwb compare`` compares them
 (:mod:`gftpwb.core.compare`), the verdict said in words. ``R`` writes the HTML report with
-``gftpwb report --html``'s code (:mod:`gftpwb.shell.html_report`) in a thread and opens it in the
-browser (:mod:`gftpwb.tui.opener`: ``$BROWSER``, else the desktop's); ``e`` exports
-full-precision values into the directory they describe. The view computes no statistic itself.
+``gftpwb report --html``'s code in a thread and opens it in the browser (:mod:`gftpwb.tui.opener`:
+``$BROWSER``, else the desktop's); ``e`` exports full-precision values into the directory they
+describe. Directories are read and written through the front-end service
+(:mod:`gftpwb.shell.interactive`). The view computes no statistic itself.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import ClassVar
 
 from rich import box
 from rich.console import Group
-from rich.measure import Measurement
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -45,12 +45,8 @@ from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_tables import VIOLATED_STYLE, directory_tables
 from gftpwb.core.slurm.report import allocation_text
 from gftpwb.core.summary import CaseSummary, DirectorySummary, params_text
-from gftpwb.shell.files import atomic_write
-from gftpwb.shell.html_report import DEFAULT_TREND, write_html
-from gftpwb.shell.results_index import ResultsDirInfo, list_results, read_directory
-from gftpwb.shell.sinks.expectations import EXPECTATIONS_NAME, read_checks
-from gftpwb.shell.sinks.journal import JOURNAL_NAME
-from gftpwb.shell.sinks.plain_table import rich_table
+from gftpwb.shell import interactive as service
+from gftpwb.shell.interactive import ResultsDirInfo, Stamp, list_results, read_directory
 
 from .opener import open_in_browser
 from .views import Table, View, _contains, fields
@@ -58,29 +54,21 @@ from .widgets import LiveTable, Row
 
 DIR_COLUMNS = ("", "results directory", "scenario", "created (UTC)", "records", "expect")
 RECORD_COLUMNS = ("run", "status", "MiB/s incl.", "guc avg", "seconds", "parameters", "error")
-# Statistics first and parameters last: parameters can be long (a gfapi workload), numbers are short.
-CASE_COLUMNS = ("test", "n", "median", "mean ± 95% CI", "CV", "runs", "expect", "figure", "parameters")
-# gftpwb compare's columns, numbers first and the parameters (long for a gfapi workload) last
-COMPARE_ORDER = (0, 1, 4, 5, 6, 7, 8, 9, 3, 2)
-REPORT_MAX_WIDTH = 400  # report tables wider than this wrap their cells
+# What tells the cases apart first (their parameters: narrowed to what the statistics up to the
+# thresholds leave, LiveTable.fit), then the statistics; the runs' counts and the figure's name last.
+CASE_COLUMNS = ("test", "parameters", "n", "median", "mean ± 95% CI", "CV", "expect", "runs", "figure")
+CASE_FIT = ("s1", "s6")  # the parameters' column narrows so the columns through expect stay on screen
+# gftpwb compare's columns: the case, its change and the verdict first (kept on screen at 80 columns,
+# the parameters narrowed for them), then the CI, p and the medians.
+COMPARE_ORDER = (0, 1, 2, 6, 9, 7, 8, 4, 5, 3)
+COMPARE_FIT = ("x2", "x9")  # (keys are x<index in COMPARE_COLUMNS>)
+VERDICT_AT = COMPARE_ORDER.index(9)
 #: The comparison's significance threshold (|change| at least this many %), stepped by + and -;
 #: it starts at ``gftpwb compare --threshold``'s default.
 DEFAULT_THRESHOLD_PCT = 5.0
 THRESHOLD_STEPS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 15.0, 20.0, 25.0, 50.0)
 HTML_NAME = "report.html"  # where R writes a directory's HTML report: inside it, next to its runs
 KEYS_HINT = "   enter: open  t: report tables  m: mark  d: compare  esc: back  R: HTML"
-
-Stamp = tuple[float, int]
-
-
-def _stamp(path: str) -> Stamp:
-    """When a file last changed, and its size: what caches of what was read from it compare."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return (0.0, -1)
-    return (stat.st_mtime, stat.st_size)
-
 
 def expect_text(checks: list[Check]) -> tuple[str, str]:
     """A case's or a directory's thresholds (``expect:``) in a cell: ``met``, ``VIOLATED``, ``1/3
@@ -105,10 +93,10 @@ def case_cells(case: CaseSummary, checks: Sequence[Check] = ()) -> tuple[str, ..
     runs = f"{case.passed}/{case.total} passed" + (f", {case.warmups} warm-up" if case.warmups else "")
     expect = expect_text(list(checks))[0]
     if stats is None:
-        return (case.test_id, "0", "-", "-", "-", runs, expect, figure, params)
+        return (case.test_id, params, "0", "-", "-", "-", expect, runs, figure)
     half = stats.ci_mean.half_width if stats.ci_mean is not None else None
-    return (case.test_id, str(stats.n), rate_text(stats.median), ci_text(stats.mean, half), cv_text(stats.cv), runs,
-            expect, figure, params)
+    return (case.test_id, params, str(stats.n), rate_text(stats.median), ci_text(stats.mean, half), cv_text(stats.cv),
+            expect, runs, figure)
 
 
 def case_checks(summary: DirectorySummary, case: CaseSummary) -> list[Check]:
@@ -122,8 +110,8 @@ class ResultsView(View):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "mark", "Mark"),
         Binding("d", "diff", "Compare"),
-        Binding("t", "tables", "Report tables"),
-        Binding("R", "html", "HTML report"),
+        Binding("t", "tables", "Tables"),
+        Binding("R", "html", "HTML"),
         Binding("e", "export", "Export"),
         Binding("plus", "threshold(1)", "Threshold +", show=False),
         Binding("minus", "threshold(-1)", "Threshold -", show=False),
@@ -139,8 +127,9 @@ class ResultsView(View):
         yield LiveTable([(label, f"r{i}") for i, label in enumerate(RECORD_COLUMNS)], id="records")
         with ScrollableContainer(id="report"):
             yield Static(id="report-body")
-        yield LiveTable([(COMPARE_COLUMNS[i][0], f"x{i}") for i in COMPARE_ORDER], id="compare")
+        # the highlighted case in words over the table: always in view, the table scrolls under it
         yield Static(id="compare-note")
+        yield LiveTable([(COMPARE_COLUMNS[i][0], f"x{i}") for i in COMPARE_ORDER], id="compare")
 
     def on_mount(self) -> None:
         self._dirs: list[ResultsDirInfo] = []
@@ -150,18 +139,21 @@ class ResultsView(View):
         self._mode = "cases"  # what the detail shows of the open directory: "cases" or "report"
         self._diff: tuple[str, str] | None = None
         self._scanned = False
+        self._warm = False  # service.warm_up started (numpy and scipy, loaded before the first comparison)
         self._summaries: dict[str, tuple[Stamp, DirectorySummary | None, str]] = {}
         self._reading: set[str] = set()  # directories a worker thread is reading
         self._comparisons: dict[tuple, Comparison | None] = {}
         self._html: dict[str, str] = {}  # directory -> the HTML report R wrote of it
         self.threshold_pct = DEFAULT_THRESHOLD_PCT  # the comparison's, changed with + and -
+        self.query_one("#cases", LiveTable).fit(*CASE_FIT)
+        self.query_one("#compare", LiveTable).fit(*COMPARE_FIT)
         self._show("cases")
 
     # --- reading (cached by the journal's size and time) -----------------------------------------
 
     @staticmethod
     def _read(path: str) -> tuple[Stamp, DirectorySummary | None, str]:
-        stamp = _stamp(os.path.join(path, JOURNAL_NAME))
+        stamp = service.journal_stamp(path)
         try:
             return stamp, read_directory(path), ""
         except GftpwbError as exc:
@@ -170,7 +162,7 @@ class ResultsView(View):
     def summary(self, path: str) -> tuple[DirectorySummary | None, str]:
         """A directory's summary (core/summary, through results_index), and why there is none."""
         cached = self._summaries.get(path)
-        if cached is None or cached[0] != _stamp(os.path.join(path, JOURNAL_NAME)):
+        if cached is None or cached[0] != service.journal_stamp(path):
             cached = self._summaries[path] = self._read(path)
         return cached[1], cached[2]
 
@@ -180,7 +172,7 @@ class ResultsView(View):
         detail again when it is done, so the screen keeps answering meanwhile."""
         ready = True
         for path in paths:
-            stamp = _stamp(os.path.join(path, JOURNAL_NAME))
+            stamp = service.journal_stamp(path)
             cached = self._summaries.get(path)
             if cached is not None and cached[0] == stamp:
                 continue
@@ -204,7 +196,7 @@ class ResultsView(View):
         self._refresh_detail()
 
     def _reading_text(self, paths: Sequence[str]) -> Text:
-        size = sum(max(_stamp(os.path.join(p, JOURNAL_NAME))[1], 0) for p in paths)
+        size = sum(max(service.journal_stamp(p)[1], 0) for p in paths)
         names = " and ".join(os.path.basename(p) for p in paths)
         return Text.assemble((f"reading {names}", "bold"), (f"   ({size / (1 << 20):.0f} MiB of journal)…", "dim"))
 
@@ -213,7 +205,7 @@ class ResultsView(View):
         cached."""
         assert self._diff is not None
         a, b = self._diff
-        key = (a, b, _stamp(os.path.join(a, JOURNAL_NAME)), _stamp(os.path.join(b, JOURNAL_NAME)), self.threshold_pct)
+        key = (a, b, service.journal_stamp(a), service.journal_stamp(b), self.threshold_pct)
         if key not in self._comparisons:
             sa, sb = self.summary(a)[0], self.summary(b)[0]
             self._comparisons[key] = compare_summaries(sa, sb, threshold_pct=self.threshold_pct) \
@@ -221,13 +213,16 @@ class ResultsView(View):
         return self._comparisons[key]
 
     def _expect(self, path: str) -> tuple[str, str]:
-        stamp = _stamp(os.path.join(path, EXPECTATIONS_NAME))
+        stamp = service.expectations_stamp(path)
         cached = self._violations.get(path)
         if cached is None or cached[0] != stamp:
-            cached = self._violations[path] = (stamp, expect_text(read_checks(path)[0]))
+            cached = self._violations[path] = (stamp, expect_text(service.checks_of(path)))
         return cached[1]
 
     def rescan(self) -> None:
+        if not self._scanned and not self._warm:  # the first look at past results: comparing will follow
+            self._warm = True
+            self.run_worker(service.warm_up, thread=True, group="warm-up", exit_on_error=False)
         self._dirs = list_results(self.wb.results_base)
         self._scanned = True
 
@@ -312,7 +307,8 @@ class ResultsView(View):
         for case in summary.cases:
             checks = case_checks(summary, case)
             cells: list[str | Text] = list(case_cells(case, checks))
-            cells[6] = Text(cells[6], style=expect_text(checks)[1])  # type: ignore[arg-type]
+            at = CASE_COLUMNS.index("expect")
+            cells[at] = Text(cells[at], style=expect_text(checks)[1])  # type: ignore[arg-type]
             shown.append((f"{case.test_id}|{case.case}|{case.kind}", cells))
         cases.show(shown)
         self.query_one("#records", LiveTable).show([
@@ -323,24 +319,21 @@ class ResultsView(View):
 
     def _draw_report(self, summary: DirectorySummary) -> None:
         """The report's tables (every kind's section, monitors, thresholds) as ``gftpwb report`` prints
-        them, each at its natural width: the body is as wide as the widest and scrolls sideways, so
-        cells are not squeezed to one letter at 80 columns."""
+        them in a terminal as wide as the view: a table wider than that is drawn in parts (its key
+        columns repeated, "(continued)"), text cells fold, numbers are never cut; the view scrolls
+        down, not sideways past a cut number. Redrawn at the new width when the terminal is resized."""
         body = self.query_one("#report-body", Static)
         tables = []
         for table in directory_tables(summary):
-            drawn = rich_table(table)
+            drawn = service.report_table(table)
             drawn.box, drawn.show_edge, drawn.caption_justify = box.SIMPLE_HEAD, False, "left"
             tables.append(drawn)
         if not tables:
-            body.styles.width = "auto"
             body.update(Text("no report tables: no run of a kind with a report section", style="dim"))
             return
-        console = self.app.console
-        options = console.options.update_width(REPORT_MAX_WIDTH)
-        body.styles.width = max(Measurement.get(console, options, t).maximum for t in tables)
         spaced: list = []
         for table in tables:
-            spaced += [table, Text("")] 
+            spaced += [table, Text("")]
         body.update(Group(*spaced[:-1]))
 
     def _draw_comparison(self, detail: Static) -> None:
@@ -369,7 +362,7 @@ class ResultsView(View):
         for n, x in enumerate(c.changes):
             cells, style = change_cells(x)
             shown: list[str | Text] = [cells[i] for i in COMPARE_ORDER]
-            shown[7] = Text(cells[9], style=VERDICT_STYLE.get(x.verdict, style))
+            shown[VERDICT_AT] = Text(cells[9], style=VERDICT_STYLE.get(x.verdict, style))
             rows.append((str(n), shown))
         table.show(rows)
         self._draw_compare_note(c)
@@ -500,7 +493,7 @@ class ResultsView(View):
             app.call_from_thread(app.notify, line, severity="warning")
 
         try:
-            write_html(target, [read_directory(directory)], f"gftpwb {__version__}", DEFAULT_TREND, warn)
+            service.write_html_report(target, directory, f"gftpwb {__version__}", warn)
         except GftpwbError as exc:
             app.call_from_thread(app.notify, str(exc), title="HTML report", severity="error", timeout=15)
             return
@@ -525,7 +518,7 @@ class ResultsView(View):
 
     def _write(self, path: str, text: str) -> bool:
         try:
-            atomic_write(path, text, newline="")
+            service.save_text(path, text, newline="")
         except OSError as exc:
             self.app.notify(f"cannot write {path}: {exc.strerror or exc}", severity="error")
             return False

@@ -20,9 +20,9 @@ from gftpwb.core.format import duration_text, human_bytes, rate_text, short_erro
 from gftpwb.core.live import read
 from gftpwb.core.live.models import RunLine
 from gftpwb.core.live.monitors import MonitorRow, sparkline
-from gftpwb.shell import tracecontrol
+from gftpwb.shell import interactive as service
 
-from .views import Table, View, engine_badge, fields
+from .views import TONE_STYLE, Table, View, engine_badge, fields
 from .widgets import RateChart, TailLog
 
 WIDE = 120  # from this width the monitors panel stands beside the chart, below it under the chart
@@ -149,18 +149,25 @@ class RunView(View):
         else:
             s = panel.summary
             counts = ", ".join(f"{n} {k}" for k, n in sorted(s.counts.items())) if s else ""
-            style = "magenta" if panel.state == "interrupted" else ("green" if s and s.all_passed else "red")
+            tone = read.outcome(s)[1] if s else "bad"
+            style = TONE_STYLE[tone]
             again = "   r: resume or start anew" if panel.state == "interrupted" else ""
             violated = len(read.violations(wb.live))
             expect = (f"   {violated} threshold(s) violated", "bold red") if violated else ("", "")
+            skipped = read.skip_reasons(wb.live)
+            why = (f"   skipped: {short_error(skipped[0])}" + (f" (+{len(skipped) - 1} more)" if len(skipped) > 1
+                                                                else ""), "yellow") if skipped else ("", "")
             head.update(Text.assemble((panel.state, f"bold {style}"), f": {counts or 'no runs'} of "
-                                      f"{s.total if s else 0} planned", expect, (again, "dim")))
+                                      f"{s.total if s else 0} planned", expect, why, (again, "dim")))
         command = self.query_one("#run-cmd", Static)
         command.display = shown is not None  # several runs in flight: their commands are in the log
         command.update(Text(f"$ {shown.command}" if shown else "", style="dim", no_wrap=True, overflow="ellipsis"))
         bar = self.query_one("#run-bar", ProgressBar)
         eta = self.query_one("#run-eta", Static)
-        if shown is not None and shown.length_bytes and (shown.status == "running" or shown.bytes):
+        if shown is not None and shown.waiting:  # nothing reported yet: not "0 % moved 0 B"
+            bar.display = False
+            eta.update(Text(shown.waiting, style="yellow"))
+        elif shown is not None and shown.length_bytes and (shown.status == "running" or shown.bytes):
             bar.display = True
             bar.update(total=shown.length_bytes, progress=min(shown.bytes, shown.length_bytes))
             # Textual's Bar rounds its fill to half cells of the width it had when the value was set (0
@@ -173,11 +180,13 @@ class RunView(View):
             bar.display = False
             unknown = shown is not None and shown.status == "running"
             eta.update(Text("length unknown (no -len): bytes and rates only" if unknown else "", style="dim"))
+        eta.styles.width = "auto" if bar.display else "1fr"  # without the bar, a long text wraps in the row
         self.query_one("#run-progress").display = bar.display or (shown is not None and shown.status == "running")
-        pairs: list[tuple[str, str | Text]] = [
-            ("now", f"{rate_text(panel.rate_inst_mib_s)} MiB/s"),
-            ("average", f"{rate_text(panel.rate_avg_mib_s)} MiB/s"),
-            ("moved in all", human_bytes(panel.bytes_moved)), ("runs", f"{panel.runs_done}/{panel.runs_total}")]
+        pairs: list[tuple[str, str | Text]] = []
+        if panel.running:  # nothing in flight: no rate now (the last run's takes their place, 80 columns)
+            pairs += [("now", f"{rate_text(panel.rate_inst_mib_s)} MiB/s"),
+                      ("average", f"{rate_text(panel.rate_avg_mib_s)} MiB/s")]
+        pairs += [("moved in all", human_bytes(panel.bytes_moved)), ("runs", f"{panel.runs_done}/{panel.runs_total}")]
         if not panel.running and panel.last is not None and panel.last.rate_avg_mib_s is not None:
             pairs.append(("last run", f"{rate_text(panel.last.rate_avg_mib_s)} MiB/s"))
         self.query_one("#run-rates", Static).update(fields(*pairs))
@@ -224,13 +233,13 @@ class RunView(View):
 
     def action_trace_level(self) -> None:
         """Switch the trace level of the runs in flight between run and io (NetLogger's "detailed
-        tracing on and off while running"), through :mod:`gftpwb.shell.tracecontrol` as SIGUSR2 and
-        SIGUSR1 do; say why when nothing can switch."""
+        tracing on and off while running"), through the front-end service as SIGUSR2 and SIGUSR1 do;
+        say why when nothing can switch."""
         target, why = read.trace_target(read.trace_levels(self.wb.live))
         if target is None:
             self.app.notify(why, title="trace level", severity="warning", timeout=8)
             return
-        asked = tracecontrol.switch(target, "tui key t")
+        asked = service.switch_trace(target, "tui key t")
         if not asked:
             self.app.notify("no run in flight can switch its trace level: only gfapi workers can (guc runs keep "
                             "the level they started with)", title="trace level", severity="warning", timeout=8)

@@ -1,5 +1,6 @@
 """The five views of the workbench. Each draws values the live state's read models compute
-(:mod:`gftpwb.core.live.read`; for past results :mod:`gftpwb.shell.results_index` and
+(:mod:`gftpwb.core.live.read`; for past results the front-end service's
+:func:`~gftpwb.shell.interactive.read_directory` and
 :mod:`gftpwb.core.compare`); none computes a rate, a status or a ranking itself. Views read the app
 through :class:`gftpwb.tui.state.WorkbenchState` and never import it. ``refresh_view`` is called by the
 app's timer only for the view shown.
@@ -38,6 +39,7 @@ from .state import SaveText, WorkbenchState
 from .widgets import FastTable, LiveTable, Row, TuneChart
 
 Table = tuple[tuple[str, ...], list[tuple[str, ...]]]  # (header, rows) as exported
+TONE_STYLE = {"ok": "green", "bad": "red", "stopped": "magenta"}  # how read.outcome's tones are shown
 
 
 def _styled(cells: tuple[str, ...], column: int) -> list[str | Text]:
@@ -168,7 +170,7 @@ def errors_text(failed: list, shown: int = 2) -> Text:
 
 class ThreadsView(View):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "sort_next", "Sort by next"),
+        Binding("o", "sort_next", "Sort"),
         Binding("O", "sort_reverse", "Reverse"),
     ]
 
@@ -260,8 +262,8 @@ def notes_text(rows: list, styles: dict[str, str]) -> Text:
 
 class TuneView(View):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "copy_line", "Copy guc line"),
-        Binding("w", "save_line", "Save guc line"),
+        Binding("c", "copy_line", "Copy line"),
+        Binding("w", "save_line", "Save line"),
         Binding("n", "next_test", "Next tune test", show=False),
     ]
 

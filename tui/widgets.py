@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -19,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Button, DataTable, Input, Log, Static
+from textual.widgets.data_table import ColumnKey
 from textual_plotext import PlotextPlot
 
 from gftpwb.core.live.models import RateChartData, TuneRowView
@@ -49,6 +51,39 @@ class LiveTable(DataTable):
     def on_mount(self) -> None:
         for label, key in self._spec:
             self.add_column(label, key=key)
+        self._fitted: tuple[str, str, int, int] | None = None  # fit()'s arguments
+
+    def fit(self, key: str, through: str, least: int = 8, enough: int = 24) -> None:
+        """Narrow column ``key`` (a long text: parameters), its cells cut with an ellipsis, so the
+        columns up to ``through`` stay on screen; as wide as its widest cell when every column fits,
+        else the room the others leave but no more than ``enough`` cells (the columns after
+        ``through`` get the rest, then run past the right edge: they scroll). Kept up as the table's
+        width and cells change."""
+        self._fitted = (key, through, least, enough)
+        self._fit()
+
+    def _fit(self) -> None:
+        if self._fitted is None or not self.size.width:
+            return
+        key, through, least, enough = self._fitted
+        index, last = self._column_keys.index(key), self._column_keys.index(through)
+        padding = 2 * self.cell_padding
+        room = self.size.width - padding - 2  # 2: the vertical scrollbar's room
+
+        def left(columns: list[int]) -> int:
+            return room - sum(width + padding for i, width in enumerate(columns) if i != index)
+
+        natural = self._widths[index]
+        width = max(least, min(natural, left(self._widths[:last + 1]), max(enough, left(self._widths))))
+        column = self.columns[ColumnKey(key)]
+        if column.auto_width or column.width != width:
+            column.auto_width = False
+            column.width = width
+            self._require_update_dimensions = True
+            self.refresh()
+
+    def on_resize(self) -> None:
+        self._fit()
 
     def _update_dimensions(self, new_rows) -> None:
         """Textual 8.2 keeps a row rendered before the idle pass measured the new rows in its render
@@ -77,7 +112,13 @@ class LiveTable(DataTable):
 
     @staticmethod
     def _text(cell: Cell) -> Text:
-        return cell if isinstance(cell, Text) else Text(cell, no_wrap=True)
+        """A cell as Text that ends in an ellipsis where a narrowed column (:meth:`fit`) cuts it."""
+        if isinstance(cell, Text):
+            if cell.overflow is None:
+                cell = cell.copy()
+                cell.no_wrap, cell.overflow = True, "ellipsis"
+            return cell
+        return Text(cell, no_wrap=True, overflow="ellipsis")
 
     def show(self, rows: Sequence[Row]) -> None:
         keep = self.cursor_key()
@@ -105,6 +146,7 @@ class LiveTable(DataTable):
             self.remove_row(str(position))
         del self._shown[len(rows):]
         self._order = [key for key, _ in rows]
+        self._fit()
         if not self.show_cursor:
             return  # nothing to follow (a ranking): the view stays where the user scrolled it
         if keep is not None and keep in self._order and self._order.index(keep) != self.cursor_row:
@@ -318,6 +360,70 @@ def hbar(fraction: float, width: int) -> str:
     return ("█" * full + (HBLOCKS[rest] if rest else "")).ljust(width)[:width]
 
 
+#: Rows of a plotext figure that are not plot: the frame's top and bottom, the ticks and the labels
+#: under it (a title takes one more).
+FRAME_ROWS = 4
+MOST_LABELS = 9  # y-axis labels at most (160x50 has 40 plot rows: a label every 5th)
+
+
+def _decimals(step: float) -> int:
+    """The decimals that write ``step`` (at most 2 significant digits) exactly: 0 for 310, 2 for 0.25."""
+    for decimals in range(10):
+        if abs(round(step, decimals) - step) <= 1e-9 * step:
+            return decimals
+    return 9
+
+
+def _round_up(value: float) -> float:
+    """``value`` rounded up to two significant digits (306.6 -> 310, 0.173 -> 0.18)."""
+    unit = 10.0 ** (math.floor(math.log10(value)) - 1)
+    return math.ceil(value / unit - 1e-9) * unit
+
+
+#: Steps by how round they read (mantissas of a power of ten): 1, then 2 and 5, then 2.5, then
+#: 1.5, 3, 4, 6 and 8; any other two significant digits after them.
+ROUND_STEPS = ((1.0,), (2.0, 5.0), (2.5,), (1.5, 3.0, 4.0, 6.0, 8.0))
+WASTE = 1.15  # a rounder step may leave the top this much above the peak (else the chart loses height)
+
+
+def _step_up(value: float, mantissas: tuple[float, ...]) -> float:
+    """The smallest m x 10^k (m one of ``mantissas``) at least ``value``."""
+    power = 10.0 ** math.floor(math.log10(value))
+    return min(m * power * scale for m in mantissas for scale in (1.0, 10.0) if m * power * scale >= value * (1 - 1e-9))
+
+
+def y_axis(high: float, rows: int) -> tuple[float, list[float], list[str]]:
+    """The y axis of a chart from 0 with ``rows`` plot rows that must reach ``high``: its top, and its
+    labels (values and texts), evenly spaced in value and each on a row of its own, the same number of
+    rows apart, so they read as a linear scale (plotext's own ticks share a row at 80x24 and one is
+    dropped: 3270.5, 2725.4, 2180.3, 1090.2, ...). At most :data:`MOST_LABELS`; the roundest step
+    (0, 100, 200, ...) whose top stays within :data:`WASTE` of ``high``, else the step that wastes
+    least, rounded up to two significant digits (0, 310, 620, ... on the 6 rows of 80x24)."""
+    high = high if high > 0 else 1.0
+    if rows < 2:
+        return high, [0.0], ["0"]
+    # Intervals between labels: about one per 6 rows (two at least, where there is room); a step is
+    # as good as it is round, less a point for each interval short of that.
+    least = min(2, rows - 1)
+    target = max(least, min((rows - 1) // 6, MOST_LABELS - 1))
+    candidates = []  # (score, top, fewer labels last, step, rows per label)
+    for per_label in range(1, rows):
+        intervals = (rows - 1) // per_label
+        if intervals < least or intervals + 1 > MOST_LABELS:
+            continue
+        need = high * per_label / (rows - 1)
+        steps = [(rank, _step_up(need, mantissas)) for rank, mantissas in enumerate(ROUND_STEPS)]
+        steps.append((len(ROUND_STEPS), _round_up(need)))
+        candidates += [(rank + max(0, target - intervals), step * (rows - 1) / per_label, -intervals, step, per_label)
+                       for rank, step in steps]
+    snug = [c for c in candidates if c[1] <= high * WASTE]
+    _, top, _, step, per_label = min(snug) if snug else min(candidates, key=lambda c: (c[1], c[2]))
+    top = max(top, high)  # (float rounding: never under high)
+    values = [k * step for k in range((rows - 1) // per_label + 1)]
+    decimals = _decimals(step)
+    return top, values, [f"{v:.{decimals}f}" for v in values]
+
+
 class RateChart(PlotextPlot):
     """The aggregate rate over time (textual-plotext): MiB/s against seconds since the scenario
     started, one line per host when the runs span several, sized to the widget.
@@ -330,11 +436,21 @@ class RateChart(PlotextPlot):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._data: RateChartData | None = None
+        self._rows = 0
+
+    def on_resize(self) -> None:
+        if self._data is not None and self._plot_rows(self._data) != self._rows:
+            data, self._data = self._data, None
+            self.show(data)  # the y axis' labels follow the rows there are
+
+    def _plot_rows(self, data: RateChartData) -> int:
+        return self.size.height - FRAME_ROWS - (0 if data.total else 1)
 
     def show(self, data: RateChartData) -> None:
         if data == self._data:
             return
         self._data = data
+        self._rows = self._plot_rows(data)
         plt = self.plt
         plt.clear_data()
         plt.clear_figure()
@@ -348,7 +464,9 @@ class RateChart(PlotextPlot):
         plt.plot(xs, list(data.total), label="all" if data.hosts else "", marker="braille", color="cyan")
         for n, (host, series) in enumerate(data.hosts.items()):
             plt.plot(xs, list(series), label=host, marker="braille", color=HOST_COLORS[n % len(HOST_COLORS)])
-        plt.ylim(0, max(data.peak * 1.1, 1.0))
+        top, values, labels = y_axis(data.peak * 1.05, self._rows)
+        plt.ylim(0, top)
+        plt.yticks(values, labels)
         if len(xs) == 1:
             plt.xlim(0, xs[0] + data.step_s)
         self.refresh()

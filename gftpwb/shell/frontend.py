@@ -10,7 +10,8 @@ around and after a scenario run.
 * :func:`run` prepares the directory and executes the plan (:mod:`gftpwb.shell.session`);
 * :func:`exit_code` turns a summary into the exit code every front end returns.
 
-A front end adds only what it shows (console, screens) and how it is asked (arguments, keys).
+A front end adds only what it shows (console, screens) and how it is asked (arguments, keys). The TUI
+reaches this service, and the rest of the shell it needs, through :mod:`gftpwb.shell.interactive`.
 """
 
 from __future__ import annotations

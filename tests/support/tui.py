@@ -3,7 +3,13 @@ the snapshot tests' stable app fed with recorded events."""
 
 from __future__ import annotations
 
+import textwrap
+from pathlib import Path
+
 from gftpwb.tui.app import WorkbenchApp
+
+from gftpwb.core.bus import EventBus
+from gftpwb.shell.executor import Executor
 
 SIZE = (80, 24)
 NOW = 1012.3  # the snapshot apps' clock: a fixed moment of the recorded events
@@ -50,3 +56,15 @@ def feeding(*keys: str):
         await pilot.pause()
 
     return run_before
+
+
+def write_scenario(directory: Path, body: str, name: str = "tuitest") -> str:
+    """A scenario named ``name`` in ``directory`` whose tests are ``body`` (YAML list items)."""
+    path = directory / f"{name}.yaml"
+    path.write_text(f"version: 1\nname: {name}\ntests:\n" + textwrap.dedent(body))
+    return str(path)
+
+
+def standin_factory(runner):
+    """The app's executor with ``runner`` (a stand-in, support.tui_standins) for guc tests."""
+    return lambda: Executor(EventBus(), runners={"guc": runner})

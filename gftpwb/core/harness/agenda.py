@@ -49,6 +49,19 @@ class Schedule:
         return cls(needs=needs, concurrent_tests=scenario.concurrent_tests, expect=expect)
 
 
+def left_out_needs(schedule: Schedule, selected: Iterable[str]) -> dict[str, str]:
+    """The selected tests (``--only``, the TUI's filter) that need a test left out of the selection,
+    each with why its runs will be skipped, in the words the run will record ("needs warm, which was
+    not selected to run ..."), so a front end can say it before the run rather than after."""
+    chosen = set(selected)
+    out: dict[str, str] = {}
+    for test_id, needed in schedule.needs.items():
+        missing = [need for need in needed if need not in chosen]
+        if test_id in chosen and missing:
+            out[test_id] = reason_text(missing[0], NOT_SELECTED)
+    return out
+
+
 @dataclass
 class Unit:
     """The consecutive runs of one test in one pass of the suite."""

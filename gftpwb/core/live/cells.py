@@ -85,25 +85,46 @@ def thread_cells(row: ThreadRow) -> tuple[str, ...]:
             f"{state} ({row.engine})" if row.engine else state)
 
 
-def thread_totals(rows: Sequence[ThreadRow], elapsed: Mapping[str, float]) -> ThreadTotals:
-    """Sums and spread over ``rows``; ``elapsed`` gives each finished row's seconds (by key)."""
+def thread_totals(rows: Sequence[ThreadRow], elapsed: Mapping[str, float],
+                  together: Mapping[str, int] | None = None) -> ThreadTotals:
+    """Sums and spread over ``rows``; ``elapsed`` gives each finished row's seconds (by key);
+    ``together`` the group of runs each row's run ran at the same time with (by run id; groups in
+    the order they started; default: all at once). Rates add up within a group only."""
     rates = [r.mib_s for r in rows if r.mib_s is not None]
     mean = sum(rates) / len(rates) if rates else None
     cv = None
     if mean and len(rates) > 1:
         cv = (sum((x - mean) ** 2 for x in rates) / (len(rates) - 1)) ** 0.5 / mean
     done = [elapsed[r.key] for r in rows if r.key in elapsed]
-    return ThreadTotals(rows=len(rows), mib=sum(r.mib for r in rows), mib_s=sum(rates) if rates else None,
+    sums: dict[int, float] = {}
+    runs: dict[int, set[str]] = {}
+    for row in rows:
+        if row.mib_s is not None:
+            group = together.get(row.run_id, 0) if together is not None else 0
+            sums[group] = sums.get(group, 0.0) + row.mib_s
+            runs.setdefault(group, set()).add(row.run_id)
+    at_a_time = tuple(sums[group] for group in sorted(sums))
+    return ThreadTotals(rows=len(rows), mib=sum(r.mib for r in rows),
+                        mib_s=at_a_time[0] if len(at_a_time) == 1 else None,
                         min_mib_s=min(rates) if rates else None, max_mib_s=max(rates) if rates else None, cv=cv,
                         done=len(done), first_done_s=min(done) if done else None,
-                        last_done_s=max(done) if done else None)
+                        last_done_s=max(done) if done else None, at_a_time=at_a_time,
+                        one_run_each=all(len(ids) == 1 for ids in runs.values()))
 
 
 def totals_text(totals: ThreadTotals) -> str:
-    """The totals row as one line: ``8 rows · 1,234.5 MiB · 456.7 MiB/s in all · spread 50.1-60.2 (CV 5.0 %) ...``."""
+    """The totals row as one line: ``8 rows · 1,234.5 MiB · 456.7 MiB/s in all · spread 50.1-60.2 (CV 5.0 %) ...``;
+    rows of runs that ran one after another: ``... · 23.1 to 92.9 MiB/s in all at a time (3 runs one
+    after another) · ...``."""
     parts = [f"{totals.rows} row(s)", f"{totals.mib:.1f} MiB"]
     if totals.mib_s is not None:
         parts.append(f"{rate_text(totals.mib_s)} MiB/s in all")
+    elif totals.at_a_time:
+        groups = len(totals.at_a_time)
+        what = f"{groups} runs" if totals.one_run_each else f"{groups} groups of runs"
+        parts.append(f"{rate_text(min(totals.at_a_time))} to {rate_text(max(totals.at_a_time))} MiB/s in all at a "
+                     f"time ({what} one after another)")
+    if totals.min_mib_s is not None:
         parts.append(f"per row {rate_text(totals.min_mib_s)} to {rate_text(totals.max_mib_s)} MiB/s"
                      + (f" (CV {cv_text(totals.cv)})" if totals.cv is not None else ""))
     if totals.done:

@@ -8,6 +8,7 @@ the previous report (or the start), which is where they moved.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Iterable
 
@@ -70,19 +71,22 @@ class RateHistory:
             for bucket in [b for b in into if b < oldest]:
                 del into[bucket]
 
-    def series(self, now: float, points: int, until: float, in_flight: Iterable[RunState]) -> list[float]:
+    def series(self, now: float, points: int, until: float, in_flight: Iterable[RunState], *,
+               whole: bool = False) -> list[float]:
         """MiB/s per bucket, the last ``points`` up to ``until``; for the time since a run in flight
-        last reported, its last known rate stands in until its next report gives the real bytes."""
+        last reported, its last known rate stands in until its next report gives the real bytes.
+        ``whole``: only the buckets that end by ``until`` (what comes after it is not known yet)."""
         if self.t0 is None or points <= 0:
             return []
-        step = self.step_s
-        end_bucket = max(0, int((until - self.t0) / step))
-        first = max(0, end_bucket - points + 1)
+        first, end_bucket = self.window(points, until, whole=whole)
+        if end_bucket < 0:
+            return []
         estimate: dict[int, float] = {}
+        end = min(now, until)
         for run in in_flight:
-            if run.inst and run.accounted_t is not None and now > run.accounted_t:
-                self.spread(run.inst * (now - run.accounted_t), run.accounted_t, now, estimate)
-        spans = self._spans(first, end_bucket, until)
+            if run.inst and run.accounted_t is not None and end > run.accounted_t:
+                self.spread(run.inst * (end - run.accounted_t), run.accounted_t, end, estimate)
+        spans = [self.step_s] * (end_bucket - first + 1) if whole else self._spans(first, end_bucket, until)
         return [(self.moved.get(b, 0.0) + estimate.get(b, 0.0)) / span for b, span in zip(range(first, end_bucket + 1),
                                                                                            spans, strict=True)]
 
@@ -95,24 +99,31 @@ class RateHistory:
         gone = until - (self.t0 + last * step)
         return [step] * (last - first) + [min(step, max(gone, step / 4))]
 
-    def window(self, points: int, until: float) -> tuple[int, int]:
-        """The first and last bucket of the newest ``points`` buckets up to ``until``."""
+    def window(self, points: int, until: float, *, whole: bool = False) -> tuple[int, int]:
+        """The first and last bucket of the newest ``points`` buckets up to ``until`` (``whole``: the
+        last one that ends by ``until``)."""
         assert self.t0 is not None
-        end_bucket = max(0, int((until - self.t0) / self.step_s))
+        if whole:  # the last bucket that ends by until (-1: none does yet)
+            end_bucket = math.floor((until - self.t0) / self.step_s + 1e-9) - 1
+        else:
+            end_bucket = max(0, int((until - self.t0) / self.step_s))
         return max(0, end_bucket - points + 1), end_bucket
 
-    def host_series(self, now: float, points: int, until: float,
-                    in_flight: Iterable[RunState]) -> dict[str, list[float]]:
+    def host_series(self, now: float, points: int, until: float, in_flight: Iterable[RunState], *,
+                    whole: bool = False) -> dict[str, list[float]]:
         """:meth:`series` per host, over the same buckets (hosts in the order they first moved data)."""
         if self.t0 is None or points <= 0:
             return {}
-        first, last = self.window(points, until)
+        first, last = self.window(points, until, whole=whole)
+        if last < 0:
+            return {}
         estimates: dict[str, dict[int, float]] = {}
+        end = min(now, until)
         for run in in_flight:
-            if run.inst and run.accounted_t is not None and now > run.accounted_t:
-                self.spread(run.inst * (now - run.accounted_t), run.accounted_t, now,
+            if run.inst and run.accounted_t is not None and end > run.accounted_t:
+                self.spread(run.inst * (end - run.accounted_t), run.accounted_t, end,
                             estimates.setdefault(run.spec.host, {}))
-        spans = self._spans(first, last, until)
+        spans = [self.step_s] * (last - first + 1) if whole else self._spans(first, last, until)
         hosts = [*self.by_host, *(h for h in estimates if h not in self.by_host)]
         return {host: [(self.by_host.get(host, {}).get(b, 0.0) + estimates.get(host, {}).get(b, 0.0)) / span
                        for b, span in zip(range(first, last + 1), spans, strict=True)] for host in hosts}

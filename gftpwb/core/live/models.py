@@ -52,6 +52,9 @@ class RunLine:
     rate_avg_mib_s: float | None
     rate_inst_mib_s: float | None
     engine: str = ""  # "SIMULATED" when the simulated engine carries the run out
+    #: A run in flight that has reported nothing yet: what it waits for, in its kind's words ("waiting
+    #: for guc's first progress report ..."); its bytes and rates are not known yet, not zero.
+    waiting: str = ""
 
     @property
     def fraction(self) -> float | None:
@@ -109,13 +112,17 @@ class ThreadTotals:
 
     rows: int
     mib: float
-    mib_s: float | None  # the sum of the rows' rates
+    mib_s: float | None  # the sum of the rows' rates, when they all ran at the same time (else None)
     min_mib_s: float | None
     max_mib_s: float | None
     cv: float | None  # stdev / mean of the rows' rates (a fraction)
     done: int  # rows that finished (passed, done, failed, ...)
     first_done_s: float | None
     last_done_s: float | None
+    #: The sum of the rates of each group of rows that ran at the same time (the threads of one run,
+    #: of runs that overlapped), groups in the order they started: runs one after another do not add up.
+    at_a_time: tuple[float, ...] = ()
+    one_run_each: bool = True  # each of those groups is one run (else some runs overlapped)
 
 
 @dataclass(frozen=True)

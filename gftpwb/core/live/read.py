@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from gftpwb.core.checks import Check
-from gftpwb.core.format import short_error
-from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, SKIPPED, TIMEOUT, ResultRecord
+from gftpwb.core.format import counts_text, short_error
+from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, SKIPPED, TIMEOUT, ResultRecord, Summary
 from gftpwb.core.registry import registry
 from gftpwb.core.trace.setting import IO, OFF, RUN
 
@@ -45,6 +45,7 @@ def test_rows(live: LiveState) -> list[TestRow]:
             notes.append(f"{earlier} done earlier")
         if left_out:
             notes.append("not selected")
+        notes.extend(_skip_notes(runs))
         not_run = sum(1 for run in runs if run.not_run)
         if not_run:
             notes.append(f"{not_run} not run (stopped)")
@@ -67,6 +68,40 @@ def test_rows(live: LiveState) -> list[TestRow]:
     return rows
 
 
+def _skip_notes(runs: list[RunState]) -> list[str]:
+    """Why runs of this attempt were skipped, as their records say ("2 skipped: needs warm, which
+    was not selected to run ..."); one note per reason."""
+    reasons: dict[str, int] = {}
+    for run in runs:
+        if run.status == SKIPPED and run.record is not None and run.record.error:
+            reasons[run.record.error] = reasons.get(run.record.error, 0) + 1
+    return [f"{n} skipped: {short_error(reason)}" for reason, n in reasons.items()]
+
+
+def skip_reasons(live: LiveState) -> list[str]:
+    """Each reason runs of this attempt were skipped for (``needs`` not met), in the order they came."""
+    return list(dict.fromkeys(run.record.error for run in live.runs.values()
+                              if run.status == SKIPPED and run.record is not None and run.record.error))
+
+
+def outcome(summary: Summary) -> tuple[str, str]:
+    """How a finished scenario run ended, in words for a status line, and its tone (``ok``, ``bad``,
+    ``stopped``), as the exit code has it: ``all passed`` only when every run passed and every
+    threshold (``expect:``) was met (exit 0); ``all passed, 2 thresholds violated`` (exit 8);
+    ``finished: 1 failed, 2 skipped`` (exit 1); ``interrupted``."""
+    if summary.interrupted:
+        return "interrupted", "stopped"
+    if not summary.all_passed:
+        others = {status: n for status, n in summary.counts.items() if status != PASSED}
+        not_run = summary.total - sum(summary.counts.values())
+        if not_run > 0:
+            others["not run"] = not_run
+        return f"finished: {counts_text(others)}", "bad"
+    if summary.violations:
+        return f"all passed, {summary.violations} threshold(s) violated", "bad"
+    return "all passed", "ok"
+
+
 def _last_rate(runs: list[RunState]) -> float | None:
     moving = [run for run in runs if run.status == RUNNING and run.avg is not None]
     if moving:
@@ -83,11 +118,25 @@ def _engine(run: RunState) -> str:
     return registry().engine_label(engine)
 
 
+def _unreported(run: RunState) -> bool:
+    """A run in flight that has reported no progress yet (guc between two servers reports every 5 s):
+    what it moved so far is unknown, not zero. A run that only steers others (no command) moves nothing."""
+    return run.status == RUNNING and run.inst is None and bool(run.command)
+
+
+def _waiting(run: RunState) -> str:
+    kind = registry().find(run.spec.kind)
+    if kind is None:
+        return "waiting for the first progress report"
+    return kind.present.progress_note(run.spec) or kind.present.waiting(run.spec)
+
+
 def _line(run: RunState, now: float) -> RunLine:
     if run.status == RUNNING:
         elapsed = now - (run.started_t if run.started_t is not None else now)
         return RunLine(run.spec.run_id, run.spec.host, run.command, run.status, max(elapsed, 0.0), run.bytes,
-                       run.spec.length_bytes, run.avg, run.inst, _engine(run))
+                       run.spec.length_bytes, run.avg, run.inst, _engine(run),
+                       _waiting(run) if _unreported(run) else "")
     record = run.record
     return RunLine(run.spec.run_id, run.spec.host, run.command or " ".join(run.spec.argv), run.status,
                    (record.seconds if record and record.seconds is not None else 0.0), run.bytes,
@@ -109,37 +158,56 @@ def run_panel(live: LiveState, now: float) -> RunPanel:
     planned = [run_id for run_id in live.attempt if not live.runs[run_id].extra]
     done = sum(1 for run_id in planned if live.runs[run_id].record is not None)
     live_avg = [run.avg for run in live.running.values() if run.avg is not None]
+    reported = any(not _unreported(run) for run in live.running.values())
     return RunPanel(
         scenario=live.scenario, results_dir=live.results_dir, state=state, runs_done=done,
         runs_total=len(planned), running=running,
         last=_line(live.last, now) if live.last is not None else None,
         bytes_moved=live.finished_bytes + sum(run.bytes for run in live.running.values()),
-        rate_inst_mib_s=live.rate_inst if live.running else None,
+        rate_inst_mib_s=live.rate_inst if reported else None,  # none reported yet: unknown, not 0
         rate_avg_mib_s=sum(live_avg) if live_avg else None, summary=live.summary,
     )
 
 
+def _chart_until(live: LiveState, now: float) -> tuple[float, bool]:
+    """Where the rate history ends, and whether it is cut there: now while a scenario runs, else its
+    last event; but never past the start of a run in flight that has reported nothing yet (cut: the
+    chart then ends with the last whole bucket before it). Its bytes are not known until its first
+    report (guc's, every 5 s between two servers), which spreads them back over the time since it
+    started; drawn before, those seconds read as the rate falling to 0 between two runs."""
+    until = now if live.active else (live.history.last_t or now)
+    waiting = [run.accounted_t for run in live.running.values() if _unreported(run) and run.accounted_t is not None]
+    if waiting and min(waiting) < until:
+        return min(waiting), True
+    return until, False
+
+
 def rate_series(live: LiveState, now: float, points: int) -> list[float]:
-    """The aggregate rate in MiB/s, one value per ``history_step_s``, the last ``points`` up to ``now``.
+    """The aggregate rate in MiB/s, one value per ``history_step_s``, the last ``points`` up to ``now``
+    (or to the start of a run in flight that has not reported yet: :func:`_chart_until`).
 
     Each value is the MiB moved in that interval over its length. For the time since a run in flight
     last reported, its last known rate stands in until its next report gives the real bytes.
     """
-    until = now if live.active else (live.history.last_t or now)
-    return live.history.series(now, points, until, live.running.values())
+    until, cut = _chart_until(live, now)
+    return live.history.series(now, points, until, live.running.values(), whole=cut)
 
 
 def rate_chart(live: LiveState, now: float, points: int) -> RateChartData:
     """The run view's chart: :func:`rate_series` with its time axis, and one series per host when the
     runs span more than one host."""
     history = live.history
-    total = rate_series(live, now, points)
+    until, cut = _chart_until(live, now)
+    # While a scenario runs the chart ends with the last whole second: the view redraws it as each
+    # second passes, when the newest one has barely begun (its rate over a few milliseconds read as
+    # a fall at the right edge until the next redraw).
+    whole = cut or live.active
+    total = history.series(now, points, until, live.running.values(), whole=whole)
     if history.t0 is None or not total:
         return RateChartData((), (), {}, history.step_s)
-    until = now if live.active else (history.last_t or now)
-    first, last = history.window(points, until)
+    first, last = history.window(points, until, whole=whole)
     seconds = tuple((b + 1) * history.step_s for b in range(first, last + 1))
-    hosts = history.host_series(now, points, until, live.running.values())
+    hosts = history.host_series(now, points, until, live.running.values(), whole=whole)
     return RateChartData(seconds, tuple(total), {h: tuple(v) for h, v in hosts.items()} if len(hosts) > 1 else {},
                          history.step_s)
 
@@ -182,7 +250,28 @@ def thread_summary(live: LiveState, rows: list[ThreadRow]) -> ThreadTotals:
             elapsed[row.key] = part.elapsed
         elif run.record is not None and run.record.seconds is not None:
             elapsed[row.key] = run.record.seconds
-    return thread_totals(rows, elapsed)
+    return thread_totals(rows, elapsed, together(live, {row.run_id for row in rows}))
+
+
+def together(live: LiveState, run_ids: set[str]) -> dict[str, int]:
+    """Which of ``run_ids`` ran at the same time: a group number per run, runs whose times overlap
+    (from start to end, or still running) in one group, groups numbered in the order they started.
+    A run that starts as another ends ran after it."""
+    spans = []
+    for run_id in run_ids:
+        run = live.runs.get(run_id)
+        if run is None or run.started_t is None:
+            continue
+        end = run.ended_t if run.ended_t is not None and run.status != RUNNING else float("inf")
+        spans.append((run.started_t, end, run_id))
+    groups: dict[str, int] = {}
+    group, reach = -1, float("-inf")
+    for start, end, run_id in sorted(spans):
+        if start >= reach:
+            group += 1
+        reach = max(reach, end) if start < reach else end
+        groups[run_id] = group
+    return groups
 
 
 def _part_row(run: RunState, part: PartState) -> ThreadRow:
