@@ -16,7 +16,7 @@ from gftpwb.kinds.guc.kind import GUC_PROGRAM, require_ends, timeout_of, transfe
 from gftpwb.kinds.simulated.link import build_link
 
 from .candidates import TGFTP_37, params_line, repeated, resolve_candidates
-from .keys import autotune_keys, candidates_schema
+from .keys import autotune_keys, candidates_schema, warm_start_schema
 from .model import ADAPTIVE, EXHAUSTIVE, AutotuneTest
 from .plan import describe, plan_autotune
 
@@ -42,7 +42,7 @@ class AutotuneKind(Kind):
         return autotune_keys()
 
     def definitions(self) -> dict[str, dict[str, Any]]:
-        return {"autotune_candidates": candidates_schema()}
+        return {"autotune_candidates": candidates_schema(), "autotune_warm_start": warm_start_schema()}
 
     def check(self, test: TestInput) -> None:
         require_ends(test)
@@ -54,6 +54,9 @@ class AutotuneKind(Kind):
         if strategy == EXHAUSTIVE and "budget" in raw:
             test.error("budget applies to strategy: adaptive; the exhaustive strategy runs every candidate "
                        "`repetitions` times", "budget", of_key=True)
+        if strategy == EXHAUSTIVE and raw.get("warm_start", "off") != "off":
+            test.error("warm_start applies to strategy: adaptive; the exhaustive strategy runs every candidate "
+                       "`repetitions` times, as tgftp, whatever the history holds", "warm_start", of_key=True)
         if strategy == ADAPTIVE and "repetitions" in raw:
             test.error("repetitions applies to strategy: exhaustive; the adaptive strategy decides how often to "
                        "run each candidate, up to `budget` transfers", "repetitions", of_key=True)
@@ -72,6 +75,8 @@ class AutotuneKind(Kind):
         raw, merged = test.raw, test.merged
         candidates, form = resolve_candidates(merged.get("candidates", TGFTP_37))
         base = AutotuneTest(id="", kind=self.name)
+        warm = merged.get("warm_start", "auto")
+        warm_settings = warm if isinstance(warm, dict) else {}
         return AutotuneTest(
             id=raw["id"],
             kind=raw["kind"],
@@ -89,6 +94,9 @@ class AutotuneKind(Kind):
             strategy=merged.get("strategy", base.strategy),
             repetitions=merged.get("repetitions", base.repetitions),
             budget=merged.get("budget", base.budget),
+            warm_start=warm != "off",
+            warm_history=str(warm_settings.get("history", base.warm_history)),
+            warm_campaigns=int(warm_settings.get("campaigns", base.warm_campaigns)),
             length=parse_size(merged["length"]) if "length" in merged else base.length,
             margin_mib_s=parse_rate(merged["margin"]) if "margin" in merged else base.margin_mib_s,
             on=on_tuple(merged.get("on", LOCAL)),

@@ -34,6 +34,9 @@ class AutotuneTest:
     strategy: str = "exhaustive"
     repetitions: int = 10
     budget: int = 120
+    warm_start: bool = True  # adaptive: learn from the history (warm_start: off turns it off)
+    warm_history: str = ""  # the results base to read ("": the base of the run's results directory)
+    warm_campaigns: int = 5  # the latest similar campaigns used at most
     length: int = 4 * GIB
     margin_mib_s: float = field(default=20.0, metadata={"key": "margin"})
     on: tuple[str, ...] = (LOCAL,)  # one host: where the transfers are started from

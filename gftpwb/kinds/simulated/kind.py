@@ -55,6 +55,9 @@ class SimulatedEngine(Engine):
     def buffer_cap(self, spec: RunSpec) -> int | None:
         return (spec.link or LinkModel()).buffer_cap
 
+    def rtt_s(self, spec: RunSpec) -> float | None:
+        return (spec.link or LinkModel()).rtt_s
+
     def banner(self, runs: int) -> str:
         return (f"SIMULATED: {runs} run(s) use the simulated engine: results come from a link model, not from "
                 "transfers")

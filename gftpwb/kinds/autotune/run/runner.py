@@ -12,22 +12,38 @@ the ones already recorded are told from the journal instead of being run.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import asdict
 from typing import Any
 
+from gftpwb.core.errors import GftpwbError
 from gftpwb.core.events import Notice, RunStarted, TuneUpdate
 from gftpwb.core.format import ci_text
 from gftpwb.core.records import FAILED, FINAL_STATUSES, INTERRUPTED, PASSED, ResultRecord
+from gftpwb.core.registry import registry
 from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import format_rate, format_size_arg
 from gftpwb.kinds.autotune import caps as capmath
-from gftpwb.kinds.autotune.plan import TRANSFER_KIND, TuneSettings, transfer_spec
+from gftpwb.kinds.autotune.candidates import DEFAULT_PORTS
+from gftpwb.kinds.autotune.model import ADAPTIVE
+from gftpwb.kinds.autotune.plan import TRANSFER_KIND, TuneSettings, candidate_keys, transfer_spec
 from gftpwb.kinds.autotune.strategies import Tuner, make_tuner
+from gftpwb.kinds.autotune.warm import PathFeatures, UsedCampaign, data_of, endpoint
+from gftpwb.kinds.autotune.warmrace import (
+    WarmAdaptive,
+    WarmPlan,
+    plan_warm_start,
+    priors_from_json,
+    priors_to_json,
+    warm_text,
+)
 from gftpwb.shell.context import Interrupted, RunContext, utc_now_iso
 
 from .caps import read_path_caps
+from .history import history_base, read_campaigns_async
+from .rtt import path_rtt
 
 UNKNOWN_ENDS = (capmath.EndCaps("source", "?"), capmath.EndCaps("target", "?"))
 
@@ -37,19 +53,20 @@ def failure_text(record: ResultRecord) -> str:
     return lines[0] if lines else record.status
 
 
-def tune_update(spec: RunSpec, tuner: Tuner, *, finished: bool = False) -> TuneUpdate:
+def tune_update(spec: RunSpec, tuner: Tuner, *, finished: bool = False, warm: str = "") -> TuneUpdate:
     pick = tuner.pick()
     return TuneUpdate(test_id=spec.test_id, strategy=tuner.name, engine=spec.engine,
                       transfers_used=tuner.transfers_used, budget=tuner.budget, margin_mib_s=tuner.margin,
                       rows=tuner.rows(), leader=None if pick is None else tuner.candidates[pick].label,
                       finished=finished, p_within_margin=tuner.p_within_margin() if finished else None,
-                      stop_reason=tuner.stop_reason if finished else "")
+                      stop_reason=tuner.stop_reason if finished else "", warm_start=warm)
 
 
 def tune_details(spec: RunSpec, tuner: Tuner, ends: tuple[capmath.EndCaps, capmath.EndCaps],
                  dupes: dict[int, int], replayed: int) -> dict[str, Any]:
     pick = tuner.pick()
     arm = tuner.arms[pick] if pick is not None else None
+    pick_mean = None if pick is None or not isinstance(tuner, WarmAdaptive) else tuner._mean(tuner.arms[pick])
     return {
         "strategy": tuner.name,
         "engine": spec.engine,
@@ -58,7 +75,8 @@ def tune_details(spec: RunSpec, tuner: Tuner, ends: tuple[capmath.EndCaps, capma
         "budget": tuner.budget,
         "replayed_transfers": replayed,
         "pick": None if arm is None else {"candidate": arm.candidate.number, "params": arm.candidate.label,
-                                          "mean_mib_s": arm.mean, "runs": arm.runs},
+                                          "mean_mib_s": arm.mean, "runs": arm.runs,
+                                          **({"estimate_mib_s": pick_mean} if pick_mean is not None else {})},
         "tgftp_line": tuner.pick_line(),
         "p_within_margin": tuner.p_within_margin(),
         "pooled_cv": tuner.pooled_cv(),
@@ -105,6 +123,10 @@ class Tune:
         self.tuner: Tuner | None = None
         self.ends: tuple[capmath.EndCaps, capmath.EndCaps] = UNKNOWN_ENDS
         self.dupes: dict[int, int] = {}
+        self.features: PathFeatures | None = None
+        self.warm_plan: WarmPlan | None = None
+        self.warm_base: str | None = None
+        self.phase = ""  # the warm start's phase at the last update (a change is announced)
 
     async def run(self) -> ResultRecord:
         self.ctx.publish(RunStarted(spec=self.spec, argv=(), started_at=self.started_at))
@@ -129,10 +151,99 @@ class Tune:
             self.ctx.publish(Notice(level="info", text=(
                 f"{spec.test_id}: a transfer of {format_size_arg(settings.length)} must reach "
                 f"{need:.0f} MiB/s to finish within the {spec.timeout_s:g}s timeout; slower runs count as failed")))
-        self.tuner = make_tuner(settings.strategy, settings.candidates, settings.margin_mib_s,
-                                repetitions=settings.repetitions, budget=settings.budget, duplicates=self.dupes)
-        self.ctx.publish(tune_update(spec, self.tuner))
+        self.features = await self._features()
+        if settings.strategy == ADAPTIVE and settings.warm_start:
+            self.warm_plan = await self._warm_plan()
+        if self.warm_plan is not None and self.warm_plan.warm is not None:
+            self.tuner = WarmAdaptive(settings.candidates, settings.margin_mib_s, settings.budget, self.warm_plan.warm,
+                                      self.dupes)
+        else:
+            self.tuner = make_tuner(settings.strategy, settings.candidates, settings.margin_mib_s,
+                                    repetitions=settings.repetitions, budget=settings.budget, duplicates=self.dupes)
+        self._announce_warm_start()
+        self.ctx.publish(self._update())
         return self.tuner
+
+    # --- the warm start ------------------------------------------------------------------------------
+
+    async def _features(self) -> PathFeatures:
+        """The path as the tune finds it: end points, size, RTT (measured, or the engine's model) and the
+        kernel's buffer cap; kept in the record so later tunes can tell whether they tune the same path."""
+        spec = self.spec
+        if spec.engine == REAL_ENGINE:
+            rtt, notes = await path_rtt(self.ctx, spec.host, (spec.source, spec.target), DEFAULT_PORTS)
+            for note in notes:
+                self.ctx.publish(Notice(level="info", text=f"{spec.test_id}: {note}"))
+        else:
+            rtt = registry().engine(spec.engine).rtt_s(spec)
+        return PathFeatures(TRANSFER_KIND, spec.engine, endpoint(spec.source, DEFAULT_PORTS),
+                            endpoint(spec.target, DEFAULT_PORTS), self.settings.length, rtt,
+                            capmath.path_cap(*self.ends), data_of(spec.source, spec.target))
+
+    async def _warm_plan(self) -> WarmPlan:
+        """The warm start: the one an interrupted attempt of this tune recorded (so --resume races on the
+        same priors), else one planned from the earlier campaigns in the history."""
+        settings, spec = self.settings, self.spec
+        earlier = next((r for r in reversed(self.ctx.history) if r.run_id == spec.run_id and r.kind == spec.kind
+                        and isinstance(r.details.get("warm_start"), dict)), None)
+        if earlier is not None:
+            kept = earlier.details["warm_start"]
+            warm = priors_from_json(kept.get("priors") or {}) if kept.get("priors") else None
+            used = tuple(UsedCampaign(u["ref"], u["started_at"], u["similarity"], u["weight"], u["source"], u["why"])
+                         for u in kept.get("used", ()))
+            self.warm_base = kept.get("history")
+            return WarmPlan(warm, used, kept.get("reason", ""))
+        base = history_base(self.ctx.results_dir, settings.warm_history)
+        self.warm_base = base
+        if base is None:
+            return WarmPlan(None, (), "no results directory, so no history")
+        own = os.path.basename(os.path.abspath(self.ctx.results_dir.rstrip("/"))) if self.ctx.results_dir else ""
+        keys, drop = candidate_keys(spec, settings)
+        try:
+            campaigns = await read_campaigns_async(base, own, TRANSFER_KIND, drop, DEFAULT_PORTS)
+        except GftpwbError as exc:
+            self.ctx.publish(Notice(level="warning", text=f"{spec.test_id}: cannot read the history in {base}: {exc}; "
+                                                          "the tune searches cold"))
+            return WarmPlan(None, (), f"the history in {base} could not be read")
+        assert self.features is not None
+        return plan_warm_start(self.features, campaigns, keys, settings.budget, limit=settings.warm_campaigns)
+
+    def _warm_line(self) -> str:
+        if self.tuner is None or self.settings.strategy != ADAPTIVE:
+            return ""
+        if self.warm_plan is None:
+            return "cold search: warm_start is off"
+        return warm_text(self.tuner, self.warm_plan.used, self.warm_plan.reason)
+
+    def _update(self, finished: bool = False) -> TuneUpdate:
+        assert self.tuner is not None
+        return tune_update(self.spec, self.tuner, finished=finished, warm=self._warm_line())
+
+    def _announce_warm_start(self) -> None:
+        """Say what the history gave: the campaigns used (how similar, what weight) or why none."""
+        plan, test = self.warm_plan, self.spec.test_id
+        if plan is None:
+            return
+        if plan.warm is None:
+            self.ctx.publish(Notice(level="info", text=f"{test}: cold search: {plan.reason}"))
+            return
+        assert isinstance(self.tuner, WarmAdaptive)
+        self.phase = self.tuner.phase
+        self.ctx.publish(Notice(level="info", text=f"{test}: {self._warm_line()}"))
+        for used in plan.used:
+            why = f" ({used.why})" if used.why else ""
+            self.ctx.publish(Notice(level="info", text=(
+                f"{test}: history: {used.source} {used.ref} of {used.started_at[:19]}, similarity "
+                f"{used.similarity:.2f}, weight {used.weight:.2f}{why}")))
+
+    def _after_transfer(self) -> None:
+        """Announce a change of the warm start's phase: the probes' verdict, or the fall-back."""
+        tuner = self.tuner
+        if not isinstance(tuner, WarmAdaptive) or tuner.phase == self.phase:
+            return
+        self.phase = tuner.phase
+        level = "warning" if tuner.went_cold else "info"
+        self.ctx.publish(Notice(level=level, text=f"{self.spec.test_id}: {self._warm_line()}"))
 
     async def _race(self, tuner: Tuner) -> None:
         """Ask, run (or replay from the journal), tell, until the strategy is done."""
@@ -148,11 +259,12 @@ class Tune:
                 done = await self.ctx.run_child(transfer)
             ok = done.status == PASSED and done.rate_incl_setup_mib_s is not None
             tuner.tell(index, done.rate_incl_setup_mib_s if ok else None, "" if ok else failure_text(done))
-            self.ctx.publish(tune_update(self.spec, tuner))
+            self._after_transfer()
+            self.ctx.publish(self._update())
 
     def _finish(self, tuner: Tuner) -> ResultRecord:
         spec = self.spec
-        self.ctx.publish(tune_update(spec, tuner, finished=True))
+        self.ctx.publish(self._update(finished=True))
         if self.replayed:
             self.ctx.publish(Notice(level="info", text=f"{spec.test_id}: {self.replayed} transfer(s) taken from the "
                                                        "journal of the interrupted run"))
@@ -172,5 +284,20 @@ class Tune:
             self.spec, status, started_at=self.started_at, ended_at=utc_now_iso(),
             seconds=round(time.monotonic() - self.t0, 6), rate_incl_setup_mib_s=mean, error=error,
             output=ranking_text(tuner) if tuner else "",
-            details=tune_details(self.spec, tuner, self.ends, self.dupes, self.replayed) if tuner else {},
+            details=self._details() if tuner else {},
         )
+
+    def _details(self) -> dict[str, Any]:
+        assert self.tuner is not None
+        details = tune_details(self.spec, self.tuner, self.ends, self.dupes, self.replayed)
+        if self.features is not None:
+            details["path"] = self.features.as_dict()
+        plan = self.warm_plan
+        if plan is not None:
+            warm: dict[str, Any] = {"history": self.warm_base, "reason": plan.reason, "text": self._warm_line(),
+                                    "used": [u.as_dict() for u in plan.used], "warm": plan.warm is not None}
+            if plan.warm is not None and isinstance(self.tuner, WarmAdaptive):
+                warm.update(self.tuner.warm_facts())
+                warm["priors"] = priors_to_json(plan.warm)
+            details["warm_start"] = warm
+        return details
