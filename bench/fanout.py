@@ -21,7 +21,7 @@ import tempfile
 import time
 
 from gftpwb.core.clockoffset import to_controller_time
-from gftpwb.core.dsl.model import Host
+from gftpwb.core.scenario.model import Host
 from gftpwb.shell.lab.netlab import NetLab
 from gftpwb.shell.transports.ssh import SshPool, sample_clock
 

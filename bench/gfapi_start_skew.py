@@ -28,9 +28,9 @@ import textwrap
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
-from gftpwb.core.dsl.model import Host
 from gftpwb.core.events import RunFinished
 from gftpwb.core.plan import plan
+from gftpwb.core.scenario.model import Host
 from gftpwb.kinds.gfapi.job import GfapiJob
 from gftpwb.kinds.gfapi.run.runner import GfapiRunner
 from gftpwb.shell.executor import Executor

@@ -34,15 +34,15 @@ from test_fuzz_readers import BASES, damage, mutate_scenario
 from test_fuzz_tgftp import BATCH_SEEDS, TAGLOG_SEEDS, import_case, mutate_text, taglog_case
 from test_fuzz_tgftp import mutate as mutate_batch
 
-from gftpwb.core.dsl.fastyaml import fast_load
+from gftpwb.cli.report import print_directory
 from gftpwb.core.dsl.loader import load_scenario_text
-from gftpwb.core.dsl.yamlpos import MAX_NESTING, MIN_VALUE_BUDGET, ruamel_load
 from gftpwb.core.errors import GftpwbError, ScenarioError
 from gftpwb.core.junit import junit_xml
 from gftpwb.core.plan import plan
 from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_json import report_json
-from gftpwb.shell.cli.report import print_directory
+from gftpwb.core.scenario.fastyaml import fast_load
+from gftpwb.core.scenario.yamlpos import MAX_NESTING, MIN_VALUE_BUDGET, ruamel_load
 from gftpwb.shell.results_index import load_records, read_directory
 
 

@@ -12,7 +12,7 @@ import io
 
 from rich.console import Console
 
-from gftpwb.shell.cli.report import print_directory
+from gftpwb.cli.report import print_directory
 from gftpwb.shell.results_index import read_directory
 
 

@@ -126,8 +126,9 @@ def install_wheel(directory: Path) -> Path:
 
 def tgftp_log_commands(work: Path, reference: Path, wheel: bool) -> None:
     """Add the real tgftp_log and the drop-in(s) on a tgftp log and a gftpwb log to COMMANDS."""
+    from gftpwb.converters.taglog import format_taglog
+
     from gftpwb.core.records import ResultRecord
-    from gftpwb.tgftp.taglog import format_taglog
 
     logs = {"tgftp log": work / "tests.csv_#000_000.log", "gftpwb log": work / "bench_#000_000.log"}
     logs["tgftp log"].write_text(TGFTP_LOG)

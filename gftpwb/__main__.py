@@ -1,5 +1,5 @@
 import sys
 
-from gftpwb.shell.cli.main import main
+from gftpwb.cli.main import main
 
 sys.exit(main())

@@ -8,7 +8,7 @@ import signal
 import subprocess
 import time
 
-from gftpwb.core.dsl.model import Host
+from gftpwb.core.scenario.model import Host
 from gftpwb.shell.lab.netlab import NetLab
 
 

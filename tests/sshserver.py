@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import asyncssh
 
-from gftpwb.core.dsl.model import Host
+from gftpwb.core.scenario.model import Host
 
 
 @dataclass

@@ -1,12 +1,17 @@
 """The architecture, enforced (docs/architecture.md draws it):
 
-* every module belongs to a layer, by its folder: the **core** (``gftpwb/core``, the kinds' own
-  modules ``gftpwb/kinds/<kind>/*.py``, the tgftp converters and argument parser) is sans-I/O; the
-  **shell** (``gftpwb/shell``, the kinds' runners ``gftpwb/kinds/<kind>/run``, the tgftp drop-ins)
-  does I/O; the **TUI** (``gftpwb/tui``) is the only user of Textual;
-* the core imports no I/O library (asyncio, subprocess, sockets, SSH, Rich, Textual) and no shell or
-  TUI module; ``gftpwb.core`` imports no kind at all (it reaches kinds through the registry);
-* no shell module but the CLI imports the TUI (Textual loads only when the TUI is asked for);
+* every module belongs to a layer, by its folder; bottom up: the **core** (``gftpwb/core``), the
+  **kinds** (their own modules ``gftpwb/kinds/<kind>/*.py``), **tgftp's pure rules** (``gftpwb/tgftp``:
+  its shells, command line and model), the **converters** (``converters/``, ``gftpwb.converters``),
+  the **shell** (``gftpwb/shell``, the kinds' runners ``gftpwb/kinds/<kind>/run``) and the **front
+  ends** (the command line ``gftpwb/cli``, the TUI ``tui/`` as ``gftpwb.tui``, the tgftp drop-ins);
+* a module imports only from its own layer and the layers below it, never from a higher one;
+* the core, kinds, tgftp rules and converters are sans-I/O: no I/O library (asyncio, subprocess,
+  sockets, SSH, Rich, Textual); ``gftpwb.core`` imports no kind at all (it reaches kinds through the
+  registry), and inside the core only the loader (``gftpwb.core.dsl``) imports the loader;
+* the shell reaches the kinds through the registry too (a kind's report hook prints what is its own);
+* only the TUI and the command line import Textual or the TUI; the TUI reaches the shell through the
+  front-end service;
 * there is no import cycle among gftpwb's modules, counting every import: inside functions (lazy
   ones) and under ``if TYPE_CHECKING:`` too;
 * no module outside the kinds' folders branches on a kind's name (``spec.kind == "gfapi"``).
@@ -24,7 +29,8 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE_DIRS = {"gftpwb": ROOT / "gftpwb", "gftpwb.schemas": ROOT / "schemas"}
+PACKAGE_DIRS = {"gftpwb": ROOT / "gftpwb", "gftpwb.schemas": ROOT / "schemas", "gftpwb.tui": ROOT / "tui",
+                "gftpwb.converters": ROOT / "converters"}
 
 FORBIDDEN_IN_CORE = {"asyncio", "subprocess", "socket", "selectors", "threading", "multiprocessing", "asyncssh",
                      "textual", "rich", "pty", "signal"}
@@ -45,18 +51,30 @@ def modules() -> dict[str, Path]:
     return {module_name(p): p for directory in PACKAGE_DIRS.values() for p in sorted(directory.rglob("*.py"))}
 
 
+LAYERS = ("core", "kinds", "tgftp", "converters", "shell", "frontend")
+SANS_IO = ("core", "kinds", "tgftp", "converters")
+
+
 def layer(name: str) -> str:
-    """core, shell, tui or cli (the command line: it may import every layer)."""
+    """The layer of module ``name``: one of :data:`LAYERS`, bottom up."""
     parts = name.split(".")
-    if name.startswith("gftpwb.tui"):
-        return "tui"
-    if name.startswith("gftpwb.shell.cli") or name == "gftpwb.__main__":
-        return "cli"
-    if name.startswith("gftpwb.shell") or (parts[:2] == ["gftpwb", "kinds"] and "run" in parts[3:]):
+    if name == "gftpwb.__main__" or parts[:2] in (["gftpwb", "cli"], ["gftpwb", "tui"]):
+        return "frontend"
+    if name.startswith("gftpwb.tgftp.run") or name == "gftpwb.tgftp.log":
+        return "frontend"  # the tgftp drop-ins
+    if parts[:2] == ["gftpwb", "kinds"]:
+        return "shell" if "run" in parts[3:] else "kinds"
+    if parts[:2] in (["gftpwb", "shell"], ["gftpwb", "schemas"]):
         return "shell"
-    if name.startswith("gftpwb.tgftp.run") or name in ("gftpwb.schemas", "gftpwb.tgftp.log"):
-        return "shell"
+    if parts[:2] == ["gftpwb", "tgftp"]:
+        return "tgftp"
+    if parts[:2] == ["gftpwb", "converters"]:
+        return "converters"
     return "core"
+
+
+def rank(name: str) -> int:
+    return LAYERS.index(layer(name))
 
 
 def imports_of(name: str) -> set[str]:
@@ -101,27 +119,49 @@ def test_every_module_has_a_layer_and_the_packages_are_listed():
         assert (path.parent / "__init__.py").is_file(), f"{path.parent} has no __init__.py"
 
 
-def test_core_imports_no_io_and_no_shell_module():
+def test_the_sans_io_layers_import_no_io_library():
+    bad = [f"{name} ({layer(name)}) imports {imported}" for name in modules() if layer(name) in SANS_IO
+           for imported in imports_of(name) if imported.split(".")[0] in FORBIDDEN_IN_CORE]
+    assert bad == []
+
+
+def test_no_module_imports_from_a_higher_layer():
+    bad = [f"{name} ({layer(name)}) imports {imported} ({layer(imported)})"
+           for name in modules() for imported in internal_imports(name) if rank(imported) > rank(name)]
+    assert bad == []
+
+
+def test_the_core_reaches_kinds_through_the_registry_and_only_the_loader_imports_the_loader():
     bad = []
     for name in modules():
-        if layer(name) != "core":
+        if not name.startswith("gftpwb.core"):
             continue
-        for imported in imports_of(name):
-            top = imported.split(".")[0]
-            if top in FORBIDDEN_IN_CORE:
-                bad.append(f"{name} imports {imported}")
         for imported in internal_imports(name):
-            if layer(imported) != "core":
-                bad.append(f"{name} ({layer(name)}) imports {imported} ({layer(imported)})")
-            if name.startswith("gftpwb.core") and imported.startswith("gftpwb.kinds"):
+            if imported.startswith("gftpwb.kinds"):
                 bad.append(f"{name} imports the kind module {imported}: use the registry")
+            if imported.startswith("gftpwb.core.dsl") and not name.startswith("gftpwb.core.dsl"):
+                bad.append(f"{name} imports the loader {imported}: use gftpwb.core.scenario")
     assert bad == []
+
+
+def test_the_shell_reaches_kinds_through_the_registry():
+    bad = [f"{name} imports {imported}" for name in modules()
+           if name.startswith("gftpwb.shell") for imported in internal_imports(name)
+           if imported.startswith("gftpwb.kinds.")]
+    assert bad == []
+
+
+def test_the_layer_rule_finds_an_upward_import():
+    assert rank("gftpwb.tui.app") > rank("gftpwb.shell.frontend") > rank("gftpwb.converters.taglog")
+    assert rank("gftpwb.converters.taglog") > rank("gftpwb.tgftp.model") > rank("gftpwb.kinds.guc.plan")
+    assert rank("gftpwb.kinds.guc.plan") > rank("gftpwb.core.plan")
+    assert layer("gftpwb.kinds.guc.run.runner") == "shell" and layer("gftpwb.tgftp.run.dropin") == "frontend"
 
 
 def test_only_the_tui_and_the_command_line_import_textual_or_the_tui():
     bad = []
     for name in modules():
-        if layer(name) in ("tui", "cli"):
+        if name.startswith(("gftpwb.tui", "gftpwb.cli")):
             continue
         for imported in imports_of(name):
             if imported.split(".")[0] == "textual" or imported.startswith("gftpwb.tui"):
@@ -215,7 +255,7 @@ def test_the_kind_branch_finder_finds_branches(tmp_path):
 def test_importing_the_whole_core_loads_no_io_or_shell_module():
     # Numeric libraries may load what they like (scipy loads subprocess for its own helpers); what
     # matters is that the core itself neither does I/O nor pulls in the shell, SSH, Rich or Textual.
-    names = sorted(n for n in modules() if layer(n) == "core")
+    names = sorted(n for n in modules() if layer(n) in SANS_IO)
     watched = ["asyncio", "asyncssh", "rich", "textual"]
     code = (f"import importlib, sys\nfor n in {names!r}: importlib.import_module(n)\n"
             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {watched!r} or "

@@ -11,6 +11,7 @@ import time
 
 import pytest
 from clihelp import gftpwb, popen
+from gftpwb.converters.taglog import parse_tags
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -18,7 +19,6 @@ from gftpwb.core.events import RunFinished, TuneUpdate
 from gftpwb.core.plan import plan
 from gftpwb.kinds.autotune.ranking import tgftp_pick
 from gftpwb.shell.executor import Executor
-from gftpwb.tgftp.taglog import parse_tags
 
 LINK = "{bandwidth: 1GB/s, rtt: 20ms, noise: 4%, buffer_cap: 4M, seed: 7EXTRA}"
 

@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 from clihelp import gftpwb
+from gftpwb.converters.batchfile import export_batchfile, import_batchfile, scenario_name_for, split_fields
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,6 @@ from gftpwb.core.errors import ScenarioError
 from gftpwb.core.plan import plan
 from gftpwb.core.units import GIB, MIB
 from gftpwb.kinds.guc.options import OPTIONS_BY_FLAG
-from gftpwb.tgftp.batchfile import export_batchfile, import_batchfile, scenario_name_for, split_fields
 
 HEADER = "#%tgftp%v0.7.0\n#  source;target;gsiftp-params;connection-test;timeout;log-filename;log-comment;" \
          "pre-command;post-command;execs\n"

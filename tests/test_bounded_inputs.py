@@ -15,12 +15,12 @@ from fuzzseed import FUZZ_SEED, say_seed
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from gftpwb.core.dsl.fastyaml import fast_load
 from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
-from gftpwb.core.dsl.yamlpos import MAX_NESTING, MIN_VALUE_BUDGET, ruamel_load
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.masking import mask, mask_text
 from gftpwb.core.plan import plan
+from gftpwb.core.scenario.fastyaml import fast_load
+from gftpwb.core.scenario.yamlpos import MAX_NESTING, MIN_VALUE_BUDGET, ruamel_load
 
 GUC = """\
 version: 1

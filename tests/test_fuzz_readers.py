@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from report_fixture import records, write_mixed
 from rich.console import Console
 
+from gftpwb.cli.report import print_directory
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import GftpwbError, ScenarioError, UsageError
 from gftpwb.core.junit import junit_xml
@@ -30,7 +31,6 @@ from gftpwb.core.records import RecordError, ResultRecord, parse_journal
 from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_json import report_json
 from gftpwb.core.samples import parse_samples
-from gftpwb.shell.cli.report import print_directory
 from gftpwb.shell.results_index import list_results, load_records, read_directory
 
 # Values of every JSON type, and the awkward ones: huge, negative, not finite, paths, URLs with passwords.

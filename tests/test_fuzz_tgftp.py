@@ -21,20 +21,20 @@ import shutil
 
 from clihelp import gftpwb
 from fuzzseed import FUZZ_SEED, say_seed
+from gftpwb.converters.batchfile import decode_batchfile, import_batchfile
+from gftpwb.converters.taglog import format_taglog
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from gftpwb.cli.migrate import import_taglogs
+from gftpwb.cli.report import print_directory
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.plan import plan
 from gftpwb.core.records import ResultRecord
-from gftpwb.shell.cli.report import print_directory
 from gftpwb.shell.results_index import read_directory
-from gftpwb.tgftp.batchfile import decode_batchfile, import_batchfile
 from gftpwb.tgftp.log import get
-from gftpwb.tgftp.run.migrate import import_taglogs
-from gftpwb.tgftp.taglog import format_taglog
 
 HEADER = b"#%tgftp%v0.7.0\n#  source;target;gsiftp-params;connection-test;timeout;log-filename;log-comment;" \
          b"pre-command;post-command;execs\n"

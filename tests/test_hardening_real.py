@@ -80,7 +80,7 @@ def test_a_signal_just_after_a_record_is_journalled_ends_cleanly(tmp_path, gridf
 # Runs what `python -m gftpwb` runs (gftpwb/__main__.py), saying on stderr when main() is called: a
 # Ctrl-C before that is in Python's own start-up (site, .pth files, runpy), which no package can
 # catch, and on a loaded machine that takes longer than the delays below.
-STARTED = ("import sys; from gftpwb.shell.cli.main import main; sys.argv[0] = 'gftpwb'; "
+STARTED = ("import sys; from gftpwb.cli.main import main; sys.argv[0] = 'gftpwb'; "
            "sys.stderr.write('python started\\n'); sys.stderr.flush(); sys.exit(main())")
 
 

@@ -11,10 +11,10 @@ from dataclasses import fields
 import pytest
 
 from gftpwb.core.dsl.loader import load_scenario_text
-from gftpwb.core.dsl.model import TestSchedule
 from gftpwb.core.dsl.schema import build_schema
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.plan import plan
+from gftpwb.core.scenario.model import TestSchedule
 from gftpwb.core.units import MIB
 from gftpwb.kinds.iperf3.job import Iperf3Job
 from gftpwb.kinds.iperf3.model import Iperf3Test

@@ -1,5 +1,5 @@
-"""schemas/ installs as gftpwb.schemas, from a wheel and editable; the TUI, the tgftp area and the kinds come
-along."""
+"""The top-level folders schemas/, tui/ and converters/ install as gftpwb.schemas, gftpwb.tui and
+gftpwb.converters, from a wheel and editable; the tgftp area, the kinds and the input formats come along."""
 
 import shutil
 import subprocess
@@ -8,23 +8,29 @@ import tomllib
 import venv
 from pathlib import Path
 
+import gftpwb.converters
+import gftpwb.schemas
+import gftpwb.tui
 import pytest
 
 import gftpwb.tgftp
-import gftpwb.tui
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_editable_install_maps_top_level_folders():
     # The test environment is the editable install made by `make test`.
-    assert Path(gftpwb.tui.__file__).resolve() == ROOT / "gftpwb" / "tui" / "__init__.py"
+    assert Path(gftpwb.tui.__file__).resolve() == ROOT / "tui" / "__init__.py"
+    assert Path(gftpwb.converters.__file__).resolve() == ROOT / "converters" / "__init__.py"
+    assert Path(gftpwb.schemas.__file__).resolve() == ROOT / "schemas" / "__init__.py"
     assert Path(gftpwb.tgftp.__file__).resolve() == ROOT / "gftpwb" / "tgftp" / "__init__.py"
 
 
 def test_every_package_is_in_the_wheel_list():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "gftpwb").rglob("__init__.py")}
+    mapped = {"gftpwb": ROOT / "gftpwb", "gftpwb.tui": ROOT / "tui", "gftpwb.converters": ROOT / "converters"}
+    found = {".".join([*package.split("."), *p.parent.relative_to(folder).parts])
+             for package, folder in mapped.items() for p in folder.rglob("__init__.py")}
     assert found - listed == set(), "add these packages to [tool.setuptools] packages in pyproject.toml"
 
 
@@ -40,7 +46,10 @@ def test_wheel_installs_and_imports(tmp_path):
     py = env_dir / "bin" / "python"
     # A clean environment, as a user's: the wheel and its declared dependencies only.
     subprocess.run([py, "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True)
-    code = ("import gftpwb.tui, gftpwb.tgftp.taglog, gftpwb.core.dsl.schema as s, pathlib;"
+    code = ("import gftpwb.tui, gftpwb.converters.taglog, gftpwb.core.dsl.schema as s, pathlib;"
+            "from gftpwb.core.formats import input_formats;"
+            "assert [f.name for f in input_formats()] == ['tgftp-batchfile'], input_formats();"
+            "assert 'site-packages' in gftpwb.converters.__file__, gftpwb.converters.__file__;"
             "from gftpwb.core.registry import registry;"
             "names = registry().kind_names();"
             "assert names == ('guc', 'connection-test', 'autotune', 'gfapi', 'iperf3'), names;"

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import gftpwb
+from gftpwb.tui.app import WorkbenchApp
 from textual.widgets import DataTable
 
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -25,7 +26,6 @@ from gftpwb.core.errors import EnvironmentProblem, ScenarioError
 from gftpwb.core.plan import plan
 from gftpwb.core.registry import registry, reset_registry
 from gftpwb.shell import frontend
-from gftpwb.tui.app import WorkbenchApp
 
 FOLDER = Path(__file__).resolve().parent / "tinykind"
 SCENARIO = """\

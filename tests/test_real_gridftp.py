@@ -11,10 +11,10 @@ import time
 
 import pytest
 from clihelp import gftpwb, popen
+from gftpwb.converters.taglog import epoch_seconds, parse_tags
 
 from gftpwb.shell.lab.gridftp import free_port
 from gftpwb.tgftp.model import rate_text
-from gftpwb.tgftp.taglog import epoch_seconds, parse_tags
 
 pytestmark = pytest.mark.real
 

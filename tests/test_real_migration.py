@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 from clihelp import gftpwb
+from gftpwb.converters.taglog import STANDARD_TAGS, epoch_seconds, get_attribute, parse_tags
 
 from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 from gftpwb.tgftp.model import rate_text
-from gftpwb.tgftp.taglog import STANDARD_TAGS, epoch_seconds, get_attribute, parse_tags
 
 pytestmark = pytest.mark.real
 BIN = Path(sys.executable).parent

@@ -183,7 +183,7 @@ def test_report_in_process_returns_and_leaves_the_collector_as_it_was(mixed, cap
     and nothing left frozen."""
     import gc
 
-    from gftpwb.shell.cli.main import main
+    from gftpwb.cli.main import main
 
     assert gc.isenabled()
     directory = str(mixed / "mixed")

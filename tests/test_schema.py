@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft7Validator
 
-from gftpwb.core.dsl.keys import HARNESS_TEST_KEYS
 from gftpwb.core.dsl.loader import load_scenario
-from gftpwb.core.dsl.model import Scenario, TestSchedule
 from gftpwb.core.dsl.schema import build_schema, render_schema
+from gftpwb.core.scenario.keys import HARNESS_TEST_KEYS
+from gftpwb.core.scenario.model import Scenario, TestSchedule
 from gftpwb.kinds.autotune.model import AutotuneTest
 from gftpwb.kinds.gfapi.model import GfapiTest
 from gftpwb.kinds.gfapi.settings import GFAPI_SETTINGS, SWEEPABLE

@@ -21,7 +21,7 @@ from gftpwb.core.dsl.diagnostics import schema_errors
 from gftpwb.core.dsl.expand import expand_scenario
 from gftpwb.core.dsl.quickcheck import equal, verdict
 from gftpwb.core.dsl.schema import scenario_schema
-from gftpwb.core.dsl.yamlpos import load_yaml_with_positions
+from gftpwb.core.scenario.yamlpos import load_yaml_with_positions
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted([*ROOT.glob("scenarios/*.yaml"), *ROOT.glob("tests/golden/**/*.yaml")])
@@ -107,7 +107,7 @@ def test_unknown_keywords_and_references_leave_the_verdict_to_jsonschema() -> No
 
 
 def test_validating_a_valid_scenario_does_not_load_jsonschema_or_the_results_writers() -> None:
-    code = ("import sys; from gftpwb.shell.cli.main import main; "
+    code = ("import sys; from gftpwb.cli.main import main; "
             "code = main(['validate', 'scenarios/quickstart.yaml']); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'referencing') or m in "
             "('gftpwb.shell.results_dir', 'gftpwb.shell.sinks.journal', 'gftpwb.shell.sinks.taglogs')), "

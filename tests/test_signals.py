@@ -118,7 +118,7 @@ def test_the_cli_entry_module_imports_nothing_before_main_runs():
     import subprocess
     import sys
 
-    code = ("import sys; before = set(sys.modules); import gftpwb.shell.cli.main as m; "
+    code = ("import sys; before = set(sys.modules); import gftpwb.cli.main as m; "
             "print(sorted(n for n in set(sys.modules) - before if n.startswith('gftpwb.core') or n in "
             "('argparse', 'asyncio', 'ruamel')), m.EXIT_INTERRUPTED)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -6,13 +6,7 @@ import subprocess
 from datetime import UTC, datetime
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from gftpwb.core.records import STATUSES, ResultRecord
-from gftpwb.core.units import GIB
-from gftpwb.tgftp.model import rate_text
-from gftpwb.tgftp.taglog import (
+from gftpwb.converters.taglog import (
     STANDARD_TAGS,
     TagLogError,
     attribute_is_empty,
@@ -23,6 +17,12 @@ from gftpwb.tgftp.taglog import (
     parse_tags,
     record_from_taglog,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gftpwb.core.records import STATUSES, ResultRecord
+from gftpwb.core.units import GIB
+from gftpwb.tgftp.model import rate_text
 
 
 def make(status: str, **kw) -> ResultRecord:

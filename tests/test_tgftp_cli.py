@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from clihelp import gftpwb
+from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog, get_attribute
 
 from gftpwb.core.records import ResultRecord
 from gftpwb.tgftp.args import TgftpUsage, parse_tgftp_args
 from gftpwb.tgftp.log import Usage, parse_args
-from gftpwb.tgftp.taglog import STANDARD_TAGS, format_taglog, get_attribute
 
 BIN = Path(sys.executable).parent
 

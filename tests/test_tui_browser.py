@@ -12,14 +12,14 @@ import stat
 import time
 from pathlib import Path
 
+from gftpwb.tui.app import WorkbenchApp
+from gftpwb.tui.opener import browser_argv, open_in_browser
+from gftpwb.tui.results_view import HTML_NAME
 from results_pair import write_pair
 from test_tui import wait_for
 from test_tui_results import Notes
 
 from gftpwb.shell.results_index import read_directory
-from gftpwb.tui.app import WorkbenchApp
-from gftpwb.tui.opener import browser_argv, open_in_browser
-from gftpwb.tui.results_view import HTML_NAME
 
 SIZE = (120, 40)
 

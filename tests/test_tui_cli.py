@@ -19,8 +19,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import gftpwb
-
-from gftpwb.tgftp.taglog import parse_tags
+from gftpwb.converters.taglog import parse_tags
 
 pytestmark = pytest.mark.real
 

@@ -11,13 +11,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from gftpwb.tui import launch
+from gftpwb.tui.app import WorkbenchApp
 from rich.console import Console
 from test_tui import SIZE, wait_for
 
 from gftpwb.core.live import read
 from gftpwb.core.trace.iofmt import OP_LEVEL, decode
-from gftpwb.tui import launch
-from gftpwb.tui.app import WorkbenchApp
 
 
 def write_scenario(tmp_path: Path, body: str, name: str = "tuilive") -> str:

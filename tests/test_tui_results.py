@@ -15,16 +15,6 @@ from pathlib import Path
 
 import pytest
 from clihelp import gftpwb
-from results_pair import write_pair
-from rich.table import Table
-from test_tui import cells, wait_for
-
-from gftpwb.core.compare import FASTER, NO_DATA, SAME, change_cells, compare_summaries
-from gftpwb.core.compare_words import change_sentence, comparison_counts
-from gftpwb.core.report_tables import directory_tables
-from gftpwb.core.summary import DirectorySummary
-from gftpwb.shell.cli.parser import build_parser
-from gftpwb.shell.results_index import read_directory
 from gftpwb.tui.app import WorkbenchApp
 from gftpwb.tui.results_view import (
     COMPARE_ORDER,
@@ -35,6 +25,16 @@ from gftpwb.tui.results_view import (
     case_cells,
     case_checks,
 )
+from results_pair import write_pair
+from rich.table import Table
+from test_tui import cells, wait_for
+
+from gftpwb.cli.parser import build_parser
+from gftpwb.core.compare import FASTER, NO_DATA, SAME, change_cells, compare_summaries
+from gftpwb.core.compare_words import change_sentence, comparison_counts
+from gftpwb.core.report_tables import directory_tables
+from gftpwb.core.summary import DirectorySummary
+from gftpwb.shell.results_index import read_directory
 
 SIZE = (120, 40)
 EXIT_VIOLATED = 8  # a threshold (expect:) was violated: README, errors.py

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from gftpwb.tui.app import WorkbenchApp
 from report_fixture import write_mixed
 from test_live import RANKING, record
 from tui_standins import GfapiStandIn, thread_speed
@@ -30,7 +31,6 @@ from gftpwb.core.events import (
 )
 from gftpwb.core.live.models import MIB
 from gftpwb.core.plan import plan
-from gftpwb.tui.app import WorkbenchApp
 
 SCENARIO = """\
 version: 1

@@ -171,6 +171,8 @@ class TuneUpdate(Event):
     finished: bool = False
     p_within_margin: float | None = None  # estimated P(the pick's true mean is within the margin of the best)
     stop_reason: str = ""  # why the strategy stopped before running all it could ("" : it ran its plan)
+    #: The kind of the test that tunes: its ``update_blocks`` hook says how a final ranking is printed.
+    kind: str = ""
     warm_start: str = ""  # what the history did for an adaptive tune, one line ("": not an adaptive tune)
 
 

@@ -31,8 +31,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from gftpwb.core.scenario.model import Expectation
+
 from .checks import Check
-from .dsl.model import Expectation
 from .registry import Kind, Metric, registry
 from .units import parse_rate
 

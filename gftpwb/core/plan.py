@@ -15,11 +15,11 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
 from gftpwb.core.harness.instances import Plan
 from gftpwb.core.harness.select import Selection
 from gftpwb.core.masking import mask
 from gftpwb.core.registry import registry
+from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.trace.setting import TraceSetting
 

@@ -44,10 +44,10 @@ from gftpwb.core.errors import Diagnostic, EnvironmentProblem, UsageError
 if TYPE_CHECKING:
     from importlib import metadata
 
-    from gftpwb.core.dsl.keys import Key
-    from gftpwb.core.dsl.model import Scenario, TestModel
-    from gftpwb.core.dsl.yamlpos import Path, Positions
     from gftpwb.core.records import ResultRecord
+    from gftpwb.core.scenario.keys import Key
+    from gftpwb.core.scenario.model import Scenario, TestModel
+    from gftpwb.core.scenario.yamlpos import Path, Positions
     from gftpwb.core.specs import RunSpec
 
 ENTRY_POINT_GROUP = "gftpwb.kinds"
@@ -435,6 +435,11 @@ class Kind(abc.ABC):
     def params_text(self, params: dict[str, Any]) -> str:
         """A run's parameters as one short text (reports, comparisons)."""
         return " ".join(f"{k}={v}" for k, v in params.items())
+
+    def update_blocks(self, event: Any) -> list[ReportTable | tuple[str, str]]:
+        """What the console prints when a running test of this kind publishes its final update (an
+        auto-tune's :class:`~gftpwb.core.events.TuneUpdate`): tables and (text, style) lines."""
+        return []
 
     def tgftp_line(self, test: Any, point: dict[str, Any]) -> tuple[tuple[str, ...], bool, str] | None:
         """One case (matrix ``point``) of ``test`` as a tgftp 0.7.0 batchfile line (``gftpwb export

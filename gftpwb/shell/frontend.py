@@ -1,7 +1,7 @@
 """The front-end service: what ``gftpwb run``, the TUI and the tgftp drop-ins do the same way before,
 around and after a scenario run.
 
-* :func:`load` reads a scenario file or a tgftp batchfile;
+* :func:`load` reads a scenario file, or a file of another format (a tgftp batchfile) converted;
 * :func:`preflight` refuses a run whose local programs are missing (the kinds say which:
   :meth:`gftpwb.core.registry.Kind.programs`), or whose hosts fail a kind's checks
   (:meth:`~gftpwb.core.registry.Kind.host_checks`, run there by :mod:`gftpwb.shell.hostchecks`);
@@ -15,26 +15,31 @@ A front end adds only what it shows (console, screens) and how it is asked (argu
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from gftpwb.core.dsl.model import LOCAL, Host, Scenario
 from gftpwb.core.errors import (
     EXIT_EXPECTATIONS,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUNS_FAILED,
     EXIT_STOPPED_BY,
+    Diagnostic,
     EnvironmentProblem,
+    ScenarioError,
     UsageError,
 )
 from gftpwb.core.records import Summary
 from gftpwb.core.registry import registry
+from gftpwb.core.scenario.model import LOCAL, Host, Scenario
 from gftpwb.core.specs import RunSpec
 
 if TYPE_CHECKING:
+    from gftpwb.core.formats import Converted, InputFormat
     from gftpwb.core.transport import Transport
 
     from .session import Outcome, RunRequest
@@ -42,24 +47,60 @@ if TYPE_CHECKING:
 
 def load(path: str, overrides: Mapping[str, str] | None = None,
          environ: Mapping[str, str] | None = None) -> Scenario:
-    """A scenario file, or a tgftp batchfile imported on the fly (``gftpwb run tests.csv``); read once,
-    and at most :data:`~gftpwb.core.dsl.source.MAX_SCENARIO_BYTES` (``validate /dev/zero``).
+    """A scenario file, or a file of another format a plug-in converts (a tgftp batchfile: ``gftpwb run
+    tests.csv``; :mod:`gftpwb.core.formats`); read once, and at most
+    :data:`~gftpwb.core.dsl.source.MAX_SCENARIO_BYTES` (``validate /dev/zero``).
 
     A scenario's variables take their values from ``overrides`` (``--set``) and the ``GFTPWB_VAR_*``
-    entries of ``environ`` (default: this process's environment); a batchfile has no variables.
+    entries of ``environ`` (default: this process's environment); a converted file has no variables.
     """
     from gftpwb.core.dsl.loader import decode_source, load_scenario_text, read_source
-    from gftpwb.tgftp import is_batchfile
+    from gftpwb.core.formats import find_format
 
     data = read_source(path)
-    if is_batchfile(path, data.decode("utf-8", "replace")):
+    fmt = find_format(path, data.decode("utf-8", "replace"))
+    if fmt is not None:
         if overrides:
-            raise UsageError(f"--set: {path} is a tgftp batchfile, which has no variables")
-        from gftpwb.tgftp.run.migrate import load_scenario_or_batchfile  # the importer only for batchfiles
-
-        return load_scenario_or_batchfile(path)
+            raise UsageError(f"--set: {path} is {fmt.description}, which has no variables")
+        return load_converted(path, data, fmt)
     return load_scenario_text(decode_source(data, path), path, overrides=overrides,
                               environ=os.environ if environ is None else environ)
+
+
+def load_converted(path: str, data: bytes, fmt: InputFormat) -> Scenario:
+    """The file at ``path`` (its bytes ``data``) converted by ``fmt`` and loaded; what the loader says
+    of the converted YAML points at the source line its test came from."""
+    from gftpwb.core.dsl.loader import load_scenario_text
+
+    converted = fmt.convert(path, data, shell_env())
+    try:
+        scenario = load_scenario_text(converted.text, f"{path} (as imported)")
+    except ScenarioError as exc:
+        raise ScenarioError([_at_source_line(d, path, converted) for d in exc.diagnostics]) from None
+    warnings = [*converted.warnings, *(_at_source_line(d, path, converted) for d in scenario.warnings)]
+    return dataclasses.replace(scenario, warnings=tuple(warnings))
+
+
+_TEST_REF = re.compile(r"test '([^']+)'")
+
+
+def _at_source_line(diagnostic: Diagnostic, path: str, converted: Converted) -> Diagnostic:
+    match = _TEST_REF.search(diagnostic.message)
+    line = converted.lines.get(match.group(1)) if match else None
+    if line is None:
+        return diagnostic
+    return dataclasses.replace(diagnostic, file=path, line=line, column=0)
+
+
+def shell_env() -> dict[str, str]:
+    """The variables the shells of the tools gftpwb replaces had (tgftp's bash), for expanding ``$HOME``
+    and the like as they did: the environment, and what bash sets itself."""
+    env = dict(os.environ)
+    env.setdefault("PWD", os.getcwd())
+    env.setdefault("HOSTNAME", os.uname().nodename)
+    env.setdefault("UID", str(os.getuid()))
+    env.setdefault("EUID", str(os.geteuid()))
+    return env
 
 
 def parse_assignments(items: Sequence[str]) -> dict[str, str]:

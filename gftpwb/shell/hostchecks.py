@@ -16,8 +16,8 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from gftpwb.core.commands import Command
-from gftpwb.core.dsl.model import Host
 from gftpwb.core.registry import HostCheck, registry
+from gftpwb.core.scenario.model import Host
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import ProcessLost, Transport
 

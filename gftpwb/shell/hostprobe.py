@@ -10,8 +10,8 @@ import asyncio
 import time
 
 from gftpwb.core.clockoffset import ZERO
-from gftpwb.core.dsl.model import LOCAL, Host
 from gftpwb.core.hostcheck import ERROR, OK, PROBE_SCRIPT, HostReport, parse_probe
+from gftpwb.core.scenario.model import LOCAL, Host
 from gftpwb.shell.transports.local import LocalTransport
 from gftpwb.shell.transports.ssh import SshError, SshPool, sample_clock
 

@@ -35,7 +35,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gftpwb.core.clockoffset import ZERO, ClockOffset
-from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.events import (
     Event,
     MonitorSample,
@@ -53,6 +52,7 @@ from gftpwb.core.monitors.readers import Reader, reader_for
 from gftpwb.core.monitors.sampler import AUTO, SAMPLERS, SH, ClockLine, Probe, Reading, SamplerStream, sampler_command
 from gftpwb.core.monitors.summary import RunSummary, Span, SummaryBook, figures_to_dict
 from gftpwb.core.monitors.timeline import ClockMap, HostClock
+from gftpwb.core.scenario.model import Scenario
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import Process
 

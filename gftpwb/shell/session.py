@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gftpwb.core.bus import EventBus, Handler
-from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import StorageError
 from gftpwb.core.events import Notice
 from gftpwb.core.harness.agenda import Schedule
@@ -26,6 +25,7 @@ from gftpwb.core.harness.instances import effective_seed
 from gftpwb.core.journal import Journal
 from gftpwb.core.records import ResultRecord, Summary
 from gftpwb.core.registry import registry
+from gftpwb.core.scenario.model import Scenario
 from gftpwb.core.specs import RunSpec
 
 from . import results_dir as rd

@@ -55,7 +55,7 @@ def batch_job(path: str, case, base: Path, lab: Lab) -> ToolRun:
     if path == "import":
         # gftpwb import BATCHFILE -o scenario.yaml, then gftpwb run scenario.yaml: both through gftpwb's CLI
         # entry point, in one process (a start-up less per case keeps the suite fast)
-        script = ("import sys; from gftpwb.shell.cli.main import main; "
+        script = ("import sys; from gftpwb.cli.main import main; "
                   f"sys.exit(main(['import', {name!r}, '-o', 'scenario.yaml']) or "
                   "main(['run', 'scenario.yaml', '--results', 'results']))")
         return run_tool(path, [PY, "-c", script], workdir, lab, logs_in="results", program="", **kw)

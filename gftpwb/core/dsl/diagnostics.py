@@ -14,12 +14,12 @@ from jsonschema.exceptions import ValidationError, best_match
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.expect import EXAMPLES as EXPECT_EXAMPLES
 from gftpwb.core.expect import PATTERNS as EXPECT_PATTERNS
+from gftpwb.core.scenario.keys import NAME_PATTERN
+from gftpwb.core.scenario.yamlpos import Path, Positions, label
 from gftpwb.core.units import DURATION_PATTERN, FRACTION_PATTERN, RATE_PATTERN, SIZE_PATTERN
 
-from .keys import NAME_PATTERN
 from .quickcheck import ecma
 from .schema import expected_forms, scenario_schema
-from .yamlpos import Path, Positions, label
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:

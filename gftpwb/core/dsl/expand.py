@@ -22,10 +22,10 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from gftpwb.core.errors import Diagnostic, ScenarioError, UsageError
+from gftpwb.core.scenario.yamlpos import Path, Positions, load_yaml_with_positions
 
 from .source import TooLarge, decode_source, read_bounded
 from .variables import VAR_NAME_PATTERN, Values, VariableProblem, did_you_mean, expand_data, resolve
-from .yamlpos import Path, Positions, load_yaml_with_positions
 
 VARS = "vars"
 HOSTS = "hosts"

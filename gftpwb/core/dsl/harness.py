@@ -1,5 +1,5 @@
 """The harness keys every test has, whatever its kind (``needs``, ``concurrency``, ``delay``): their
-checks beyond the schema and the :class:`~gftpwb.core.dsl.model.TestSchedule` of each test.
+checks beyond the schema and the :class:`~gftpwb.core.scenario.model.TestSchedule` of each test.
 
 Kinds never see these keys (they are not in a kind's model); the planner and the executor read them
 from ``Scenario.schedules``, so every kind gets dependencies, copies and delays the same way.
@@ -15,10 +15,9 @@ from gftpwb.core.expect import ExpectError, all_metrics, metric_of, parse_expect
 from gftpwb.core.harness.delays import delay_problem, parse_delay
 from gftpwb.core.harness.needs import cycle_text, find_cycles
 from gftpwb.core.registry import TestInput, registry
+from gftpwb.core.scenario.model import Expectation, TestSchedule
+from gftpwb.core.scenario.yamlpos import Path, Positions
 from gftpwb.core.trace.setting import TraceSetting
-
-from .model import Expectation, TestSchedule
-from .yamlpos import Path, Positions
 
 
 def needs_of(raw: dict[str, Any]) -> list[str]:

@@ -17,17 +17,17 @@ from gftpwb.core.commands import COMMAND_ROLES
 from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.limits import RUNS_VARIABLE, limits
 from gftpwb.core.registry import TestInput, registry
+from gftpwb.core.scenario.model import LOCAL, Host, Scenario, TestModel
+from gftpwb.core.scenario.yamlpos import Path, Positions, label, load_yaml_with_positions
 from gftpwb.core.trace.setting import NO_TRACE, TraceSetting
 from gftpwb.core.units import parse_duration
 
 from .expand import expand_scenario
 from .harness import expect_diagnostics, harness_diagnostics, test_schedules
-from .model import LOCAL, Host, Scenario, TestModel
 from .monitors import build_monitors, monitor_diagnostics
 from .quickcheck import verdict
 from .schema import kind_key_names, merged_key_names, scenario_schema
 from .source import decode_source, read_source
-from .yamlpos import Path, Positions, label, load_yaml_with_positions
 
 
 def load_scenario(path: str, *, overrides: Mapping[str, str] | None = None,

@@ -8,10 +8,9 @@ from typing import Any
 
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.monitors.model import COMMAND, MIN_INTERVAL_S, TCP_PROCESSES, TYPE_KEYS, Monitor
+from gftpwb.core.scenario.model import LOCAL, on_tuple
+from gftpwb.core.scenario.yamlpos import Positions
 from gftpwb.core.units import parse_duration
-
-from .model import LOCAL, on_tuple
-from .yamlpos import Positions
 
 TYPED_KEYS = frozenset(key for keys in TYPE_KEYS.values() for key in keys)
 

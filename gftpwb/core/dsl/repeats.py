@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .keys import Key
+from gftpwb.core.scenario.keys import Key
 
 if TYPE_CHECKING:
     from gftpwb.core.registry import TestInput

@@ -15,8 +15,7 @@ from typing import Any
 from gftpwb.core.expect import all_metrics, schema_of
 from gftpwb.core.monitors.keys import monitor_definition
 from gftpwb.core.registry import Kind, Metric, registry
-
-from .keys import (
+from gftpwb.core.scenario.keys import (
     COMMON_TEST_KEYS,
     DEFAULT_ONLY_KEYS,
     DEFINITIONS,

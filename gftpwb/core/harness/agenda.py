@@ -26,7 +26,7 @@ from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, SKIPPED, TIMEOUT
 from gftpwb.core.specs import RunSpec
 
 if TYPE_CHECKING:
-    from gftpwb.core.dsl.model import Expectation, Scenario
+    from gftpwb.core.scenario.model import Expectation, Scenario
 
 NOT_SELECTED = "not selected"  # the outcome of a needed test that is not in the plan
 _WORDS = {FAILED: "failed", TIMEOUT: "timed out", SKIPPED: "was skipped", INTERRUPTED: "was interrupted",

@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Iterator, Sequence
 from typing import overload
 
-from gftpwb.core.dsl.model import Scenario
+from gftpwb.core.scenario.model import Scenario
 from gftpwb.core.specs import Harness, RunSpec
 
 DEFAULT_SEED = 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import DURATION, Key, object_schema, ref
+from gftpwb.core.scenario.keys import DURATION, Key, object_schema, ref
 
 from .model import GRIDFTP_PORT, TCP_PROCESSES, TYPES
 

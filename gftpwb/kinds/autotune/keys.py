@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import DURATION, RATE, SIZE, Key, ref
+from gftpwb.core.scenario.keys import DURATION, RATE, SIZE, Key, ref
 from gftpwb.kinds.guc.keys import option_schema, shared_keys
 from gftpwb.kinds.guc.options import GUC_OPTIONS
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import Key
-from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.format import p_text, rate_text
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import Kind, Metric, Program, ReportSection, TestInput
+from gftpwb.core.scenario.keys import Key
+from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_rate, parse_size
 from gftpwb.kinds.guc.kind import GUC_PROGRAM, require_ends, timeout_of, transfer_endpoints
@@ -129,6 +129,12 @@ class AutotuneKind(Kind):
         return (f"pick {pick.get('params')} ({rate_text(pick.get('mean_mib_s'))} MiB/s) after "
                 f"{record.details.get('transfers_used')} transfers, P(within margin) "
                 f"{p_text(record.details.get('p_within_margin'))}")
+
+    def update_blocks(self, event: Any) -> list[Any]:
+        """The final ranking, then the pick as tgftp -a prints it."""
+        from .report import pick_lines, ranking_table
+
+        return [ranking_table(event), *pick_lines(event)]
 
 
 KIND = AutotuneKind()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gftpwb.core.dsl.model import LOCAL
+from gftpwb.core.scenario.model import LOCAL
 from gftpwb.core.units import GIB
 from gftpwb.kinds.guc.model import GucOptions
 from gftpwb.kinds.simulated.link import LinkModel

@@ -13,10 +13,10 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from gftpwb.core.dsl.model import Scenario, TestModel
 from gftpwb.core.harness.instances import child_harness, child_run_id
 from gftpwb.core.plan import run_id_on
 from gftpwb.core.registry import registry
+from gftpwb.core.scenario.model import Scenario, TestModel
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import format_size_arg
 from gftpwb.kinds.guc.driver import build_argv, run_details

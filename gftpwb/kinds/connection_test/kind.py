@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
-from gftpwb.core.dsl.model import Scenario, TestModel
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import Kind, Program, TestInput
+from gftpwb.core.scenario.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
+from gftpwb.core.scenario.model import Scenario, TestModel
 from gftpwb.core.specs import RunSpec
 from gftpwb.kinds.guc.keys import shared_keys
 from gftpwb.kinds.guc.kind import (

@@ -12,11 +12,11 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from gftpwb.core.dsl.model import LOCAL, on_tuple
 from gftpwb.core.dsl.repeats import SEQUENTIAL, check_repeats
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.limits import WORKERS_VARIABLE, limits
 from gftpwb.core.registry import TestInput
+from gftpwb.core.scenario.model import LOCAL, on_tuple
 from gftpwb.core.units import parse_duration
 
 from .model import GfapiTest, GfapiVolume, convert_gfapi_value

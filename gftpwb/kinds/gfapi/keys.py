@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import DURATION, SIZE, Key
 from gftpwb.core.dsl.repeats import REPEAT_KEYS
+from gftpwb.core.scenario.keys import DURATION, SIZE, Key
 
 from .settings import GFAPI_SETTINGS, SWEEPABLE, TRANSPORTS, WORKLOADS, GfapiSetting
 

@@ -3,10 +3,10 @@ directory, on one or many hosts (registered as entry point ``gftpwb.kinds: gfapi
 
 from __future__ import annotations
 
-from gftpwb.core.dsl.keys import Key
-from gftpwb.core.dsl.model import Scenario, TestModel
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import Figure, Kind, Metric, ReportSection, TestInput
+from gftpwb.core.scenario.keys import Key
+from gftpwb.core.scenario.model import Scenario, TestModel
 from gftpwb.core.specs import RunSpec
 
 from .dsl import build_gfapi_test, check_gfapi_test

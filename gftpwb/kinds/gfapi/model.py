@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gftpwb.core.dsl.model import LOCAL
+from gftpwb.core.scenario.model import LOCAL
 from gftpwb.core.units import parse_size
 
 from .settings import DEFAULT_PORT, SETTINGS_BY_NAME

@@ -3,8 +3,8 @@ test's hosts at once (the runner starts them together), not a run per host."""
 
 from __future__ import annotations
 
-from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.plan import case_label, matrix_points, order_runs
+from gftpwb.core.scenario.model import Scenario
 from gftpwb.core.specs import RunSpec
 
 from .job import GfapiJob, display_argv

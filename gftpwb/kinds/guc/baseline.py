@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from gftpwb.core.dsl.model import LOCAL, on_tuple
+from gftpwb.core.scenario.model import LOCAL, on_tuple
 from gftpwb.core.units import parse_duration, parse_size
 
 from .driver import is_server_url

@@ -35,8 +35,8 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
-from gftpwb.core.dsl.keys import SIZE, ref
 from gftpwb.core.registry import HostCheck
+from gftpwb.core.scenario.keys import SIZE, ref
 from gftpwb.core.units import parse_size
 
 from .baseline import BaselineError, end_host

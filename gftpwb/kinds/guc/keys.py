@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import DURATION, SIZE, Key, ref
 from gftpwb.core.registry import registry
+from gftpwb.core.scenario.keys import DURATION, SIZE, Key, ref
 from gftpwb.core.specs import REAL_ENGINE
 
 from .options import GUC_OPTIONS, GucOption

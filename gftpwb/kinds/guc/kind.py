@@ -6,11 +6,11 @@ import dataclasses
 from typing import Any
 
 from gftpwb.core.commands import command_of
-from gftpwb.core.dsl.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
-from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.dsl.repeats import REPEAT_KEYS, SEQUENTIAL, check_repeats
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import Exclusion, Figure, HostCheck, Kind, Metric, Program, ReportSection, TestInput
+from gftpwb.core.scenario.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
+from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_duration
 from gftpwb.kinds.simulated.link import build_link

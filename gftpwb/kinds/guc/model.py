@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from gftpwb.core.commands import Command
-from gftpwb.core.dsl.model import LOCAL
+from gftpwb.core.scenario.model import LOCAL
 from gftpwb.core.units import parse_size
 from gftpwb.kinds.simulated.link import LinkModel
 

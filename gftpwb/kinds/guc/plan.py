@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.plan import case_label, log_name_for, matrix_points, order_runs, run_id_on
+from gftpwb.core.scenario.model import Scenario
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
+from gftpwb.kinds.guc.gucargs import length_from_args, split_guc_args
 from gftpwb.kinds.simulated.link import LinkModel
-from gftpwb.tgftp.gucargs import length_from_args, split_guc_args
 
 from .baseline import Baseline
 from .driver import build_argv, exact_argv, run_details, vb_added
@@ -65,7 +65,7 @@ def own_details(test: Test, argv: tuple[str, ...]) -> dict[str, Any]:
     if test.kind == "guc":
         details["vb_added"] = vb_added(argv, test.args if test.args is not None else test.extra_args)
     if test.tgftp_style:
-        details["tgftp_style"] = True  # its tag log as tgftp wrote it (see gftpwb.tgftp.taglog)
+        details["tgftp_style"] = True  # its tag log as tgftp wrote it (see gftpwb.converters.taglog)
     return details
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from gftpwb.core.commands import command_of
-from gftpwb.core.dsl.model import LOCAL, on_tuple
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.registry import TestInput
+from gftpwb.core.scenario.model import LOCAL, on_tuple
 from gftpwb.core.units import parse_duration, parse_size
 
 from .job import MAX_WINDOW

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import COMMAND_KEYS, DURATION, RATE, SIZE, Key, ref
+from gftpwb.core.scenario.keys import COMMAND_KEYS, DURATION, RATE, SIZE, Key, ref
 
 WINDOW_SCHEMA: dict[str, Any] = {"anyOf": [dict(SIZE), {"const": "bdp"}]}
 

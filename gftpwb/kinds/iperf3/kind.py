@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import Key
-from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import Figure, Kind, Metric, Program, ReportSection, TestInput
+from gftpwb.core.scenario.keys import Key
+from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel
 from gftpwb.core.specs import RunSpec
 
 from .dsl import build_iperf3_test, check_iperf3_test

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gftpwb.core.commands import Command
-from gftpwb.core.dsl.model import LOCAL
+from gftpwb.core.scenario.model import LOCAL
 from gftpwb.core.units import parse_duration, parse_rate, parse_size
 
 BDP = "bdp"  # window: computed from bandwidth x RTT / streams

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.model import LOCAL, Scenario
 from gftpwb.core.plan import case_label, matrix_points
+from gftpwb.core.scenario.model import LOCAL, Scenario
 from gftpwb.core.specs import RunSpec
 
 from .job import Iperf3Job

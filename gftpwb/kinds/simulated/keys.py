@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gftpwb.core.dsl.keys import DURATION, FRACTION, RATE, SIZE, Key, object_schema, ref
+from gftpwb.core.scenario.keys import DURATION, FRACTION, RATE, SIZE, Key, object_schema, ref
 
 # The simulated engine's link model (gftpwb/kinds/simulated/link.py); every key is optional.
 LINK_KEYS: tuple[Key, ...] = (

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gftpwb.core.dsl.keys import Key
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.registry import Engine, TestInput
+from gftpwb.core.scenario.keys import Key
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_duration, parse_rate, parse_size
 

@@ -36,11 +36,10 @@ from gftpwb.core.harness.aggregate import CopiesAggregate, copies_table, summary
 from gftpwb.core.journal import Journal
 from gftpwb.core.monitors.report import monitors_table
 from gftpwb.core.records import PASSED, STOPPED_BY_TEXT, ResultRecord
-from gftpwb.core.registry import registry
+from gftpwb.core.registry import ReportTable, registry
 from gftpwb.core.report import report_sections
 from gftpwb.core.report_tables import checks_table
 from gftpwb.core.specs import RunSpec
-from gftpwb.kinds.autotune.report import pick_lines, ranking_table
 from gftpwb.shell.sinks.plain_table import PlainTable
 
 
@@ -342,10 +341,14 @@ class ConsoleSink:
                                soft_wrap=True)
 
     def print_ranking(self, event: TuneUpdate) -> None:
-        """The final ranking of an auto-tune, then the pick as tgftp prints it."""
-        self.console.print(PlainTable(ranking_table(event)))
-        for line, style in pick_lines(event):
-            self.console.print(Text(line, style=style))
+        """The final ranking of an auto-tune, as the tuning kind's hook draws it (tables and lines)."""
+        kind = registry().find(event.kind)
+        for block in kind.update_blocks(event) if kind is not None else ():
+            if isinstance(block, ReportTable):
+                self.console.print(PlainTable(block))
+            else:
+                text, style = block
+                self.console.print(Text(text, style=style))
 
     def print_table(self, records: Sequence[ResultRecord]) -> None:
         """The report: each section's tables, then a line for every run that did not pass."""

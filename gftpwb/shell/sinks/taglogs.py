@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 
+from gftpwb.converters.taglog import format_taglog
 from gftpwb.core.events import Event, RunFinished
 from gftpwb.core.masking import mask, mask_text
 from gftpwb.core.records import ResultRecord
 from gftpwb.shell.files import atomic_write_bytes
-from gftpwb.tgftp.taglog import format_taglog
 
 
 def write_taglog(directory: str, record: ResultRecord, tgftp_command: str = "", name: str | None = None, *,

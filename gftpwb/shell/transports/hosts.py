@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from gftpwb.core.dsl.model import LOCAL, Host
+from gftpwb.core.scenario.model import LOCAL, Host
 from gftpwb.core.transport import Transport
 
 from .local import LocalTransport

@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 import asyncssh
 
 from gftpwb.core.clockoffset import ClockOffset, ClockSample, estimate_offset, parse_remote_time
-from gftpwb.core.dsl.model import Host
 from gftpwb.core.hostcheck import AUTH, ERROR, HOST_KEY, UNREACHABLE
+from gftpwb.core.scenario.model import Host
 from gftpwb.core.transport import ProcessLost, StartError
 
 from .local import CHUNK, file_sha256

@@ -20,9 +20,9 @@ from ruamel.yaml import YAML
 
 from gftpwb.core.bus import Handler
 from gftpwb.core.dsl.loader import load_scenario_text
-from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.plan import plan
 from gftpwb.core.records import ResultRecord, Summary
+from gftpwb.core.scenario.model import Scenario
 from gftpwb.core.units import format_size_arg
 from gftpwb.kinds.autotune.plan import AUTOTUNE
 from gftpwb.kinds.guc.model import GucOptions

@@ -102,8 +102,8 @@ def tgftp_main(argv: list[str], program: str = "tgftp", screen: Screen | None = 
         screen.out(version_text(name))
         return EX_OK
     # the executor, the kinds and the importer: loaded only when something runs (--help starts fast)
+    from gftpwb.shell.frontend import shell_env
     from gftpwb.tgftp.run.execute import run_batch, run_single, run_tgftp_autotune
-    from gftpwb.tgftp.run.migrate import shell_env
 
     env = env if env is not None else shell_env()
     masked = not faithful_logs(os.environ, screen)  # a batch's executions read it again, quietly

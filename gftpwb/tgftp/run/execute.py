@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 
+from gftpwb.converters.taglog import size_and_rate
 from gftpwb.core.bus import EventBus
 from gftpwb.core.commands import Command
 from gftpwb.core.errors import EXIT_STOPPED_BY, EnvironmentProblem, GftpwbError
@@ -20,13 +21,13 @@ from gftpwb.core.events import Event, Notice, RunFinished
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, ResultRecord
 from gftpwb.core.specs import RunSpec
 from gftpwb.kinds.guc.driver import run_details
+from gftpwb.kinds.guc.gucargs import length_from_args, split_guc_args
 from gftpwb.kinds.guc.model import GucOptions
 from gftpwb.shell import frontend
 from gftpwb.shell.context import RunContext
 from gftpwb.shell.executor import Executor
 from gftpwb.shell.sinks.taglogs import write_taglog
 from gftpwb.tgftp.args import EX_FAILED, EX_INTERRUPTED, EX_OK, EX_USAGE, TgftpArgs, parse_tgftp_args
-from gftpwb.tgftp.gucargs import length_from_args, split_guc_args
 from gftpwb.tgftp.model import (
     EX_SHELL,
     SingleTest,
@@ -38,7 +39,6 @@ from gftpwb.tgftp.model import (
     tgftp_command_text,
 )
 from gftpwb.tgftp.run.screen import MaskingTee, Screen
-from gftpwb.tgftp.taglog import size_and_rate
 
 # One execution of a batchfile: tgftp_main(argv, program=..., screen=..., env=...) of the drop-in,
 # handed in by it (this module does not import the drop-in's entry point).
@@ -373,7 +373,7 @@ def run_autotune_batch(batch, path: str, program: str, screen: Screen, env: dict
 
 def _logged_rate(child_argv: list[str]) -> int | None:
     """``tgftp_log -a GSIFTP_TRANSFER_RATE -f LOG | cut -d ' ' -f 1`` for a child's log."""
-    from gftpwb.tgftp.taglog import RATE, get_attribute
+    from gftpwb.converters.taglog import RATE, get_attribute
 
     args = parse_tgftp_args(child_argv)
     try:

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gftpwb.core.dsl.keys import Key
-from gftpwb.core.dsl.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.format import rate_text
 from gftpwb.core.records import PASSED, ResultRecord
 from gftpwb.core.registry import Kind, Program, ReportSection, ReportTable, TestInput
+from gftpwb.core.scenario.keys import Key
+from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.specs import RunSpec
 
 

@@ -55,7 +55,7 @@ def failure_text(record: ResultRecord) -> str:
 
 def tune_update(spec: RunSpec, tuner: Tuner, *, finished: bool = False, warm: str = "") -> TuneUpdate:
     pick = tuner.pick()
-    return TuneUpdate(test_id=spec.test_id, strategy=tuner.name, engine=spec.engine,
+    return TuneUpdate(kind=spec.kind, test_id=spec.test_id, strategy=tuner.name, engine=spec.engine,
                       transfers_used=tuner.transfers_used, budget=tuner.budget, margin_mib_s=tuner.margin,
                       rows=tuner.rows(), leader=None if pick is None else tuner.candidates[pick].label,
                       finished=finished, p_within_margin=tuner.p_within_margin() if finished else None,

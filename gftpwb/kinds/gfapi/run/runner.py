@@ -36,10 +36,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gftpwb.core.clockoffset import ZERO
-from gftpwb.core.dsl.model import LOCAL
 from gftpwb.core.events import Event, IoTrace, Notice, Progress, RunStarted, TraceLevelChanged
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, ResultRecord, bound_output
 from gftpwb.core.runrecord import record_for
+from gftpwb.core.scenario.model import LOCAL
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.trace.setting import IO, TraceSetting
 from gftpwb.core.transport import Process, StartError, Transport

@@ -18,7 +18,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from importlib import resources
 
-from gftpwb.core.dsl.model import LOCAL
+from gftpwb.core.scenario.model import LOCAL
 from gftpwb.core.transport import StartError, Transport
 from gftpwb.kinds.gfapi.job import WORKER_NAME
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import contextlib
 import os
 
-from gftpwb.core.dsl.model import LOCAL
 from gftpwb.core.records import PASSED, ResultRecord
 from gftpwb.core.registry import registry
+from gftpwb.core.scenario.model import LOCAL
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.trace.setting import TraceSetting
 from gftpwb.core.transport import StartError

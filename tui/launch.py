@@ -1,6 +1,6 @@
 """Command-line entry points of the TUI: ``gftpwb tui [SCENARIO]`` and ``gftpwb run SCENARIO --tui``.
 
-``gftpwb.shell.cli.main`` imports this module only when the TUI is asked for, so headless runs never load Textual.
+``gftpwb.cli.main`` imports this module only when the TUI is asked for, so headless runs never load Textual.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A report of 100,000 records holds millions of objects (records, cases, runs) unt
 frees each of them when the interpreter shuts down, which took over a second of CPU after the report
 was written, for nothing: the process is ending. A command that asks for it (:func:`skip_teardown`)
 ends with ``os._exit`` once its output is flushed, as mypy does after a large check. Only the
-program itself does so (:func:`gftpwb.shell.cli.main.main` called with no arguments, as the console
+program itself does so (:func:`gftpwb.cli.main.main` called with no arguments, as the console
 script and ``python -m gftpwb`` call it); a caller of ``main(argv)`` gets its exit code back as ever.
 Such a command writes its files (``--csv``, ``--junit``, ``--html``) before it returns, and registers
 nothing that must run at exit.

@@ -23,7 +23,7 @@ def warn(text: str) -> None:
 
 def cmd_log(args: argparse.Namespace) -> int:
     if args.log_command == "list-attributes":
-        from gftpwb.tgftp.taglog import GFTPWB_TAGS, STANDARD_TAGS
+        from gftpwb.converters.taglog import GFTPWB_TAGS, STANDARD_TAGS
 
         names = [*STANDARD_TAGS, *GFTPWB_TAGS]
         print(json.dumps(names) if args.json else "\n".join(names))
@@ -37,7 +37,7 @@ def log_get(attribute: str, files: list[str], *, as_json: bool = False) -> int:
     ``FILE:``. Exit 1 for an unknown attribute or a missing file, else 0."""
     own = attribute.startswith("GFTPWB_")
     if own:
-        from gftpwb.tgftp.taglog import GFTPWB_TAGS  # only for gftpwb's own tags: tgftp's start fast
+        from gftpwb.converters.taglog import GFTPWB_TAGS  # only for gftpwb's own tags: tgftp's start fast
 
         if attribute not in GFTPWB_TAGS:
             warn(f'gftpwb: the attribute "{attribute}" is not supported! (gftpwb\'s own: {", ".join(GFTPWB_TAGS)})')

@@ -14,7 +14,6 @@ line up run by run.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import re
@@ -24,29 +23,21 @@ import sys
 from datetime import UTC, datetime
 
 from gftpwb import __version__
-from gftpwb.core.dsl.keys import NAME_PATTERN
-from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
-from gftpwb.core.dsl.model import Scenario
+from gftpwb.converters.batchfile import ExportError, export_batchfile
+from gftpwb.converters.batchfile_format import MAX_BATCHFILE_BYTES, convert
+from gftpwb.converters.taglog import TagLogError, record_from_taglog
+from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
 from gftpwb.core.masking import mask
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import registry
+from gftpwb.core.scenario.keys import NAME_PATTERN
 from gftpwb.shell import results_dir as rd
+from gftpwb.shell.frontend import load, shell_env
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, JournalSink, read_journal
 from gftpwb.shell.sinks.taglogs import write_taglog
-from gftpwb.tgftp import is_batchfile
-from gftpwb.tgftp.batchfile import (
-    ExportError,
-    ImportResult,
-    decode_batchfile,
-    export_batchfile,
-    import_batchfile,
-)
-from gftpwb.tgftp.taglog import TagLogError, record_from_taglog
 
-MAX_BATCHFILE_BYTES = 64 << 20  # as for scenarios (issue 17: bounded inputs)
 EXIT_LOG_ERROR = 1  # tgftp_log's exit status for a bad attribute or a missing file
-_TEST_REF = re.compile(r"test '(test-\d{3,})'")
 
 
 def _err(text: str) -> None:
@@ -59,54 +50,6 @@ def _read_bytes(path: str) -> bytes:
             return handle.read(MAX_BATCHFILE_BYTES + 1)
     except OSError as exc:
         raise ScenarioError([Diagnostic(path, 0, 0, f"cannot read scenario: {exc.strerror or exc}")]) from None
-
-
-def _import(path: str, data: bytes) -> ImportResult:
-    """The batchfile at ``path`` as a scenario, with a warning at line:col for bytes that are not UTF-8."""
-    if len(data) > MAX_BATCHFILE_BYTES:
-        raise ScenarioError([Diagnostic(path, 1, 1, f"batchfile larger than {MAX_BATCHFILE_BYTES >> 20} MiB; "
-                                                    "not read")])
-    text, undecodable = decode_batchfile(data, path)
-    result = import_batchfile(text, path, shell_env())
-    result.warnings = sorted([*undecodable, *result.warnings], key=lambda d: (d.line, d.column))
-    return result
-
-
-def shell_env() -> dict[str, str]:
-    """The variables tgftp's bash had, for expanding ``$HOME`` and the like as it did: the environment,
-    and what bash sets itself."""
-    env = dict(os.environ)
-    env.setdefault("PWD", os.getcwd())
-    env.setdefault("HOSTNAME", os.uname().nodename)
-    env.setdefault("UID", str(os.getuid()))
-    env.setdefault("EUID", str(os.geteuid()))
-    return env
-
-
-# --- batchfiles as scenarios ----------------------------------------------------------------------
-
-
-def load_scenario_or_batchfile(path: str) -> Scenario:
-    """A scenario file, or a tgftp batchfile imported on the fly (``gftpwb run tests.csv``)."""
-    data = _read_bytes(path)
-    if not is_batchfile(path, data.decode("utf-8", errors="replace")):
-        return load_scenario(path)
-    result = _import(path, data)
-    try:
-        scenario = load_scenario_text(result.text, f"{path} (as imported)")
-    except ScenarioError as exc:
-        raise ScenarioError([_to_batch_line(d, path, result) for d in exc.diagnostics]) from None
-    warnings = [*result.warnings, *(_to_batch_line(d, path, result) for d in scenario.warnings)]
-    return dataclasses.replace(scenario, warnings=tuple(warnings))
-
-
-def _to_batch_line(diagnostic: Diagnostic, path: str, result: ImportResult) -> Diagnostic:
-    """Point a diagnostic about the converted YAML at the batchfile line its test came from."""
-    match = _TEST_REF.search(diagnostic.message)
-    line = result.lines.get(match.group(1)) if match else None
-    if line is None:
-        return diagnostic
-    return dataclasses.replace(diagnostic, file=path, line=line, column=0)
 
 
 def _print_diagnostics(diagnostics) -> None:
@@ -123,7 +66,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     if len(items) != 1:
         raise UsageError("import takes one batchfile (or: gftpwb import taglogs FILE...)")
     path = items[0]
-    result = _import(path, _read_bytes(path))
+    result = convert(path, _read_bytes(path), shell_env())
     _print_diagnostics(result.warnings)
     load_scenario_text(result.text, f"{path} (as imported)")  # the converter's own promise, checked
     if args.output:
@@ -231,7 +174,7 @@ def _imported_dir(base: str, label: str) -> str:
 def cmd_export(args: argparse.Namespace) -> int:
     if args.what == "taglogs":
         return export_taglogs(args.source, args.output)
-    scenario = load_scenario_or_batchfile(args.source)
+    scenario = load(args.source)
     try:
         text, notes = export_batchfile(scenario)
     except ExportError as exc:

@@ -39,10 +39,10 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from gftpwb import __version__
 from gftpwb.core.commands import Command, from_shell_text, to_dsl
-from gftpwb.core.dsl.keys import NAME_PATTERN
-from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.plan import matrix_points
+from gftpwb.core.scenario.keys import NAME_PATTERN
+from gftpwb.core.scenario.model import Scenario
 from gftpwb.kinds.guc.model import Test
 from gftpwb.tgftp.args import TgftpUsage
 from gftpwb.tgftp.model import (
@@ -56,8 +56,7 @@ from gftpwb.tgftp.model import (
     single_test,
     split_fields,
 )
-
-from .shellwords import quote_word
+from gftpwb.tgftp.shellwords import quote_word
 
 HEADER_PREFIX = "#%tgftp%v"
 AUTOTUNE_MAGIC = "#%tgftp_autotuning_batchfile"

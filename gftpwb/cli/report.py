@@ -11,6 +11,7 @@ import sys
 from rich.text import Text
 
 from gftpwb import __version__
+from gftpwb.cli.teardown import skip_teardown
 from gftpwb.core.errors import EXIT_OK, UsageError
 from gftpwb.core.format import counts_text
 from gftpwb.core.gcpause import paused_gc, spared_from_gc
@@ -20,7 +21,6 @@ from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_json import report_json
 from gftpwb.core.samples import WHOLE, gaps, stalls
 from gftpwb.core.summary import DirectorySummary
-from gftpwb.shell.cli.teardown import skip_teardown
 from gftpwb.shell.files import atomic_write
 from gftpwb.shell.html_report import write_html
 from gftpwb.shell.results_index import read_directory

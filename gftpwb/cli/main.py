@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err("gftpwb: interrupted")
         return EXIT_INTERRUPTED
     if argv is None:
-        from .teardown import end_now_if_asked
+        from gftpwb.cli.teardown import end_now_if_asked
 
         end_now_if_asked(code)
     return code
@@ -53,7 +53,7 @@ def _main(argv: list[str]) -> int:
         from gftpwb.tgftp.run.dropin import tgftp_main
 
         return tgftp_main(argv[1:], program="tgftp", as_process=True)
-    from .parser import build_parser
+    from gftpwb.cli.parser import build_parser
 
     args = build_parser().parse_args(argv)
     try:

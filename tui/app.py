@@ -28,12 +28,12 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from gftpwb.core.bus import EventBus
-from gftpwb.core.dsl.model import Host, Scenario
 from gftpwb.core.errors import Diagnostic, GftpwbError, ScenarioError
 from gftpwb.core.live import read
 from gftpwb.core.live.state import LiveState
 from gftpwb.core.plan import plan
 from gftpwb.core.records import Summary
+from gftpwb.core.scenario.model import Host, Scenario
 from gftpwb.core.specs import RunSpec
 from gftpwb.shell import frontend
 from gftpwb.shell import results_dir as rd

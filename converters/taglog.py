@@ -21,16 +21,15 @@ import shlex
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-from gftpwb.core.dsl.keys import NAME_PATTERN
 from gftpwb.core.recordcheck import unreadable
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, STATUSES, TIMEOUT, RecordError, ResultRecord
+from gftpwb.core.scenario.keys import NAME_PATTERN
 from gftpwb.core.units import GIB, KIB, MIB
 from gftpwb.kinds.guc.driver import summarize_error
+from gftpwb.kinds.guc.gucargs import length_from_args, split_guc_args
 from gftpwb.kinds.guc.output import GucOutputParser, ProgressSample
 from gftpwb.tgftp.bash import echo_e
 from gftpwb.tgftp.model import length_texts, listing_size, rate_text, size_text
-
-from .gucargs import length_from_args, split_guc_args
 
 COMMENT = "GSIFTP_TRANSFER_LOG_COMMENT"
 TGFTP_COMMAND = "TGFTP_COMMAND"
@@ -311,7 +310,7 @@ class LogName:
 
 def valid_scenario_name(name: str) -> str:
     """``name`` as a scenario name (it names results directories): characters a name cannot hold become
-    ``_``, as for batchfiles (gftpwb.tgftp.batchfile.scenario_name_for), so ``../../x`` is ``x``."""
+    ``_``, as for batchfiles (gftpwb.converters.batchfile.scenario_name_for), so ``../../x`` is ``x``."""
     if _SCENARIO_NAME.fullmatch(name):
         return name
     return re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip("._-") or "imported"

@@ -12,6 +12,7 @@ import sys
 from rich.text import Text
 
 from gftpwb import __version__
+from gftpwb.cli.teardown import skip_teardown
 from gftpwb.core.compare import (
     ALPHA,
     COMPARE_COLUMNS,
@@ -25,7 +26,6 @@ from gftpwb.core.errors import EXIT_OK, EXIT_RUNS_FAILED, UsageError
 from gftpwb.core.gcpause import paused_gc, spared_from_gc
 from gftpwb.core.registry import ReportTable
 from gftpwb.core.summary import DirectorySummary
-from gftpwb.shell.cli.teardown import skip_teardown
 from gftpwb.shell.read_pair import read_for_comparison, reap_children
 from gftpwb.shell.sinks.console import PlainTable, plain_or_terminal_console
 

@@ -32,12 +32,12 @@ def add_validate(sub: Sub) -> None:
     p = sub.add_parser("validate", help="check scenario files; errors as file:line:col: message")
     p.add_argument("files", nargs="+", metavar="FILE")
     add_set(p)
-    handler(p, "gftpwb.shell.cli.commands:cmd_validate")
+    handler(p, "gftpwb.cli.commands:cmd_validate")
 
 
 def add_schema(sub: Sub) -> None:
     p = sub.add_parser("schema", help="print the scenario JSON Schema (draft-07)")
-    handler(p, "gftpwb.shell.cli.commands:cmd_schema")
+    handler(p, "gftpwb.cli.commands:cmd_schema")
 
 
 def add_run(sub: Sub) -> None:
@@ -67,7 +67,7 @@ def add_run(sub: Sub) -> None:
     p.add_argument("--trace-to", metavar="HOST:PORT", default="",
                    help="also stream the trace live to a collector (gftpwb trace collect --listen PORT on that host)")
     p.add_argument("--tui", action="store_true", help="show the run in the TUI workbench (same results)")
-    handler(p, "gftpwb.shell.cli.commands:cmd_run")
+    handler(p, "gftpwb.cli.commands:cmd_run")
 
 
 TRACE_EXAMPLES = """\
@@ -90,19 +90,19 @@ def add_trace(sub: Sub) -> None:
                         "Trace Event JSON (ui.perfetto.dev, chrome://tracing)")
     q.add_argument("-o", "--output", metavar="FILE",
                    help="where to write (default: DIR/trace.bp or DIR/trace.perfetto.json; - for stdout)")
-    handler(q, "gftpwb.shell.cli.trace:cmd_export")
+    handler(q, "gftpwb.cli.trace:cmd_export")
     q = cmds.add_parser("summary", help="per-operation latency histograms and the slowest intervals")
     q.add_argument("directory", metavar="DIR", help="a results directory of a traced run")
     q.add_argument("--top", type=int, default=5, metavar="N", help="how many slowest intervals and I/Os to list "
                    "(default 5)")
-    handler(q, "gftpwb.shell.cli.trace:cmd_summary")
+    handler(q, "gftpwb.cli.trace:cmd_summary")
     q = cmds.add_parser("collect", help="receive live traces over TCP (gftpwb run --trace-to HOST:PORT) and store them")
     q.add_argument("--listen", metavar="[HOST]:PORT", default=":14380",
                    help="address and port to listen on (default :14380, all addresses, NetLogger's netlogd port)")
     q.add_argument("--out", metavar="DIR", default="traces",
                    help="where to store them: DIR/<sender host>/<results directory>/ (default traces/)")
     q.add_argument("--once", action="store_true", help="exit after the first sender has finished")
-    handler(q, "gftpwb.shell.cli.trace:cmd_collect")
+    handler(q, "gftpwb.cli.trace:cmd_collect")
 
 
 REPORT_EXAMPLES = """\
@@ -134,7 +134,7 @@ def add_report(sub: Sub) -> None:
     p.add_argument("--trend", metavar="N", type=int, default=20,
                    help="--html: each case's median in the N latest runs of the scenario beside DIR (default 20; "
                         "0: no trend)")
-    handler(p, "gftpwb.shell.cli.report:cmd_report")
+    handler(p, "gftpwb.cli.report:cmd_report")
 
 
 RESULTS_EXAMPLES = """\
@@ -173,7 +173,7 @@ def add_results(sub: Sub) -> None:
                                "results --json", formatter_class=argparse.RawDescriptionHelpFormatter)
     q.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=base_help)
     q.add_argument("--json", action="store_true", help="one JSON object per directory (a JSON array)")
-    handler(q, "gftpwb.shell.cli.results:cmd_list")
+    handler(q, "gftpwb.cli.results:cmd_list")
     q = results_sub.add_parser("query", help="run SQL against the views records, runs, figures, directories",
                                epilog=RESULTS_EXAMPLES + "\n" + columns_help(),
                                formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -182,12 +182,12 @@ def add_results(sub: Sub) -> None:
     form = q.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="rows as a JSON array of objects")
     form.add_argument("--csv", action="store_true", help="rows as CSV with a header")
-    handler(q, "gftpwb.shell.cli.results:cmd_query")
+    handler(q, "gftpwb.cli.results:cmd_query")
     q = results_sub.add_parser("views", help="print the SQL that creates the views (for the duckdb command line)",
                                epilog="example:\n  gftpwb results views --results-base s3://bucket/results | duckdb",
                                formatter_class=argparse.RawDescriptionHelpFormatter)
     q.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=base_help)
-    handler(q, "gftpwb.shell.cli.results:cmd_views")
+    handler(q, "gftpwb.cli.results:cmd_views")
 
 
 COMPARE_EXAMPLES = """\
@@ -219,7 +219,7 @@ def add_compare(sub: Sub) -> None:
                    help="exit 1 when a case is significantly slower (a regression)")
     p.add_argument("--all-figures", action="store_true",
                    help="compare every figure of each kind (guc avg, MiB/s, IOPS), not only the headline one")
-    handler(p, "gftpwb.shell.cli.compare:cmd_compare")
+    handler(p, "gftpwb.cli.compare:cmd_compare")
 
 
 def add_tui(sub: Sub) -> None:
@@ -236,7 +236,7 @@ def add_tui(sub: Sub) -> None:
 
 def add_tgftp(sub: Sub) -> None:
     p = sub.add_parser("tgftp", help="tgftp 0.7.0's command line (drop-in): gftpwb tgftp --help", add_help=False)
-    handler(p, "gftpwb.shell.cli.commands:cmd_never")  # main() hands "tgftp ..." to the drop-in first
+    handler(p, "gftpwb.cli.commands:cmd_never")  # main() hands "tgftp ..." to the drop-in first
 
 
 def add_hosts(sub: Sub) -> None:
@@ -250,7 +250,7 @@ def add_hosts(sub: Sub) -> None:
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.add_argument("--accept-new-host-keys", action="store_true",
                    help="trust hosts missing from their known_hosts file on first use and add their keys to it")
-    handler(q, "gftpwb.shell.cli.hosts:cmd_hosts")
+    handler(q, "gftpwb.cli.hosts:cmd_hosts")
 
 
 def add_lab_up_options(q: argparse.ArgumentParser) -> None:
@@ -286,11 +286,11 @@ def add_lab(sub: Sub) -> None:
             q.add_argument("--json", action="store_true", help="machine-readable output")
             q.add_argument("--vars", action="store_true", help="print --set options that point a scenario's "
                            "variables at the lab (lab, ctrl, src, dst), as scenarios/teragrid-study.yaml takes them")
-        handler(q, "gftpwb.shell.cli.lab:cmd_lab")
+        handler(q, "gftpwb.cli.lab:cmd_lab")
 
 
 def add_migration(sub: Sub) -> None:
-    """import, export and log: tgftp batchfiles and tag logs (gftpwb.tgftp.run.migrate runs them)."""
+    """import, export and log: tgftp batchfiles and tag logs (gftpwb.cli.migrate runs them)."""
     p = sub.add_parser("import", help="tgftp batchfile -> scenario, or: import taglogs LOG... -> records",
                        description="gftpwb import BATCHFILE [-o SCENARIO.yaml]: a tgftp batchfile as a scenario "
                        "(to stdout without -o). gftpwb import taglogs LOG...: old tgftp (or gftpwb) tag logs as "
@@ -303,7 +303,7 @@ def add_migration(sub: Sub) -> None:
     p.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=argparse.SUPPRESS)
     p.add_argument("--scenario", default="imported", metavar="NAME",
                    help="scenario name for tag logs whose file name does not carry one (default imported)")
-    handler(p, "gftpwb.tgftp.run.migrate:cmd_import")
+    handler(p, "gftpwb.cli.migrate:cmd_import")
 
     p = sub.add_parser("export", help="results -> tag logs, or scenario -> tgftp batchfile")
     p.add_argument("what", choices=("taglogs", "batchfile"), help="taglogs RESULTS_DIR | batchfile SCENARIO")
@@ -311,7 +311,7 @@ def add_migration(sub: Sub) -> None:
     p.add_argument("-o", "--output", metavar="PATH", help="taglogs: directory (default RESULTS_DIR itself); "
                    "batchfile: file (default stdout)")
     p.add_argument("--force", action="store_true", help="overwrite an existing batchfile")
-    handler(p, "gftpwb.tgftp.run.migrate:cmd_export")
+    handler(p, "gftpwb.cli.migrate:cmd_export")
 
     p = sub.add_parser("log", help="read tag logs like tgftp_log")
     log_sub = p.add_subparsers(dest="log_command", required=True, metavar="ACTION")
@@ -319,10 +319,10 @@ def add_migration(sub: Sub) -> None:
     q.add_argument("attribute", metavar="ATTRIBUTE")
     q.add_argument("files", nargs="+", metavar="FILE")
     q.add_argument("--json", action="store_true", help="one JSON object: attribute and, per file, found and value")
-    handler(q, "gftpwb.shell.cli.log:cmd_log")
+    handler(q, "gftpwb.cli.log:cmd_log")
     q = log_sub.add_parser("list-attributes", help="the ten attributes tgftp_log knows")
     q.add_argument("--json", action="store_true", help="as a JSON list")
-    handler(q, "gftpwb.shell.cli.log:cmd_log")
+    handler(q, "gftpwb.cli.log:cmd_log")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,9 +12,9 @@ from typing import Protocol
 
 from textual.message import Message
 
-from gftpwb.core.dsl.model import Scenario
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.live.state import LiveState
+from gftpwb.core.scenario.model import Scenario
 
 
 class WorkbenchState(Protocol):

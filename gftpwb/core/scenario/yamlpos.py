@@ -22,8 +22,7 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.reader import ReaderError
 
 from gftpwb.core.errors import Diagnostic, ScenarioError
-
-from .fastyaml import fast_load
+from gftpwb.core.scenario.fastyaml import fast_load
 
 Path = tuple[str | int, ...]
 
