@@ -398,3 +398,13 @@ def warm_text(tuner: Tuner, used: Sequence[UsedCampaign], reason: str) -> str:
                 f"{left} left out by the history")
     return (f"fell back to a cold search after {tuner.fell_back_after} transfers (budget {tuner.cold_budget}): "
             f"{tuner.fallback}")
+
+
+def used_text(used: Sequence[UsedCampaign]) -> str:
+    """The campaigns a warm start rests on, newest first: what, when, how similar, what weight."""
+    parts = []
+    for u in used:
+        why = f", {u.why}" if u.why else ""
+        parts.append(f"{u.source} {u.ref} of {u.started_at[:16]} (similarity {u.similarity:.2f}, weight "
+                     f"{u.weight:.2f}{why})")
+    return "; ".join(parts)

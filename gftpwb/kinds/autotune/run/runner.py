@@ -37,6 +37,7 @@ from gftpwb.kinds.autotune.warmrace import (
     plan_warm_start,
     priors_from_json,
     priors_to_json,
+    used_text,
     warm_text,
 )
 from gftpwb.shell.context import Interrupted, RunContext, utc_now_iso
@@ -230,11 +231,7 @@ class Tune:
         assert isinstance(self.tuner, WarmAdaptive)
         self.phase = self.tuner.phase
         self.ctx.publish(Notice(level="info", text=f"{test}: {self._warm_line()}"))
-        for used in plan.used:
-            why = f" ({used.why})" if used.why else ""
-            self.ctx.publish(Notice(level="info", text=(
-                f"{test}: history: {used.source} {used.ref} of {used.started_at[:19]}, similarity "
-                f"{used.similarity:.2f}, weight {used.weight:.2f}{why}")))
+        self.ctx.publish(Notice(level="info", text=f"{test}: history used: {used_text(plan.used)}"))
 
     def _after_transfer(self) -> None:
         """Announce a change of the warm start's phase: the probes' verdict, or the fall-back."""
