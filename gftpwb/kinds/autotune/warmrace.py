@@ -408,3 +408,23 @@ def used_text(used: Sequence[UsedCampaign]) -> str:
         parts.append(f"{u.source} {u.ref} of {u.started_at[:16]} (similarity {u.similarity:.2f}, weight "
                      f"{u.weight:.2f}{why})")
     return "; ".join(parts)
+
+
+PLAN_DETAIL = "warm_start_plan"  # the details key of the tune's first transfer that keeps its warm start
+
+
+def plan_to_json(plan: WarmPlan, history: str | None) -> dict[str, Any]:
+    """What a tune's first transfer records of its warm start (:func:`plan_from_json` reads it back)."""
+    return {"history": history, "reason": plan.reason, "used": [u.as_dict() for u in plan.used],
+            "warm": None if plan.warm is None else priors_to_json(plan.warm)}
+
+
+def plan_from_json(data: dict[str, Any]) -> WarmPlan:
+    """The warm start :func:`plan_to_json` recorded (a cold one where it cannot be read)."""
+    try:
+        used = tuple(UsedCampaign(str(u["ref"]), str(u["started_at"]), float(u["similarity"]), float(u["weight"]),
+                                  str(u["source"]), str(u["why"])) for u in data.get("used") or ())
+    except (KeyError, TypeError, ValueError):
+        return WarmPlan(None, (), "the recorded warm start could not be read")
+    warm = priors_from_json(data["warm"]) if isinstance(data.get("warm"), dict) else None
+    return WarmPlan(warm, used, str(data.get("reason", "")))

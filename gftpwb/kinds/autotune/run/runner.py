@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from gftpwb.core.errors import GftpwbError
@@ -30,12 +30,14 @@ from gftpwb.kinds.autotune.candidates import DEFAULT_PORTS
 from gftpwb.kinds.autotune.model import ADAPTIVE
 from gftpwb.kinds.autotune.plan import TRANSFER_KIND, TuneSettings, candidate_keys, transfer_spec
 from gftpwb.kinds.autotune.strategies import Tuner, make_tuner
-from gftpwb.kinds.autotune.warm import PathFeatures, UsedCampaign, data_of, endpoint
+from gftpwb.kinds.autotune.warm import PathFeatures, data_of, endpoint
 from gftpwb.kinds.autotune.warmrace import (
+    PLAN_DETAIL,
     WarmAdaptive,
     WarmPlan,
+    plan_from_json,
+    plan_to_json,
     plan_warm_start,
-    priors_from_json,
     priors_to_json,
     used_text,
     warm_text,
@@ -128,6 +130,7 @@ class Tune:
         self.warm_plan: WarmPlan | None = None
         self.warm_base: str | None = None
         self.phase = ""  # the warm start's phase at the last update (a change is announced)
+        self.plan_recorded = False  # a transfer's record carries the warm start already
 
     async def run(self) -> ResultRecord:
         self.ctx.publish(RunStarted(spec=self.spec, argv=(), started_at=self.started_at))
@@ -182,18 +185,16 @@ class Tune:
                             capmath.path_cap(*self.ends), data_of(spec.source, spec.target))
 
     async def _warm_plan(self) -> WarmPlan:
-        """The warm start: the one an interrupted attempt of this tune recorded (so --resume races on the
-        same priors), else one planned from the earlier campaigns in the history."""
+        """The warm start: the one an interrupted attempt of this tune recorded on its first transfer (so
+        --resume races on the same priors, after Ctrl-C or a kill alike), else one planned from the
+        earlier campaigns in the history."""
         settings, spec = self.settings, self.spec
-        earlier = next((r for r in reversed(self.ctx.history) if r.run_id == spec.run_id and r.kind == spec.kind
-                        and isinstance(r.details.get("warm_start"), dict)), None)
-        if earlier is not None:
-            kept = earlier.details["warm_start"]
-            warm = priors_from_json(kept.get("priors") or {}) if kept.get("priors") else None
-            used = tuple(UsedCampaign(u["ref"], u["started_at"], u["similarity"], u["weight"], u["source"], u["why"])
-                         for u in kept.get("used", ()))
+        kept = next((r.details[PLAN_DETAIL] for r in self.history.values()
+                     if isinstance(r.details.get(PLAN_DETAIL), dict)), None)
+        if kept is not None:
             self.warm_base = kept.get("history")
-            return WarmPlan(warm, used, kept.get("reason", ""))
+            self.plan_recorded = True
+            return plan_from_json(kept)
         base = history_base(self.ctx.results_dir, settings.warm_history)
         self.warm_base = base
         if base is None:
@@ -248,6 +249,11 @@ class Tune:
             candidate = self.settings.candidates[index]
             transfer = transfer_spec(self.spec, candidate, tuner.arms[index].runs, self.settings.length)
             done = self.history.get(transfer.run_id)
+            if done is None and not self.plan_recorded and self.warm_plan is not None:
+                # The first transfer carries the warm start, so a resumed tune plans nothing anew.
+                transfer = replace(transfer, details={**transfer.details,
+                                                      PLAN_DETAIL: plan_to_json(self.warm_plan, self.warm_base)})
+                self.plan_recorded = True
             if done is not None:
                 self.replayed += 1
             else:
