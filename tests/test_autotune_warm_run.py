@@ -85,7 +85,8 @@ def test_warm_start_off_searches_cold(tmp_path):
     run_ok(write(tmp_path, scenario_text()), "--results", str(base / "first"))
     out = run_ok(write(tmp_path, scenario_text(extra="warm_start: off\n")), "--results", str(base / "second"))
     details = tune_of(base / "second")["details"]
-    assert "warm_start" not in details and details["budget"] == 120
+    assert details["warm_start"]["warm"] is False and details["warm_start"]["used"] == []
+    assert details["warm_start"]["reason"] == "warm_start is off" and details["budget"] == 120
     assert "cold search: warm_start is off" in out
     plan_spec = json.loads((base / "second" / "plan.json").read_text())[0]
     assert plan_spec["params"]["warm_start"] == "off"

@@ -303,4 +303,7 @@ class Tune:
                 warm.update(self.tuner.warm_facts())
                 warm["priors"] = priors_to_json(plan.warm)
             details["warm_start"] = warm
+        elif self.settings.strategy == ADAPTIVE:
+            details["warm_start"] = {"history": None, "reason": "warm_start is off", "text": self._warm_line(),
+                                     "used": [], "warm": False}
         return details
