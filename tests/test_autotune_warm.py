@@ -364,3 +364,17 @@ def test_history_rows_become_tune_and_sweep_campaigns():
     sweep = campaigns["d2:sweep"]
     assert sweep.source == "sweep" and sweep.features.data == "/data/a -> /data/b"
     assert sweep.stats[p1].mean == 880.0 and campaigns["d2:sweep#2"].features.target == "ftp://10.0.0.9:2811"
+
+
+def test_a_warm_budget_that_ends_while_probing_still_takes_the_verdict(past):
+    plan = plan_warm_start(features(LINK), past, KEYS, 6)
+    assert plan.warm.budget == 2
+    tuner = WarmAdaptive(CANDIDATES, 20.0, 6, plan.warm)
+    assert len(tuner.probe_order) > 2
+    run(tuner, Outcomes(LINK, 7))
+    assert tuner.verdict is not None and tuner.phase == RACE and tuner.transfers_used == 2
+    assert tuner.stop_reason.startswith("warm budget of 2 transfers used")
+    changed = LinkModel(bandwidth_mib_s=400.0, rtt_s=0.02, noise=0.03, seed=1)
+    tuner = WarmAdaptive(CANDIDATES, 20.0, 6, plan_warm_start(features(changed), past, KEYS, 6).warm)
+    run(tuner, Outcomes(changed, 7))
+    assert tuner.phase == COLD and tuner.fell_back_after == 2 and tuner.transfers_used == 6

@@ -241,9 +241,7 @@ class WarmAdaptive(Adaptive):
             target = self._probe_target()
             if target is None:  # the verdict is taken as the last probe is told; only a tune of none ends here
                 return None, "no candidate to probe"
-            if self.transfers_used < self.budget:
-                return target.candidate.index, ""
-            return None, f"warm budget of {self.budget} transfers used while probing"
+            return target.candidate.index, ""  # within the budget: at its end the verdict is taken
         index, reason = super()._decide()
         if index is None and self.phase == RACE and reason.startswith("budget of"):
             reason = f"warm {reason}"
@@ -258,7 +256,9 @@ class WarmAdaptive(Adaptive):
         arm = self.arms[index]
         if not arm.eliminated and not arm.rates and arm.failures >= self.max_failures:
             self._eliminate(arm, f"dropped after {self.transfers_used} transfers: {arm.failures} failed runs")
-        if self._probe_target() is None:
+        # The verdict once every probe is in, or when the warm budget ends first (a small budget): the
+        # history is never trusted unchecked.
+        if self._probe_target() is None or self.transfers_used >= self.budget:
             self._judge()
 
     def probes(self) -> list[Probe]:
@@ -289,7 +289,7 @@ class WarmAdaptive(Adaptive):
             self.confirmed = True
             for i in [i for i in self.probe_order if self.arms[i].rates][:3]:
                 self._extra.setdefault(i, self.arms[i].runs + 1)
-        if self._probe_target() is not None:
+        if self._probe_target() is not None and self.transfers_used < self.budget:
             return  # judged again when the confirmations are in
         self._go_cold(verdict.text)
 
