@@ -7,9 +7,9 @@ GFTPWB := $(BIN)/gftpwb
 # The real tgftp 0.7.0 / tgftp_log 0.2.0 for the differential suite tests/compat (not part of the project).
 TGFTP_REFERENCE ?= $(wildcard $(CURDIR)/../shared/reference/tgftp-0.7.0)
 
-.PHONY: demo test lint schema deps deps-test lab-up lab-down bench clean
+.PHONY: demo test lint schema shell-extras install-shell-extras deps deps-test lab-up lab-down bench clean
 
-demo: deps $(VENV)/.installed
+demo: deps $(VENV)/.installed install-shell-extras
 	$(GFTPWB) lab up
 	$(GFTPWB) run scenarios/quickstart.yaml
 
@@ -25,6 +25,14 @@ lint: $(VENV)/.installed-test
 # Regenerate the committed schema from the key tables in gftpwb/core/dsl/schema.py.
 schema: $(VENV)/.installed
 	$(BIN)/python -c 'from gftpwb.core.dsl.schema import render_schema; open("schemas/scenario.schema.json", "w").write(render_schema())'
+
+# Regenerate the completion scripts and the man page in share/ from the argument parser.
+shell-extras: $(VENV)/.installed-test
+	$(BIN)/python scripts/shell_extras.py write
+
+# Put them where bash-completion, zsh, fish and man look (/usr/local/share as root, else ~/.local/share).
+install-shell-extras: $(VENV)/.installed
+	$(BIN)/python scripts/shell_extras.py install
 
 deps:
 	scripts/install-deps.sh demo

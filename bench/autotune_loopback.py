@@ -3,7 +3,7 @@ pick is within the margin of the best mean the exhaustive run measured (tgftp's 
 reference, itself noisy).
 
 Starts a private GridFTP server (the project's lab code, free port), runs the exhaustive tune and
-then the adaptive one over tgftp's 37 candidates, and prints a Markdown table for BENCHMARKS.md.
+then the adaptive one over tgftp's 37 candidates, and prints a Markdown table for docs/benchmarks/.
 Loopback is one host: every -tcp-bs above its kernel cap duplicates another candidate, which the
 adaptive strategy does not run. Results directories are kept (printed) for inspection.
 

@@ -1,4 +1,4 @@
-"""The harness under stress, and what monitors cost (issue 13).
+"""The harness under stress, and what monitors cost.
 
 Two stress scenarios, each run by the real CLI (``gftpwb run``) against the project's own lab:
 

@@ -5,7 +5,7 @@ project's lab code on a free port), and for each run compares three figures:
   * gftpwb's rate including set-up: bytes / monotonic wall time (what tgftp means to report),
   * guc's own average (excludes connection set-up; quantised by 0.1 s timestamps),
   * tgftp 0.7.0's rate for the same start and end times: whole seconds, integer division.
-Prints a Markdown table for BENCHMARKS.md. Usage: .venv/bin/python bench/rate_accuracy.py [--runs N]
+Prints a Markdown table for docs/benchmarks/. Usage: .venv/bin/python bench/rate_accuracy.py [--runs N]
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fuzz campaigns behind BENCHMARKS.md's RELIABILITY section (issue 17): the test suite's fuzzers
+"""Fuzz campaigns behind docs/benchmarks/reliability.md: the test suite's fuzzers
 (tests/test_bounded_inputs.py, tests/test_fuzz_readers.py, tests/test_fuzz_tgftp.py) run for many more
 cases, outside pytest.
 

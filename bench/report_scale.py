@@ -1,5 +1,5 @@
 """How long ``gftpwb report`` and ``gftpwb compare`` take, and how much memory, on results
-directories of 100,000 records (issue 12: each under 5 s).
+directories of 100,000 records (each under 5 s).
 
 Generates a results base under a temporary directory (or ``--base``): ``--dirs`` results
 directories of one scenario, each with ``--records`` guc records (``--cases`` cases, the rest
@@ -7,7 +7,7 @@ repeats; seeded lognormal rates, a warm-up per case, 1 % failures, a progress sa
 for 1 % of the runs), meta.json and plan.json, as ``gftpwb run`` writes them. Then runs each command
 ``--repeats`` times as a user would (a new ``python -m gftpwb`` process, output to /dev/null) and
 prints the median and range of the wall time and the peak RSS of the process (``ru_maxrss`` of the
-child, KiB), as a Markdown table for BENCHMARKS.md.
+child, KiB), as a Markdown table for docs/benchmarks/.
 
 ``--before TREE`` runs each command with another gftpwb as well, round by round in turns (a source
 tree, e.g. ``git archive <commit> gftpwb schemas | tar -x -C TREE``, put first on PYTHONPATH), so a

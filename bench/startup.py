@@ -8,7 +8,7 @@ gives the median (min-max) wall time of the rounds, with bare ``python -c pass``
 
 ``--tgftp-log`` adds the real tgftp_log (from ``--reference``, ``$GFTPWB_TGFTP_REFERENCE`` or
 ../shared/reference/tgftp-0.7.0) and the drop-in, reading RATE and COMMAND_OUTPUT from a tgftp log and
-from a gftpwb log, with the drop-in's ratio to the real script (issue 10's target: within 3x).
+from a gftpwb log, with the drop-in's ratio to the real script (the target: within 3x).
 ``--wheel`` also measures the drop-in installed from a wheel into a fresh virtualenv, as users get
 it: the checkout's editable install puts setuptools' import finder into every interpreter start.
 
@@ -17,8 +17,8 @@ with ``gftpwb/schemas`` (in older layouts also ``gftpwb/tui`` and ``gftpwb/conve
 top-level folders), in the same rounds, so both sides see the same load: the installed editable gftpwb
 is hidden for it and the checkout run as ``python -m gftpwb``.
 
-Targets: ``gftpwb --help``, ``gftpwb validate`` and ``gftpwb log get`` under 150 ms median (issue 11);
-the ``tgftp_log`` drop-in within 3x of the real one (issue 10).
+Targets: ``gftpwb --help``, ``gftpwb validate`` and ``gftpwb log get`` under 150 ms median;
+the ``tgftp_log`` drop-in within 3x of the real one.
 """
 
 from __future__ import annotations

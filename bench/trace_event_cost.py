@@ -1,4 +1,4 @@
-"""What one I/O trace event costs the gfapi worker's CPU, measured on its own trace code (issue 15).
+"""What one I/O trace event costs the gfapi worker's CPU, measured on its own trace code.
 
 The worker's throughput through a file system varies by a few % from run to run, so a change of a few
 ns per event cannot be seen there. This builds ``trace_event_cost.c`` against the worker's source

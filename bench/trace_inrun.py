@@ -1,4 +1,4 @@
-"""What the worker's I/O tracing costs a file, measured inside the run by the worker itself (issue 15).
+"""What the worker's I/O tracing costs a file, measured inside the run by the worker itself.
 
 Files/s and CPU per file move by a percent or more from run to run on this machine, about what the
 tracer costs. The worker's own timing resolves it: with ONE thread, the time a file spends outside its timed calls,

@@ -1,4 +1,4 @@
-"""How validation time grows with the number of tests (issue 17: 20,000 tests took 9-10 s).
+"""How validation time grows with the number of tests (20,000 tests once took 9-10 s).
 
 Writes scenarios of N guc tests and times what `gftpwb validate` does (`load_scenario` + `plan`) in
 this process (CPU seconds), median of --repeat tries, then microseconds per test (linear growth shows as a flat
@@ -53,7 +53,7 @@ def main() -> None:
             with open(path, "w") as handle:
                 handle.write(text)
             total = median_time(lambda path=path, n=n: len(plan(load_scenario(path))) == n or exit(1), args.repeat)
-            if not hasattr(yamlpos, "ruamel_load"):  # code from before issue 17 (PYTHONPATH=an export of it)
+            if not hasattr(yamlpos, "ruamel_load"):  # code from before the fast loader (PYTHONPATH=an export of it)
                 print(f"{n:>7} {total:>10.2f} {total / n * 1e6:>8.0f}")
                 continue
             fast = median_time(lambda text=text, path=path: yamlpos.load_yaml_with_positions(text, path), args.repeat)

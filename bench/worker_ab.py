@@ -1,5 +1,5 @@
 """Two builds of the gfapi worker side by side: this tree's and one at a git revision, each at chosen
-trace levels, in rounds whose order is rotated, paired within each round (issue 15).
+trace levels, in rounds whose order is rotated, paired within each round.
 
 What a change to the worker's trace code does to a real run (files on /dev/shm, 4 threads, small
 files): the worker's CPU per file (getrusage of the child) and its threads' own files/s, with

@@ -1,4 +1,4 @@
-"""One run of the gfapi worker alone (no gftpwb), as the tracing benches start it (issue 15).
+"""One run of the gfapi worker alone (no gftpwb), as the tracing benches start it.
 
 Shared by bench/trace_overhead.py (``--worker``) and bench/worker_ab.py: 4 threads x ``files`` files of
 4 KiB, seq-wr on POSIX, the trace level given on the command line (``run``: the trace file is open with

@@ -63,6 +63,9 @@ AUTOTUNE_MAGIC = "#%tgftp_autotuning_batchfile"
 FIELDS_LINE = "#  " + ";".join(FIELD_NAMES)
 EXPORT_VERSION = "0.7.0"
 PROGRAM = "tgftp"  # tgftp's $0 on the command lines it generated
+# A kind whose tests have a batchfile form names its line writer under this name in Kind.exports
+# (the name of the batchfile input format too).
+BATCHFILE_EXPORT = "tgftp-batchfile"
 _VERSION_RE = re.compile(r"^0\.([4-7])(?:\.(\d+))?$")
 _NAME_RE = re.compile(NAME_PATTERN)
 
@@ -545,13 +548,14 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
     lines = [f"{HEADER_PREFIX}{EXPORT_VERSION}", FIELDS_LINE, f"#  exported by gftpwb {__version__} from scenario "
              f"{scenario.name}"]
     for test in scenario.tests:
-        kind = registry().kind(test.kind)
-        if kind.tgftp_line(test, {}) is None:
+        writer = registry().kind(test.kind).exports.get(BATCHFILE_EXPORT)
+        if writer is None:
             raise ExportError(f"test {test.id}: kind {test.kind} has no tgftp equivalent")
+        batchfile_line = registry().resolve(writer)
         if test.description:
             lines.append(_field(f"#  {test.id}: {test.description}", "description", test))
         for variant, point in enumerate(matrix_points(test)):
-            words, connection_test, note = kind.tgftp_line(test, point) or ((), False, "")
+            words, connection_test, note = batchfile_line(test, point)
             if note and note not in notes:
                 notes.append(note)
             params = " ".join(_quoted(w, 3) for w in words)

@@ -12,6 +12,11 @@ if [ "${1:-demo}" = "test" ]; then
     want+=(glusterfs-server libglusterfs-dev gcc libc6-dev fio)
     # report --html: a headless browser opens the page, checks its DOM and takes a screenshot
     want+=(chromium)
+    # live results: Prometheus scrapes --metrics, the pushgateway takes pushes, node_exporter reads
+    # report --openmetrics, promtool lints the exposition and the docs' alert rule
+    want+=(prometheus prometheus-pushgateway prometheus-node-exporter)
+    # shell completion (bash-completion, zsh, fish load the generated scripts) and the man page (man -l)
+    want+=(bash-completion zsh fish man-db)
 fi
 
 missing=()

@@ -35,7 +35,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if report.skipped:
+    if report.skipped and not hasattr(report, "wasxfail"):  # an expected failure (xfail) ran: not a skip
         _skipped.append(report.nodeid)
 
 

@@ -70,7 +70,7 @@ def test_reads_the_real_values_locally_and_explains_a_remote_end():
 
 
 def test_an_end_whose_host_maps_elsewhere_is_read_through_that_transport():
-    # The SSH inventory (issue 4) plugs in here: a host name mapped to an executor host.
+    # The SSH inventory plugs in here: a host name mapped to an executor host.
     seen = []
 
     class Recording:

@@ -1,4 +1,4 @@
-"""Bounded, positioned input errors (issue 17, items 4-6): what fuzzing found in the scenario loader
+"""Bounded, positioned input errors : what fuzzing found in the scenario loader
 is a file:line[:col] error with exit 2, never a traceback or a run-away; caps have a clear error and
 a documented way up; and a fuzz suite over the loader keeps it so (seeded per run, seed printed)."""
 

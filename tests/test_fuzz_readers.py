@@ -1,4 +1,4 @@
-"""Fuzz suites over what gftpwb reads back (issue 17): results directories (journal, samples,
+"""Fuzz suites over what gftpwb reads back: results directories (journal, samples,
 meta.json, plan.json) as every report reads them, and scenarios whose values are of the wrong type
 (the schema's and the kinds' errors). No traceback, every problem or error with its line; seeded per
 run, the seed printed (GFTPWB_FUZZ_SEED=N repeats a run), bounded by the number of examples."""
@@ -66,7 +66,7 @@ def mutate_lines(rng: random.Random, text: str, edits: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-# The monitors' files of a run with a cpu monitor (issue 15), as shell/sinks/monitors.py writes them.
+# The monitors' files of a run with a cpu monitor, as shell/sinks/monitors.py writes them.
 MONITOR_LINES = [
     {"event": "sampler-started", "host": "local", "utc": "2026-11-22T10:00:00Z", "monitors": ["cpu"],
      "clock_offset_s": 0.0, "clock_uncertainty_s": 0.001},
@@ -228,7 +228,7 @@ def test_a_plan_entry_of_the_wrong_type_is_not_a_traceback(tmp_path):
 
 
 def test_masking_reaches_dictionary_keys():
-    """The environment in meta.json is keyed by server URL (issue 12): the password goes there too."""
+    """The environment in meta.json is keyed by server URL : the password goes there too."""
     assert mask({"ftp://u:pw@h/": {"banner": "ready"}}) == {"ftp://u:***@h/": {"banner": "ready"}}
 
 

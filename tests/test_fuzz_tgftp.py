@@ -1,4 +1,4 @@
-"""Fuzz suites over the tgftp area's readers (issue 17): the batchfile importer (``gftpwb import``,
+"""Fuzz suites over the tgftp area's readers: the batchfile importer (``gftpwb import``,
 ``gftpwb run tests.csv``) and the tag-log reader (``import taglogs``, ``gftpwb log get``).
 
 Promises held: no traceback on any input; a batchfile either imports to a scenario that loads and
@@ -179,7 +179,7 @@ def test_the_fuzz_helpers_hit_both_outcomes(tmp_path):
     assert mutate(b"abc", [(rng.randrange(4), 0, 0)]) != b"abc"
 
 
-# --- what the fuzzers found, and issue 17's tgftp-area items, each kept as a test --------------------
+# --- what the fuzzers found, and the tgftp area's hardening items, each kept as a test --------------------
 
 
 def batch(body: bytes) -> bytes:

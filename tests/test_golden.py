@@ -1,6 +1,6 @@
 """Results, tag logs and console output stay byte-for-byte what they were before the architecture
-change (issue 11), for fixed fake-guc runs and simulated runs and auto-tunes: see golden_runs.py.
-Issue 10 regenerated the files once for its intended changes to tag logs and records (GFTPWB_* tags
+change to plug-in kinds, for fixed fake-guc runs and simulated runs and auto-tunes: see golden_runs.py.
+The tgftp rewrite regenerated the files once for its intended changes to tag logs and records (GFTPWB_* tags
 first, tgftp's RATE and SIZE rules, ``details.vb_added``, new plan fields); nothing else moved.
 
 Clock readings are the only thing replaced before comparing. Statistics in auto-tune records

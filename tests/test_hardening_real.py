@@ -1,4 +1,4 @@
-"""Kill points and orphans against the real lab (issue 17): real guc and GridFTP server, real signals,
+"""Kill points and orphans against the real lab: real guc and GridFTP server, real signals,
 a real terminal hang-up, ``kill -9``; after each, ``pgrep`` (and /proc) in the root namespace and in
 every namespace host finds nothing gftpwb started."""
 

@@ -1,5 +1,5 @@
 """The harness in the DSL and the plan: variables and includes, needs and their cycles, delays,
-loops and copies in run ids and tag log names, --only test[case] and --where (issue 13)."""
+loops and copies in run ids and tag log names, --only test[case] and --where."""
 
 from __future__ import annotations
 
@@ -355,7 +355,7 @@ def test_a_scenario_without_harness_features_plans_exactly_as_before():
 
 
 def test_large_plans_are_counted_without_being_made(monkeypatch):
-    monkeypatch.setenv("GFTPWB_MAX_RUNS", str(10**9))  # over the default cap (issue 17), raised as documented
+    monkeypatch.setenv("GFTPWB_MAX_RUNS", str(10**9))  # over the default cap, raised as documented
     text = "version: 1\nname: big\nloops: 100000\n" + ENDS + \
         "tests:\n  - {id: a, kind: guc, repeat: 100, concurrency: 100}\n"
     specs = plan(load_scenario_text(text, "big.yaml"))

@@ -88,7 +88,7 @@ def test_a_suite_with_needs_loops_and_copies(tmp_path, stand_in):
         assert [r["details"]["copy"] for r in copies] == [0, 1, 2]
         assert all(r["details"]["copies"] == 3 and r["details"]["loop"] == loop and r["details"]["seed"] == 11
                    and 0 <= r["details"]["delay_s"] <= 0.2 and r["bytes"] == 2 * 1048576 for r in copies)
-    # No copies or delay: only its mode, its loop and seed (and vb_added, issue 10).
+    # No copies or delay: only its mode, its loop and seed (and vb_added).
     assert got["loop0/warm-up/0"]["details"] == {"mode": "stream", "live_progress": False, "vb_added": False,
                                                  "loop": 0, "seed": 11}
     # Each copy has its own tag log; loops are in the names.

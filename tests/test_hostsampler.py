@@ -1,4 +1,4 @@
-"""The python3 sampler (gftpwb/shell/hostsampler.py, issue 13): its pure parts (tcp_info unpacking,
+"""The python3 sampler (gftpwb/shell/hostsampler.py): its pure parts (tcp_info unpacking,
 netlink replies, ss's lines, the configuration) read back through the controller's parsers
 (hypothesis); its tcp reading against real ``ss -tinp`` on the same live connections; and the one
 start command under both samplers, forced either way, falling back to sh without python3."""

@@ -500,7 +500,7 @@ def test_bad_lab_requests_are_usage_errors_and_make_nothing(tmp_path):
 
 
 def test_pre_post_comment_commands_and_connection_tests_run_on_the_remote_host(netlab, tmp_path):
-    """tgftp's per-test commands and connection tests (issue 3) run on the test's host over SSH (issue 4):
+    """tgftp's per-test commands and connection tests run on the test's host over SSH:
     the commands' output shows the namespace's own address, not the controller's."""
     h1 = next(h for h in netlab.status()["hosts"] if h["name"] == "h1")
     dead_port = socket.socket()

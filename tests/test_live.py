@@ -365,7 +365,7 @@ def test_channel_sums_never_drift_from_the_last_samples(samples):
 
 
 def test_runs_of_one_group_on_several_hosts_add_up_while_in_flight():
-    # `on: [c1, c2]`: the same run on two hosts at once (issue 4's groups); rows per host, one aggregate.
+    # `on: [c1, c2]`: the same run on two hosts at once (host groups); rows per host, one aggregate.
     a, b = spec("g", 0, 0, host="c1", length=1 << 30), spec("g", 0, 0, host="c2", length=1 << 30)
     a, b = (RunSpec(**{**s.__dict__, "run_id": f"g@{s.host}/0"}) for s in (a, b))
     live = LiveState()

@@ -1,4 +1,4 @@
-"""The live state's monitors board, trace levels and thresholds (issue 16 with 13, 15 and 12): what the
+"""The live state's monitors board, trace levels and thresholds : what the
 run view's monitors panel, trace key and expect line are drawn from. Pure."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The local transport's read pause (``Process.read_pause``), with real child processes: several small
 writes are read as one chunk, nothing is lost or reordered, and a pause ends when the process exits
-(guc's per-buffer ``-dbg`` lines of a traced transfer are read this way: BENCHMARKS.md, tracing)."""
+(guc's per-buffer ``-dbg`` lines of a traced transfer are read this way: docs/benchmarks/tracing.md)."""
 
 import asyncio
 import sys

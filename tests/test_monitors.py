@@ -1,4 +1,4 @@
-"""Monitors, the pure parts (issue 13): the /proc, ss and command-output parsers (hypothesis: what
+"""Monitors, the pure parts: the /proc, ss and command-output parsers (hypothesis: what
 the kernel, ss or a command prints reads back), the sampler's stream in chunks of any size, the
 readers' rates, the summary of samples per run, host clocks, the DSL and the plan; and the sampler
 script run by the real /bin/sh on this machine."""

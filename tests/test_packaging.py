@@ -55,6 +55,7 @@ def test_wheel_installs_and_imports(tmp_path):
             "assert names == ('guc', 'connection-test', 'autotune', 'gfapi', 'iperf3'), names;"
             "assert 'site-packages' in gftpwb.tui.__file__, gftpwb.tui.__file__;"
             "assert s.scenario_schema()['title'] == 'gftpwb scenario';"
+            "from gftpwb.core.event_stream import schema; assert schema()['title'].startswith('gftpwb run --events');"
             "from gftpwb.kinds.gfapi.run.worker_build import source_bytes; assert b'glfs_init' in source_bytes();"
             "import gftpwb.tui.app as a; assert pathlib.Path(a.WorkbenchApp.CSS_PATH).is_file(), 'no stylesheet';"
             "print('ok')")

@@ -257,7 +257,7 @@ def _dropin_with_password(tmp_path: Path, url: str, name: str,
 
 @pytest.mark.parametrize("refused", [False, True], ids=["passed", "refused"])
 def test_passwords_in_urls_are_masked_in_drop_in_logs_unless_faithful_logs_are_asked_for(tmp_path, gridftp, refused):
-    """Issue 17: by default the drop-in's tag log and screen have ``anonymous:***@`` wherever tgftp wrote
+    """By default the drop-in's tag log and screen have ``anonymous:***@`` wherever tgftp wrote
     the password (also when guc failed: tgftp wrote its log then too); GFTPWB_TGFTP_FAITHFUL_LOGS=1 gives
     tgftp's log and screen, password and all; a value that is not yes/no is warned about and masks.
     tests/compat compares the guc argv (the real URL), both logs and the screens with the real tgftp."""

@@ -102,7 +102,7 @@ def test_the_sink_writes_one_line_per_run_that_reported_progress(tmp_path):
 
 
 def test_bytes_per_run_stay_small():
-    """The sizes BENCHMARKS.md states: a 60 s guc run reporting every 2 s, and 30 s of 8 gfapi threads."""
+    """The sizes docs/benchmarks/samples.md states: a 60 s guc run reporting every 2 s, and 30 s of 8 gfapi threads."""
     guc = RunSampler("sweep[3]/12")
     for i in range(1, 31):
         guc.add("", i * 2.0 + 0.013, i * 224_395_264)

@@ -1,4 +1,4 @@
-"""Stops at run boundaries (issue 17, item 2): a stop at any moment around a run's record never
+"""Stops at run boundaries : a stop at any moment around a run's record never
 raises out of the executor, the summary counts exactly the records published, and records and exit
 codes say which signal stopped the run. The same against real guc in test_hardening_real.py."""
 

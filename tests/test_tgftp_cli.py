@@ -293,7 +293,7 @@ def test_shell_code_in_guc_parameters_is_refused_with_exit_69(tmp_path, fake_guc
 
 
 def test_import_taglogs_masks_passwords_and_export_writes_them_masked(tmp_path):
-    """A tgftp log holds the password verbatim; gftpwb stores and writes back ``user:***@`` (issue 17)."""
+    """A tgftp log holds the password verbatim; gftpwb stores and writes back ``user:***@``."""
     log = tmp_path / "pw.csv_#000_000.log"
     log.write_text("<GSIFTP_TRANSFER_LOG_COMMENT>\n\n</GSIFTP_TRANSFER_LOG_COMMENT>\n<TGFTP_COMMAND>\n"
                    "tgftp -s ftp://u:s3cr3t@a/dev/zero -t ftp://b/dev/null\n</TGFTP_COMMAND>\n"

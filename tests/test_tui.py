@@ -319,7 +319,7 @@ async def test_filter_narrows_the_view_and_what_runs(tmp_path, fake_guc):
                                                   ["beta", "guc", "local", "passed", "2/2"]]
 
 
-# --- per-thread and auto-tune views (stand-ins for issues 5 and 6) ----------------------------------
+# --- per-thread and auto-tune views (stand-ins for the gfapi workers and the simulated auto-tune) ---
 
 
 async def test_threads_view_shows_worker_rows_and_sorts(tmp_path):
@@ -620,7 +620,7 @@ async def test_a_group_on_two_ssh_hosts_runs_there_shows_both_and_stops(netlab, 
 
 
 async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
-    """Issue 6's auto-tune runner and simulated engine, through the real session: the view shows the
+    """The auto-tune runner and simulated engine, through the real session: the view shows the
     engine's final ranking row for row, with the leader, tie and elimination marks it implies."""
     from gftpwb.core.dsl.loader import load_scenario
     from gftpwb.core.events import TuneUpdate
@@ -688,7 +688,7 @@ async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
 
 @pytest.mark.real
 async def test_threads_view_on_real_gfapi_workers(tmp_path, gluster):
-    """Issue 5's workers on a real GlusterFS volume: one row per worker thread, as the record says."""
+    """The gfapi workers on a real GlusterFS volume: one row per worker thread, as the record says."""
     import uuid
 
     path = write_scenario(tmp_path, f"""\

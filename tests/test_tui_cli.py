@@ -206,7 +206,7 @@ tests:
     results = tmp_path / "r"
     code, screen = run_in_pty(["run", str(path), "--results", str(results), "--tui"], cwd=tmp_path,
                               keys=[(lambda out: b"ETA " in out, lambda proc: proc.send_signal(signal.SIGHUP))])
-    assert code == 129, screen[-3000:]  # 128 + SIGHUP, as headless (issue 17)
+    assert code == 129, screen[-3000:]  # 128 + SIGHUP, as headless
     assert [(r["run_id"], r["status"]) for r in records(results)] == [("big/0", "interrupted")]
     assert records(results)[0]["details"]["interrupted_by"] == "SIGHUP"
     out = subprocess.run(["pgrep", "-f", f"globus-url-copy.*{gridftp.port}"], capture_output=True, text=True)

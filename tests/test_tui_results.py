@@ -279,7 +279,7 @@ def test_report_tables_are_the_reports_sections_monitors_and_thresholds(tmp_path
 
 
 async def test_report_view_shows_a_kinds_own_tables_such_as_the_baseline_efficiency(tmp_path):
-    """Issue 14's efficiency table is guc's report section's: the view draws whatever the sections
+    """The efficiency table is guc's report section's: the view draws whatever the sections
     return, so it shows it (and the iperf3 baselines) without knowing either."""
     from rich.console import Console
     from test_guc_baseline import record

@@ -2,7 +2,7 @@
 real executor, session and bus, with figures known in advance: every thread has its own speed, so
 each sort order is known, and the auto-tune stand-in releases one transfer at a time, so a test can
 look at the view after every step. test_tui.py also drives the views with the real producers
-(issue 5's gfapi workers on GlusterFS, issue 6's simulated auto-tune engine).
+(the gfapi workers on GlusterFS, the simulated auto-tune engine).
 
 Both register for kind ``guc``, so a plain guc scenario with fake endpoints drives them.
 """

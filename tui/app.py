@@ -358,7 +358,7 @@ class WorkbenchApp(App[None]):
         if self.stopping:
             return
         self.stopping = True
-        self._executor.stop(stopped_by)  # records say what stopped them (issue 17)
+        self._executor.stop(stopped_by)  # records say what stopped them
         self.notify("stopping: the run in flight is recorded as interrupted; nothing else starts")
         self.draw(force=True)
 

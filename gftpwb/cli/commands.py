@@ -48,6 +48,9 @@ def cmd_never(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from .liveout import check_options
+
+    check_options(args)
     scenario = frontend.load(args.scenario, frontend.parse_assignments(args.set))
     for warning in scenario.warnings:
         _err(str(warning))
@@ -67,22 +70,42 @@ def cmd_run(args: argparse.Namespace) -> int:
             limit = f"  # timeout {spec.timeout_s:g}s" if spec.timeout_s else ""
             if spec.delay_s:
                 limit += f"  # after {spec.delay_s:g}s delay"
-            print(mask_text("\n".join(registry().kind(spec.kind).describe(spec, limit))))
+            print(mask_text("\n".join(registry().kind(spec.kind).planner.describe(spec, limit))))
         return EXIT_OK
     frontend.preflight(specs, scenario.hosts)
     directory = frontend.results_dir(scenario, args.results_base, results=args.results, resume=args.resume)
     from gftpwb.shell.session import RunRequest
 
+    from .liveout import open_outputs
+
+    held: list[str] = []  # what the outputs say while the TUI draws: printed when it is gone
+
+    def say(text: str) -> None:
+        if args.tui:
+            held.append(text)
+        else:
+            _err(f"gftpwb: {text}")
+
+    outputs = open_outputs(args, scenario.name, say)
     request = RunRequest(scenario=scenario, specs=specs, results_dir=directory, command=["gftpwb", *sys.argv[1:]],
                          resume=args.resume is not None, accept_new_host_keys=args.accept_new_host_keys,
-                         trace_to=args.trace_to)
-    if args.tui:
-        from gftpwb.tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
+                         trace_to=args.trace_to, subscribers=list(outputs.subscribers))
+    code = EXIT_OK
+    try:
+        if args.tui:
+            from gftpwb.tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
 
-        return run_in_tui(request, scenario_path=args.scenario, results_base=args.results_base,
-                          overrides=frontend.parse_assignments(args.set))
-    from gftpwb.shell.sinks.console import ConsoleSink, plain_or_terminal_console
+            code = run_in_tui(request, scenario_path=args.scenario, results_base=args.results_base,
+                              overrides=frontend.parse_assignments(args.set))
+        else:
+            from gftpwb.shell.sinks.console import ConsoleSink, plain_or_terminal_console
 
-    live = {"auto": None, "always": True, "never": False}[args.progress]
-    request.subscribers.append(ConsoleSink(plain_or_terminal_console(), live=live))
-    return frontend.exit_code(frontend.run(request).summary)
+            live = {"auto": None, "always": True, "never": False}[args.progress]
+            console = plain_or_terminal_console(stderr=outputs.events_to_stdout)
+            request.subscribers.append(ConsoleSink(console, live=live))
+            code = frontend.exit_code(frontend.run(request).summary)
+    finally:
+        for text in held:
+            _err(f"gftpwb: {text}")
+        pushed = outputs.finish(lambda text: _err(f"gftpwb: warning: {text}"))
+    return code if code != EXIT_OK else pushed

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import argparse
 
+EXIT_OK = 0  # gftpwb.core.errors.EXIT_OK
 EXIT_INTERRUPTED = 130  # gftpwb.core.errors.EXIT_INTERRUPTED, without importing it before main() runs
 
 
@@ -47,8 +48,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    from gftpwb.core.errors import EXIT_OK, GftpwbError, ScenarioError
-
     if argv[:1] == ["tgftp"]:  # tgftp's own parser: its options and "--" cannot go through argparse
         from gftpwb.tgftp.run.dropin import tgftp_main
 
@@ -59,15 +58,20 @@ def _main(argv: list[str]) -> int:
     try:
         command = vars(args).get("func") or handler_of(args.handler)
         return command(args)
-    except ScenarioError as exc:
-        for diagnostic in exc.diagnostics:
-            _err(str(diagnostic))
-        return exc.exit_code
-    except GftpwbError as exc:
-        _err(f"gftpwb: {exc}")
-        return exc.exit_code
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as exc:
+        # A GftpwbError can only come from a command that loaded gftpwb.core.errors; one that did not
+        # (--help, log get) never pays for importing it and its dataclasses.
+        errors = sys.modules.get("gftpwb.core.errors")
+        if errors is None or not isinstance(exc, errors.GftpwbError):
+            raise
+        if isinstance(exc, errors.ScenarioError):
+            for diagnostic in exc.diagnostics:
+                _err(str(diagnostic))
+        else:
+            _err(f"gftpwb: {exc}")
+        return exc.exit_code
 
 
 if __name__ == "__main__":  # pragma: no cover

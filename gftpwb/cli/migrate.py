@@ -148,7 +148,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     journal = JournalSink(os.path.join(directory, JOURNAL_NAME))
     try:
         for record in records:
-            journal.append(mask(record))  # passwords in URLs, as everything gftpwb stores (issue 17)
+            journal.append(mask(record))  # passwords in URLs, as everything gftpwb stores
     finally:
         journal.close()
     meta = {"gftpwb_version": __version__, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -210,7 +210,7 @@ def export_taglogs(directory: str, output: str | None) -> int:
     latest = {(record.scenario, record.run_id): record for record in records}
     for record in latest.values():
         kind = registry().find(record.kind)
-        if kind is not None and not kind.writes_taglog:  # e.g. small-file runs (their CSVs are in the results)
+        if kind is not None and not kind.run.writes_taglog:  # e.g. small-file runs (their CSVs are in the results)
             continue
         name = record.taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
         try:

@@ -67,6 +67,15 @@ def add_run(sub: Sub) -> None:
     p.add_argument("--trace-to", metavar="HOST:PORT", default="",
                    help="also stream the trace live to a collector (gftpwb trace collect --listen PORT on that host)")
     p.add_argument("--tui", action="store_true", help="show the run in the TUI workbench (same results)")
+    out = p.add_argument_group("results out while they happen (docs/live-results.md)")
+    out.add_argument("--events", choices=("jsonl",), help="write every event as one JSON line to stdout as it happens "
+                     "(schemas/events.schema.json); the console moves to stderr")
+    out.add_argument("--events-file", metavar="PATH", help="write the event stream to this file (or FIFO) instead")
+    out.add_argument("--metrics", metavar="HOST:PORT", help="serve the current figures for Prometheus at "
+                     "http://HOST:PORT/metrics while the run lasts (port 0: any free port)")
+    out.add_argument("--pushgateway", metavar="URL", help="push the figures to a Prometheus pushgateway at the end "
+                     "of each run and of the scenario (job gftpwb, grouped by scenario); exit 9 if the last push "
+                     "failed and nothing else did")
     handler(p, "gftpwb.cli.commands:cmd_run")
 
 
@@ -131,6 +140,10 @@ def add_report(sub: Sub) -> None:
     p.add_argument("--csv", metavar="FILE", help="also write each case's statistics as CSV (one row per figure)")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML: one testcase per run, failures as failures")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report with charts")
+    p.add_argument("--openmetrics", metavar="FILE", help="also write the figures in the Prometheus text format "
+                   "(for node_exporter's textfile collector: a FILE ending in .prom in its directory)")
+    p.add_argument("--pushgateway", metavar="URL", help="also push the figures of each directory to a Prometheus "
+                   "pushgateway (job gftpwb, grouped by scenario); exit 9 if a push fails")
     p.add_argument("--trend", metavar="N", type=int, default=20,
                    help="--html: each case's median in the N latest runs of the scenario beside DIR (default 20; "
                         "0: no trend)")
@@ -267,10 +280,11 @@ def add_lab_up_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--gluster", action="store_true",
                    help="also start glusterd and a single-brick volume for gfapi tests")
     q.add_argument("--gluster-address", metavar="ADDR",
-                   help="the volume's server address, reachable by every client (default: a 198.18.x.y "
-                        "address the lab adds to lo)")
+                   help="the volume's server address, reachable by every client (default: 198.18.0.1 for the default "
+                        "state directory, else another 198.18.x.y address; the lab adds it to lo)")
     q.add_argument("--gluster-volume", metavar="NAME",
-                   help="the volume's name (default gftpwb-<hash of the state directory>)")
+                   help="the volume's name (default gftpwb-demo for the default state directory, else "
+                        "gftpwb-<hash of the state directory>)")
 
 
 def add_lab(sub: Sub) -> None:
@@ -325,6 +339,17 @@ def add_migration(sub: Sub) -> None:
     handler(q, "gftpwb.cli.log:cmd_log")
 
 
+def add_completion(sub: Sub) -> None:
+    p = sub.add_parser("completion", help="print the shell completion script for bash, zsh or fish",
+                       epilog="examples:\n  source <(gftpwb completion bash)             # in ~/.bashrc\n"
+                       "  gftpwb completion zsh > ~/.zfunc/_gftpwb      # a directory on $fpath\n"
+                       "  gftpwb completion fish > ~/.config/fish/completions/gftpwb.fish\n\n"
+                       "pip install puts these scripts and the man page under its prefix's share/ as well.",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell")
+    handler(p, "gftpwb.cli.completion:cmd_completion")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gftpwb", description="GridFTP / GlusterFS performance workbench.")
     parser.add_argument("--version", action="version", version=f"gftpwb {__version__}")
@@ -341,4 +366,5 @@ def build_parser() -> argparse.ArgumentParser:
     add_tgftp(sub)
     add_hosts(sub)
     add_lab(sub)
+    add_completion(sub)
     return parser

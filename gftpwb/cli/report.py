@@ -12,10 +12,12 @@ from rich.text import Text
 
 from gftpwb import __version__
 from gftpwb.cli.teardown import skip_teardown
-from gftpwb.core.errors import EXIT_OK, UsageError
+from gftpwb.core.errors import EXIT_OK, EXIT_PUSH_FAILED, UsageError
 from gftpwb.core.format import counts_text
 from gftpwb.core.gcpause import paused_gc, spared_from_gc
 from gftpwb.core.junit import junit_xml
+from gftpwb.core.metrics.families import ResultFigures
+from gftpwb.core.metrics.model import Family
 from gftpwb.core.monitors.report import monitors_table
 from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_json import report_json
@@ -65,6 +67,40 @@ def print_directory(console, summary: DirectorySummary) -> None:
         console.print(Text(f"warning: {problem}", style="yellow"), soft_wrap=True)
 
 
+def directory_families(summaries: list[DirectorySummary]) -> dict[str, list[Family]]:
+    """Each scenario's figures over its directories, in the order given (a later run of a case is its
+    latest; runs add up), as ``gftpwb run --metrics`` showed them at the end of those runs."""
+    by_scenario: dict[str, ResultFigures] = {}
+    for summary in summaries:
+        figures = by_scenario.setdefault(summary.scenario, ResultFigures(summary.scenario))
+        figures.planned = summary.planned
+        for record in sorted(summary.records, key=lambda r: r.ended_at or r.started_at):
+            figures.add(record)
+        figures.check(summary.checks)
+    return {scenario: figures.families() for scenario, figures in by_scenario.items()}
+
+
+def _metrics(args: argparse.Namespace, summaries: list[DirectorySummary]) -> int:
+    """--openmetrics FILE and --pushgateway URL: 0, or 9 when a push failed (after the others)."""
+    if not (args.openmetrics or args.pushgateway):
+        return EXIT_OK
+    from gftpwb.shell.metrics import check_gateway_url, merge, push, push_error, registry_of, textfile
+
+    families = directory_families(summaries)
+    if args.openmetrics:
+        textfile(args.openmetrics, registry_of(lambda: merge(families.values())))
+    code = EXIT_OK
+    if args.pushgateway:
+        check_gateway_url(args.pushgateway)
+        for scenario, own in families.items():
+            try:
+                push(args.pushgateway, registry_of(lambda own=own: own), scenario)
+            except (OSError, ValueError) as exc:
+                print(f"gftpwb: {push_error(args.pushgateway, exc)}: {scenario} was not pushed", file=sys.stderr)
+                code = EXIT_PUSH_FAILED
+    return code
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     skip_teardown()  # what it reads is freed with the process, not one object at a time
     # Reading 100,000 records makes millions of objects that live until the command ends, none in a
@@ -78,6 +114,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def _output(args: argparse.Namespace, summaries: list[DirectorySummary]) -> int:
     generator = f"gftpwb {__version__}"
+    pushed = _metrics(args, summaries)
     if args.csv:
         _write(args.csv, report_csv(summaries), "CSV summary")
     if args.junit:
@@ -86,8 +123,8 @@ def _output(args: argparse.Namespace, summaries: list[DirectorySummary]) -> int:
         write_html(args.html, summaries, generator, args.trend)
     if args.json:
         sys.stdout.write(report_json(summaries, generator))
-        return EXIT_OK
+        return pushed
     console = plain_or_terminal_console()
     for summary in summaries:
         print_directory(console, summary)
-    return EXIT_OK
+    return pushed

@@ -9,7 +9,7 @@ means side by side.
 Cases are matched by test id and parameters rather than by case number, so a run of an edited
 scenario (a test added in front, a matrix value dropped) still lines up with an older one. Only the
 latest record of each run id counts, so a resumed directory compares by what it finally holds.
-The figure compared is each kind's headline figure (:attr:`gftpwb.core.registry.Kind.figures`).
+The figure compared is each kind's headline figure (:attr:`gftpwb.core.registry.Report.figures`).
 """
 
 from __future__ import annotations

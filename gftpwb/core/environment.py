@@ -2,7 +2,7 @@
 is (kernel, CPU, guc and GridFTP server versions, TCP buffer caps and congestion control) and how it
 reaches the servers its runs talk to (route and MTU; the banner of each (Grid)FTP server, which names
 the server's version). Pure: what to probe comes from the plan (each kind names its runs' servers,
-:meth:`gftpwb.core.registry.Kind.endpoints`); the shell runs the host probe of ``hosts check``
+:meth:`gftpwb.core.registry.Planner.endpoints`); the shell runs the host probe of ``hosts check``
 (:func:`gftpwb.core.hostcheck.probe_script`) on each host and hands the answers back here.
 
 Results from two environments are only comparable when these agree; ``compare`` (later) warns when
@@ -49,7 +49,7 @@ def probes(specs: Sequence[RunSpec]) -> dict[str, HostProbe]:
     reg = registry()
     for spec in specs:
         kind = reg.find(spec.kind)
-        endpoints = kind.endpoints(spec) if kind is not None else ()
+        endpoints = kind.planner.endpoints(spec) if kind is not None else ()
         for host in hosts_of(spec):
             probe = out.setdefault(host, HostProbe())
             for url in endpoints:

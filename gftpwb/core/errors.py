@@ -16,7 +16,9 @@ A run stopped by a signal exits with 128 + the signal's number, as shells report
 Ctrl-C (SIGINT), 143 for SIGTERM, 129 for SIGHUP (the terminal or SSH session went away).
 
 Runs that fail are not errors: they are results (exit code 1 from ``gftpwb run``; 8 when every run
-passed but a threshold of ``expect:`` was not met). The CLI turns
+passed but a threshold of ``expect:`` was not met; 9 when every run passed, every threshold was met,
+but the last push to the pushgateway (``--pushgateway``) failed: the results are on disk all the
+same). The CLI turns
 every ``GftpwbError`` into one message on stderr and its exit code, never a traceback.
 """
 
@@ -37,6 +39,7 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_STOPPED_BY = {"SIGHUP": EXIT_HANGUP, "SIGINT": EXIT_INTERRUPTED, "SIGTERM": EXIT_TERMINATED}
 EXIT_EXPECTATIONS = 8  # every run passed, but a threshold (expect:) was not met
+EXIT_PUSH_FAILED = 9  # the run's own code was 0, but its figures could not be pushed (--pushgateway)
 
 
 @dataclass(frozen=True, order=True)

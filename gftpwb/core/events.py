@@ -197,7 +197,7 @@ class TraceLevelChanged(Event):
     host: str
     level: str
     source: str = ""  # what switched it: "signal", "tui", ...
-# --- monitors (issue 13): samples polled on hosts while the tests run --------------------------------
+# --- monitors: samples polled on hosts while the tests run --------------------------------
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ cases must reach, and a run of the scenario checks it at the end of each test. P
         kind: autotune
         expect: {p_within_margin: ">= 0.9"}
 
-The names are the metrics of the test's kind (:attr:`gftpwb.core.registry.Kind.metrics`): a
+The names are the metrics of the test's kind (:attr:`gftpwb.core.registry.Report.metrics`): a
 statistic of one of its figures over a case's counted runs (passed, not warm-ups), or a fact of its
 runs. A test inherits the defaults' thresholds on its kind's metrics (key by key, its own win).
 Every case of the test is checked; a case with no value (no counted run) does not meet its
@@ -59,14 +59,14 @@ class ExpectError(ValueError):
 
 
 def metric_of(kind: Kind, name: str) -> Metric | None:
-    return next((m for m in kind.metrics if m.name == name), None)
+    return next((m for m in kind.report.metrics if m.name == name), None)
 
 
 def all_metrics() -> dict[str, Metric]:
     """Every metric name of every kind (the defaults may set any of them; first kind's wins)."""
     out: dict[str, Metric] = {}
     for kind in registry().kinds():
-        for metric in kind.metrics:
+        for metric in kind.report.metrics:
             out.setdefault(metric.name, metric)
     return out
 

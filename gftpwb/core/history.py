@@ -10,7 +10,7 @@ views, and their documented columns (:data:`COLUMNS`):
 * ``runs``: the latest record of each run id of each directory, what reports count;
 * ``figures``: one row per run and figure of its kind (guc: rate incl. set-up, guc avg; gfapi:
   files/s, MiB/s, IOPS), with whether it counts in the statistics; generated from the kinds'
-  :attr:`~gftpwb.core.registry.Kind.figures`, so a plug-in's figures are there too;
+  :attr:`~gftpwb.core.registry.Report.figures`, so a plug-in's figures are there too;
 * ``directories``: one row per results directory: scenario, when, planned and recorded runs.
 
 The view SQL is the same whoever runs it: ``gftpwb results views`` prints it for the DuckDB
@@ -20,8 +20,10 @@ command line (on another machine, against object storage).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from .registry import Figure, Kind, registry
+if TYPE_CHECKING:  # the registry is imported when a view is made: `--help` prints COLUMNS without it
+    from .registry import Figure, Kind
 
 JOURNAL = "results.jsonl"
 META = "meta.json"
@@ -168,8 +170,10 @@ def view_sql(base: str, *, meta: bool = True, plans: bool = True) -> list[str]:
     )
     runs = ("CREATE OR REPLACE VIEW runs AS SELECT * EXCLUDE (latest) FROM (SELECT *, row_number() OVER "
             "(PARTITION BY path, run_id ORDER BY line DESC) = 1 AS latest FROM records) WHERE latest")
+    from .registry import registry
+
     selects = [_figure_select(kind, figure, i == 0) for kind in registry().kinds()
-               for i, figure in enumerate(kind.figures)]
+               for i, figure in enumerate(kind.report.figures)]
     figures = "CREATE OR REPLACE VIEW figures AS " + " UNION ALL ".join(selects)
     counts = ("SELECT directory, any_value(path) AS path, any_value(scenario) AS r_scenario, min(started_at) AS first, "
               "count(*) AS runs, " + ", ".join(f"count(*) FILTER (WHERE status = {quote(s)}) AS {s}"

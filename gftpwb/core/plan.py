@@ -36,7 +36,7 @@ def plan(scenario: Scenario, only: Iterable[str] = (), where: Iterable[str] = ()
     considered: list[RunSpec] = []
     case = 0
     for test in scenario.tests:
-        test_specs, cases = registry().kind(test.kind).plan(scenario, test, case)
+        test_specs, cases = registry().kind(test.kind).planner.plan(scenario, test, case)
         test_specs = traced(test_specs, scenario.trace_of(test.id))
         if selection.wants_test(test.id):
             considered.extend(test_specs)

@@ -36,7 +36,7 @@ def unreadable(record: ResultRecord) -> str | None:
         return None
     try:
         why = _alone(kind, record, None)
-        if why is None and kind.report is not None:
+        if why is None and kind.report.section is not None:
             why = _table_problem(kind, [record])
     except READ_ERRORS as exc:
         return _cannot_read(kind, exc)
@@ -69,13 +69,13 @@ def unreadable_all(records: Sequence[ResultRecord]) -> list[str | None]:
             why = _cannot_read(kind, exc)
         if why is not None:
             out[i] = why
-        elif kind.report is not None:
+        elif kind.report.section is not None:
             tabulated.setdefault(id(kind), (kind, []))[1].append(i)
     kept: list[Any] = []
     for kind, positions in tabulated.values():
         with holding_cases(measured) as held:
             try:
-                tables = kind.report.build([records[i] for i in positions])  # type: ignore[union-attr]
+                tables = kind.report.section.build([records[i] for i in positions])  # type: ignore[union-attr]
                 ok = all(isinstance(cell, str) for table in tables for cells, _style in table.rows for cell in cells)
             except READ_ERRORS:
                 ok = False
@@ -118,13 +118,13 @@ def _alone(kind: Kind, record: ResultRecord, texts: set[tuple[Any, ...]] | None,
     ``measured``: gets what the kind measured in the record."""
     key = _params_key(kind, record.params) if texts is not None else None
     if key is None or key not in texts:  # type: ignore[operator]
-        kind.params_text(dict(record.params))
+        kind.present.params_text(dict(record.params))
         if key is not None:
             texts.add(key)  # type: ignore[union-attr]
-    kind.facts(record)
+    kind.report.facts(record)
     if record.status == PASSED:
-        kind.headline(record)
-        figures = kind.measure(record)
+        kind.present.headline(record)
+        figures = kind.report.measure(record)
         if measured is not None:
             measured[id(record)] = figures
         for key_, got in figures.items():
@@ -136,7 +136,7 @@ def _alone(kind: Kind, record: ResultRecord, texts: set[tuple[Any, ...]] | None,
 
 
 def _table_problem(kind: Kind, records: list[ResultRecord]) -> str | None:
-    for table in kind.report.build(records):  # type: ignore[union-attr]
+    for table in kind.report.section.build(records):  # type: ignore[union-attr]
         for cells, _style in table.rows:
             if not all(isinstance(cell, str) for cell in cells):
                 return f"its {kind.name} report table has a cell that is not text"

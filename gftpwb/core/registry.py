@@ -1,15 +1,24 @@
 """Test kinds and engines as plug-ins: what one provides, and the registry that finds them.
 
-A **kind** is everything gftpwb knows about one ``kind:`` of test: its DSL keys and schema fragment,
-the checks the schema cannot express, how a test becomes a typed model and then run specs, the
-programs a run needs, how a run is carried out (its *runner*), how its records are summarised and
-shown, and whether it writes tgftp tag logs. An **engine** (``engine:`` of a test) carries out the
-transfers of the kinds that offer engines in another way than running the real program: the
-simulated engine computes them from a link model.
+A **kind** is everything gftpwb knows about one ``kind:`` of test, in facets, so a new kind
+implements what it needs and nothing more:
 
-Plug-ins are values (instances of :class:`Kind` or :class:`Engine`) named by entry points in the
-group ``gftpwb.kinds``. The built-in ones are declared in gftpwb's own ``pyproject.toml`` exactly as a
-third-party package declares its own::
+* ``dsl`` (:class:`Dsl`, required): its keys and schema fragment, the checks the schema cannot
+  express, and how a test becomes a typed model;
+* ``planner`` (:class:`Planner`, required): how a test becomes run specs, and what the preflight
+  looks for before they run (programs, host checks, the servers they talk to);
+* ``run`` (:class:`Run`, required data): its runner and the rest of its shell side, by name;
+* ``report`` (:class:`Report`, optional): the report section its records are tabulated in, which of
+  their numbers are statistics, what ``expect:`` may set thresholds on;
+* ``present`` (:class:`Present`, optional): how the console and the TUI show its runs;
+
+and ``exports``: the other formats its tests can be written in (a tgftp batchfile line). An
+**engine** (``engine:`` of a test) carries out the transfers of the kinds that offer engines in
+another way than running the real program: the simulated engine computes them from a link model.
+
+Plug-ins are values (a :class:`Kind`, an instance of an :class:`Engine`) named by entry points in
+the group ``gftpwb.kinds``. The built-in ones are declared in gftpwb's own ``pyproject.toml`` exactly
+as a third-party package declares its own::
 
     [project.entry-points."gftpwb.kinds"]
     iperf3 = "gftpwb_iperf3.kind:KIND"
@@ -22,20 +31,22 @@ never imports the shell and start-up does not import every kind's runner.
 
 Extension points for later work hang here too:
 
-* ``Kind.consumers``: bus subscribers a kind adds to every scenario run (gfapi writes its CSV files
+* ``Run.consumers``: bus subscribers a kind adds to every scenario run (gfapi writes its CSV files
   so); monitors and tracing that follow runs attach the same way;
-* ``Kind.report``: the report sections its records appear in (:class:`ReportSection`, a list of
-  tables today); plots of a kind are further blocks of its sections;
-* ``Kind.figures`` / ``Kind.measure``: which numbers of its records are statistics of a case (the
-  rate of a guc run, the files/s of a gfapi run), and ``Kind.facts`` what else a report says of a
-  run (guc's transfer mode); :mod:`gftpwb.core.summary` asks them and never tests a kind's name.
+* ``Report.section``: the report section its records appear in (:class:`ReportSection`, a list of
+  tables, charts and data); plots of a kind are further blocks of its section;
+* ``Report.figures`` / ``Report.measure``: which numbers of its records are statistics of a case
+  (the rate of a guc run, the files/s of a gfapi run), and ``Report.facts`` what else a report says
+  of a run (guc's transfer mode); :mod:`gftpwb.core.summary` asks them and never tests a kind's name;
+* ``Kind.exports``: a format another tool reads, by name (``"tgftp-batchfile"``), so a converter asks
+  the kind and never tests its name.
 """
 
 from __future__ import annotations
 
 import abc
 import importlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -325,50 +336,22 @@ def value_at(data: Any, path: Sequence[str]) -> float | None:
     return float(data) if isinstance(data, int | float) and not isinstance(data, bool) else None
 
 
-# --- the plug-in protocol ---------------------------------------------------------------------------
+# --- the plug-in protocol: a kind is a name and its facets -------------------------------------------
+#
+# A kind implements what it needs and nothing more: three facets are required (how its tests are
+# written, planned and run), two are optional with defaults that suit a kind that runs one process
+# per run and moves bytes (how its records are reported, how its runs are shown). A facet with
+# methods is a class to subclass (abstract methods must be written, the others have defaults); a
+# facet that is only data is a frozen dataclass to fill in.
 
 
-class Kind(abc.ABC):
-    """One kind of test. Subclass it, set the class attributes and implement the abstract methods;
-    the others have defaults that suit a kind that runs one process per run."""
+class Vocabulary:
+    """What a plug-in adds to the scenario language: its keys, the schema definitions they refer to,
+    and the checks the schema cannot express. An engine's is this; a kind's is a :class:`Dsl`."""
 
-    #: The ``kind:`` value in scenarios, and ``kind`` in specs and records.
-    name: str
-    #: What it does, in one sentence (schema, editors).
-    description: str
-    #: Where it stands in the schema and in reports among the others (built-ins: 10-40).
-    order: int = 100
-    #: ``"module:attribute"`` of its runner, ``async run(ctx, spec) -> ResultRecord`` (see
-    #: :mod:`gftpwb.shell.context`); imported when the first run of this kind starts.
-    runner: str = ""
-    #: Whether its runs write tgftp tag logs (the record's ``taglog`` is then the spec's log name).
-    writes_taglog: bool = False
-    #: ``"module:attribute"`` of factories ``f(results_dir) -> handler``: bus subscribers added to
-    #: every scenario run that has a test of this kind (imported then).
-    consumers: tuple[str, ...] = ()
-    #: ``"module:attribute"`` of a factory ``f(spec) -> PhaseReader | None`` (:mod:`gftpwb.core.trace.records`):
-    #: reads a traced run's output lines and reports the phases of the run (guc: connect, login, data,
-    #: close from its ``-dbg`` conversation). "" : the trace has the run's span and samples only.
-    trace_phases: str = ""
-    #: The report section its records are tabulated in at the end of a run (None: not tabulated).
-    report: ReportSection | None = None
-    #: A run that reported no per-thread telemetry shows as one row in the threads view.
-    whole_run_row: bool = True
-    #: The numbers of its records that are statistics of a case, the headline one first (reports
-    #: show its median, CV and confidence interval; the others have theirs in the JSON summary).
-    figures: tuple[Figure, ...] = ()
-    #: What ``expect:`` may set thresholds on for a test of this kind (none: the kind takes no
-    #: ``expect``); checked at the end of each test (:mod:`gftpwb.core.expect`).
-    metrics: tuple[Metric, ...] = ()
-
-    # --- the DSL --------------------------------------------------------------------------------
-
-    @abc.abstractmethod
-    def dsl_keys(self) -> tuple[Key, ...]:
-        """The keys a test of this kind takes besides ``id``, ``kind``, ``description`` and ``on``."""
-
-    def defaults_keys(self) -> tuple[Key, ...]:
-        """Keys it offers to the scenario's ``defaults:`` block (a test inherits those of its keys)."""
+    def test_keys(self) -> tuple[Key, ...]:
+        """Keys it adds (a kind: those a test of it takes besides ``id``, ``kind``, ``description``
+        and ``on``; an engine: those it adds to the kinds that take an engine, the simulated link)."""
         return ()
 
     def definitions(self) -> dict[str, dict[str, Any]]:
@@ -379,11 +362,26 @@ class Kind(abc.ABC):
         """Problems the schema cannot express; report them with ``test.error`` / ``test.warning``."""
         return None
 
+
+class Dsl(Vocabulary, abc.ABC):
+    """A kind's part of the scenario language (required): its keys, and how a valid test of it
+    becomes its typed model."""
+
+    @abc.abstractmethod
+    def test_keys(self) -> tuple[Key, ...]:
+        """The keys a test of this kind takes besides ``id``, ``kind``, ``description`` and ``on``."""
+
+    def defaults_keys(self) -> tuple[Key, ...]:
+        """Keys it offers to the scenario's ``defaults:`` block (a test inherits those of its keys)."""
+        return ()
+
     @abc.abstractmethod
     def build(self, test: TestInput) -> TestModel:
         """The typed model of a valid test (``test.merged`` holds its values with defaults)."""
 
-    # --- planning -------------------------------------------------------------------------------
+
+class Planner(abc.ABC):
+    """How a test of a kind becomes run specs, and what those runs need before they start (required)."""
 
     @abc.abstractmethod
     def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
@@ -409,7 +407,62 @@ class Kind(abc.ABC):
         (Grid)FTP servers. None for runs that move no data over a network (simulated ones)."""
         return ()
 
-    # --- showing runs ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Run:
+    """How a kind's runs are carried out (required): the shell side, named by ``"module:attribute"``
+    strings imported only when a run needs them, so the core never imports the shell and start-up
+    does not import every kind's runner."""
+
+    #: Its runner, ``async run(ctx, spec) -> ResultRecord`` (see :mod:`gftpwb.shell.context`);
+    #: imported when the first run of the kind starts.
+    runner: str
+    #: Factories ``f(results_dir) -> handler``: bus subscribers added to every scenario run that has
+    #: a test of this kind (gfapi writes its CSV files so; imported then).
+    consumers: tuple[str, ...] = ()
+    #: A factory ``f(spec) -> PhaseReader | None`` (:mod:`gftpwb.core.trace.records`): reads a traced
+    #: run's output lines and reports the phases of the run (guc: connect, login, data, close from its
+    #: ``-dbg`` conversation). "": the trace has the run's span and samples only.
+    trace_phases: str = ""
+    #: Whether its runs write tgftp tag logs (the record's ``taglog`` is then the spec's log name).
+    writes_taglog: bool = False
+
+
+@dataclass(frozen=True)
+class Report:
+    """How a kind's records are reported (optional; the default: in no table, with no statistics).
+    Fill in the data; subclass to override :meth:`measure` or :meth:`facts`."""
+
+    #: The report section its records are tabulated in at the end of a run (None: not tabulated).
+    section: ReportSection | None = None
+    #: The numbers of its records that are statistics of a case, the headline one first (reports
+    #: show its median, CV and confidence interval; the others have theirs in the JSON summary).
+    figures: tuple[Figure, ...] = ()
+    #: What ``expect:`` may set thresholds on for a test of this kind (none: the kind takes no
+    #: ``expect``); checked at the end of each test (:mod:`gftpwb.core.expect`).
+    metrics: tuple[Metric, ...] = ()
+
+    def measure(self, record: ResultRecord) -> dict[str, Measured]:
+        """Each of :attr:`figures` in a passed record (found by its path); override to leave a value
+        out of the statistics with the reason (``Measured(value, excluded="quantised")``)."""
+        out = {}
+        for figure in self.figures:
+            value = _in_record(record, figure.path)
+            out[figure.key] = Measured(value, figure.excluded(record, value))
+        return out
+
+    def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
+        """What else a report says of one run, as plain values (guc: its transfer mode)."""
+        return {}
+
+
+@dataclass(frozen=True)
+class Present:
+    """How a kind's runs are shown by the front ends (optional; the defaults suit a run of one
+    process that moves bytes). Subclass to override a method."""
+
+    #: A run that reported no per-thread telemetry shows as one row in the threads view.
+    whole_run_row: bool = True
 
     def announce(self, spec: RunSpec) -> str | None:
         """A run that steers others rather than moving data shows this line when it starts, instead
@@ -426,9 +479,11 @@ class Kind(abc.ABC):
         return ""
 
     def headline(self, record: ResultRecord) -> str:
-        """The console's one-line result of a passed run."""
+        """The console's one-line result of a passed run (its time alone when it moved no bytes)."""
         from gftpwb.core.format import human_bytes, rate_text
 
+        if record.bytes is None:
+            return f"done in {record.seconds or 0:.3f}s"
         rate = rate_text(record.rate_incl_setup_mib_s)
         return f"{human_bytes(record.bytes)} in {record.seconds or 0:.3f}s  {rate} MiB/s"
 
@@ -441,26 +496,40 @@ class Kind(abc.ABC):
         auto-tune's :class:`~gftpwb.core.events.TuneUpdate`): tables and (text, style) lines."""
         return []
 
-    def tgftp_line(self, test: Any, point: dict[str, Any]) -> tuple[tuple[str, ...], bool, str] | None:
-        """One case (matrix ``point``) of ``test`` as a tgftp 0.7.0 batchfile line (``gftpwb export
-        batchfile``): its guc parameters, whether it is a connection test, and a note on what tgftp
-        cannot say ("" if none). None: the kind has no tgftp equivalent."""
-        return None
 
-    # --- statistics -----------------------------------------------------------------------------
+_FACETS = (("dsl", Dsl), ("planner", Planner), ("run", Run), ("report", Report), ("present", Present))
 
-    def measure(self, record: ResultRecord) -> dict[str, Measured]:
-        """Each of :attr:`figures` in a passed record (found by its path); override to leave a value
-        out of the statistics with the reason (``Measured(value, excluded="quantised")``)."""
-        out = {}
-        for figure in self.figures:
-            value = _in_record(record, figure.path)
-            out[figure.key] = Measured(value, figure.excluded(record, value))
-        return out
 
-    def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
-        """What else a report says of one run, as plain values (guc: its transfer mode)."""
-        return {}
+@dataclass(frozen=True, eq=False)
+class Kind:
+    """One kind of test: its name and its facets. A plug-in's module makes one and names it in an
+    entry point (``KIND = Kind(name=..., description=..., dsl=..., planner=..., run=Run(...))``);
+    gftpwb asks its facets and never tests its name."""
+
+    #: The ``kind:`` value in scenarios, and ``kind`` in specs and records.
+    name: str
+    #: What it does, in one sentence (schema, editors).
+    description: str
+    dsl: Dsl
+    planner: Planner
+    run: Run
+    report: Report = Report()
+    present: Present = Present()
+    #: Where it stands in the schema and in reports among the others (built-ins: 10-50).
+    order: int = 100
+    #: Other formats a test of this kind can be written in: the format's name -> ``"module:attribute"``
+    #: of what writes it (``"tgftp-batchfile"``: ``f(test, point) -> (guc parameters, is a connection
+    #: test, note)``, one case as a tgftp 0.7.0 batchfile line). A format a kind does not name has
+    #: no equivalent of its tests.
+    exports: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # a wrong facet would otherwise surface as an AttributeError in the middle of a run
+        for attribute, facet in _FACETS:
+            value = getattr(self, attribute)
+            if not isinstance(value, facet):
+                raise TypeError(f"kind {self.name!r}: {attribute} must be a {facet.__module__}.{facet.__name__}, "
+                                f"not {type(value).__name__}")
 
 
 def _flag_at(data: Any, path: Sequence[str]) -> bool:
@@ -509,21 +578,13 @@ class Engine(abc.ABC):
     description: str
     #: How its results are marked wherever they are shown ("SIMULATED").
     label: str
-    #: Where its schema definitions go among the kinds' (built-ins: 10-40).
+    #: Where its schema definitions go among the kinds' (built-ins: 10-50).
     order: int = 100
     #: ``"module:attribute"`` of ``async run(ctx, spec) -> ResultRecord`` for a transfer spec.
     runner: str = ""
-
-    def dsl_keys(self) -> tuple[Key, ...]:
-        """Keys it adds to the kinds that take an engine (the simulated link)."""
-        return ()
-
-    def definitions(self) -> dict[str, dict[str, Any]]:
-        return {}
-
-    def check(self, test: TestInput) -> None:
-        """Problems of a test's engine settings (see :meth:`Kind.check`)."""
-        return None
+    #: The keys it adds to the kinds that take an engine (the simulated link), their definitions and
+    #: the checks of a test's engine settings.
+    dsl: Vocabulary = Vocabulary()
 
     def buffer_cap(self, spec: RunSpec) -> int | None:
         """The TCP buffer limit (rmem_max / wmem_max) of the ends it models, if it models one."""
@@ -656,13 +717,13 @@ class Registry:
     def phase_reader(self, spec: RunSpec) -> Any:
         """A reader of the phases of a traced run of ``spec`` (None when its kind reads none)."""
         kind = self.find(spec.kind)
-        if kind is None or not kind.trace_phases:
+        if kind is None or not kind.run.trace_phases:
             return None
-        return self.resolve(kind.trace_phases)(spec)
+        return self.resolve(kind.run.trace_phases)(spec)
 
     def runner(self, kind: str) -> Any:
         """The runner of ``kind`` (imported now, if it was not)."""
-        return self.resolve(self.kind(kind).runner)
+        return self.resolve(self.kind(kind).run.runner)
 
     def engine_runner(self, engine: str) -> Any:
         return self.resolve(self.engine(engine).runner)

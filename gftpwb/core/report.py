@@ -42,9 +42,10 @@ def report_sections(records: Sequence[ResultRecord],
     grouped: dict[str, tuple[ReportSection, list[ResultRecord]]] = {}
     for record in records:
         kind = reg.find(kind_of_test.get(record.test_id, record.kind))
-        if kind is None or kind.report is None:
+        section = kind.report.section if kind is not None else None
+        if section is None:
             continue
-        grouped.setdefault(kind.report.name, (kind.report, []))[1].append(record)
+        grouped.setdefault(section.name, (section, []))[1].append(record)
     return sorted(grouped.values(), key=lambda item: item[0].order)
 
 

@@ -171,7 +171,7 @@ def trend_charts(points: Sequence[TrendPoint], current: str) -> list[Chart]:
         if len({r.directory for r in rows}) < 2 or len(charts) == MAX_TREND_CHARTS:
             continue
         kind = reg.find(kind_name)
-        figure = kind.figures[0] if kind is not None and kind.figures else None
+        figure = kind.report.figures[0] if kind is not None and kind.report.figures else None
         value = f"median {figure.label} ({figure.unit})" if figure else "median"
         rows = sorted(rows, key=lambda r: (r.created_at, r.directory))
         charts.append(IntervalChart(

@@ -3,7 +3,7 @@
 
 The document follows ``schemas/report.schema.json``; ``version`` changes only when a reader would
 have to change (a key removed or its meaning changed); new keys may appear within a version.
-Version 2 (issue 14) made each directory's ``tables`` required: the report sections' tables as
+Version 2 made each directory's ``tables`` required: the report sections' tables as
 numbers (:class:`~gftpwb.core.registry.ReportData`: guc's efficiency, disk vs memory, stripes).
 """
 

@@ -14,10 +14,10 @@ from .specs import RunSpec
 def record_for(spec: RunSpec, status: str, **happened: Any) -> ResultRecord:
     """A record of ``spec`` with ``status`` and what happened (``started_at``, ``seconds``, ``bytes``,
     rates, ``exit_code``, ``error``, ``output``, ``details``...). Its ``taglog`` is the spec's tag log
-    name when the kind writes tag logs (:attr:`gftpwb.core.registry.Kind.writes_taglog`). Its ``details``
+    name when the kind writes tag logs (:attr:`gftpwb.core.registry.Run.writes_taglog`). Its ``details``
     start with the spec's (warm-up, transfer mode), then what the runner adds; a spec of the harness
     features adds its loop, copy, delay and seed."""
-    taglog = spec.taglog_name if registry().kind(spec.kind).writes_taglog else ""
+    taglog = spec.taglog_name if registry().kind(spec.kind).run.writes_taglog else ""
     harness = spec.harness.details() if spec.harness is not None else {}
     if spec.details or harness:
         happened["details"] = {**spec.details, **(happened.get("details") or {}), **harness}

@@ -14,7 +14,7 @@ thinned to one sample per second (:data:`PARTIAL_INTERVAL_S`); a series longer t
 :data:`MAX_POINTS` (a partial one: :data:`PARTIAL_MAX_POINTS`) is halved (every other sample), so an
 hour-long run stays small. The last sample is always kept. About 16-20 bytes per sample: a 60 s guc
 run reporting every 2 s adds ~0.6 KiB; a 30 s gfapi run of 8 threads ~5 KiB (bench/samples_size.py,
-BENCHMARKS.md).
+docs/benchmarks/samples.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ and per run what a report says of it. Pure.
 
 This is the data model every report reads: the console table at the end of ``gftpwb run``,
 ``gftpwb report`` (console, ``--json``, ``--csv``, ``--junit``), and later the HTML report and
-``compare``. Kinds contribute through the registry (:attr:`gftpwb.core.registry.Kind.figures`,
+``compare``. Kinds contribute through the registry (:attr:`gftpwb.core.registry.Report.figures`,
 ``measure``, ``facts``); nothing here knows a kind by name.
 
 Which runs count:
@@ -118,7 +118,7 @@ def params_text(record: ResultRecord) -> str:
     """A record's parameters as its kind writes them (``k=v`` for a kind not installed here)."""
     kind = registry().find(record.kind)
     if kind is not None:
-        return kind.params_text(dict(record.params))
+        return kind.present.params_text(dict(record.params))
     return " ".join(f"{k}={v}" for k, v in record.params.items())
 
 
@@ -129,7 +129,7 @@ def _measure(kind: Kind | None, record: ResultRecord) -> dict[str, Measured]:
         found = measured.get(id(record))
         if found is not None:
             return found
-    return kind.measure(record)
+    return kind.report.measure(record)
 
 
 def summarize_cases(records: Sequence[ResultRecord], kind_of_test: Mapping[str, str] | None = None, *,
@@ -224,7 +224,7 @@ class _Runs:
                  group: list[ResultRecord]):
         self.kind, self.test_id, self.case, self.kind_name, self.test_kind = kind, test_id, case, kind_name, test_kind
         self.group = group
-        self.figures = kind.figures if kind is not None else ()
+        self.figures = kind.report.figures if kind is not None else ()
         counted: dict[str, tuple[list[float], list[int], Counter[str]]] = {
             f.key: ([], [], Counter()) for f in self.figures}
         per_run = []
@@ -273,10 +273,11 @@ class _Runs:
             stats.append(FigureStats(figure, figure_stats, dict(left_out), tuple(values)))
         runs = tuple(_run_row(
             r.run_id, r.repeat, r.host, r.status, warm, values, excluded, tuple(outliers.get(i, ())),
-            dict(kind.facts(r)) if kind is not None else {}, r.seconds, r.bytes, r.started_at, r.error, r.engine, r,
+            dict(kind.report.facts(r)) if kind is not None else {}, r.seconds, r.bytes, r.started_at, r.error,
+            r.engine, r,
         ) for i, (r, (warm, values, excluded)) in enumerate(zip(group, self.per_run, strict=True)))
         first = group[0]
-        text = kind.params_text(dict(first.params)) if kind is not None else params_text(first)
+        text = kind.present.params_text(dict(first.params)) if kind is not None else params_text(first)
         return CaseSummary(test_id=self.test_id, case=self.case, kind=self.kind_name, test_kind=self.test_kind,
                            params=dict(first.params), params_text=text, engine=first.engine, runs=runs,
                            figures=tuple(stats))

@@ -3,8 +3,8 @@ around and after a scenario run.
 
 * :func:`load` reads a scenario file, or a file of another format (a tgftp batchfile) converted;
 * :func:`preflight` refuses a run whose local programs are missing (the kinds say which:
-  :meth:`gftpwb.core.registry.Kind.programs`), or whose hosts fail a kind's checks
-  (:meth:`~gftpwb.core.registry.Kind.host_checks`, run there by :mod:`gftpwb.shell.hostchecks`);
+  :meth:`gftpwb.core.registry.Planner.programs`), or whose hosts fail a kind's checks
+  (:meth:`~gftpwb.core.registry.Planner.host_checks`, run there by :mod:`gftpwb.shell.hostchecks`);
 * :func:`results_dir` picks the results directory (a new one, the one given, or with ``--resume`` the
   newest of the scenario), :func:`repeat_command` the headless command that repeats a run;
 * :func:`run` prepares the directory and executes the plan (:mod:`gftpwb.shell.session`);
@@ -124,7 +124,7 @@ def preflight(specs: Sequence[RunSpec], hosts: Sequence[Host] = (),
     for spec in specs:
         if spec.host != LOCAL:
             continue  # other hosts: `gftpwb hosts check` looks; a run there reports what is missing
-        for program in reg.kind(spec.kind).programs(spec):
+        for program in reg.kind(spec.kind).planner.programs(spec):
             if program.name not in seen and shutil.which(program.name) is None:
                 raise EnvironmentProblem(f"{program.name} not found in PATH; {program.hint}")
             seen.add(program.name)

@@ -91,7 +91,7 @@ def trend_points(base: str, directory: str, scenario: str, limit: int) -> list[T
             values = json.loads(params) if params else {}
         except ValueError:
             values = {}
-        text = kind.params_text(values) if kind is not None and isinstance(values, dict) else (params or "")
+        text = kind.present.params_text(values) if kind is not None and isinstance(values, dict) else (params or "")
         points.append(TrendPoint(directory_name, created or "", test_id, kind_name, text, float(median), int(n)))
     return points
 

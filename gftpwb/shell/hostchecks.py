@@ -1,4 +1,4 @@
-"""The preflight's checks on the hosts (:meth:`gftpwb.core.registry.Kind.host_checks`), run before
+"""The preflight's checks on the hosts (:meth:`gftpwb.core.registry.Planner.host_checks`), run before
 any run of a scenario starts, through the same transports the runs use (this machine's, SSH for the
 inventory's hosts).
 
@@ -31,7 +31,7 @@ def host_checks(specs: Sequence[RunSpec]) -> list[HostCheck]:
     reg = registry()
     seen: dict[tuple[str, tuple[str, ...]], HostCheck] = {}
     for spec in specs:
-        for check in reg.kind(spec.kind).host_checks(spec):
+        for check in reg.kind(spec.kind).planner.host_checks(spec):
             seen.setdefault((check.host, check.argv), check)
     return list(seen.values())
 

@@ -124,10 +124,10 @@ def harness_meta(scenario: Scenario) -> dict[str, Any]:
 
 
 def consumers(specs: Iterable[RunSpec], results_dir: str) -> list[Handler]:
-    """The extra subscribers the kinds of these runs add (:attr:`gftpwb.core.registry.Kind.consumers`)."""
+    """The extra subscribers the kinds of these runs add (:attr:`gftpwb.core.registry.Run.consumers`)."""
     kinds = {spec.kind for spec in specs}
     reg = registry()
-    return [reg.resolve(ref)(results_dir) for kind in reg.kinds() if kind.name in kinds for ref in kind.consumers]
+    return [reg.resolve(ref)(results_dir) for kind in reg.kinds() if kind.name in kinds for ref in kind.run.consumers]
 
 
 async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True,

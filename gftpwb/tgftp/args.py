@@ -180,7 +180,7 @@ Commands are run without a shell when they are plain words, else with bash -c, a
 Exit status: 0 ok, 1 guc failed, 64 usage, 79 timeout, 130 interrupted; SIGTERM and SIGHUP, and any
 signal in batch mode, end it as they ended tgftp (killed by the signal, after logging the run).
 Passwords in URLs are masked in the logs and on screen; GFTPWB_TGFTP_FAITHFUL_LOGS=1 keeps them as tgftp did.
-Differences from tgftp 0.7.0 are listed in gftpwb's docs/tgftp-compat.md.
+Differences from tgftp 0.7.0 are listed in gftpwb's docs/migration/tgftp.md.
 """
 
 

@@ -4,7 +4,7 @@ An entry matches differences by case name, path and aspect (fnmatch patterns), a
 only differences of one kind (``rewrite``: the values must agree once it is applied; ``when``: a
 condition on the two values). A difference that no entry matches fails its case; an entry that
 matches nothing fails ``test_every_allow_list_entry_is_used`` (unless it excuses a race in tgftp,
-which a run may not hit), so the list never outlives what it excuses. docs/tgftp-compat.md explains
+which a run may not hit), so the list never outlives what it excuses. docs/migration/tgftp.md explains
 each difference for users.
 """
 
@@ -138,7 +138,7 @@ ALLOW: list[Allowed] = [
             "created its copy, and tgftp's cat and rm of <PID>_testgftp.sh.log fail on stderr (seen at load 13)",
             rewrite=without_tee_race, race=True),
     Allowed("*", "*", "files",
-            "tgftp 0.7.0 leaves <PID>_transferList behind after every transfer with -len (its bug B5, issue #7 "
+            "tgftp 0.7.0 leaves <PID>_transferList behind after every transfer with -len (its bug B5, reported "
             "upstream); gftpwb removes the list file once it has read it",
             without_files(r"<PID>_transferList")),
     Allowed("batch/*", "*", "files",

@@ -56,7 +56,7 @@ def batch(name: str, *lines: str, header: str = HEADER + FIELDS, paths: tuple[st
 Z, N = "@URL@/dev/zero", "@URL@/dev/null"
 SMALL, ONE, SINK = "@URL@@DATA@/small.bin", "@URL@@DATA@/one.bin", "@URL@@DATA@/sink"
 OK = f"{Z};{N};-len 2M;no;30"  # the first five fields of a line that just works
-# Passwords in URLs: masked in gftpwb's tag logs unless tgftp-faithful logs are asked for (issue 17).
+# Passwords in URLs: masked in gftpwb's tag logs unless tgftp-faithful logs are asked for.
 FAITHFUL = (("GFTPWB_TGFTP_FAITHFUL_LOGS", "1"),)
 PW = "-s @PWURL@/dev/zero -t @PWURL@/dev/null --log-filename pw.log -- -vb -len 1M"
 PW_REFUSED = "-s @PWDEAD@/dev/zero -t @PWURL@/dev/null --log-filename pw.log -- -len 1M"  # no -vb: guc's
@@ -64,8 +64,8 @@ PW_REFUSED = "-s @PWDEAD@/dev/zero -t @PWURL@/dev/null --log-filename pw.log -- 
 PW_LINE = "@PWURL@/dev/zero;@PWURL@/dev/null;-vb -len 1M;no;30;;;;;"
 
 BATCH: list[BatchCase] = [
-    # The batchfile of issue 10: quoted params, a quoted text comment, two executions.
-    batch("issue-10", f'{Z};{N};"-vb -p 4 -tcp-bs 4M -len 1G";no;30;;"# loopback p4";;;2', paths=ALL_BATCH_PATHS),
+    # A batchfile with quoted params, a quoted text comment, two executions.
+    batch("quoted-params", f'{Z};{N};"-vb -p 4 -tcp-bs 4M -len 1G";no;30;;"# loopback p4";;;2', paths=ALL_BATCH_PATHS),
     # gtransfer's tgftp call, -- "$gsiftpParams" "$addGsiftpParams", as a batchfile field
     batch("gtransfer-style", f'{Z};{N};"-vb -p 4 -len 64M" "";no;30;;;;;', paths=ALL_BATCH_PATHS),
     batch("help-example", "#  GridFTP tests on the lab server", f'{Z};{N};-vb -p 2 -tcp-bs 4M -len 64M;no;30;;'

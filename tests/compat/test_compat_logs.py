@@ -174,7 +174,7 @@ def test_import_then_export_gives_tgftp_log_the_same_values(log_corpus, tmp_path
             original, copy = answers[index + offset], answers[index + len(ATTRIBUTES) + offset]
             original_path, copy_path = jobs[index][2], jobs[index + len(ATTRIBUTES)][2]
             messages = [m.replace(copy_path, original_path) for m in copy[2]]
-            # passwords in URLs are masked in what gftpwb stores (issue 17): the copy has them masked
+            # passwords in URLs are masked in what gftpwb stores: the copy has them masked
             masked = mask_text(original[1].decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
             if (original[0], masked, original[2]) != (copy[0], copy[1], messages):
                 differences.append(f"{Path(original_path).name} {attribute}: {original!r} != {copy!r}")

@@ -1,4 +1,4 @@
-"""Signals on tgftp 0.7.0 and on the drop-in, side by side (issue 17): the same end, no orphans.
+"""Signals on tgftp 0.7.0 and on the drop-in, side by side: the same end, no orphans.
 
 Each case starts the real tgftp and the drop-in in sessions of their own, waits until guc runs, then
 sends the signal to the whole process group, as a terminal does for Ctrl-C and a hang-up, and as

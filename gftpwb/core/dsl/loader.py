@@ -117,8 +117,8 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
                        "repeat" if "repeat" in raw else ("matrix" if "matrix" in raw else None))
         else:
             for engine in registry().engines():
-                engine.check(test)
-            registry().kind(raw["kind"]).check(test)
+                engine.dsl.check(test)
+            registry().kind(raw["kind"]).dsl.check(test)
         errors.extend(test.errors)
         warnings.extend(test.warnings)
         errors.extend(command_diagnostics(raw, ("tests", index), pos, filename))
@@ -274,7 +274,7 @@ def build_hosts(data: dict[str, Any], filename: str) -> tuple[Host, ...]:
 
 def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, text: str,
                 warnings: list[Diagnostic], variables: dict[str, Any] | None = None) -> Scenario:
-    tests: list[TestModel] = [registry().kind(test.raw["kind"]).build(test) for test in inputs]
+    tests: list[TestModel] = [registry().kind(test.raw["kind"]).dsl.build(test) for test in inputs]
     return Scenario(
         version=data["version"],
         name=data["name"],

@@ -45,8 +45,9 @@ def kind_keys(kind: Kind) -> tuple[Key, ...]:
         Key(k.name, {"const": kind.name}, f"{kind.name}: {kind.description}", True) if k.name == "kind" else k
         for k in COMMON_TEST_KEYS
     )
-    expect = (expect_key(kind.metrics, f"the {kind.name} kind's"),) if kind.metrics else ()
-    return (*common, *kind.dsl_keys(), *expect)
+    metrics = kind.report.metrics
+    expect = (expect_key(metrics, f"the {kind.name} kind's"),) if metrics else ()
+    return (*common, *kind.dsl.test_keys(), *expect)
 
 
 def defaults_keys() -> tuple[Key, ...]:
@@ -54,7 +55,7 @@ def defaults_keys() -> tuple[Key, ...]:
     and ``expect`` (any kind's metric: each test takes those of its kind)."""
     seen: dict[str, Key] = {}
     for kind in registry().kinds():
-        for key in kind.defaults_keys():
+        for key in kind.dsl.defaults_keys():
             seen.setdefault(key.name, key)
     metrics = tuple(all_metrics().values())
     expect = (expect_key(metrics, "any kind's (each test takes its kind's)"),) if metrics else ()
@@ -66,7 +67,7 @@ def build_schema() -> dict[str, Any]:
     kinds = registry().kinds()
     definitions = dict(DEFINITIONS)
     for plugin in registry().plugins():
-        definitions.update(plugin.definitions())
+        definitions.update(plugin.dsl.definitions())
     definitions["defaults"] = object_schema(defaults_keys(), "Values every test inherits unless it sets its own "
                                             "(a test takes the ones its kind has).")
     definitions["host"] = object_schema(HOST_KEYS, "One host of the inventory, reached over SSH.")
@@ -111,7 +112,7 @@ def expected_forms() -> dict[str, str]:
     def make() -> dict[str, str]:
         out: dict[str, str] = {k.name: k.expected for k in (*COMMON_TEST_KEYS, *DEFAULT_ONLY_KEYS) if k.expected}
         for plugin in registry().plugins():
-            for key in plugin.dsl_keys():
+            for key in plugin.dsl.test_keys():
                 if key.expected:
                     out.setdefault(key.name, key.expected)
         return out
@@ -122,12 +123,12 @@ def expected_forms() -> dict[str, str]:
 def kind_key_names() -> dict[str, frozenset[str]]:
     """Kind -> the names of the keys its tests take (what they inherit from ``defaults:``)."""
     return registry().memo("kind keys", lambda: {
-        kind.name: frozenset(k.name for k in (*kind.dsl_keys(), *DEFAULT_ONLY_KEYS))
-        | (frozenset({EXPECT}) if kind.metrics else frozenset()) for kind in registry().kinds()})
+        kind.name: frozenset(k.name for k in (*kind.dsl.test_keys(), *DEFAULT_ONLY_KEYS))
+        | (frozenset({EXPECT}) if kind.report.metrics else frozenset()) for kind in registry().kinds()})
 
 
 def merged_key_names() -> dict[str, frozenset[str]]:
     """Kind -> the names of its mapping keys that merge key by key with the defaults' (``Key.merge``)."""
     return registry().memo("merged keys", lambda: {
-        kind.name: frozenset(k.name for k in kind.dsl_keys() if k.merge)
-        | (frozenset({EXPECT}) if kind.metrics else frozenset()) for kind in registry().kinds()})
+        kind.name: frozenset(k.name for k in kind.dsl.test_keys() if k.merge)
+        | (frozenset({EXPECT}) if kind.report.metrics else frozenset()) for kind in registry().kinds()})

@@ -1,4 +1,4 @@
-"""The monitors' latest readings per monitor and host, for the run view's monitors panel (issue 13's
+"""The monitors' latest readings per monitor and host, for the run view's monitors panel (the monitors'
 ``monitors:``: cpu, memory, net, disk, tcp and command readings, each host sampled about once a second).
 
 :class:`MonitorBoard` is fed the monitor events by :class:`~gftpwb.core.live.state.LiveState` (O(1)

@@ -56,7 +56,7 @@ def test_rows(live: LiveState) -> list[TestRow]:
             notes.append(f"{len(transfers)} transfers" + (f" ({bad} not passed)" if bad else ""))
         running = next((run for run in runs if run.status == RUNNING), None)
         kind = registry().find(running.spec.kind) if running is not None else None
-        if kind is not None and running is not None and kind.progress_note(running.spec):
+        if kind is not None and running is not None and kind.present.progress_note(running.spec):
             notes.append("no live progress (elapsed time only)")
         rows.append(TestRow(
             test_id=test_id, kind=live.test_kind.get(test_id, ""),
@@ -231,7 +231,7 @@ def tune(live: LiveState, test_id: str | None = None) -> TunePanel | None:
 def _whole_run_row(kind: str) -> bool:
     """Whether a run of ``kind`` without per-thread telemetry shows as one row (not a gfapi run)."""
     found = registry().find(kind)
-    return found.whole_run_row if found is not None else True
+    return found.present.whole_run_row if found is not None else True
 
 
 def monitor_rows(live: LiveState) -> list[MonitorRow]:

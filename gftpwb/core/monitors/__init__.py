@@ -1,4 +1,4 @@
-"""Polled monitors (issue 13), pure: what a scenario's ``monitors:`` ask for (:mod:`.model`), the
+"""Polled monitors, pure: what a scenario's ``monitors:`` ask for (:mod:`.model`), the
 sampler that runs once per host and streams raw readings (:mod:`.sampler`: its POSIX sh script and
 the parser of its output), the parsers of those readings (:mod:`.procfs`, :mod:`.ss`,
 :mod:`.numbers`), the figures made from successive readings (:mod:`.readers`), host clocks mapped

@@ -7,7 +7,7 @@ Two samplers write the same stream, and one command starts either (:func:`sample
 * **python3** where the host has it (``exec python3 -E -S -c PROGRAM ...``): the program of
   :mod:`gftpwb.shell.hostsampler`, passed as text. It reads /proc itself, does a tcp reading with
   one NETLINK_SOCK_DIAG dump and writes the lines ``ss -tinp`` would, and sleeps without a fork:
-  a fraction of the sh sampler's CPU (BENCHMARKS.md, issue 13).
+  a fraction of the sh sampler's CPU (docs/benchmarks/monitors.md).
 * **POSIX sh** otherwise (:func:`sampler_script`): every Linux host has /bin/sh and /proc. It reads
   /proc files with the ``read`` builtin or ``cat``, and forks ``sleep``, ``cat``, ``ss`` and user
   commands.

@@ -228,7 +228,7 @@ COMMON_TEST_KEYS: tuple[Key, ...] = (
 # expect is added by the schema to the kinds that have metrics).
 HARNESS_TEST_KEYS = ("needs", "concurrency", "delay", "trace", "expect")
 
-# Keys the defaults block accepts besides the ones kinds offer (Kind.defaults_keys).
+# Keys the defaults block accepts besides the ones kinds offer (Dsl.defaults_keys).
 DEFAULT_ONLY_KEYS: tuple[Key, ...] = (
     Key("on", ref("on"), "Where tests run unless they say otherwise (see a test's on)."),
     CONCURRENCY_KEY,

@@ -35,7 +35,7 @@ def label(path: Path) -> str:
     return text or "scenario"
 
 
-# Bounds on what a file may make us build (issue 17): no scenario nests deeper than a dozen levels,
+# Bounds on what a file may make us build: no scenario nests deeper than a dozen levels,
 # and without aliases a file of n characters holds fewer than n values; an alias "bomb" (anchors of
 # anchors: a few hundred bytes that expand to billions of values) stops at the budget.
 MAX_NESTING = 64

@@ -1,3 +1,3 @@
-"""Performance tracing in the NetLogger tradition (issue 15): trace levels, spans and samples of runs
+"""Performance tracing in the NetLogger tradition: trace levels, spans and samples of runs
 (``trace.jsonl``), per-I/O events of the workers in a compact binary form, and exports to NetLogger
 BP text and Chrome/Perfetto trace JSON. Pure: the shell's trace sink and the CLI do the I/O."""

@@ -2,7 +2,7 @@
 
 Only runs whose spec says so (``details.trace``, see :func:`gftpwb.core.plan.traced`) are traced. A
 run becomes a ``run`` span from its RunStarted to its RunFinished; its kind may read phases from its
-output (``Kind.trace_phases``: guc's control conversation); worker threads' states (WorkerProgress:
+output (``Run.trace_phases``: guc's control conversation); worker threads' states (WorkerProgress:
 preparing, ready, running, done) become ``worker.prepare``, ``worker.wait`` and ``worker.run`` spans
 per thread; Progress and WorkerProgress become samples. Timestamps: events carry monotonic seconds;
 records carry Unix nanoseconds, ``wall_offset_ns`` (Unix minus monotonic, read once by the sink) apart.

@@ -18,7 +18,7 @@ start (monotonic ns) u64, duration ns u32, and a word u32 holding bytes (bits 0-
 4.29 s, or 64 MiB or more moved) takes the next slot too, which holds duration u64 and bytes u64 in full
 (its first slot's duration and bytes are 0): nothing is ever truncated, and ``events`` = ``slots`` minus
 the wide events. Why 16 bytes: in a real run the cost of tracing is the cache lines the measuring
-thread stores (BENCHMARKS.md, issue 15), so it is proportional to the bytes per event.
+thread stores (docs/benchmarks/tracing.md), so it is proportional to the bytes per event.
 
 Version 1 (older results directories still hold such files; read, never written): 32-byte events
 straight after the header, start u64, duration u64, bytes u64, thread u32, op u16, flags u16.

@@ -45,7 +45,7 @@ class Mark:
 
 
 class PhaseReader(Protocol):
-    """Reads one run's output lines as they come and reports its phases (``Kind.trace_phases`` makes one
+    """Reads one run's output lines as they come and reports its phases (``Run.trace_phases`` makes one
     per traced run). ``close`` is called when the run ends, with the time it ended."""
 
     def feed(self, stream: str, text: str, t: float) -> list[Phase | Mark]: ...

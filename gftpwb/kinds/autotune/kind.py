@@ -7,7 +7,7 @@ from typing import Any
 
 from gftpwb.core.format import p_text, rate_text
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Kind, Metric, Program, ReportSection, TestInput
+from gftpwb.core.registry import Dsl, Kind, Metric, Planner, Present, Program, Report, ReportSection, Run, TestInput
 from gftpwb.core.scenario.keys import Key
 from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
@@ -21,24 +21,8 @@ from .model import ADAPTIVE, EXHAUSTIVE, AutotuneTest
 from .plan import describe, plan_autotune
 
 
-class AutotuneKind(Kind):
-    name = "autotune"
-    description = "find the best guc parameters for a path, as tgftp -a does, or with fewer transfers."
-    order = 30
-    runner = "gftpwb.kinds.autotune.run.runner:run_autotune"
-    # Its transfers are guc runs (with tag logs of their own); the tune's record ranks them and has no
-    # tag log, nor a row in the results table: the console prints the ranking as the tune ends, and
-    # the report one row per tune (its pick, how sure it is, why it stopped).
-    writes_taglog = False
-    report = ReportSection("auto-tunes", 30, "gftpwb.kinds.autotune.report:tables", list_failures=False,
-                           charts="gftpwb.kinds.autotune.charts:charts")
-    metrics = (
-        Metric("p_within_margin", "estimated probability that the pick is within the tie margin of the best "
-               "candidate (0-1)", "", fact="p_within_margin"),
-        Metric("pick_rate", "the pick's mean rate incl. set-up", "MiB/s", fact="pick_mean_mib_s"),
-    )
-
-    def dsl_keys(self) -> tuple[Key, ...]:
+class AutotuneDsl(Dsl):
+    def test_keys(self) -> tuple[Key, ...]:
         return autotune_keys()
 
     def definitions(self) -> dict[str, dict[str, Any]]:
@@ -74,7 +58,7 @@ class AutotuneKind(Kind):
     def build(self, test: TestInput) -> AutotuneTest:
         raw, merged = test.raw, test.merged
         candidates, form = resolve_candidates(merged.get("candidates", TGFTP_37))
-        base = AutotuneTest(id="", kind=self.name)
+        base = AutotuneTest(id="", kind=raw["kind"])  # its defaults
         warm = merged.get("warm_start", "auto")
         warm_settings = warm if isinstance(warm, dict) else {}
         return AutotuneTest(
@@ -103,6 +87,8 @@ class AutotuneKind(Kind):
             index=test.index,
         )
 
+
+class AutotunePlanner(Planner):
     def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
         return plan_autotune(scenario, test, first_case)
 
@@ -116,13 +102,17 @@ class AutotuneKind(Kind):
     def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
         return transfer_endpoints(spec)
 
-    def announce(self, spec: RunSpec) -> str | None:
-        return f"auto-tune, {spec.params.get('strategy')}, {len(spec.params.get('candidates', []))} candidates"
 
+class AutotuneReport(Report):
     def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
         from .report import tune_facts
 
         return tune_facts(record)
+
+
+class AutotunePresent(Present):
+    def announce(self, spec: RunSpec) -> str | None:
+        return f"auto-tune, {spec.params.get('strategy')}, {len(spec.params.get('candidates', []))} candidates"
 
     def headline(self, record: ResultRecord) -> str:
         pick = record.details.get("pick") or {}
@@ -137,4 +127,23 @@ class AutotuneKind(Kind):
         return [ranking_table(event), *pick_lines(event)]
 
 
-KIND = AutotuneKind()
+KIND = Kind(
+    name="autotune",
+    description="find the best guc parameters for a path, as tgftp -a does, or with fewer transfers.",
+    order=30,
+    dsl=AutotuneDsl(),
+    planner=AutotunePlanner(),
+    # Its transfers are guc runs (with tag logs of their own); the tune's record ranks them and has no
+    # tag log, nor a row in the results table: the console prints the ranking as the tune ends, and
+    # the report one row per tune (its pick, how sure it is, why it stopped).
+    run=Run("gftpwb.kinds.autotune.run.runner:run_autotune", writes_taglog=False),
+    report=AutotuneReport(
+        ReportSection("auto-tunes", 30, "gftpwb.kinds.autotune.report:tables", list_failures=False,
+                      charts="gftpwb.kinds.autotune.charts:charts"),
+        metrics=(
+            Metric("p_within_margin", "estimated probability that the pick is within the tie margin of the best "
+                   "candidate (0-1)", "", fact="p_within_margin"),
+            Metric("pick_rate", "the pick's mean rate incl. set-up", "MiB/s", fact="pick_mean_mib_s"),
+        )),
+    present=AutotunePresent(),
+)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Kind, Program, TestInput
+from gftpwb.core.registry import Dsl, Kind, Planner, Present, Program, Report, Run, TestInput
 from gftpwb.core.scenario.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
 from gftpwb.core.scenario.model import Scenario, TestModel
 from gftpwb.core.specs import RunSpec
@@ -31,18 +31,8 @@ def connection_shape(test: Test, options: GucOptions) -> tuple[tuple[str, ...], 
     return build_connection_argv(test.source, test.target, test.extra_args), {}, CONNECTION_TEST_LENGTH
 
 
-class ConnectionTestKind(Kind):
-    name = "connection-test"
-    description = ("tgftp's connection test: guc -dbg -vb -len 1 moves one byte with the full control-channel "
-                   "conversation logged, and the record says which step failed (connect, login, data channel). "
-                   "Default timeout 30s.")
-    order = 20
-    runner = "gftpwb.kinds.connection_test.run.runner:run"
-    trace_phases = "gftpwb.kinds.guc.phases:phase_reader"  # its -dbg conversation is a guc one
-    writes_taglog = True
-    report = TRANSFERS  # tabulated with the guc runs
-
-    def dsl_keys(self) -> tuple[Key, ...]:
+class ConnectionTestDsl(Dsl):
+    def test_keys(self) -> tuple[Key, ...]:
         return (*(k for k in shared_keys() if k.name not in ("options", "engine", "link")), *COMMAND_KEYS,
                 LOG_FILENAME_KEY)
 
@@ -52,6 +42,8 @@ class ConnectionTestKind(Kind):
     def build(self, test: TestInput) -> Test:
         return build_transfer_test(test, CONNECTION_TEST_TIMEOUT_S)
 
+
+class ConnectionTestPlanner(Planner):
     def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
         assert isinstance(test, Test)
         return plan_transfers(scenario, test, first_case, connection_shape)
@@ -62,13 +54,10 @@ class ConnectionTestKind(Kind):
     def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
         return transfer_endpoints(spec)
 
+
+class ConnectionTestPresent(Present):
     def waiting(self, spec: RunSpec) -> str:
         return GUC_WAITING
-
-    def tgftp_line(self, test: Any, point: dict[str, Any]) -> tuple[tuple[str, ...], bool, str] | None:
-        note = (f"test {test.id}: tgftp's connection test takes no guc parameters; extra_args "
-                f"{' '.join(test.extra_args)} dropped") if test.extra_args else ""
-        return (), True, note
 
     def headline(self, record: ResultRecord) -> str:
         took = f" in {record.seconds:.3f}s" if record.seconds is not None else ""  # an imported log may lack times
@@ -80,4 +69,26 @@ class ConnectionTestKind(Kind):
         return params_text(params)
 
 
-KIND = ConnectionTestKind()
+def tgftp_batchfile_line(test: Test, point: dict[str, Any]) -> tuple[tuple[str, ...], bool, str]:
+    """One case of ``test`` as a tgftp 0.7.0 batchfile line: a connection test, which takes no guc
+    parameters (a note says which extra_args are dropped)."""
+    note = (f"test {test.id}: tgftp's connection test takes no guc parameters; extra_args "
+            f"{' '.join(test.extra_args)} dropped") if test.extra_args else ""
+    return (), True, note
+
+
+KIND = Kind(
+    name="connection-test",
+    description=("tgftp's connection test: guc -dbg -vb -len 1 moves one byte with the full control-channel "
+                 "conversation logged, and the record says which step failed (connect, login, data channel). "
+                 "Default timeout 30s."),
+    order=20,
+    dsl=ConnectionTestDsl(),
+    planner=ConnectionTestPlanner(),
+    run=Run("gftpwb.kinds.connection_test.run.runner:run",
+            trace_phases="gftpwb.kinds.guc.phases:phase_reader",  # its -dbg conversation is a guc one
+            writes_taglog=True),
+    report=Report(TRANSFERS),  # tabulated with the guc runs
+    present=ConnectionTestPresent(),
+    exports={"tgftp-batchfile": "gftpwb.kinds.connection_test.kind:tgftp_batchfile_line"},
+)

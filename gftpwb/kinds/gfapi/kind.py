@@ -4,7 +4,7 @@ directory, on one or many hosts (registered as entry point ``gftpwb.kinds: gfapi
 from __future__ import annotations
 
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Figure, Kind, Metric, ReportSection, TestInput
+from gftpwb.core.registry import Dsl, Figure, Kind, Metric, Planner, Present, Report, ReportSection, Run, TestInput
 from gftpwb.core.scenario.keys import Key
 from gftpwb.core.scenario.model import Scenario, TestModel
 from gftpwb.core.specs import RunSpec
@@ -28,19 +28,8 @@ METRICS = (
 )
 
 
-class GfapiKind(Kind):
-    name = "gfapi"
-    description = "parallel small-file workers on a GlusterFS volume (libgfapi) or a POSIX directory."
-    order = 40
-    runner = "gftpwb.kinds.gfapi.run.runner:run"
-    consumers = ("gftpwb.kinds.gfapi.run.files:GfapiFilesSink",)  # result.csv, threads.csv, hosts.csv per run
-    report = ReportSection("small files", 10, "gftpwb.kinds.gfapi.report:tables",
-                           charts="gftpwb.kinds.gfapi.charts:charts")
-    whole_run_row = False  # its threads report themselves (WorkerProgress)
-    figures = (FILES_S, MIB_S, IOPS)
-    metrics = METRICS
-
-    def dsl_keys(self) -> tuple[Key, ...]:
+class GfapiDsl(Dsl):
+    def test_keys(self) -> tuple[Key, ...]:
         return GFAPI_KEYS
 
     def check(self, test: TestInput) -> None:
@@ -49,6 +38,8 @@ class GfapiKind(Kind):
     def build(self, test: TestInput) -> GfapiTest:
         return build_gfapi_test(test)
 
+
+class GfapiPlanner(Planner):
     def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
         assert isinstance(test, GfapiTest)
         return plan_gfapi(scenario, test, first_case)
@@ -58,6 +49,8 @@ class GfapiKind(Kind):
         server = spec.params.get("server")
         return (f"glusterfs://{server}:{spec.params.get('port', 24007)}/",) if server else ()
 
+
+class GfapiPresent(Present):
     def waiting(self, spec: RunSpec) -> str:
         return "building, connecting and preparing the workers; measurement starts when all are ready"
 
@@ -67,4 +60,16 @@ class GfapiKind(Kind):
         return gfapi_headline(record)
 
 
-KIND = GfapiKind()
+KIND = Kind(
+    name="gfapi",
+    description="parallel small-file workers on a GlusterFS volume (libgfapi) or a POSIX directory.",
+    order=40,
+    dsl=GfapiDsl(),
+    planner=GfapiPlanner(),
+    run=Run("gftpwb.kinds.gfapi.run.runner:run",
+            consumers=("gftpwb.kinds.gfapi.run.files:GfapiFilesSink",)),  # result.csv, threads.csv, hosts.csv per run
+    report=Report(ReportSection("small files", 10, "gftpwb.kinds.gfapi.report:tables",
+                                charts="gftpwb.kinds.gfapi.charts:charts"),
+                  figures=(FILES_S, MIB_S, IOPS), metrics=METRICS),
+    present=GfapiPresent(whole_run_row=False),  # its threads report themselves (WorkerProgress)
+)

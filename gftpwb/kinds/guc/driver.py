@@ -233,7 +233,7 @@ class GucRun:
     stripes: StripeTracker = field(default_factory=StripeTracker)
     #: Set when gftpwb added ``-dbg`` for a trace: guc then prints two lines per data buffer (about
     #: 8 per MiB), each of which would become an OutputLine event through the whole bus and double the
-    #: controller's CPU per GiB (BENCHMARKS.md, tracing overhead). The trace reads only the control
+    #: controller's CPU per GiB (docs/benchmarks/tracing.md). The trace reads only the control
     #: conversation, so those lines are kept in the record's output but not published.
     quiet_data_debug: bool = False
     #: A multi-file transfer (``-r``, ``-f``): guc's byte count starts again at 0 with every file, after
@@ -265,7 +265,7 @@ class GucRun:
 
         A traced transfer with a local file prints two ``-dbg`` lines per data buffer, each in its own
         pipe write, and every one would wake the controller (about 4 times per MiB: most of the CPU
-        the trace costs, BENCHMARKS.md). None of them is published or read for a phase, so after a
+        the trace costs, docs/benchmarks/tracing.md). None of them is published or read for a phase, so after a
         chunk of only those lines the controller waits :data:`DATA_DEBUG_PAUSE_S` and reads what
         gathered at once. Anything else (a reply, a marker, the last buffer's ``eof=true``) ends
         the pauses, so the phases around the data are read as before; the transport ends a pause

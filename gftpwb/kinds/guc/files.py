@@ -235,7 +235,7 @@ def unreachable_in_stat(output: str, path: str, host: str) -> str | None:
 
 
 def reach_checks(files: FileSet, who: str) -> tuple[HostCheck, ...]:
-    """The preflight's checks of a file set (:meth:`gftpwb.core.registry.Kind.host_checks`): both
+    """The preflight's checks of a file set (:meth:`gftpwb.core.registry.Planner.host_checks`): both
     sides' directories, on their hosts, before any run makes or moves a file."""
     return tuple(HostCheck(host=host, argv=reach_argv(path), problem=partial(unreachable_in_stat, path=path, host=host),
                            who=f"{who}, {side}")

@@ -63,7 +63,7 @@ def engine_keys() -> tuple[Key, ...]:
     engines = registry().engines()
     text = " ".join(["real (default): run globus-url-copy.", *(f"{e.name}: {e.description}" for e in engines)])
     return (Key("engine", {"enum": [REAL_ENGINE, *(e.name for e in engines)]}, text),
-            *(key for engine in engines for key in engine.dsl_keys()))
+            *(key for engine in engines for key in engine.dsl.test_keys()))
 
 
 def shared_keys() -> tuple[Key, ...]:

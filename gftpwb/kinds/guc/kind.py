@@ -8,7 +8,21 @@ from typing import Any
 from gftpwb.core.commands import command_of
 from gftpwb.core.dsl.repeats import REPEAT_KEYS, SEQUENTIAL, check_repeats
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Exclusion, Figure, HostCheck, Kind, Metric, Program, ReportSection, TestInput
+from gftpwb.core.registry import (
+    Dsl,
+    Exclusion,
+    Figure,
+    HostCheck,
+    Kind,
+    Metric,
+    Planner,
+    Present,
+    Program,
+    Report,
+    ReportSection,
+    Run,
+    TestInput,
+)
 from gftpwb.core.scenario.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
 from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
@@ -234,18 +248,8 @@ class _Report:
 _report = _Report()
 
 
-class GucKind(Kind):
-    name = "guc"
-    description = "globus-url-copy transfers."
-    order = 10
-    runner = "gftpwb.kinds.guc.run.runner:run"
-    trace_phases = "gftpwb.kinds.guc.phases:phase_reader"
-    writes_taglog = True
-    report = TRANSFERS
-    figures = (RATE, GUC_AVG)
-    metrics = RATE_METRICS
-
-    def dsl_keys(self) -> tuple[Key, ...]:
+class GucDsl(Dsl):
+    def test_keys(self) -> tuple[Key, ...]:
         return (*shared_keys(), *EXACT_KEYS, MATRIX_KEY, STRIPE_KEY, BASELINE_KEY, files_key(), *REPEAT_KEYS,
                 MODE_KEY, *COMMAND_KEYS, LOG_FILENAME_KEY)
 
@@ -282,6 +286,8 @@ class GucKind(Kind):
                                    add_vb=raw.get("add_vb", "args" not in raw),
                                    tgftp_style=raw.get("tgftp_style", False))
 
+
+class GucPlanner(Planner):
     def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
         assert isinstance(test, Test)
         return plan_transfers(scenario, test, first_case)
@@ -310,6 +316,15 @@ class GucKind(Kind):
             lines.append(f"{' ' * len(spec.run_id)}  {FileSet.from_dict(files).describe()}")
         return lines
 
+
+class TransferReport(Report):
+    """guc and connection tests: their transfer mode and whether they had live progress."""
+
+    def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
+        return transfer_facts(record)
+
+
+class GucPresent(Present):
     def waiting(self, spec: RunSpec) -> str:
         return GUC_WAITING
 
@@ -319,15 +334,26 @@ class GucKind(Kind):
     def headline(self, record: ResultRecord) -> str:
         return _report.headline(record)
 
-    def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
-        return transfer_facts(record)
-
     def params_text(self, params: dict[str, Any]) -> str:
         return _report.params_text(params)
 
-    def tgftp_line(self, test: Any, point: dict[str, Any]) -> tuple[tuple[str, ...], bool, str] | None:
-        # the parameters of the guc call gftpwb itself makes (its -vb rule, stripe and exact args included)
-        return guc_shape(test, test.options.with_values(point))[0][1:-2], False, ""
+
+def tgftp_batchfile_line(test: Test, point: dict[str, Any]) -> tuple[tuple[str, ...], bool, str]:
+    """One case (matrix ``point``) of ``test`` as a tgftp 0.7.0 batchfile line: the parameters of the
+    guc call gftpwb itself makes (its -vb rule, stripe and exact args included), not a connection test,
+    nothing tgftp cannot say."""
+    return guc_shape(test, test.options.with_values(point))[0][1:-2], False, ""
 
 
-KIND = GucKind()
+KIND = Kind(
+    name="guc",
+    description="globus-url-copy transfers.",
+    order=10,
+    dsl=GucDsl(),
+    planner=GucPlanner(),
+    run=Run("gftpwb.kinds.guc.run.runner:run", trace_phases="gftpwb.kinds.guc.phases:phase_reader",
+            writes_taglog=True),
+    report=TransferReport(TRANSFERS, figures=(RATE, GUC_AVG), metrics=RATE_METRICS),
+    present=GucPresent(),
+    exports={"tgftp-batchfile": "gftpwb.kinds.guc.kind:tgftp_batchfile_line"},
+)

@@ -6,7 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Figure, Kind, Metric, Program, ReportSection, TestInput
+from gftpwb.core.registry import (
+    Dsl,
+    Figure,
+    Kind,
+    Metric,
+    Planner,
+    Present,
+    Program,
+    Report,
+    ReportSection,
+    Run,
+    TestInput,
+)
 from gftpwb.core.scenario.keys import Key
 from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel
 from gftpwb.core.specs import RunSpec
@@ -30,17 +42,8 @@ METRICS = (
 )
 
 
-class Iperf3Kind(Kind):
-    name = "iperf3"
-    description = ("a network baseline: iperf3 from a client host to a server started for each run on a "
-                   "server host (memory to memory, as guc from /dev/zero to /dev/null).")
-    order = 50
-    runner = "gftpwb.kinds.iperf3.run.runner:run"
-    report = ReportSection("iperf3", 25, "gftpwb.kinds.iperf3.report:tables")
-    figures = (RECEIVER, WALL)
-    metrics = METRICS
-
-    def dsl_keys(self) -> tuple[Key, ...]:
+class Iperf3Dsl(Dsl):
+    def test_keys(self) -> tuple[Key, ...]:
         return IPERF3_KEYS
 
     def check(self, test: TestInput) -> None:
@@ -49,6 +52,8 @@ class Iperf3Kind(Kind):
     def build(self, test: TestInput) -> Iperf3Test:
         return build_iperf3_test(test)
 
+
+class Iperf3Planner(Planner):
     def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
         assert isinstance(test, Iperf3Test)
         return plan_iperf3(scenario, test, first_case)
@@ -68,6 +73,8 @@ class Iperf3Kind(Kind):
         job = Iperf3Job.from_params(spec.params)
         return (IPERF3_PROGRAM,) if LOCAL in (job.client, job.server) else ()
 
+
+class Iperf3Present(Present):
     def waiting(self, spec: RunSpec) -> str:
         return "starting the iperf3 server; progress comes from its interval reports (every second)"
 
@@ -82,4 +89,15 @@ class Iperf3Kind(Kind):
         return params_text(params)
 
 
-KIND = Iperf3Kind()
+KIND = Kind(
+    name="iperf3",
+    description=("a network baseline: iperf3 from a client host to a server started for each run on a "
+                 "server host (memory to memory, as guc from /dev/zero to /dev/null)."),
+    order=50,
+    dsl=Iperf3Dsl(),
+    planner=Iperf3Planner(),
+    run=Run("gftpwb.kinds.iperf3.run.runner:run"),
+    report=Report(ReportSection("iperf3", 25, "gftpwb.kinds.iperf3.report:tables"), figures=(RECEIVER, WALL),
+                  metrics=METRICS),
+    present=Iperf3Present(),
+)

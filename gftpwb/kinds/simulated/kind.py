@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gftpwb.core.errors import Diagnostic
-from gftpwb.core.registry import Engine, TestInput
+from gftpwb.core.registry import Engine, TestInput, Vocabulary
 from gftpwb.core.scenario.keys import Key
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_duration, parse_rate, parse_size
@@ -19,15 +19,10 @@ SIMULATED = "simulated"
 POSITIVE_LINK_KEYS = {"bandwidth": parse_rate, "rtt": parse_duration, "window": parse_size}
 
 
-class SimulatedEngine(Engine):
-    name = SIMULATED
-    description = ("compute each transfer from the link model in link (seeded, deterministic); every result, "
-                   "record and log is labelled SIMULATED.")
-    label = "SIMULATED"
-    order = 15
-    runner = "gftpwb.kinds.simulated.run.runner:run_simulated_guc"
+class SimulatedDsl(Vocabulary):
+    """The link the model computes from, and the checks of its values."""
 
-    def dsl_keys(self) -> tuple[Key, ...]:
+    def test_keys(self) -> tuple[Key, ...]:
         return (LINK_KEY,)
 
     def definitions(self) -> dict[str, dict[str, Any]]:
@@ -51,6 +46,16 @@ class SimulatedEngine(Engine):
                 own = key in (test.raw.get("link") or {})
                 line, col = test.pos.of_value(("tests", test.index, "link", key) if own else ("defaults", "link", key))
                 test.errors.append(Diagnostic(test.filename, line, col, f"link.{key} must be more than 0"))
+
+
+class SimulatedEngine(Engine):
+    name = SIMULATED
+    description = ("compute each transfer from the link model in link (seeded, deterministic); every result, "
+                   "record and log is labelled SIMULATED.")
+    label = "SIMULATED"
+    order = 15
+    runner = "gftpwb.kinds.simulated.run.runner:run_simulated_guc"
+    dsl = SimulatedDsl()
 
     def buffer_cap(self, spec: RunSpec) -> int | None:
         return (spec.link or LinkModel()).buffer_cap

@@ -116,11 +116,12 @@ class _LiveLine:
         yield line
 
 
-def plain_or_terminal_console() -> Console:
-    """A terminal console, or for pipes and CI logs a wide one, so lines and tables do not wrap."""
-    console = Console(highlight=False)
+def plain_or_terminal_console(*, stderr: bool = False) -> Console:
+    """A terminal console, or for pipes and CI logs a wide one, so lines and tables do not wrap;
+    ``stderr``: on stderr (when stdout carries the event stream)."""
+    console = Console(highlight=False, stderr=stderr)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(highlight=False, width=200)
+        console = Console(highlight=False, width=200, stderr=stderr)
     return console
 
 
@@ -207,7 +208,7 @@ class ConsoleSink:
             label = f"[{first}-{self._index}/{self._todo}] {group} ×{len(run_ids)}{self._engine_mark(spec.engine)}"
             flight = self._copies[group] = _CopyFlight(label, t, run_ids)
             self._line.flights[f"copies:{group}"] = flight
-            announced = registry().kind(spec.kind).announce(spec)
+            announced = registry().kind(spec.kind).present.announce(spec)
             if announced is not None or not self.live_enabled:  # a run that steers others says so in any case
                 what = announced if announced is not None else " ".join(spec.argv)
                 self.console.print(f"{label}: {len(run_ids)} copies at once: {what}", soft_wrap=True)
@@ -217,7 +218,7 @@ class ConsoleSink:
 
     def _note_progress(self, spec: RunSpec) -> None:
         """Once per test: that its runs report no live progress, and why (the kind says)."""
-        note = registry().kind(spec.kind).progress_note(spec)
+        note = registry().kind(spec.kind).present.progress_note(spec)
         if note and spec.test_id not in self._noted:  # once per test: its runs are alike
             self._noted.add(spec.test_id)
             self.console.print(Text(f"note: {spec.test_id}: {note}", style="dim"), soft_wrap=True)
@@ -236,12 +237,12 @@ class ConsoleSink:
         else:  # a run another one started (an auto-tune's transfer)
             tune = self._tune
             counter = f"  [{tune.transfers_used + 1}/{tune.budget}]" if tune else "  "
-        announced = kind.announce(spec)
+        announced = kind.present.announce(spec)
         if announced is not None:  # a run that steers others: they show as runs of their own
             self.console.print(f"{counter} {spec.run_id}:{mark} {announced}", soft_wrap=True)
             return
-        note = kind.progress_note(spec)
-        self._line.flights[spec.run_id] = _Flight(f"{counter} {spec.run_id}{mark}", event.t, note or kind.waiting(spec))
+        waiting = kind.present.progress_note(spec) or kind.present.waiting(spec)
+        self._line.flights[spec.run_id] = _Flight(f"{counter} {spec.run_id}{mark}", event.t, waiting)
         if not self.live_enabled:
             self.console.print(f"{counter} {spec.run_id}:{mark} {' '.join(event.argv)}", soft_wrap=True)
             self._note_progress(spec)
@@ -286,7 +287,7 @@ class ConsoleSink:
         text = Text(f"{mark} {r.run_id}{self._engine_mark(r.engine)}  ", style=CONSOLE_STATUS_STYLE.get(r.status, ""))
         kind = registry().find(r.kind)
         if r.status == PASSED and kind is not None:
-            text.append(kind.headline(r), style="")
+            text.append(kind.present.headline(r), style="")
         else:
             text.append(short_error(r.error), style="")
         copies = self._copies.get(self._group_of.get(r.run_id, ""))
@@ -343,7 +344,7 @@ class ConsoleSink:
     def print_ranking(self, event: TuneUpdate) -> None:
         """The final ranking of an auto-tune, as the tuning kind's hook draws it (tables and lines)."""
         kind = registry().find(event.kind)
-        for block in kind.update_blocks(event) if kind is not None else ():
+        for block in kind.present.update_blocks(event) if kind is not None else ():
             if isinstance(block, ReportTable):
                 self.console.print(PlainTable(block))
             else:

@@ -13,7 +13,7 @@ screen (``ftp://user:***@host/``) unless ``GFTPWB_TGFTP_FAITHFUL_LOGS=1`` asks f
 logs and screen; guc always gets the real URL.
 Underneath it is gftpwb's executor: guc runs as an argv list in its own process group, timed with a
 monotonic clock, and a timeout kills the whole group. Deliberate differences (tgftp's bugs B1, B2
-and B5, CRLF batchfiles, ...) are listed in docs/tgftp-compat.md and in tests/compat/allowlist.py.
+and B5, CRLF batchfiles, ...) are listed in docs/migration/tgftp.md and in tests/compat/allowlist.py.
 """
 
 from __future__ import annotations

@@ -202,7 +202,7 @@ def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, e
     if test.problems:
         for problem in test.problems:
             screen.err(f"gftpwb: {problem} -- tgftp's shell would have evaluated this in the guc command line; "
-                       "gftpwb runs no shell code there (see docs/tgftp-compat.md)")
+                       "gftpwb runs no shell code there (see docs/migration/tgftp.md)")
         return EX_SHELL
     for variable in dict.fromkeys(test.unset):
         screen.err(f"gftpwb: warning: ${variable} is not set: it expands to nothing, as in tgftp's shell")

@@ -279,7 +279,7 @@ class GfapiRunner:
         chunks: list[bytes] = []
         problem = ""
         if host == LOCAL:  # this machine: read and remove the file here rather than cat and rm it through
-            # a pipe (about 20 ms of CPU per 8 MB otherwise; BENCHMARKS.md, tracing overhead)
+            # a pipe (about 20 ms of CPU per 8 MB otherwise; docs/benchmarks/tracing.md)
             try:
                 data = await asyncio.to_thread(_take_file, path, run.io_traced)
             except OSError as exc:
