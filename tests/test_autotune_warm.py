@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from fuzzseed import FUZZ_SEED, say_seed
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
-from support.fuzzseed import FUZZ_SEED, say_seed
 
 from gftpwb.core.units import GIB, MIB
 from gftpwb.kinds.autotune.candidates import make_candidates, tgftp_37
