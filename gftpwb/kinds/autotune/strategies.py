@@ -92,6 +92,10 @@ class Tuner:
         """The arm's estimated mean: its live runs' (a warm start blends in what the history predicts)."""
         return arm.mean
 
+    def estimate(self, index: int) -> float | None:
+        """The estimated mean of candidate ``index`` (0-based) that the pick is made on."""
+        return self._mean(self.arms[index])
+
     def pick(self) -> int | None:
         """0-based index of the pick (tgftp's rule over the candidates taking part), or None."""
         return tgftp_pick([self._mean(a) if self.in_pick(a) else None for a in self.arms], self.margin)

@@ -69,7 +69,7 @@ def tune_details(spec: RunSpec, tuner: Tuner, ends: tuple[capmath.EndCaps, capma
                  dupes: dict[int, int], replayed: int) -> dict[str, Any]:
     pick = tuner.pick()
     arm = tuner.arms[pick] if pick is not None else None
-    pick_mean = None if pick is None or not isinstance(tuner, WarmAdaptive) else tuner._mean(tuner.arms[pick])
+    pick_mean = None if pick is None or not isinstance(tuner, WarmAdaptive) else tuner.estimate(pick)
     return {
         "strategy": tuner.name,
         "engine": spec.engine,
