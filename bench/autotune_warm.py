@@ -41,7 +41,7 @@ from gftpwb.kinds.autotune.warm import CandidateStats, PastCampaign, PathFeature
 from gftpwb.kinds.autotune.warmrace import WarmAdaptive, plan_warm_start
 from gftpwb.kinds.simulated.link import LinkModel, expected_rate
 
-KEYS = [candidate_key(c.options.set_options()) for c in CANDIDATES]
+KEYS = [candidate_key(c.values) for c in CANDIDATES]
 PATHS = ("same", "drifted", "changed")
 SOURCE, TARGET = "gsiftp://src.example.org:2811", "gsiftp://dst.example.org:2811"
 

@@ -48,7 +48,7 @@ from gftpwb.kinds.autotune.warmrace import (
 from gftpwb.kinds.simulated.link import LinkModel, Transfer, expected_rate, simulate
 
 CANDIDATES = make_candidates(tgftp_37())
-KEYS = [candidate_key(c.options.set_options()) for c in CANDIDATES]
+KEYS = [candidate_key(c.values) for c in CANDIDATES]
 SOURCE, TARGET = "gsiftp://src.example.org:2811", "gsiftp://dst.example.org:2811"
 PORTS = {"gsiftp": 2811, "ftp": 21}
 

@@ -39,6 +39,11 @@ class Candidate:
         return self.number - 1
 
     @property
+    def values(self) -> dict[str, Any]:
+        """The candidate's parameters that are set, by name (what the history knows it by)."""
+        return self.options.set_options()
+
+    @property
     def label(self) -> str:
         """guc parameters as tgftp prints the winner: ``-vb -p 16 -tcp-bs 8M``."""
         return params_line(self.options, self.extra_args)

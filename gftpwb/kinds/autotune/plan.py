@@ -101,10 +101,14 @@ def candidate_keys(tune: RunSpec, settings: TuneSettings) -> tuple[list[str], tu
     carries alike besides the candidate's own (the size), which the history's records drop too."""
     drop: set[str] = set()
     for candidate in settings.candidates:
-        own = set(candidate.options.set_options())
-        drop |= set(transfer_spec(tune, candidate, 0, settings.length).params) - own
-    keys = [candidate_key(candidate.options.set_options()) for candidate in settings.candidates]
+        drop |= set(transfer_spec(tune, candidate, 0, settings.length).params) - set(candidate.values)
+    keys = [candidate_key(candidate.values) for candidate in settings.candidates]
     return keys, tuple(sorted(drop))
+
+
+def transfer_kind(tune: RunSpec) -> str:
+    """The kind of a tune's transfers."""
+    return str(tune.params.get("transfers", TRANSFER_KIND))
 
 
 def transfer_run_id(tune: RunSpec, candidate: Candidate, n: int) -> str:

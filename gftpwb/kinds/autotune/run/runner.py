@@ -28,7 +28,7 @@ from gftpwb.core.units import format_rate, format_size_arg
 from gftpwb.kinds.autotune import caps as capmath
 from gftpwb.kinds.autotune.candidates import DEFAULT_PORTS
 from gftpwb.kinds.autotune.model import ADAPTIVE
-from gftpwb.kinds.autotune.plan import TRANSFER_KIND, TuneSettings, candidate_keys, transfer_spec
+from gftpwb.kinds.autotune.plan import TuneSettings, candidate_keys, transfer_kind, transfer_spec
 from gftpwb.kinds.autotune.strategies import Tuner, make_tuner
 from gftpwb.kinds.autotune.warm import PathFeatures, data_of, endpoint
 from gftpwb.kinds.autotune.warmrace import (
@@ -48,6 +48,8 @@ from .caps import read_path_caps
 from .history import history_base, read_campaigns_async
 from .rtt import path_rtt
 
+# The ports a URL without one connects to, for the warm start's view of a path's ends.
+PORTS = {**DEFAULT_PORTS, "root": 1094, "roots": 1094, "dav": 80, "davs": 443}
 UNKNOWN_ENDS = (capmath.EndCaps("source", "?"), capmath.EndCaps("target", "?"))
 
 
@@ -121,7 +123,7 @@ class Tune:
         self.t0 = time.monotonic()
         # Transfers an interrupted attempt of this tune finished (--resume): told, not run again.
         self.history = {r.run_id: r for r in ctx.history
-                        if r.test_id == spec.test_id and r.kind == TRANSFER_KIND and r.status in FINAL_STATUSES}
+                        if r.test_id == spec.test_id and r.kind == transfer_kind(spec) and r.status in FINAL_STATUSES}
         self.replayed = 0
         self.tuner: Tuner | None = None
         self.ends: tuple[capmath.EndCaps, capmath.EndCaps] = UNKNOWN_ENDS
@@ -175,13 +177,13 @@ class Tune:
         kernel's buffer cap; kept in the record so later tunes can tell whether they tune the same path."""
         spec = self.spec
         if spec.engine == REAL_ENGINE:
-            rtt, notes = await path_rtt(self.ctx, spec.host, (spec.source, spec.target), DEFAULT_PORTS)
+            rtt, notes = await path_rtt(self.ctx, spec.host, (spec.source, spec.target), PORTS)
             for note in notes:
                 self.ctx.publish(Notice(level="info", text=f"{spec.test_id}: {note}"))
         else:
             rtt = registry().engine(spec.engine).rtt_s(spec)
-        return PathFeatures(TRANSFER_KIND, spec.engine, endpoint(spec.source, DEFAULT_PORTS),
-                            endpoint(spec.target, DEFAULT_PORTS), self.settings.length, rtt,
+        return PathFeatures(transfer_kind(spec), spec.engine, endpoint(spec.source, PORTS),
+                            endpoint(spec.target, PORTS), self.settings.length, rtt,
                             capmath.path_cap(*self.ends), data_of(spec.source, spec.target))
 
     async def _warm_plan(self) -> WarmPlan:
@@ -202,7 +204,7 @@ class Tune:
         own = os.path.basename(os.path.abspath(self.ctx.results_dir.rstrip("/"))) if self.ctx.results_dir else ""
         keys, drop = candidate_keys(spec, settings)
         try:
-            campaigns = await read_campaigns_async(base, own, TRANSFER_KIND, drop, DEFAULT_PORTS)
+            campaigns = await read_campaigns_async(base, own, transfer_kind(spec), drop, PORTS)
         except GftpwbError as exc:
             self.ctx.publish(Notice(level="warning", text=f"{spec.test_id}: cannot read the history in {base}: {exc}; "
                                                           "the tune searches cold"))
