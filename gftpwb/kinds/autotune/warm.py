@@ -49,6 +49,7 @@ PRIOR_TAU = 0.02
 PRIOR_TAU_DF = 2.0
 MIN_TAU = 0.01
 MAX_PRIOR_RUNS = 12.0  # a prior is never worth more than this many live runs
+MIN_PRIOR_RUNS = 2.0  # a prior resting on fewer (weighted) runs does not take part in the shape test
 
 
 @dataclass(frozen=True)
@@ -90,12 +91,38 @@ class CandidateStats:
 
     @classmethod
     def of(cls, rates: Sequence[float], failures: int = 0) -> CandidateStats:
+        """The figures of a candidate's runs in one campaign: the mean without slow outliers
+        (:func:`trimmed`: it forecasts the path's usual speed), the spread of all runs (live runs
+        will have their outliers too)."""
         n = len(rates)
         if n == 0:
             return cls(0, None, None, failures)
-        mean = sum(rates) / n
-        sd = math.sqrt(sum((x - mean) ** 2 for x in rates) / (n - 1)) if n > 1 else None
+        usual = trimmed(rates)
+        mean = sum(usual) / len(usual)
+        whole = sum(rates) / n
+        sd = math.sqrt(sum((x - whole) ** 2 for x in rates) / (n - 1)) if n > 1 else None
         return cls(n, mean, sd, failures)
+
+
+SLOW_OUTLIER_SDS = 4.0
+
+
+def trimmed(rates: Sequence[float]) -> list[float]:
+    """A campaign's runs of one candidate without its slow outliers (a stall, a competing flow): with
+    four runs or more, those below the median by more than four robust standard deviations (1.4826 x
+    the median absolute deviation, at least 1 % of the median). A prior is a forecast of the path's
+    usual speed, and one stalled run among three would otherwise move it by a tenth."""
+    values = sorted(float(x) for x in rates)
+    if len(values) < 4:
+        return values
+    med = _median(values)
+    spread = max(1.4826 * _median(sorted(abs(x - med) for x in values)), 0.01 * med)
+    return [x for x in values if x >= med - SLOW_OUTLIER_SDS * spread]
+
+
+def _median(ordered: Sequence[float]) -> float:
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
 
 
 @dataclass(frozen=True)
@@ -377,7 +404,11 @@ def agreement(probes: Sequence[Probe], cv: float, tau: float, *, z: float = 3.0,
       within ``z`` standard errors plus ``tolerance`` (3 %: a change smaller than that does not move the
       pick of a margin of 1-2 % much, and real paths breathe that much).
     * shape: each probe against the common scale. A candidate ``z`` standard errors (Bonferroni over
-      the probes) plus ``tolerance`` out of line means the candidates changed places.
+      the probes) plus ``tolerance`` out of line means the candidates changed places. Only priors that
+      rest on two runs or more take part (one earlier run may itself have been a slow outlier). A
+      candidate with two runs or more is out of line only if even its run closest to the prediction
+      is (a slow run, a stall or a competing flow, does not condemn a path; a changed candidate is
+      out of line in every run).
     """
     cells = [(p, math.log(center(p.rates) / p.prior.mean)) for p in probes
              if p.rates and not p.prior.failed and p.prior.mean > 0]
@@ -397,7 +428,12 @@ def agreement(probes: Sequence[Probe], cv: float, tau: float, *, z: float = 3.0,
     z_shape = max(z, NormalDist().inv_cdf(1 - 0.0027 / 2 / max(len(cells), 1)))
     worst, worst_z = None, 0.0
     for (probe, d), v in zip(cells, variances, strict=True):
-        off = abs(d - scale_log) - tolerance
+        if probe.prior.runs < MIN_PRIOR_RUNS:
+            continue  # one earlier run (a screening run, maybe a slow one) cannot say a candidate moved
+        if len(probe.rates) >= 2:  # confirmed: out of line only if even its most ordinary run is
+            off = min(abs(math.log(x / probe.prior.mean) - scale_log) for x in probe.rates) - tolerance
+        else:
+            off = abs(d - scale_log) - tolerance
         score = off / math.sqrt(v) if off > 0 else 0.0
         if score > worst_z:
             worst, worst_z = probe, score

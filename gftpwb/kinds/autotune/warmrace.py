@@ -10,8 +10,9 @@ it asks is a function of what it was told, so ``--resume`` replays it.
    the leader's), which check the part of the field the race will not see; the history's leader runs
    twice.
 3. The verdict (:func:`gftpwb.kinds.autotune.warm.agreement`): if the probes disagree with the
-   history, the candidates out of line run again (the worst twice more, or the three best probes once
-   more when all rates moved); if they still disagree the tune **falls back to a cold search**: every
+   history, the candidates out of line run again (the worst once or twice more, or the three best
+   probes once more when all rates moved); if they still disagree the tune **falls back to a cold
+   search**: every
    candidate is back in, the budget is the cold one, and the transfers already run count as its first.
 4. Race: :class:`~gftpwb.kinds.autotune.strategies.Adaptive`'s elimination and equivalence stop over
    the open candidates, on estimates that blend each prior (scaled by the probes' common factor, worth
@@ -54,6 +55,9 @@ from .warm import (
 PROBE, RACE, COLD = "probe", "race", "cold"
 LEFT_OUT = "left out by the history"
 HISTORY_CV_DF = 10.0  # how many degrees of freedom the history's run-to-run CV counts for live
+# Runs asked of a candidate out of line before the path counts as changed: one, and one more if the
+# first was out of line too (two slow outliers in a row happen; three in 1 of 8,000 at 5 % of runs).
+MAX_CONFIRMATIONS = 2
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,7 @@ class WarmAdaptive(Adaptive):
         self.fallback = ""  # why the tune went cold ("" while warm)
         self.fell_back_after = 0  # transfers used when it did
         self._extra: dict[int, int] = {}  # index -> runs it must reach before the verdict (confirmations)
+        self._confirmations: dict[int, int] = {}  # index -> confirmation runs asked of it
         k = max(len(self.arms) - 1, 1)
         z = z_open if z_open is not None else NormalDist().inv_cdf(1 - self.alpha / k)
         self.z_open = z
@@ -271,8 +276,9 @@ class WarmAdaptive(Adaptive):
 
     def _judge(self) -> None:
         """The verdict on the probes: race on, confirm what is out of line, or go cold. A candidate out
-        of line runs twice more (its median then counts, so one slow run does not condemn a path);
-        when all rates moved, the three best probes run once more. Out of line again: cold."""
+        of line runs once more, and once more again if still out of line (its run closest to the
+        prediction counts, so slow runs do not condemn a path); when all rates moved, the three best
+        probes run once more. Out of line after that: cold."""
         verdict = agreement(self.probes(), self.warm.cv, self.warm.tau)
         self.verdict = verdict
         if verdict.agree:
@@ -283,8 +289,9 @@ class WarmAdaptive(Adaptive):
             return
         if verdict.worst:
             worst = next(i for i in self.probe_order if self.arms[i].candidate.label == verdict.worst)
-            if worst not in self._extra:
-                self._extra[worst] = self.arms[worst].runs + 2
+            if self._confirmations.get(worst, 0) < MAX_CONFIRMATIONS:
+                self._confirmations[worst] = self._confirmations.get(worst, 0) + 1
+                self._extra[worst] = self.arms[worst].runs + 1
         elif not self.confirmed:
             self.confirmed = True
             for i in [i for i in self.probe_order if self.arms[i].rates][:3]:
