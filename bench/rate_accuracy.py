@@ -20,15 +20,20 @@ from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.events import RunFinished
 from gftpwb.core.plan import plan
-from gftpwb.core.rates import tgftp_rate
 from gftpwb.shell.executor import Executor
 from gftpwb.shell.lab.gridftp import GridftpLab, free_port
+from gftpwb.tgftp.model import rate_text
 
 SIZES = ("256M", "1G", "4G")
 
 
-def epoch(iso: str) -> float:
-    return datetime.fromisoformat(iso).timestamp()
+def epoch(iso: str) -> int:
+    return int(datetime.fromisoformat(iso).timestamp())  # `date +%s`: whole seconds
+
+
+def tgftp_rate(nbytes: int, started_at: str, ended_at: str) -> int:
+    """The rate tgftp 0.7.0 would have reported for a run, in its integer "MB/s" (its tag log's)."""
+    return int(rate_text(str(nbytes), epoch(started_at), epoch(ended_at)))
 
 
 async def measure(url: str, runs: int) -> list:
@@ -59,7 +64,7 @@ def main() -> None:
         group = [r for r in records if r.test_id == f"s{size}" and r.status == "passed"]
         ours = [r.rate_incl_setup_mib_s for r in group]
         guc = [r.rate_guc_avg_mib_s for r in group if r.rate_guc_avg_mib_s is not None]
-        errors = [(tgftp_rate(r.bytes, epoch(r.started_at), epoch(r.ended_at)) - r.rate_incl_setup_mib_s)
+        errors = [(tgftp_rate(r.bytes, r.started_at, r.ended_at) - r.rate_incl_setup_mib_s)
                   / r.rate_incl_setup_mib_s * 100 for r in group]
         print(f"| {size} | {len(group)}/{args.runs} | {statistics.median(ours):.0f} | "
               f"{statistics.median(guc):.0f} | {statistics.median(errors):+.0f} % | {min(errors):+.0f} % | "

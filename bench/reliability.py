@@ -27,8 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import yaml
-from report_fixture import write_mixed
 from rich.console import Console
+from support.report_fixture import write_mixed
 from test_bounded_inputs import SEEDS, mutate
 from test_fuzz_readers import BASES, damage, mutate_scenario
 from test_fuzz_tgftp import BATCH_SEEDS, TAGLOG_SEEDS, import_case, mutate_text, taglog_case

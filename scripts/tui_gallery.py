@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 import test_tui_snapshots as snap  # noqa: E402  (the snapshot tests' fixed data)
-from report_fixture import write_mixed  # noqa: E402
+from support.report_fixture import write_mixed  # noqa: E402
 
 SIZE = (120, 40)
 SCENARIO_FILE = "quickstart.yaml"

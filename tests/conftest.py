@@ -105,7 +105,7 @@ def fake_guc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(scope="session")
 def ssh_keys():
-    """An ed25519 host key and client key for the in-process SSH server (tests/sshserver.py)."""
+    """An ed25519 host key and client key for the in-process SSH server (tests/support/sshserver.py)."""
     import asyncssh
 
     return asyncssh.generate_private_key("ssh-ed25519"), asyncssh.generate_private_key("ssh-ed25519")
@@ -114,7 +114,7 @@ def ssh_keys():
 @pytest.fixture
 async def fake_sshd(tmp_path: Path, ssh_keys):
     """An in-process asyncssh server that runs commands with /bin/sh on this machine, like sshd."""
-    from sshserver import start_fake_sshd, stop_fake_sshd
+    from support.sshserver import start_fake_sshd, stop_fake_sshd
 
     state = await start_fake_sshd(str(tmp_path), *ssh_keys)
     yield state
@@ -157,4 +157,18 @@ def gluster(tmp_path_factory: pytest.TempPathFactory):
     lab = GlusterLab(str(tmp_path_factory.mktemp("glusterlab")))
     status = lab.up()
     yield status
+    lab.down()
+
+
+# --- Slurm: a real cluster of the project's lab code, in a temporary state directory ------------
+
+
+@pytest.fixture(scope="session")
+def slurm_lab(tmp_path_factory: pytest.TempPathFactory):
+    """munged, slurmctld and 4 slurmd on this machine, on ports of their own (beside any other lab)."""
+    from gftpwb.shell.lab.slurm import SlurmLab
+
+    lab = SlurmLab(str(tmp_path_factory.mktemp("slurmlab")))
+    lab.up(4)
+    yield lab
     lab.down()

@@ -2,12 +2,12 @@
 both strategies end to end, kernel caps read from /proc, and the function `gftpwb tgftp -a` calls.
 Kept small (64 MiB transfers, a few candidates); rates are not asserted, only that they exist."""
 
-import json
 import textwrap
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
+from support.clihelp import gftpwb
+from support.results import records
 
 from gftpwb.core.units import format_size_arg
 from gftpwb.kinds.autotune.ranking import tgftp_pick
@@ -24,10 +24,6 @@ def proc_caps() -> tuple[int, int]:
 
 def cap() -> int:
     return min(proc_caps())  # the path's cap on loopback: wmem_max of the sender, rmem_max of the receiver
-
-
-def records(results) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
 
 
 def scenario(tmp_path, url: str, strategy: str) -> str:
@@ -119,7 +115,7 @@ def test_tgftp_autotune_function_prints_an_empty_line_when_nothing_works(tmp_pat
 
 
 def test_an_autotune_on_a_namespace_host_runs_guc_there_and_reads_its_caps_over_ssh(netlab, tmp_path):
-    from labhosts import hosts_yaml
+    from support.labhosts import hosts_yaml
 
     status = netlab.status()
     controller = status["controller_address"]

@@ -4,14 +4,14 @@ SIGKILL or Ctrl-C giving exactly the result of an uninterrupted run. The same pa
 are in test_autotune_real.py."""
 
 import asyncio
-import json
 import signal
 import textwrap
 import time
 
 import pytest
-from clihelp import gftpwb, popen
 from gftpwb.converters.taglog import parse_tags
+from support.clihelp import gftpwb, popen
+from support.results import records
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -44,10 +44,6 @@ def write(tmp_path, text: str, name: str = "sim.yaml") -> str:
     path = tmp_path / name
     path.write_text(text)
     return str(path)
-
-
-def records(results) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines() if line.strip()]
 
 
 def tune_record(results) -> dict:

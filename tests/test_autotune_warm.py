@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from fuzzseed import FUZZ_SEED, say_seed
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
+from support.fuzzseed import FUZZ_SEED, say_seed
 
 from gftpwb.core.units import GIB, MIB
 from gftpwb.kinds.autotune.candidates import make_candidates, tgftp_37
@@ -60,7 +60,7 @@ def features(link: LinkModel, length: int = 4 * GIB, **changes) -> PathFeatures:
 
 
 def transfers(length: int = 4 * GIB) -> list[Transfer]:
-    return [Transfer(parallel=c.options.parallel, tcp_buffer=c.options.tcp_buffer, length=length) for c in CANDIDATES]
+    return [Transfer(parallel=c.values.get("parallel"), tcp_buffer=c.values.get("tcp_buffer"), length=length) for c in CANDIDATES]
 
 
 class Outcomes:

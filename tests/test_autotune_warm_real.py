@@ -8,7 +8,7 @@ import json
 import textwrap
 
 import pytest
-from clihelp import gftpwb
+from support.clihelp import gftpwb
 
 from gftpwb.kinds.autotune.candidates import DEFAULT_PORTS
 from gftpwb.kinds.autotune.run.rtt import path_rtt

@@ -9,7 +9,7 @@ import signal
 import textwrap
 
 import pytest
-from clihelp import gftpwb, popen
+from support.clihelp import gftpwb, popen
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError

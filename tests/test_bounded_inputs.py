@@ -9,11 +9,11 @@ import sys
 import time
 
 import pytest
-from clihelp import gftpwb
 from conftest import ROOT
-from fuzzseed import FUZZ_SEED, say_seed
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
+from support.clihelp import gftpwb
+from support.fuzzseed import FUZZ_SEED, say_seed
 
 from gftpwb.core.dsl.loader import load_scenario, load_scenario_text
 from gftpwb.core.errors import ScenarioError

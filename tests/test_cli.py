@@ -4,7 +4,7 @@ import json
 import os
 import textwrap
 
-from clihelp import gftpwb
+from support.clihelp import gftpwb
 
 SCENARIO = textwrap.dedent("""\
     version: 1

@@ -9,6 +9,7 @@ import os
 import textwrap
 
 import pytest
+from support.polling import eventually_async
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.commands import Command, from_dsl, from_shell_text, is_plain, to_dsl
@@ -180,19 +181,15 @@ async def test_ctrl_c_during_pre_records_an_interrupted_run_and_stops_the_comman
     bus.subscribe(events.append)
     executor = Executor(bus, kill_grace_s=0.5)
     task = asyncio.create_task(executor.run(plan(s), results_dir=str(tmp_path), scenario="hooks"))
-    for _ in range(100):
-        if (tmp_path / "pid").exists() and (tmp_path / "pid").read_text().strip():
-            break
-        await asyncio.sleep(0.05)
+    pid_file = tmp_path / "pid"
+    await eventually_async(lambda: pid_file.exists() and pid_file.read_text().strip(), "the pre command started")
     executor.stop()
     summary = await asyncio.wait_for(task, 10)
     assert summary.interrupted
     (record,) = [e.record for e in events if isinstance(e, RunFinished)]
     assert record.status == "interrupted" and "during the pre command" in record.error
-    pid = int((tmp_path / "pid").read_text())
-    await asyncio.sleep(0.2)
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)
+    pid = int(pid_file.read_text())
+    await eventually_async(lambda: not os.path.exists(f"/proc/{pid}"), "the pre command stopped and reaped")
 
 
 def test_a_pre_command_that_may_fail_lets_the_transfer_run_with_a_warning(fake_guc, tmp_path):

@@ -75,7 +75,7 @@ def test_list_results_newest_first_and_tolerant(tmp_path):
 def test_the_values_compare_tests_are_those_each_figures_statistics_took():
     """compare takes a figure's values from its statistics (kept in the summary) rather than going
     through the runs again: the same values, in the same order, as the runs that count give."""
-    from report_fixture import records
+    from support.report_fixture import records
 
     from gftpwb.core.compare import counted_values
     from gftpwb.core.summary import summarize_cases

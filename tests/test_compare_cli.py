@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
 from jsonschema import Draft7Validator
-from report_fixture import write_mixed
 from scipy.stats import mannwhitneyu
+from support.clihelp import gftpwb
+from support.report_fixture import write_mixed
 
 from gftpwb.core.compare import compare_summaries
 from gftpwb.shell.results_index import read_directory

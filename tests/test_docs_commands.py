@@ -1,6 +1,6 @@
 """The documentation is executed: every shell block of README.md, CONTRIBUTING.md and docs/ runs, in
 order, page by page, against the lab in a scratch directory (with a copy of scenarios/), and the
-output a ``console`` block shows is checked (see tests/docs_blocks.py for the format and the markers).
+output a ``console`` block shows is checked (see tests/support/docs_blocks.py for the format and the markers).
 
 The blocks of a page share one shell's state: the environment a block exports and the directory it
 ends in carry over to the next block. A page that starts a lab of its own (``GFTPWB_LAB_DIR`` under its
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from docs_blocks import ROOT, Block, blocks_of, documents, markers_of, matches
+from support.docs_blocks import ROOT, Block, blocks_of, documents, markers_of, matches
 
 BLOCK_TIMEOUT_S = 900  # the longest block, the TeraGrid study's quick pass, takes about a minute
 BIN = Path(sys.executable).parent

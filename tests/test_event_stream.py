@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from clihelp import gftpwb
+from support.clihelp import gftpwb
 
 from gftpwb.core import event_stream, events
 from gftpwb.core.checks import Check

@@ -2,10 +2,11 @@
 run in flight. (The same paths run against the real server in test_real_gridftp.py.)"""
 
 import asyncio
-import os
 import time
 
 import pytest
+from support.polling import eventually, eventually_async
+from support.processes import running
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.events import OutputLine, Progress, RunFinished, RunStarted, ScenarioFinished, ScenarioStarted
@@ -22,22 +23,6 @@ def collect():
     bus, events = EventBus(), []
     bus.subscribe(events.append)
     return bus, events
-
-
-def alive(pid: int, settle_s: float = 3.0) -> bool:
-    """Whether ``pid`` still runs after up to ``settle_s``: SIGKILL is delivered asynchronously, so a
-    killed process may need a moment before it is gone (or a zombie)."""
-    deadline = time.monotonic() + settle_s
-    while True:
-        try:
-            os.kill(pid, 0)
-            with open(f"/proc/{pid}/stat") as handle:
-                running = handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-        except (ProcessLookupError, FileNotFoundError):
-            running = False
-        if not running or time.monotonic() > deadline:
-            return running
-        time.sleep(0.05)
 
 
 async def test_progress_streams_while_guc_runs(fake_guc, monkeypatch):
@@ -78,7 +63,8 @@ async def test_timeout_kills_the_process_group(fake_guc, monkeypatch, tmp_path):
     (record,) = [e.record for e in events if isinstance(e, RunFinished)]
     assert record.status == "timeout"
     assert record.bytes == 1048576  # what guc reported before it was killed
-    assert not alive(int(child_file.read_text())), "a child of guc survived the timeout"
+    child = int(child_file.read_text())
+    eventually(lambda: not running(child), "the child of guc killed with it at the timeout")
 
 
 async def test_stop_records_the_run_in_flight_as_interrupted_and_runs_nothing_more(fake_guc, monkeypatch, tmp_path):
@@ -90,10 +76,7 @@ async def test_stop_records_the_run_in_flight_as_interrupted_and_runs_nothing_mo
 
     async def stop_once_the_child_exists() -> None:
         # Stop only after the fake guc has started its child: a fixed delay lost that race on a loaded machine.
-        for _ in range(600):
-            if child_file.exists() and child_file.read_text().strip():
-                break
-            await asyncio.sleep(0.05)
+        await eventually_async(lambda: child_file.exists() and child_file.read_text().strip(), "guc's child started")
         executor.stop()
 
     stoppers: list[asyncio.Task] = []
@@ -103,7 +86,8 @@ async def test_stop_records_the_run_in_flight_as_interrupted_and_runs_nothing_mo
     records = [e.record for e in events if isinstance(e, RunFinished)]
     assert [(r.run_id, r.status) for r in records] == [("a/0", "interrupted")]
     assert summary.interrupted and summary.counts == {"interrupted": 1} and summary.total == 2
-    assert not alive(int(child_file.read_text()))
+    child = int(child_file.read_text())
+    eventually(lambda: not running(child), "the child of guc killed with it at the stop")
 
 
 async def test_missing_program_fails_the_run_with_a_clear_reason():
@@ -153,11 +137,8 @@ async def test_local_children_carry_the_watchdog_token(tmp_path):
     token = owner_env()[watchdog.ENV_NAME]
     proc = await LocalTransport().start(["sleep", "30"])
     try:
-        for _ in range(50):  # /proc shows the new environment once exec is through
-            if proc.pid in watchdog.owned_pids(token):
-                break
-            await asyncio.sleep(0.05)
-        assert proc.pid in watchdog.owned_pids(token)
+        # /proc shows the new environment once exec is through
+        await eventually_async(lambda: proc.pid in watchdog.owned_pids(token), "the watchdog's token in the process")
         assert owner_env()[watchdog.ENV_NAME] == token  # one watchdog per gftpwb process
     finally:
         await proc.stop(0.5)

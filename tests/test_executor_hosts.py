@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
+from support.polling import eventually_async
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.events import RunFinished, RunStarted
@@ -82,10 +83,9 @@ async def test_stop_interrupts_every_run_of_a_group(fake_sshd, fake_guc, monkeyp
     try:
         task = asyncio.create_task(executor.run([spec("t/0@h1", "h1", "t/0", None), spec("t/0@h2", "h2", "t/0", None),
                                                  spec("later/0", "h1")], results_dir="r", scenario="s"))
-        for _ in range(200):
-            if len(fake_sshd.survivors()) >= 6:  # wrapper, watchdog, guc (x2 hosts); the sleep child too
-                break
-            await asyncio.sleep(0.05)
+        # wrapper, watchdog, guc (x2 hosts); the sleep child too
+        await eventually_async(lambda: len(fake_sshd.survivors()) >= 6, "guc and its child running on both hosts",
+                               detail=fake_sshd.survivors)
         executor.stop()
         summary = await task
     finally:
@@ -93,8 +93,5 @@ async def test_stop_interrupts_every_run_of_a_group(fake_sshd, fake_guc, monkeyp
     records = [e.record for e in events if isinstance(e, RunFinished)]
     assert sorted((r.run_id, r.status) for r in records) == [("t/0@h1", "interrupted"), ("t/0@h2", "interrupted")]
     assert summary.interrupted
-    for _ in range(40):
-        if not fake_sshd.survivors():
-            break
-        await asyncio.sleep(0.1)
-    assert fake_sshd.survivors() == []
+    await eventually_async(lambda: fake_sshd.survivors() == [], "every process on the hosts gone",
+                           detail=fake_sshd.survivors)

@@ -9,7 +9,7 @@ import textwrap
 import xml.etree.ElementTree as ET
 
 import pytest
-from clihelp import gftpwb
+from support.clihelp import gftpwb
 
 from gftpwb.core.expect import ExpectError, parse_expectation
 from gftpwb.core.registry import Metric

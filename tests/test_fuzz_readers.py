@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import ROOT
-from fuzzseed import FUZZ_SEED, say_seed
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
-from report_fixture import records, write_mixed
 from rich.console import Console
+from support.fuzzseed import FUZZ_SEED, say_seed
+from support.report_fixture import records, write_mixed
 
 from gftpwb.cli.report import print_directory
 from gftpwb.core.dsl.loader import load_scenario_text

@@ -19,13 +19,13 @@ import random
 import re
 import shutil
 
-from clihelp import gftpwb
-from fuzzseed import FUZZ_SEED, say_seed
 from gftpwb.converters.batchfile import decode_batchfile, import_batchfile
 from gftpwb.converters.taglog import format_taglog
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from rich.console import Console
+from support.clihelp import gftpwb
+from support.fuzzseed import FUZZ_SEED, say_seed
 
 from gftpwb.cli.migrate import import_taglogs
 from gftpwb.cli.report import print_directory

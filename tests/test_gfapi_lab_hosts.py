@@ -13,7 +13,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from labhosts import hosts_yaml, inventory, kill, netns_of, processes_in, sshd_pids, wait_until
+from support.labhosts import hosts_yaml, inventory, kill, netns_of, processes_in, sshd_pids
+from support.polling import eventually
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -127,7 +128,8 @@ def test_a_host_that_drops_out_fails_only_its_threads(netlab, gluster):
     assert {t["status"] for t in h2} <= {"failed", "not-started"}
     assert "h2 p0: " in record.error and ("lost" in record.error or "connection" in record.error), record.error
     # The wrapper's watchdog on h2 noticed the session was gone and killed the worker.
-    assert wait_until(lambda: workers_in(h2_ns) == [], timeout=10), workers_in(h2_ns)
+    eventually(lambda: workers_in(h2_ns) == [], "the watchdog on h2 killing the worker", timeout=10,
+               detail=lambda: workers_in(h2_ns))
 
 
 def test_timeout_leaves_no_worker_on_the_hosts(netlab, gluster):
@@ -139,7 +141,8 @@ def test_timeout_leaves_no_worker_on_the_hosts(netlab, gluster):
     threads = record.details["gfapi"]["threads"]
     assert {t["status"] for t in threads} == {"stopped"} and all(t["files"] > 0 for t in threads)
     for host in ("h1", "h2"):
-        assert wait_until(lambda host=host: workers_in(netns_of(netlab, host)) == [], timeout=10)
+        eventually(lambda host=host: workers_in(netns_of(netlab, host)) == [], f"no worker left on {host}", timeout=10,
+                   detail=lambda host=host: workers_in(netns_of(netlab, host)))
 
 
 def test_hosts_and_on_through_the_command_line(netlab, gluster, tmp_path):

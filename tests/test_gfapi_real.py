@@ -10,7 +10,6 @@ import asyncio
 import csv
 import dataclasses
 import io
-import json
 import os
 import signal
 import textwrap
@@ -18,8 +17,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
-from gfapi_helpers import worker_pids
+from support.clihelp import gftpwb
+from support.gfapi_helpers import worker_pids
+from support.results import records
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -37,10 +37,6 @@ def write_scenario(tmp_path: Path, body: str, name: str = "gf") -> str:
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"version: 1\nname: {name}\ntests:\n" + textwrap.dedent(body))
     return str(path)
-
-
-def records(results: Path) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
 
 
 def volume_block(gluster) -> str:

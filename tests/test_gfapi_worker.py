@@ -5,7 +5,7 @@ import subprocess
 import time
 
 import pytest
-from gfapi_helpers import files_under, run_worker, worker_binary
+from support.gfapi_helpers import files_under, run_worker, worker_binary
 
 from gftpwb.kinds.gfapi.latency import bucket_of
 from gftpwb.kinds.gfapi.protocol import End, Fatal, Hello, HistogramDelta, Sample, Text, ThreadDone, ThreadStarted

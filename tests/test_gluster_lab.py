@@ -4,7 +4,7 @@ import json
 import subprocess
 
 import pytest
-from clihelp import gftpwb
+from support.clihelp import gftpwb
 
 from gftpwb.shell.lab.gluster import lab_address, volume_name
 from gftpwb.shell.lab.gridftp import free_port

@@ -1,5 +1,5 @@
 """Results, tag logs and console output stay byte-for-byte what they were before the architecture
-change to plug-in kinds, for fixed fake-guc runs and simulated runs and auto-tunes: see golden_runs.py.
+change to plug-in kinds, for fixed fake-guc runs and simulated runs and auto-tunes: see support/golden_runs.py.
 The tgftp rewrite regenerated the files once for its intended changes to tag logs and records (GFTPWB_* tags
 first, tgftp's RATE and SIZE rules, ``details.vb_added``, new plan fields); nothing else moved.
 
@@ -12,7 +12,7 @@ import json
 import math
 
 import pytest
-from golden_runs import HERE, SCENARIOS, normalise, produce
+from support.golden_runs import HERE, SCENARIOS, normalise, produce
 
 
 def _close(a, b, path=""):

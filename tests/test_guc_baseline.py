@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.baseline_records import record
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.plan import plan
-from gftpwb.core.records import FAILED, PASSED, ResultRecord
+from gftpwb.core.records import FAILED
 from gftpwb.core.stats import ratio_of_means
 from gftpwb.core.summary import summarize_cases
 from gftpwb.kinds.guc.efficiency import efficiencies
@@ -183,13 +184,6 @@ def test_ratio_of_means_small_samples():
     assert one is not None and (one.value, one.ci) == (0.95, None)
     same = ratio_of_means([95.0, 95.0], [100.0, 100.0])
     assert same is not None and same.ci is not None and (same.ci.low, same.ci.high) == (0.95, 0.95)
-
-
-def record(run_id: str, kind: str, case: int, repeat: int, rate: float, avg: float, *, status: str = PASSED,
-           params: dict | None = None) -> ResultRecord:
-    return ResultRecord(run_id=run_id, scenario="b", test_id="eff", case=case, repeat=repeat, kind=kind,
-                        host="local", argv=(), params=params or {}, status=status, started_at="", ended_at="",
-                        seconds=1.0, bytes=1, rate_incl_setup_mib_s=rate, rate_guc_avg_mib_s=avg)
 
 
 def test_efficiency_pairs_cases_and_the_report_shows_it():

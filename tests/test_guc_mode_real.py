@@ -6,7 +6,7 @@ import json
 import subprocess
 
 import pytest
-from clihelp import gftpwb
+from support.clihelp import gftpwb
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.plan import plan

@@ -4,7 +4,6 @@ every namespace host finds nothing gftpwb started."""
 
 from __future__ import annotations
 
-import json
 import os
 import pty
 import signal
@@ -15,8 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
-from clihelp import popen
-from labhosts import hosts_yaml, netns_of, processes_in, started_by_gftpwb, wait_until
+from support.clihelp import popen
+from support.labhosts import hosts_yaml, netns_of, processes_in, started_by_gftpwb
+from support.polling import eventually
+from support.processes import pgrep
+from support.results import records
 
 pytestmark = pytest.mark.real
 GFTPWB = [sys.executable, "-m", "gftpwb"]
@@ -26,15 +28,6 @@ def write(tmp_path: Path, body: str, name: str = "hard", prefix: str = "") -> st
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"version: 1\nname: {name}\n{prefix}tests:\n" + textwrap.dedent(body))
     return str(path)
-
-
-def journal(results: Path) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
-
-
-def pgrep(pattern: str) -> list[str]:
-    out = subprocess.run(["pgrep", "-a", "-f", pattern], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if "pgrep" not in line]
 
 
 def ten_runs(tmp_path: Path, gridftp) -> str:
@@ -67,7 +60,7 @@ def test_a_signal_just_after_a_record_is_journalled_ends_cleanly(tmp_path, gridf
     assert proc.returncode == code, rest + err
     assert "Traceback" not in err and "CancelledError" not in err
     assert "of 10 planned" in rest  # the summary
-    recs = journal(results)
+    recs = records(results)
     assert [r["status"] for r in recs][:after] == ["passed"] * after
     for r in recs[after:]:  # at most the run in flight
         assert r["status"] == "interrupted" and r["details"]["interrupted_by"] == sig.name
@@ -114,10 +107,11 @@ def test_kill_9_of_a_headless_run_leaves_no_local_process(tmp_path, gridftp):
     for only, marker in (("forever", f"globus-url-copy.*{gridftp.port}"), ("slow-pre", "sleep 317")):
         proc = subprocess.Popen([*GFTPWB, "run", path, "--only", only, "--results", str(tmp_path / only)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        assert wait_until(lambda m=marker: pgrep(m) != [], timeout=30), marker
+        eventually(lambda m=marker: pgrep(m) != [], f"a process matching {marker!r}", timeout=30)
         proc.kill()
         proc.wait()
-        assert wait_until(lambda m=marker: pgrep(m) == [], timeout=8), pgrep(marker)
+        eventually(lambda m=marker: pgrep(m) == [], f"the processes matching {marker!r} gone", timeout=8,
+                   detail=lambda m=marker: pgrep(m))
 
 
 def test_sighup_of_a_headless_run_journals_the_run_in_flight(tmp_path, gridftp):
@@ -139,19 +133,22 @@ def test_sighup_of_a_headless_run_journals_the_run_in_flight(tmp_path, gridftp):
     if pid == 0:  # pragma: no cover - the child
         os.execvpe(sys.executable, [*GFTPWB, "run", path, "--results", str(results), "--progress", "never"],
                    {**os.environ, "NO_COLOR": "1"})
-    seen = b""
-    deadline = time.monotonic() + 30
-    while b"[1/2] forever/0" not in seen and time.monotonic() < deadline:
-        seen += os.read(fd, 4096)
-    assert wait_until(lambda: pgrep(f"globus-url-copy.*{gridftp.port}") != [], timeout=20)
+    seen = bytearray()
+
+    def started() -> bool:
+        seen.extend(os.read(fd, 4096))
+        return b"[1/2] forever/0" in seen
+
+    eventually(started, "the console's line of the first run", timeout=30, step=0, detail=lambda: bytes(seen))
+    eventually(lambda: pgrep(f"globus-url-copy.*{gridftp.port}") != [], "guc running", timeout=20)
     os.close(fd)  # hang up
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 129
-    (rec,) = journal(results)
+    (rec,) = records(results)
     assert rec["run_id"] == "forever/0" and rec["status"] == "interrupted"
     assert rec["details"]["interrupted_by"] == "SIGHUP" and rec["error"].startswith("interrupted by SIGHUP")
     assert (results / rec["taglog"]).exists()
-    assert wait_until(lambda: pgrep(f"globus-url-copy.*{gridftp.port}") == [], timeout=5)
+    eventually(lambda: pgrep(f"globus-url-copy.*{gridftp.port}") == [], "guc gone after the hang-up", timeout=5)
 
 
 def test_a_second_ctrl_c_does_not_skip_the_kill_of_a_command_that_ignores_sigterm(tmp_path, gridftp):
@@ -164,16 +161,16 @@ def test_a_second_ctrl_c_does_not_skip_the_kill_of_a_command_that_ignores_sigter
     """)
     results = tmp_path / "r"
     proc = popen("run", path, "--results", str(results), "--progress", "never")
-    assert wait_until(lambda: pgrep("sleep 331") != [], timeout=30)
+    eventually(lambda: pgrep("sleep 331") != [], "the pre command running", timeout=30)
     proc.send_signal(signal.SIGINT)
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)  # within the 2 s grace
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, out + err
     assert "Traceback" not in err
-    (rec,) = journal(results)
+    (rec,) = records(results)
     assert rec["status"] == "interrupted" and "during the pre command" in rec["error"]
-    assert wait_until(lambda: pgrep("sleep 331") == [], timeout=3), pgrep("sleep 331")
+    eventually(lambda: pgrep("sleep 331") == [], "the pre command killed", timeout=3, detail=lambda: pgrep("sleep 331"))
 
 
 def test_kill_9_leaves_nothing_in_any_namespace(netlab, tmp_path):
@@ -197,13 +194,14 @@ def test_kill_9_leaves_nothing_in_any_namespace(netlab, tmp_path):
     proc = subprocess.Popen([*GFTPWB, "run", path, "--results", str(tmp_path / "r")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        assert wait_until(lambda: all(any("sleep 344" in c for _, c in processes_in(ns)) for ns in namespaces[:2]),
-                          timeout=30)
+        eventually(lambda: all(any("sleep 344" in c for _, c in processes_in(ns)) for ns in namespaces[:2]),
+                   "the pre command running on h1 and h2", timeout=30)
     finally:
         proc.kill()
         proc.wait()
     for ns in namespaces:
-        assert wait_until(lambda ns=ns: started_by_gftpwb(ns, "sleep 34") == [], timeout=8), started_by_gftpwb(ns)
+        eventually(lambda ns=ns: started_by_gftpwb(ns, "sleep 34") == [], f"nothing gftpwb started left in {ns}",
+                   timeout=8, detail=lambda ns=ns: started_by_gftpwb(ns))
     assert pgrep("sleep 34[34]") == []
 
     # The local run: started on its own, then killed the same way.
@@ -211,11 +209,11 @@ def test_kill_9_leaves_nothing_in_any_namespace(netlab, tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     marker = f"globus-url-copy -vb ftp://{controller}:2811"
     try:
-        assert wait_until(lambda: pgrep(marker) != [], timeout=30)
+        eventually(lambda: pgrep(marker) != [], "the local guc running", timeout=30)
     finally:
         proc.kill()
         proc.wait()
-    assert wait_until(lambda: pgrep(marker) == [], timeout=8), pgrep(marker)
+    eventually(lambda: pgrep(marker) == [], "the local guc gone", timeout=8, detail=lambda: pgrep(marker))
     for ns in namespaces:
         assert started_by_gftpwb(ns) == []
 
@@ -236,14 +234,14 @@ def test_resume_writes_a_tag_log_that_a_killed_run_did_not(tmp_path, gridftp):
     """)
     results = tmp_path / "r"
     assert subprocess.run([*GFTPWB, "run", path, "--results", str(results)], capture_output=True).returncode == 0
-    lost = results / journal(results)[1]["taglog"]
+    lost = results / records(results)[1]["taglog"]
     original = lost.read_bytes()
     lost.unlink()
     out = subprocess.run([*GFTPWB, "run", path, "--resume", str(results)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "t/1: wrote its missing tag log" in out.stdout and lost.name in out.stdout
     assert lost.read_bytes() == original
-    assert len(journal(results)) == 3  # nothing was run again
+    assert len(records(results)) == 3  # nothing was run again
 
 
 def test_a_second_resume_of_the_same_directory_refuses(tmp_path, gridftp):
@@ -278,7 +276,7 @@ def test_a_second_resume_of_the_same_directory_refuses(tmp_path, gridftp):
     assert "Traceback" not in second.stderr
     first.send_signal(signal.SIGINT)  # long/0 runs until its timeout: the second start may be slow on a loaded machine
     assert first.wait(timeout=60) == 130
-    assert [r["status"] for r in journal(results)] == ["interrupted", "interrupted"]  # the second ran nothing
+    assert [r["status"] for r in records(results)] == ["interrupted", "interrupted"]  # the second ran nothing
     again = popen("run", path, "--resume", str(results), "--progress", "never")
     for line in again.stdout:  # the lock went with the first one: this one starts its runs
         if line.startswith("[1/3] long/0"):
@@ -347,7 +345,7 @@ def test_a_password_in_a_url_reaches_guc_and_nothing_else(tmp_path, gridftp):
     out = subprocess.run([*GFTPWB, "run", path, "--results", str(results), "--progress", "never"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr  # guc had the real URL: the login worked
-    (rec,) = journal(results)
+    (rec,) = records(results)
     assert "ftp://anonymous:***@127.0.0.1" in " ".join(rec["argv"]) and "anonymous:***@" in rec["output"]
     for name in os.listdir(results):
         assert secret not in (results / name).read_text(), name
@@ -383,7 +381,7 @@ def test_plain_resume_finds_a_scenario_whose_name_has_dots(tmp_path, gridftp):
     assert out.returncode == 0, out.stdout + out.stderr
     (directory,) = os.listdir(base)
     assert directory.endswith("-bench.2")
-    assert {r["run_id"]: r["status"] for r in journal(base / directory)} == {"long/0": "passed", "short/0": "passed"}
+    assert {r["run_id"]: r["status"] for r in records(base / directory)} == {"long/0": "passed", "short/0": "passed"}
 
 
 def test_a_remote_host_without_guc_names_guc_not_stdbuf(netlab, tmp_path):
@@ -407,7 +405,7 @@ def test_a_remote_host_without_guc_names_guc_not_stdbuf(netlab, tmp_path):
     out = subprocess.run([*GFTPWB, "run", path, "--results", str(results), "--progress", "never"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 1, out.stdout + out.stderr
-    (rec,) = journal(results)
+    (rec,) = records(results)
     assert rec["status"] == "failed" and "globus-url-copy: command not found" in rec["error"], rec["error"]
     assert "stdbuf" not in rec["error"]
 
@@ -434,6 +432,6 @@ def test_a_revoked_host_key_wins_over_accept_new_host_keys(netlab, tmp_path):
         out = subprocess.run([*GFTPWB, "run", path, "--results", str(results), "--progress", "never", *extra],
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 1, out.stdout + out.stderr
-        (rec,) = journal(results)
+        (rec,) = records(results)
         assert "REVOKED HOST KEY" in rec["error"] and str(revoked) in rec["error"], rec["error"]
         assert revoked.read_text() == before  # never appended as trusted

@@ -4,16 +4,17 @@ here and in every namespace), and --resume running only the copies that did not 
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
-from labhosts import netns_of, processes_in, started_by_gftpwb, wait_until
+from support.labhosts import netns_of, processes_in, started_by_gftpwb
+from support.polling import eventually
+from support.processes import guc_processes
+from support.results import records
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.plan import plan
@@ -26,15 +27,6 @@ GFTPWB = [sys.executable, "-m", "gftpwb"]
 
 def run_cli(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*GFTPWB, *args], capture_output=True, text=True, timeout=timeout)
-
-
-def records(results: Path) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
-
-
-def guc_processes(marker: str) -> list[str]:
-    out = subprocess.run(["pgrep", "-a", "-f", f"globus-url-copy.*{marker}"], capture_output=True, text=True)
-    return [line for line in out.stdout.splitlines() if "pgrep" not in line]
 
 
 def test_copies_of_real_transfers_run_at_once_and_needs_skip_with_the_reason(tmp_path, gridftp):
@@ -119,7 +111,7 @@ def test_ctrl_c_with_copies_in_flight_then_resume_runs_only_the_unfinished_copie
             done = journal.exists() and journal.read_text().count('"status":"passed"') == 2
             return done and len(guc_processes(marker)) >= 2
 
-        assert wait_until(two_copies_done_and_hogs_running, timeout=30)
+        eventually(two_copies_done_and_hogs_running, "two copies passed and the hogs running", timeout=30)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
@@ -192,8 +184,8 @@ def test_copies_on_namespace_hosts_and_ctrl_c_leaves_nothing_behind(netlab, tmp_
         proc = subprocess.Popen([*GFTPWB, "run", str(path), "--results", str(results), "--progress", "never"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            assert wait_until(lambda: all(sum(c.startswith("globus-url-copy") for _, c in processes_in(ns)) == 2
-                                          for ns in namespaces), timeout=30)
+            eventually(lambda: all(sum(c.startswith("globus-url-copy") for _, c in processes_in(ns)) == 2
+                                   for ns in namespaces), "two guc running on h1 and on h2", timeout=30)
             proc.send_signal(signal.SIGINT)
             stdout, stderr = proc.communicate(timeout=60)
         finally:
@@ -204,7 +196,8 @@ def test_copies_on_namespace_hosts_and_ctrl_c_leaves_nothing_behind(netlab, tmp_
     assert proc.returncode == 130, stdout + stderr
     assert {r["status"] for r in records(results)} == {"interrupted"} and len(records(results)) == 4
     for ns in namespaces:
-        assert wait_until(lambda ns=ns: started_by_gftpwb(ns) == [], timeout=5), started_by_gftpwb(ns)
+        eventually(lambda ns=ns: started_by_gftpwb(ns) == [], f"nothing gftpwb started left in {ns}", timeout=5,
+                   detail=lambda ns=ns: started_by_gftpwb(ns))
 
 
 def test_copies_of_a_gfapi_read_after_the_write_it_needs(tmp_path):

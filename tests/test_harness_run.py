@@ -11,8 +11,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
-from golden_runs import HERE
+from support.clihelp import gftpwb
+from support.golden_runs import HERE
+from support.polling import eventually
+from support.processes import running
+from support.results import records
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -34,10 +37,6 @@ def stand_in(tmp_path: Path) -> dict[str, str]:
     import os
 
     return {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
-
-
-def records(results: Path) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
 
 
 SUITE = """\
@@ -160,8 +159,6 @@ STRESS = textwrap.dedent("""\
 
 async def test_stop_interrupts_every_copy_and_a_resume_runs_only_the_unfinished_ones(fake_guc, monkeypatch,
                                                                                        tmp_path):
-    from test_executor import alive
-
     monkeypatch.setenv("FAKE_GUC_MODE", "hang")
     monkeypatch.setenv("FAKE_GUC_CHILD_PID", str(tmp_path / "child.pid"))
     specs = plan(load_scenario_text(STRESS, "st.yaml"), ["s"])
@@ -182,7 +179,8 @@ async def test_stop_interrupts_every_copy_and_a_resume_runs_only_the_unfinished_
     assert summary.interrupted
     (copies,) = [e for e in events if isinstance(e, CopiesFinished)]
     assert copies.aggregate is None  # not every copy finished: no aggregate yet
-    assert not alive(int((tmp_path / "child.pid").read_text()))
+    child = int((tmp_path / "child.pid").read_text())
+    eventually(lambda: not running(child), "the copies' guc children killed")
 
     # --resume: the journal holds copy #1 as passed; only #0 and #2 run again, and the aggregate counts all three.
     monkeypatch.setenv("FAKE_GUC_MODE", "ok")

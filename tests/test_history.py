@@ -10,8 +10,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from clihelp import gftpwb
-from report_fixture import write_mixed
+from support.clihelp import gftpwb
+from support.report_fixture import write_mixed
 
 from gftpwb.shell.history import History, trend_points
 from gftpwb.shell.results_index import read_directory

@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sampler_readings import readings as sampler_readings
+from support.polling import eventually
+from support.sampler_readings import readings as sampler_readings
 
 from gftpwb.core.monitors.model import Monitor
 from gftpwb.core.monitors.plan import probes_by_host
@@ -276,10 +277,10 @@ def test_either_sampler_reads_every_monitor_and_stops_quietly(mode):
                 Monitor("slow", "command", command=("sleep", "5"))]
     proc, probes = start(monitors, mode)
     try:
-        time.sleep(0.5)
-        assert b"\0gftpwb-sampler\0" in Path(f"/proc/{proc.pid}/cmdline").read_bytes()
+        eventually(lambda: b"\0gftpwb-sampler\0" in Path(f"/proc/{proc.pid}/cmdline").read_bytes(),
+                   "the sampler named gftpwb-sampler")
         assert program_of(proc.pid) == ("/usr/bin/python3" if mode == PYTHON else "/bin/sh")  # the system's first
-        time.sleep(2.5)
+        time.sleep(3.0)  # the sampling window: rounds of every monitor, the slow command stopped at its 1 s
         proc.terminate()
         out, err = proc.communicate(timeout=10)
     finally:
@@ -307,19 +308,13 @@ def test_either_sampler_ends_with_its_parent_and_with_its_reader(mode, tmp_path)
         time.sleep(60)
         """), str(pidfile), *argv], start_new_session=True)
     try:
-        deadline = time.monotonic() + 10
-        while not pidfile.exists() or not pidfile.read_text():
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        eventually(lambda: pidfile.exists() and pidfile.read_text(), "the sampler's pid from its parent")
         pid = int(pidfile.read_text())
-        time.sleep(0.5)
-        assert b"gftpwb-sampler" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        eventually(lambda: b"gftpwb-sampler" in Path(f"/proc/{pid}/cmdline").read_bytes(),
+                   "the sampler named gftpwb-sampler")
         parent.kill()
         parent.wait()
-        deadline = time.monotonic() + 5
-        while Path(f"/proc/{pid}").exists():
-            assert time.monotonic() < deadline, "the sampler outlived its parent"
-            time.sleep(0.05)
+        eventually(lambda: not Path(f"/proc/{pid}").exists(), "the sampler gone with its parent", timeout=5)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(parent.pid, signal.SIGKILL)

@@ -4,7 +4,6 @@ root namespace and in every lab namespace."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import socket
@@ -13,7 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from labhosts import hosts_yaml, inventory, processes_in
+from support.labhosts import hosts_yaml, inventory, processes_in
+from support.polling import eventually_async
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -246,8 +246,5 @@ async def test_a_timeout_between_namespaces_leaves_no_iperf3_anywhere(netlab):
         in_namespaces = [(ns, cmd) for ns in namespaces for _, cmd in processes_in(ns) if "iperf3" in cmd]
         return in_namespaces + iperf3_processes(port)
 
-    for _ in range(50):  # the remote kill is asynchronous to the SSH channel's close: allow a moment
-        if not left():
-            break
-        await asyncio.sleep(0.1)
-    assert left() == []
+    # the remote kill is asynchronous to the SSH channel's close: allow a moment
+    await eventually_async(lambda: left() == [], "every iperf3 process gone", detail=left)

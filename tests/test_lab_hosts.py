@@ -20,7 +20,7 @@ import asyncssh
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from labhosts import (
+from support.labhosts import (
     hosts_yaml,
     inventory,
     kill,
@@ -28,8 +28,8 @@ from labhosts import (
     processes_in,
     sshd_pids,
     started_by_gftpwb,
-    wait_until,
 )
+from support.polling import eventually, eventually_async
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.events import RunFinished
@@ -163,7 +163,8 @@ tests:
     assert record.status == "timeout"
     # guc was killed by the time the run was recorded; the wrapper and its watchdog follow within a second.
     assert [cmd for _, cmd in processes_in(netns) if "globus-url-copy" in cmd] == []
-    assert wait_until(lambda: started_by_gftpwb(netns) == [], timeout=5), started_by_gftpwb(netns)
+    eventually(lambda: started_by_gftpwb(netns) == [], f"nothing gftpwb started left in {netns}", timeout=5,
+               detail=lambda: started_by_gftpwb(netns))
 
 
 ARGV_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=24)
@@ -301,11 +302,8 @@ async def _run_specs(transports: HostTransports, specs: list[RunSpec], during=No
 
 
 async def _until_running(netns: str, events: list, count: int = 1) -> None:
-    for _ in range(300):
-        if len([c for _, c in processes_in(netns) if c.startswith("globus-url-copy")]) >= count:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"guc never ran in {netns}")
+    await eventually_async(lambda: len([c for _, c in processes_in(netns) if c.startswith("globus-url-copy")]) >= count,
+                           f"{count} guc running in {netns}", timeout=30)
 
 
 def test_dropped_connection_fails_only_that_hosts_run_and_the_next_run_reconnects(netlab, silent_server):
@@ -332,9 +330,11 @@ def test_dropped_connection_fails_only_that_hosts_run_and_the_next_run_reconnect
     lost = got["g/0@h2"]
     assert lost.status == "failed" and lost.error.startswith("host h2 (root@") and "connection lost" in lost.error
     # The watchdog in h2 noticed its sshd session was gone and killed what gftpwb started there.
-    assert wait_until(lambda: started_by_gftpwb(h2_ns) == [], timeout=8), started_by_gftpwb(h2_ns)
+    eventually(lambda: started_by_gftpwb(h2_ns) == [], "the watchdog in h2 killing what gftpwb started", timeout=8,
+               detail=lambda: started_by_gftpwb(h2_ns))
     assert again["next/0@h2"].status == "timeout"  # it connected again and ran (until its time limit)
-    assert wait_until(lambda: started_by_gftpwb(h2_ns) == [], timeout=5)
+    eventually(lambda: started_by_gftpwb(h2_ns) == [], "nothing gftpwb started left in h2", timeout=5,
+               detail=lambda: started_by_gftpwb(h2_ns))
 
 
 def test_killed_sshd_fails_the_host_until_it_is_back(netlab, silent_server):
@@ -366,7 +366,8 @@ def test_killed_sshd_fails_the_host_until_it_is_back(netlab, silent_server):
     assert down["k/1@h1"].status == "passed"
     assert down["k/1@h3"].status == "failed" and "connection refused" in down["k/1@h3"].error
     assert back["k/2@h3"].status == "passed"
-    assert wait_until(lambda: started_by_gftpwb(h3_ns) == [], timeout=8), started_by_gftpwb(h3_ns)
+    eventually(lambda: started_by_gftpwb(h3_ns) == [], "nothing gftpwb started left in h3", timeout=8,
+               detail=lambda: started_by_gftpwb(h3_ns))
 
 
 def test_ctrl_c_stops_every_remote_process(netlab, tmp_path, silent_server):
@@ -384,8 +385,9 @@ tests:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # the transfers, not the environment probe's guc (it reads the server's banner first)
-        assert wait_until(lambda: all(any(c.startswith("globus-url-copy") and "/dev/zero" in c
-                                          for _, c in processes_in(ns)) for ns in namespaces), timeout=30)
+        eventually(lambda: all(any(c.startswith("globus-url-copy") and "/dev/zero" in c
+                                   for _, c in processes_in(ns)) for ns in namespaces),
+                   "the transfers running on h1 and h2", timeout=30)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
@@ -396,7 +398,8 @@ tests:
     assert {got["forever/0@h1"].status, got["forever/0@h2"].status} == {"interrupted"}
     for ns in namespaces:
         assert [c for _, c in processes_in(ns) if "globus-url-copy" in c] == []
-        assert wait_until(lambda ns=ns: started_by_gftpwb(ns) == [], timeout=5), started_by_gftpwb(ns)
+        eventually(lambda ns=ns: started_by_gftpwb(ns) == [], f"nothing gftpwb started left in {ns}", timeout=5,
+                   detail=lambda ns=ns: started_by_gftpwb(ns))
 
 
 def test_jump_host_and_upload(netlab, tmp_path):
@@ -479,7 +482,7 @@ def test_lab_up_status_and_down_make_and_remove_exactly_their_own_things(tmp_pat
 
 
 def test_bad_lab_requests_are_usage_errors_and_make_nothing(tmp_path):
-    from clihelp import gftpwb
+    from support.clihelp import gftpwb
 
     env = {"GFTPWB_LAB_DIR": str(tmp_path / "lab")}
     for args, message in ((["--hosts", "-1"], "--hosts must be between 1 and 200"),

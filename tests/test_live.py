@@ -8,15 +8,14 @@ from dataclasses import replace
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.live_events import PLAN, RANKING, by_id, record, spec, started
 
 from gftpwb.core.events import (
     OutputLine,
     Progress,
-    RankingRow,
     RunFinished,
     RunStarted,
     ScenarioFinished,
-    ScenarioStarted,
     TuneUpdate,
     WorkerProgress,
 )
@@ -24,32 +23,8 @@ from gftpwb.core.live import read
 from gftpwb.core.live.cells import sort_thread_rows, tune_mark
 from gftpwb.core.live.models import MIB, ThreadRow
 from gftpwb.core.live.state import LiveState
-from gftpwb.core.records import ResultRecord, Summary
+from gftpwb.core.records import Summary
 from gftpwb.core.specs import RunSpec
-
-
-def spec(test_id="a", case=0, repeat=0, kind="guc", host="local", length=None, index=None):
-    label = test_id if index is None else f"{test_id}[{index}]"
-    return RunSpec(run_id=f"{label}/{repeat}", scenario="s", test_id=test_id, case=case, repeat=repeat, kind=kind,
-                   host=host, argv=("globus-url-copy", "-vb", "ftp://x/zero", "ftp://y/null"), length_bytes=length,
-                   source="ftp://x/zero", target="ftp://y/null")
-
-
-def record(s: RunSpec, status="passed", nbytes=1 << 30, seconds=2.0, error=""):
-    return ResultRecord(scenario=s.scenario, test_id=s.test_id, run_id=s.run_id, case=s.case, repeat=s.repeat,
-                        kind=s.kind, host=s.host, argv=list(s.argv), status=status, seconds=seconds, bytes=nbytes,
-                        rate_incl_setup_mib_s=nbytes / MIB / seconds if status == "passed" else None, error=error)
-
-
-PLAN = (spec("a", 0, 0, length=1 << 30), spec("a", 0, 1, length=1 << 30), spec("b", 1, 0), spec("c", 2, 0))
-
-
-def started(plan=PLAN, skipped=frozenset(), t=100.0):
-    return ScenarioStarted(scenario="s", results_dir="results/x", plan=tuple(plan), skipped_run_ids=skipped, t=t)
-
-
-def by_id(live):
-    return {row.test_id: row for row in read.test_rows(live)}
 
 
 def test_statuses_follow_the_runs():
@@ -293,18 +268,6 @@ def test_log_keeps_the_tail_and_says_what_it_dropped():
     seq, lines, dropped = read.log_since(live, seq)
     assert lines == ["line 2", "line 3", "line 4"] and dropped == 2
     assert read.log_since(live, seq) == (seq, [], 0)
-
-
-RANKING = (
-    RankingRow(rank=1, candidate="-vb -p 16 -tcp-bs 8M", mean_mib_s=1180.0, ci_low_mib_s=1150.0,
-               ci_high_mib_s=1210.0, runs=4, failures=0),
-    RankingRow(rank=2, candidate="-vb -p 8 -tcp-bs 8M", mean_mib_s=1168.0, ci_low_mib_s=1120.0,
-               ci_high_mib_s=1216.0, runs=4, failures=0, tied_with_leader=True),
-    RankingRow(rank=3, candidate="-vb -p 4 -tcp-bs 1M", mean_mib_s=610.0, ci_low_mib_s=560.0, ci_high_mib_s=660.0,
-               runs=2, failures=0, eliminated=True, eliminated_after=9, note="hopeless: < 50 % of the best"),
-    RankingRow(rank=4, candidate="-vb -p 32 -tcp-bs 64M", mean_mib_s=None, ci_low_mib_s=None, ci_high_mib_s=None,
-               runs=1, failures=1, note="guc failed: 500 Command failed"),
-)
 
 
 def test_tune_panel_marks_leader_ties_and_eliminations():

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
-from test_live import PLAN, by_id, record, started
+from support.live_events import PLAN, by_id, record, started
 
 from gftpwb.core.checks import Check
 from gftpwb.core.events import (

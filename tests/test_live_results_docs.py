@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
+from support.clihelp import gftpwb
 
 from gftpwb.cli.parser import build_parser
 

@@ -22,9 +22,10 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from clihelp import gftpwb
 from prometheus_client.parser import text_string_to_metric_families
-from promlab import http_get, node_exporter, prometheus, pushgateway, query, wait_for
+from support.clihelp import gftpwb
+from support.polling import eventually
+from support.promlab import START_TIMEOUT_S, http_get, node_exporter, prometheus, pushgateway, query
 
 from gftpwb.shell.lab.gridftp import free_port
 
@@ -69,7 +70,7 @@ class StreamReader:
                 if match(data):
                     return data
 
-        return wait_for(find, what)
+        return eventually(find, what, timeout=START_TIMEOUT_S, step=0.2)
 
     def events(self, name: str) -> list[dict]:
         return [d for d in self.lines if d["event"] == name]
@@ -149,8 +150,9 @@ def _run_and_check(tmp_path, gridftp, gateway, scraper, port):
         first = reader.next_where(lambda d: d["event"] == "run-finished", "the first run's run-finished line")
         assert first["run_id"] == "short/0" and first["status"] == "passed" and first["_running"]
         # Pushed at the end of that run, while the next one goes on.
-        pushed = wait_for(lambda: find(samples(gateway.get("/metrics")), "gftpwb_runs_total", test="short",
-                                       status="passed", scenario="live"), "the first run's push")
+        pushed = eventually(lambda: find(samples(gateway.get("/metrics")), "gftpwb_runs_total", test="short",
+                                         status="passed", scenario="live"), "the first run's push",
+                            timeout=START_TIMEOUT_S, step=0.2)
         assert pushed == 1.0 and proc.poll() is None
         reader.next_where(lambda d: d["event"] == "progress" and d["run_id"] == "long/0", "progress of the long run")
         # Prometheus scrapes the endpoint while the long transfer runs: its rate, the first run's result,
@@ -159,7 +161,8 @@ def _run_and_check(tmp_path, gridftp, gateway, scraper, port):
                        'gftpwb_runs_total{test="short",status="passed"} == 1',
                        'gftpwb_threshold_violated{test="short",metric="median_rate"} == 0',
                        'gftpwb_monitor_cpu_busy_ratio{monitor="load",host="local"} >= 0'):
-            wait_for(lambda promql=promql: query(scraper, promql), f"Prometheus to have {promql}")
+            eventually(lambda promql=promql: query(scraper, promql), f"Prometheus to have {promql}",
+                       timeout=START_TIMEOUT_S, step=0.2)
         live = scraper.get("/api/v1/targets")
         assert '"health":"up"' in live
         promtool_check(http_get(f"http://127.0.0.1:{port}/metrics")[1])  # what gftpwb serves, mid-run

@@ -10,9 +10,9 @@ import subprocess
 import urllib.request
 
 import pytest
-from clihelp import gftpwb
 from prometheus_client.exposition import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
+from support.clihelp import gftpwb
 
 from gftpwb.core.checks import Check
 from gftpwb.core.errors import EnvironmentProblem, UsageError

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sampler_readings import readings as sampler_readings
+from support.sampler_readings import readings as sampler_readings
 
 from gftpwb.core.clockoffset import ClockOffset
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -480,7 +480,7 @@ def test_monitor_mistakes_are_reported_at_their_place():
 
 
 def test_validate_counts_the_monitors_and_dry_run_lists_them():
-    from clihelp import gftpwb
+    from support.clihelp import gftpwb
 
     out = gftpwb("run", "scenarios/monitors.yaml", "--dry-run", cwd=str(ROOT))
     assert out.returncode == 0, out.stderr

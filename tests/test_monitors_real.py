@@ -15,7 +15,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from labhosts import netns_of, processes_in, wait_until
+from support.labhosts import netns_of, processes_in
+from support.polling import eventually
 
 from gftpwb.shell.sinks.monitors import SAMPLES_NAME, SUMMARIES_NAME, read_lines
 
@@ -57,14 +58,6 @@ def local_samplers(parent: int) -> list[int]:
         if fields[1] == str(parent) and fields[0] != "Z" and b"gftpwb-sampler" in cmdline:
             found.append(int(entry))
     return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def scenario(netlab, source: str, *, length: str = "1G", copies: int = 2) -> str:
@@ -162,7 +155,7 @@ def test_ctrl_c_and_a_killed_controller_leave_no_sampler_anywhere(netlab, tmp_pa
                                 and all(any(c.startswith("globus-url-copy") for _, c in processes_in(ns))
                                         for ns in namespaces))
 
-                assert wait_until(running, timeout=60)
+                eventually(running, "the samplers on every host and guc running", timeout=60)
                 (local,) = local_samplers(proc.pid)
                 for ns in namespaces:  # the sampler itself (not the wrapper, whose arguments name it too)
                     assert [sampler_program(pid) for pid, _ in samplers_in(ns) if sampler_program(pid)] == [program]
@@ -179,8 +172,9 @@ def test_ctrl_c_and_a_killed_controller_leave_no_sampler_anywhere(netlab, tmp_pa
                 assert sorted(ended) == ["h1", "h2", "local"]
                 assert len(read_lines(str(results / SUMMARIES_NAME))) == 2  # the interrupted runs' summaries
             for ns in namespaces:
-                assert wait_until(lambda ns=ns: samplers_in(ns) == [], timeout=15), (how, samplers_in(ns))
-            assert wait_until(lambda local=local: not alive(local), timeout=5), how
+                eventually(lambda ns=ns: samplers_in(ns) == [], f"the samplers in {ns} gone after {how.name}",
+                           timeout=15, detail=lambda ns=ns: samplers_in(ns))
+            eventually(lambda local=local: not running(local), f"the local sampler gone after {how.name}", timeout=5)
     finally:
         silent.close()
 
@@ -230,9 +224,9 @@ def test_the_tcp_monitor_sees_the_retransmissions_of_a_lossy_path(netlab, tmp_pa
                 options: {{length: 24M, parallel: 2}}
                 timeout: 60s
         """))
-        assert wait_until(lambda: subprocess.run(["ip", "netns", "exec", h3["netns"], "ss", "-ltn", f"sport = :{port}"],
-                                                 capture_output=True, text=True).stdout.count("LISTEN") == 1,
-                          timeout=15)
+        eventually(lambda: subprocess.run(["ip", "netns", "exec", h3["netns"], "ss", "-ltn", f"sport = :{port}"],
+                                          capture_output=True, text=True).stdout.count("LISTEN") == 1,
+                   f"the server listening on port {port} in {h3['netns']}", timeout=15)
         before = retrans_segs(h1_ns)
         results = tmp_path / "r"
         out = subprocess.run([*GFTPWB, "run", str(path), "--results", str(results), "--progress", "never"],

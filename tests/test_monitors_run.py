@@ -14,8 +14,10 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
 from jsonschema import Draft7Validator
+from support.clihelp import gftpwb
+from support.polling import eventually, eventually_async
+from support.processes import running
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.plan import plan
@@ -132,14 +134,6 @@ def check_report_reads_the_monitors_back(results: Path, run_output: str, summari
         run_id: s["monitors"] for run_id, s in summaries.items()}
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.parametrize("sampler", ["python", "sh"])
 async def test_a_stop_leaves_no_sampler_behind(tmp_path, fake_guc, monkeypatch, sampler):
     """Ctrl-C (the executor's stop) during a run: the service stops without waiting for more readings,
@@ -172,18 +166,17 @@ async def test_a_stop_leaves_no_sampler_behind(tmp_path, fake_guc, monkeypatch, 
     request = RunRequest(scenario=scenario, specs=plan(scenario), results_dir=str(tmp_path / "r"), command=["t"],
                          subscribers=[seen.append])
     task = asyncio.create_task(execute(prepare_run(request), install_signal_handlers=False, executor=executor))
-    while not any(type(e).__name__ == "MonitorSample" and e.monitor == "load" and "busy_pct" in e.values
-                  for e in seen):
-        await asyncio.sleep(0.05)
+    await eventually_async(lambda: any(type(e).__name__ == "MonitorSample" and e.monitor == "load"
+                                       and "busy_pct" in e.values for e in seen), "a reading of the load monitor")
     (service,) = services
     pid = service.samplers[0].process.pid
-    assert _alive(pid)
+    assert running(pid)
     with open(f"/proc/{pid}/cmdline", "rb") as handle:
         assert handle.read().split(b"\0")[0] == (b"/usr/bin/python3" if sampler == "python" else b"/bin/sh")
     executor.stop()
     outcome = await asyncio.wait_for(task, 30)
     assert outcome.summary.interrupted
-    assert not _alive(pid)
+    assert not running(pid)
     names = [type(e).__name__ for e in seen]
     assert names.index("MonitorSummary") < names.index("MonitorsFinished") < names.index("ScenarioFinished")
     (summary,) = read_lines(str(tmp_path / "r" / SUMMARIES_NAME))
@@ -196,9 +189,8 @@ def test_a_resumed_run_appends_its_samples_and_the_report_takes_the_last_summary
     monitors.jsonl, the rerun's summary is appended after the interrupted one, and ``gftpwb report``
     shows the rerun's figures for that run id (and counts every sample of both sessions)."""
     import signal
-    import time
 
-    from clihelp import popen
+    from support.clihelp import popen
 
     path = tmp_path / "r.yaml"
     path.write_text(textwrap.dedent("""\
@@ -212,10 +204,8 @@ def test_a_resumed_run_appends_its_samples_and_the_report_takes_the_last_summary
     results = tmp_path / "res"
     proc = popen("run", str(path), "--results", str(results), "--progress", "never",
                  env={"FAKE_GUC_MODE": "hang", "FAKE_GUC_CHILD_PID": str(tmp_path / "child.pid")})
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and sum(
-            x.get("event") == "sample" for x in read_lines(str(results / SAMPLES_NAME))) < 2:
-        time.sleep(0.1)
+    eventually(lambda: sum(x.get("event") == "sample" for x in read_lines(str(results / SAMPLES_NAME))) >= 2,
+               "two samples of the run", step=0.1)
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)
     assert proc.returncode == 130

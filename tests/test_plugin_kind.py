@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
 from gftpwb.tui.app import WorkbenchApp
+from support.clihelp import gftpwb
+from support.polling import eventually_async
 from textual.widgets import DataTable
 
 from gftpwb.core.dsl.loader import load_scenario_text
@@ -72,7 +72,8 @@ def write(tmp_path: Path, text: str = SCENARIO) -> str:
 
 
 def test_the_registry_finds_them_and_the_schema_takes_their_keys(nap_kind):
-    assert registry().kind_names() == ("guc", "connection-test", "autotune", "gfapi", "iperf3", "doze", "nap")
+    assert registry().kind_names() == ("guc", "connection-test", "autotune", "gfapi", "iperf3", "xrootd", "http",
+                                       "doze", "nap")
     schema = json.loads(gftpwb("schema").stdout)
     for name in ("nap", "doze"):
         assert schema["definitions"][f"{name}_test"]["properties"]["seconds"]["description"] == "How long to sleep."
@@ -162,10 +163,8 @@ async def test_their_tests_are_rows_of_the_tui(nap_kind):
     app = WorkbenchApp(write(nap_kind), results_base=str(nap_kind / "results"), stable=True)
     async with app.run_test(size=(160, 40)) as pilot:
         await pilot.press("r")
-        deadline = time.monotonic() + 30
-        while app.summary is None and time.monotonic() < deadline:
-            await pilot.pause(0.05)
-        assert app.summary is not None and app.summary.all_passed
+        await eventually_async(lambda: app.summary is not None, "the run", pause=pilot.pause)
+        assert app.summary.all_passed
         await pilot.press("1")
         await pilot.pause()
         table = app.query_one("#tests", DataTable)

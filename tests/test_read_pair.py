@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from report_fixture import write_mixed
+from support.report_fixture import write_mixed
 
 from gftpwb.core.compare import compare_summaries, comparison_data, for_comparison
 from gftpwb.core.errors import UsageError

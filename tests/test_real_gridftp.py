@@ -5,13 +5,14 @@ These never skip: `make test` installs the packages, and a missing binary is a f
 
 import json
 import signal
-import subprocess
 import textwrap
 import time
 
 import pytest
-from clihelp import gftpwb, popen
 from gftpwb.converters.taglog import epoch_seconds, parse_tags
+from support.clihelp import gftpwb, popen
+from support.processes import guc_processes
+from support.results import records
 
 from gftpwb.shell.lab.gridftp import free_port
 from gftpwb.tgftp.model import rate_text
@@ -27,15 +28,6 @@ def scenario(tmp_path, body: str, name: str = "real") -> str:
         tests:
         """) + textwrap.dedent(body))
     return str(path)
-
-
-def records(results) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
-
-
-def guc_processes(marker: str) -> list[str]:
-    out = subprocess.run(["pgrep", "-a", "-f", f"globus-url-copy.*{marker}"], capture_output=True, text=True)
-    return [line for line in out.stdout.splitlines() if "pgrep" not in line]
 
 
 def test_memory_to_memory_transfers_pass_with_both_rates(tmp_path, gridftp):

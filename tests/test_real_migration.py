@@ -6,7 +6,6 @@ connection tests name the failing step (connect, login, data channel) for real f
 drop-in `tgftp` behaves like tgftp 0.7.0 on screen, in its log and in its exit codes.
 """
 
-import json
 import os
 import signal
 import socket
@@ -16,18 +15,15 @@ import time
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
 from gftpwb.converters.taglog import STANDARD_TAGS, epoch_seconds, get_attribute, parse_tags
+from support.clihelp import gftpwb
+from support.results import records
 
 from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 from gftpwb.tgftp.model import rate_text
 
 pytestmark = pytest.mark.real
 BIN = Path(sys.executable).parent
-
-
-def records(results: Path) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
 
 
 def tgftp_log_by_sed(path: Path, attribute: str) -> str:

@@ -12,9 +12,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
 from jsonschema import Draft7Validator
-from report_fixture import write_mixed
+from support.clihelp import gftpwb
+from support.report_fixture import write_mixed
 
 from gftpwb import __version__
 

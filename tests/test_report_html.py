@@ -12,8 +12,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
-from report_fixture import write_mixed
+from support.clihelp import gftpwb
+from support.report_fixture import write_mixed
 
 from gftpwb.core.charts import IntervalChart
 from gftpwb.core.checks import Check

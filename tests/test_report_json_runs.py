@@ -12,7 +12,7 @@ import json
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from report_fixture import write_mixed
+from support.report_fixture import write_mixed
 
 from gftpwb.core.report_json import _row_encoder, run_data
 from gftpwb.core.report_json_runs import RunLines

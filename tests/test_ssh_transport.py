@@ -1,5 +1,5 @@
 """The SSH transport against an in-process asyncssh server that runs commands for real (see
-tests/sshserver.py): streaming, exact argv, kills, stdin, uploads, host keys, login and connection
+tests/support/sshserver.py): streaming, exact argv, kills, stdin, uploads, host keys, login and connection
 faults. The same paths run against real sshd in network namespaces in test_lab_hosts.py."""
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import asyncssh
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.polling import eventually_async
+from support.processes import running
 
 from gftpwb.core.transport import ProcessLost, StartError
 from gftpwb.shell.transports.ssh import SshError, SshLimits, SshPool
@@ -109,15 +111,10 @@ async def test_stop_kills_the_remote_process_group(pool, fake_sshd, tmp_path):
     os.kill(child, 0)
     await proc.stop(grace=0.5)
     assert await proc.wait() != 0
-    with pytest.raises(ProcessLookupError):
-        for _ in range(50):
-            os.kill(child, 0)  # gone (or a zombie being reaped)
-            with open(f"/proc/{child}/stat") as handle:
-                if handle.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    raise ProcessLookupError
-            await asyncio.sleep(0.1)
-    await asyncio.sleep(1.5)  # the wrapper's watchdog notices its child is gone within a second
-    assert fake_sshd.survivors() == []
+    await eventually_async(lambda: not running(child), "the remote command's child killed")
+    # the wrapper's watchdog notices its child is gone within a second
+    await eventually_async(lambda: fake_sshd.survivors() == [], "the wrapper and its watchdog gone",
+                           detail=fake_sshd.survivors)
 
 
 async def test_stdin_reaches_the_remote_process(pool):
@@ -216,11 +213,8 @@ async def test_pool_close_stops_processes_still_running(fake_sshd):
     p = SshPool([fake_sshd.host()])
     await p.transport("h1").start(["sleep", "1000"])
     await p.close(grace_s=0.5)
-    for _ in range(30):
-        if not fake_sshd.survivors():
-            break
-        await asyncio.sleep(0.1)
-    assert fake_sshd.survivors() == []
+    await eventually_async(lambda: fake_sshd.survivors() == [], "every process of the pool gone",
+                           detail=fake_sshd.survivors)
 
 
 async def test_a_start_cancelled_midway_leaves_nothing_running(pool, fake_sshd):
@@ -236,11 +230,8 @@ async def test_a_start_cancelled_midway_leaves_nothing_running(pool, fake_sshd):
         except asyncio.CancelledError:
             continue
         await proc.stop(grace=0.2)  # it had started before the cancel arrived: stop it the normal way
-    for _ in range(30):
-        if not fake_sshd.survivors():
-            break
-        await asyncio.sleep(0.1)
-    assert fake_sshd.survivors() == []
+    await eventually_async(lambda: fake_sshd.survivors() == [], "every started command gone",
+                           detail=fake_sshd.survivors)
 
 
 async def test_a_jump_host_is_used_and_its_failure_is_named(pool, fake_sshd):

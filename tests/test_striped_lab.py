@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from labhosts import processes_in
+from support.labhosts import processes_in
 
 from gftpwb.core.records import PASSED, parse_journal
 from gftpwb.core.units import GIB

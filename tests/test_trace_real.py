@@ -10,8 +10,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
-from trace_helpers import parse_bp, validate_trace_events
+from support.clihelp import gftpwb
+from support.results import records
+from support.trace_helpers import parse_bp, validate_trace_events
 
 from gftpwb.core.trace.iofmt import BLOCK_SIZE, EVENT_SIZE, HEADER_SIZE
 
@@ -28,10 +29,6 @@ def trace_records(results: Path) -> list[dict]:
     lines = (results / "trace.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["type"] == "meta"
     return [json.loads(line) for line in lines[1:]]
-
-
-def records(results: Path) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
 
 
 def test_guc_run_level_trace_of_a_third_party_transfer(tmp_path, gridftp):
@@ -279,7 +276,7 @@ def test_live_stream_to_a_collector_on_a_namespace_host(tmp_path, netlab):
     import subprocess
     import sys
 
-    from labhosts import netns_of
+    from support.labhosts import netns_of
 
     status = netlab.status()
     h1 = next(h for h in status["hosts"] if h["name"] == "h1")
@@ -332,7 +329,7 @@ def test_guc_to_a_local_file_traced_with_read_pauses(tmp_path, gridftp, monkeypa
     every per-buffer line."""
     from gftpwb.core.dsl.loader import load_scenario_text
     from gftpwb.core.plan import plan
-    from gftpwb.kinds.guc import driver
+    from gftpwb.kinds.guc import session as driver  # the guc run session
     from gftpwb.shell import frontend
     from gftpwb.shell.session import RunRequest
 

@@ -1,13 +1,12 @@
 """The TUI workbench driven by Textual's Pilot: real loopback GridFTP runs, stop and quit, invalid
 scenarios, the per-thread and auto-tune views (fed through the real executor by stand-in runners, see
-tui_standins.py), past results and their diff, filter and export, 80x24 and resizing."""
+support/tui_standins.py), past results and their diff, filter and export, 80x24 and resizing."""
 
 from __future__ import annotations
 
 import asyncio
 import csv
 import json
-import subprocess
 import textwrap
 import time
 from pathlib import Path
@@ -17,7 +16,11 @@ from gftpwb.tui.app import WorkbenchApp
 from gftpwb.tui.results_view import ResultsView
 from gftpwb.tui.views import ThreadsView
 from gftpwb.tui.widgets import ChoiceScreen, ConfirmScreen, FastTable, LiveTable, RateChart
-from tui_standins import BUDGET, CANDIDATES, GfapiStandIn, TuneStandIn, thread_speed
+from support.polling import eventually_async
+from support.processes import guc_processes
+from support.results import records
+from support.tui import SIZE, cells
+from support.tui_standins import BUDGET, CANDIDATES, GfapiStandIn, TuneStandIn, thread_speed
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.format import rate_text
@@ -26,36 +29,11 @@ from gftpwb.shell.executor import Executor
 from gftpwb.shell.frontend import exit_code
 from gftpwb.shell.results_index import read_directory
 
-SIZE = (80, 24)
-
 
 def write_scenario(tmp_path: Path, body: str, name: str = "tuitest") -> str:
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"version: 1\nname: {name}\ntests:\n" + textwrap.dedent(body))
     return str(path)
-
-
-async def wait_for(pilot, predicate, what: str, timeout: float = 90.0) -> None:
-    """Poll the app until ``predicate()``; the timeout only guards against a hang (no timing assert)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
-
-
-def cells(app: WorkbenchApp, table_id: str) -> dict[str, list[str]]:
-    table = app.query_one(f"#{table_id}")
-    return {key: [str(cell) for cell in table.row_cells(key)] for key in table.keys}
-
-
-def journal(results_dir: str) -> list[dict]:
-    return [json.loads(line) for line in (Path(results_dir) / "results.jsonl").read_text().splitlines()]
-
-
-def guc_processes(marker: str) -> list[str]:
-    out = subprocess.run(["pgrep", "-a", "-f", f"globus-url-copy.*{marker}"], capture_output=True, text=True)
-    return [line for line in out.stdout.splitlines() if "pgrep" not in line]
 
 
 def standin_factory(runner):
@@ -85,17 +63,17 @@ async def test_real_scenario_reaches_passed_with_a_rate(tmp_path, gridftp):
         await pilot.pause()
         assert {k: v[3] for k, v in cells(app, "tests").items()} == {"stream": "queued", "parallel": "queued"}
         await pilot.press("r")
-        await wait_for(pilot, lambda: app.summary is not None, "the scenario to finish")
+        await eventually_async(lambda: app.summary is not None, "the scenario to finish", pause=pilot.pause)
         await pilot.press("1")
         await pilot.pause()
         rows = cells(app, "tests")
         assert {k: (v[3], v[4]) for k, v in rows.items()} == {"stream": ("passed", "2/2"),
                                                               "parallel": ("passed", "1/1")}
         assert all(float(v[5]) > 0 for v in rows.values())
-        records = journal(app.live.results_dir)
-        assert [(r["run_id"], r["status"]) for r in records] == [("stream/0", "passed"), ("stream/1", "passed"),
+        journal = records(app.live.results_dir)
+        assert [(r["run_id"], r["status"]) for r in journal] == [("stream/0", "passed"), ("stream/1", "passed"),
                                                                   ("parallel/0", "passed")]
-        assert all(r["bytes"] == 256 << 20 and r["rate_incl_setup_mib_s"] > 0 for r in records)
+        assert all(r["bytes"] == 256 << 20 and r["rate_incl_setup_mib_s"] > 0 for r in journal)
         assert exit_code(app.summary) == 0
         # The run view shows the finished state and the output guc printed.
         await pilot.press("2")
@@ -126,13 +104,14 @@ async def test_stop_records_the_run_in_flight_as_interrupted(tmp_path, gridftp):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
         # guc reports every 2 s for a client-side transfer: wait until the run view has a live rate.
-        await wait_for(pilot, lambda: read.run_panel(app.live, time.monotonic()).bytes_moved > 0, "live progress")
+        await eventually_async(lambda: read.run_panel(app.live, time.monotonic()).bytes_moved > 0, "live progress",
+                               pause=pilot.pause)
         await pilot.press("s")
-        await wait_for(pilot, lambda: app.summary is not None, "the stop to be recorded")
+        await eventually_async(lambda: app.summary is not None, "the stop to be recorded", pause=pilot.pause)
         assert app.summary.interrupted and exit_code(app.summary) == 130
-        records = journal(app.live.results_dir)
-        assert [(r["run_id"], r["status"]) for r in records] == [("endless/0", "interrupted")]
-        assert records[0]["bytes"] > 0  # what moved before the stop is kept
+        journal = records(app.live.results_dir)
+        assert [(r["run_id"], r["status"]) for r in journal] == [("endless/0", "interrupted")]
+        assert journal[0]["bytes"] > 0  # what moved before the stop is kept
         assert (Path(app.live.results_dir) / "tuitest_#000_000.log").exists()
         await pilot.press("1")
         await pilot.pause()
@@ -164,19 +143,20 @@ async def test_quit_while_running_asks_then_stops_and_keeps_the_record(tmp_path,
                        executor_factory=lambda: Executor(EventBus(), kill_grace_s=1.0))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
-        await wait_for(pilot, lambda: read.run_panel(app.live, time.monotonic()).bytes_moved > 0, "the run to report")
+        await eventually_async(lambda: read.run_panel(app.live, time.monotonic()).bytes_moved > 0, "the run to report",
+                               pause=pilot.pause)
         await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        await eventually_async(lambda: isinstance(app.screen, ConfirmScreen), "the question", pause=pilot.pause)
         await pilot.press("n")  # keep running
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmScreen) and app.running and app.summary is None
         await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question again")
+        await eventually_async(lambda: isinstance(app.screen, ConfirmScreen), "the question again", pause=pilot.pause)
         await pilot.press("y")
-        await wait_for(pilot, lambda: app.return_code is not None, "the app to exit")
+        await eventually_async(lambda: app.return_code is not None, "the app to exit", pause=pilot.pause)
         results_dir = app.live.results_dir
     assert app.summary is not None and app.summary.interrupted and exit_code(app.summary) == 130
-    assert [(r["run_id"], r["status"]) for r in journal(results_dir)] == [("a/0", "interrupted")]
+    assert [(r["run_id"], r["status"]) for r in records(results_dir)] == [("a/0", "interrupted")]
     child = int((tmp_path / "child.pid").read_text())
     assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
 
@@ -184,9 +164,10 @@ async def test_quit_while_running_asks_then_stops_and_keeps_the_record(tmp_path,
 async def stopped_run(pilot, app: WorkbenchApp) -> str:
     """Start the scenario, stop it while its first run hangs, and return the results directory."""
     await pilot.press("r")
-    await wait_for(pilot, lambda: read.run_panel(app.live, time.monotonic()).bytes_moved > 0, "the run to report")
+    await eventually_async(lambda: read.run_panel(app.live, time.monotonic()).bytes_moved > 0, "the run to report",
+                           pause=pilot.pause)
     await pilot.press("s")
-    await wait_for(pilot, lambda: app.summary is not None, "the stop")
+    await eventually_async(lambda: app.summary is not None, "the stop", pause=pilot.pause)
     assert app.summary.interrupted
     return app.live.results_dir
 
@@ -202,21 +183,22 @@ async def test_r_after_a_stop_asks_to_resume_or_start_anew(tmp_path, fake_guc, m
         first = await stopped_run(pilot, app)
         monkeypatch.setenv("FAKE_GUC_MODE", "ok")
         await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+        await eventually_async(lambda: isinstance(app.screen, ChoiceScreen), "the question", pause=pilot.pause)
         assert "Resume" in str(app.screen.query_one("#confirm-question").render())
         await pilot.press("r" if answer == "resume" else "a")
-        await wait_for(pilot, lambda: app.summary is not None and not app.running, "the second attempt")
+        await eventually_async(lambda: app.summary is not None and not app.running, "the second attempt",
+                               pause=pilot.pause)
         second = app.live.results_dir
     assert exit_code(app.summary) == 0
     if answer == "resume":
         assert second == first and len(list(base.iterdir())) == 1
         # the interrupted a/0 ran again (its final record supersedes the interrupted one), then a/1
-        assert [(r["run_id"], r["status"]) for r in journal(first)] == [
+        assert [(r["run_id"], r["status"]) for r in records(first)] == [
             ("a/0", "interrupted"), ("a/0", "passed"), ("a/1", "passed")]
     else:
         assert second != first and len(list(base.iterdir())) == 2
-        assert [(r["run_id"], r["status"]) for r in journal(first)] == [("a/0", "interrupted")]
-        assert [(r["run_id"], r["status"]) for r in journal(second)] == [("a/0", "passed"), ("a/1", "passed")]
+        assert [(r["run_id"], r["status"]) for r in records(first)] == [("a/0", "interrupted")]
+        assert [(r["run_id"], r["status"]) for r in records(second)] == [("a/0", "passed"), ("a/1", "passed")]
 
 
 async def test_r_after_a_stop_can_be_cancelled(tmp_path, fake_guc, monkeypatch):
@@ -228,7 +210,7 @@ async def test_r_after_a_stop_can_be_cancelled(tmp_path, fake_guc, monkeypatch):
     async with app.run_test(size=SIZE) as pilot:
         await stopped_run(pilot, app)
         await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+        await eventually_async(lambda: isinstance(app.screen, ChoiceScreen), "the question", pause=pilot.pause)
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, ChoiceScreen) and not app.running
@@ -280,7 +262,7 @@ async def test_a_preflight_refusal_is_shown_and_nothing_runs(tmp_path, fake_guc)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await wait_for(pilot, lambda: seen, "the refusal")
+        await eventually_async(lambda: seen, "the refusal", pause=pilot.pause)
         assert seen == [(f"test 'disk', source: {closed} on local is mode 0700 (owner root): other users cannot pass "
                          "through it, and the GridFTP server may run the transfer as another user (the lab's servers "
                          f"run it as nobody), which gets \"Permission denied\"; run `chmod o+x {closed}` on local, or "
@@ -301,8 +283,8 @@ async def test_filter_narrows_the_view_and_what_runs(tmp_path, fake_guc):
         await pilot.pause()
         assert app.filter_text == "bet" and list(cells(app, "tests")) == ["beta"]
         await pilot.press("r")
-        await wait_for(pilot, lambda: app.summary is not None, "the run")
-        assert [r["run_id"] for r in journal(app.live.results_dir)] == ["beta/0", "beta/1"]
+        await eventually_async(lambda: app.summary is not None, "the run", pause=pilot.pause)
+        assert [r["run_id"] for r in records(app.live.results_dir)] == ["beta/0", "beta/1"]
         meta = json.loads((Path(app.live.results_dir) / "meta.json").read_text())
         assert meta["command"] == ["gftpwb", "run", path, "--only", "beta", "--results", app.live.results_dir]
         await pilot.press("1", "slash", "home", "ctrl+k", "enter")  # clear the filter
@@ -330,9 +312,10 @@ async def test_threads_view_shows_worker_rows_and_sorts(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
         all_moved = sum(4 * thread_speed(h, t) for h in range(2) for t in range(3)) << 20
-        await wait_for(pilot, lambda: read.run_panel(app.live, time.monotonic()).bytes_moved == all_moved, "workers")
+        await eventually_async(lambda: read.run_panel(app.live, time.monotonic()).bytes_moved == all_moved, "workers",
+                               pause=pilot.pause)
         await pilot.press("3")
-        await wait_for(pilot, lambda: len(cells(app, "thread-table")) == 6, "six thread rows")
+        await eventually_async(lambda: len(cells(app, "thread-table")) == 6, "six thread rows", pause=pilot.pause)
         rows = cells(app, "thread-table")
         assert [(r[1], r[2]) for r in rows.values()] == [("c1", "0"), ("c1", "1"), ("c1", "2"),
                                                          ("c2", "0"), ("c2", "1"), ("c2", "2")]
@@ -362,7 +345,7 @@ async def test_threads_view_shows_worker_rows_and_sorts(tmp_path):
         speeds = [float(r[5]) for r in cells(app, "thread-table").values()]
         assert speeds == sorted(speeds, reverse=True) and speeds[0] == 4 * thread_speed(1, 2) / 2
         hold.set()
-        await wait_for(pilot, lambda: app.summary is not None, "the run to end")
+        await eventually_async(lambda: app.summary is not None, "the run to end", pause=pilot.pause)
         await pilot.pause(0.3)
         assert {r[9] for r in cells(app, "thread-table").values()} == {"done"}
         assert "6 done: first after" in str(app.query_one("#thread-totals").render())
@@ -376,7 +359,7 @@ async def test_autotune_view_ranks_marks_ties_dims_eliminated_and_saves_the_line
                        executor_factory=standin_factory(TuneStandIn()))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("4", "r")  # the view's keys work though it had no table when it was opened
-        await wait_for(pilot, lambda: app.summary is not None, "the tune to finish")
+        await eventually_async(lambda: app.summary is not None, "the tune to finish", pause=pilot.pause)
         await pilot.pause(0.3)
         rows = cells(app, "ranking")
         assert [r[1] for r in rows.values()] == [CANDIDATES[2], CANDIDATES[1], CANDIDATES[0], CANDIDATES[3]]
@@ -415,11 +398,12 @@ async def test_autotune_view_updates_as_each_transfer_completes(tmp_path):
         marks_after: dict[int, list[str]] = {}
         for n in range(1, BUDGET + 1):
             gate.release()
-            await wait_for(pilot, lambda n=n: budget_text() == f"{n}/{BUDGET} of the budget", f"transfer {n}")
+            await eventually_async(lambda n=n: budget_text() == f"{n}/{BUDGET} of the budget", f"transfer {n}",
+                                   pause=pilot.pause)
             marks_after[n] = [row[5] for row in cells(app, "ranking").values()]
             line = str(app.query_one("#tune-line").render())
             assert line.startswith("final: " if n == BUDGET else "leader so far: ")
-        await wait_for(pilot, lambda: app.summary is not None, "the end")
+        await eventually_async(lambda: app.summary is not None, "the end", pause=pilot.pause)
     # Round 1 ranks each candidate once; the hopeless one is dropped after transfer 4, the failing one after
     # 7; -p 8 is 22.5 MB/s behind after 8 transfers (no tie) and within 20 MB/s at the end (tied).
     assert marks_after[3] == ["leader", "", "", ""]
@@ -440,7 +424,7 @@ async def test_results_view_lists_opens_and_diffs_two_runs(tmp_path, fake_guc, m
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(2):
             await pilot.press("r")
-            await wait_for(pilot, lambda: app.summary is not None and not app.running, "a run")
+            await eventually_async(lambda: app.summary is not None and not app.running, "a run", pause=pilot.pause)
             latest = app.live.results_dir
             app.summary = None
         await pilot.press("5")
@@ -480,7 +464,7 @@ async def test_every_view_fits_80x24_and_follows_a_resize(tmp_path):
                        executor_factory=standin_factory(GfapiStandIn(steps=2)))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
-        await wait_for(pilot, lambda: app.summary is not None, "the run")
+        await eventually_async(lambda: app.summary is not None, "the run", pause=pilot.pause)
         shown = {b.binding.key for b in app.screen.active_bindings.values() if b.binding.show}
         assert {"r", "s", "q", "slash", "e"} <= shown  # run, stop, quit, filter, export in the footer
         for key in "12345":
@@ -490,10 +474,10 @@ async def test_every_view_fits_80x24_and_follows_a_resize(tmp_path):
             assert app.query_one("#tabs").region.height == 22  # status line and footer around it
         await pilot.press("2")
         chart = app.query_one(RateChart)
-        await wait_for(pilot, lambda: chart.size.width > 0, "the run view's layout")
+        await eventually_async(lambda: chart.size.width > 0, "the run view's layout", pause=pilot.pause)
         narrow = chart.size.width
         await pilot.resize_terminal(132, 40)
-        await wait_for(pilot, lambda: chart.size.width > narrow, "the chart to widen")
+        await eventually_async(lambda: chart.size.width > narrow, "the chart to widen", pause=pilot.pause)
         assert app.screen.size == (132, 40)
         app.draw(force=True)
         await pilot.pause()
@@ -525,7 +509,7 @@ async def test_live_table_updates_in_place_and_the_cursor_follows_its_row():
 
 
 async def test_resume_in_the_tui_runs_only_what_is_left(tmp_path, fake_guc):
-    from clihelp import gftpwb
+    from support.clihelp import gftpwb
 
     from gftpwb.core.dsl.loader import load_scenario
     from gftpwb.core.plan import plan
@@ -541,12 +525,12 @@ async def test_resume_in_the_tui_runs_only_what_is_left(tmp_path, fake_guc):
                                       command=["gftpwb", "run", path, "--resume", str(results), "--tui"], resume=True))
     app = WorkbenchApp(path, prepared=prepared, results_base=str(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.summary is not None, "the resumed run")
+        await eventually_async(lambda: app.summary is not None, "the resumed run", pause=pilot.pause)
         await pilot.press("1")
         await pilot.pause()
         assert cells(app, "tests")["a"][3:5] == ["passed", "3/3"]
         assert cells(app, "tests")["a"][6] == "2 done earlier"
-    assert [r["run_id"] for r in journal(str(results))] == ["a/0", "a/1", "a/2"]
+    assert [r["run_id"] for r in records(str(results))] == ["a/0", "a/1", "a/2"]
     assert exit_code(app.summary) == 0
 
 
@@ -591,7 +575,7 @@ async def test_fast_table_draws_rows_follows_the_cursor_scrolls_and_sorts_on_hea
 @pytest.mark.real
 async def test_a_group_on_two_ssh_hosts_runs_there_shows_both_and_stops(netlab, tmp_path):
     """The TUI's own executor goes through the scenario's SSH transports (real sshd in namespaces)."""
-    from labhosts import hosts_yaml, netns_of, started_by_gftpwb
+    from support.labhosts import hosts_yaml, netns_of, started_by_gftpwb
 
     controller = netlab.status()["controller_address"]
     path = tmp_path / "fan.yaml"
@@ -601,10 +585,10 @@ async def test_a_group_on_two_ssh_hosts_runs_there_shows_both_and_stops(netlab, 
     app = WorkbenchApp(str(path), results_base=str(tmp_path / "results"))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
-        await wait_for(pilot, lambda: all(started_by_gftpwb(netns_of(netlab, h)) for h in ("h1", "h2")),
-                       "guc in both namespaces")
-        await wait_for(pilot, lambda: len(read.run_panel(app.live, time.monotonic()).running) == 2,
-                       "two runs in flight")
+        await eventually_async(lambda: all(started_by_gftpwb(netns_of(netlab, h)) for h in ("h1", "h2")),
+                       "guc in both namespaces", pause=pilot.pause)
+        await eventually_async(lambda: len(read.run_panel(app.live, time.monotonic()).running) == 2,
+                       "two runs in flight", pause=pilot.pause)
         app.draw(force=True)
         await pilot.pause()
         assert "2 runs in flight: fan/0@h1, fan/0@h2" in str(app.query_one("#run-head").render())
@@ -612,8 +596,8 @@ async def test_a_group_on_two_ssh_hosts_runs_there_shows_both_and_stops(netlab, 
         await pilot.pause()
         assert cells(app, "tests")["fan"][2:4] == ["h1, h2", "running"]
         await pilot.press("s")
-        await wait_for(pilot, lambda: app.summary is not None, "the stop")
-        assert sorted((r["run_id"], r["status"], r["host"]) for r in journal(app.live.results_dir)) == [
+        await eventually_async(lambda: app.summary is not None, "the stop", pause=pilot.pause)
+        assert sorted((r["run_id"], r["status"], r["host"]) for r in records(app.live.results_dir)) == [
             ("fan/0@h1", "interrupted", "h1"), ("fan/0@h2", "interrupted", "h2")]
     for host in ("h1", "h2"):
         assert not [cmd for _, cmd in started_by_gftpwb(netns_of(netlab, host)) if "globus-url-copy" in cmd]
@@ -644,7 +628,7 @@ async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
                                       subscribers=[lambda e: updates.append(e) if isinstance(e, TuneUpdate) else None]))
     app = WorkbenchApp(path, prepared=prepared, results_base=str(tmp_path))
     async with app.run_test(size=(100, 60)) as pilot:
-        await wait_for(pilot, lambda: app.summary is not None, "the simulated tune")
+        await eventually_async(lambda: app.summary is not None, "the simulated tune", pause=pilot.pause)
         await pilot.press("4")
         await pilot.pause(0.3)
         final = updates[-1]
@@ -707,9 +691,9 @@ async def test_threads_view_on_real_gfapi_workers(tmp_path, gluster):
     app = WorkbenchApp(path, results_base=str(tmp_path / "results"))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("3", "r")
-        await wait_for(pilot, lambda: app.summary is not None, "the gfapi run")
+        await eventually_async(lambda: app.summary is not None, "the gfapi run", pause=pilot.pause)
         await pilot.pause(0.5)
-        (record,) = journal(app.live.results_dir)
+        (record,) = records(app.live.results_dir)
         assert record["status"] == "passed", record["error"]
         rows = list(cells(app, "thread-table").values())
         threads = record["details"]["gfapi"]["threads"]

@@ -9,15 +9,14 @@ import json
 import os
 import shutil
 import stat
-import time
 from pathlib import Path
 
 from gftpwb.tui.app import WorkbenchApp
 from gftpwb.tui.opener import browser_argv, open_in_browser
 from gftpwb.tui.results_view import HTML_NAME
-from results_pair import write_pair
-from test_tui import wait_for
-from test_tui_results import Notes
+from support.polling import eventually, eventually_async
+from support.results_pair import write_pair
+from support.tui import Notes
 
 from gftpwb.shell.results_index import read_directory
 
@@ -53,7 +52,8 @@ async def press_R(results: Path, *prefixes: str) -> tuple[list[tuple[str, str]],
         await pilot.press("5")
         await pilot.pause()
         await pilot.press("R")
-        await wait_for(pilot, lambda: any(m.startswith(prefixes) for m, _ in notes.seen), " or ".join(prefixes))
+        await eventually_async(lambda: any(m.startswith(prefixes) for m, _ in notes.seen), " or ".join(prefixes),
+                               pause=pilot.pause)
         running = app.is_running
     return notes.seen, running
 
@@ -116,9 +116,8 @@ async def test_the_report_R_opens_loads_in_headless_chromium(tmp_path, monkeypat
     monkeypatch.setenv("BROWSER", str(chromium))
     seen, _running = await press_R(tmp_path / "results", "opened", "not opened")
     assert (f"opened in the browser ({chromium})", "information") in seen
-    deadline = time.monotonic() + 60  # guards a hang only
-    while "</html>" not in (dom.read_text() if dom.exists() else "") and time.monotonic() < deadline:
-        time.sleep(0.2)
+    eventually(lambda: "</html>" in (dom.read_text() if dom.exists() else ""), "Chromium's dump of the page",
+               step=0.2)
     page = dom.read_text()  # the document as Chromium parsed it from the file:// URL R passed
     scenario = read_directory(str(b)).scenario
     assert f"<title>gftpwb report: {scenario}</title>" in page and f"<h1>gftpwb report: {scenario}</h1>" in page

@@ -18,8 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
 from gftpwb.converters.taglog import parse_tags
+from support.clihelp import gftpwb
+from support.results import records
 
 pytestmark = pytest.mark.real
 
@@ -105,10 +106,6 @@ def untimed(record: dict) -> dict:
     """A record without what depends on timing (guc's average is quantised when a transfer is short)."""
     details = {k: v for k, v in record.get("details", {}).items() if k != "guc_avg_quantised"}
     return {**{k: v for k, v in record.items() if k not in TIMING_FIELDS}, "details": details}
-
-
-def records(results: Path) -> list[dict]:
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
 
 
 def test_run_with_tui_writes_the_same_results_as_headless(tmp_path, gridftp):

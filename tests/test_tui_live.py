@@ -14,7 +14,8 @@ import pytest
 from gftpwb.tui import launch
 from gftpwb.tui.app import WorkbenchApp
 from rich.console import Console
-from test_tui import SIZE, wait_for
+from support.polling import eventually_async
+from support.tui import SIZE
 
 from gftpwb.core.live import read
 from gftpwb.core.trace.iofmt import OP_LEVEL, decode
@@ -73,16 +74,17 @@ async def test_t_switches_a_running_gfapi_worker_from_run_to_io(tmp_path):
         await pilot.press("2", "t")
         assert any("no run is in flight" in note for note in notes)
         await pilot.press("r")
-        await wait_for(pilot, lambda: workers_writing(app), "the workers to write files")
+        await eventually_async(lambda: workers_writing(app), "the workers to write files", pause=pilot.pause)
         (run_id,) = app.live.running
         assert read.trace_levels(app.live) == {run_id: "run"}
         await pilot.press("t")
-        await wait_for(pilot, lambda: read.trace_levels(app.live).get(run_id) == "io", "the switch to io")
+        await eventually_async(lambda: read.trace_levels(app.live).get(run_id) == "io", "the switch to io",
+                               pause=pilot.pause)
         assert any("trace level io asked of 1 run(s) in flight" in note for note in notes)
         app.draw(force=True)
         await pilot.pause()
         assert "trace io" in str(app.query_one("#run-head").render())
-        await wait_for(pilot, lambda: app.summary is not None, "the run to end", timeout=180)
+        await eventually_async(lambda: app.summary is not None, "the run to end", timeout=180, pause=pilot.pause)
     assert app.summary.all_passed
     results = Path(app.live.results_dir)
     trace = trace_lines(results)
@@ -116,12 +118,12 @@ async def test_t_on_an_untraced_run_says_it_cannot_switch(tmp_path):
     notes = recording_notes(app)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
-        await wait_for(pilot, lambda: workers_writing(app), "the worker to write files")
+        await eventually_async(lambda: workers_writing(app), "the worker to write files", pause=pilot.pause)
         await pilot.press("t")
         assert any("not traced (trace: off)" in note for note in notes)
         assert set(read.trace_levels(app.live).values()) == {"off"}
         app.action_stop()
-        await wait_for(pilot, lambda: app.summary is not None, "the stop")
+        await eventually_async(lambda: app.summary is not None, "the stop", pause=pilot.pause)
     assert not (Path(app.live.results_dir) / "trace.jsonl").exists()
 
 
@@ -139,7 +141,7 @@ async def test_monitors_panel_shows_the_real_samplers_readings(tmp_path, fake_gu
     app = WorkbenchApp(path, results_base=str(tmp_path / "results"), refresh_s=0.1)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("r")
-        await wait_for(pilot, lambda: app.summary is not None, "the run to end")
+        await eventually_async(lambda: app.summary is not None, "the run to end", pause=pilot.pause)
         app.draw(force=True)
         await pilot.pause()
         rows = {row.monitor: row for row in read.monitor_rows(app.live)}
@@ -170,7 +172,7 @@ async def test_violated_thresholds_show_in_the_run_view_and_the_closing_summary(
     app = WorkbenchApp(path, results_base=str(tmp_path / "results"))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
-        await wait_for(pilot, lambda: app.summary is not None and not app.running, "the run to end")
+        await eventually_async(lambda: app.summary is not None and not app.running, "the run to end", pause=pilot.pause)
         app.draw(force=True)
         await pilot.pause()
         checks = str(app.query_one("#run-checks").render())

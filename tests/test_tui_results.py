@@ -14,7 +14,6 @@ import os
 from pathlib import Path
 
 import pytest
-from clihelp import gftpwb
 from gftpwb.tui.app import WorkbenchApp
 from gftpwb.tui.results_view import (
     COMPARE_ORDER,
@@ -25,9 +24,11 @@ from gftpwb.tui.results_view import (
     case_cells,
     case_checks,
 )
-from results_pair import write_pair
 from rich.table import Table
-from test_tui import cells, wait_for
+from support.clihelp import gftpwb
+from support.polling import eventually_async
+from support.results_pair import write_pair
+from support.tui import Notes, cells
 
 from gftpwb.cli.parser import build_parser
 from gftpwb.core.compare import FASTER, NO_DATA, SAME, change_cells, compare_summaries
@@ -67,20 +68,6 @@ def older_newer(base: Path) -> tuple[str, str]:
 def report_titles(app: WorkbenchApp) -> list[str]:
     group = app.query_one("#report-body").content
     return [str(r.title) for r in group.renderables if isinstance(r, Table)]
-
-
-class Notes:
-    """What the app notified (message, severity), to check errors arrive as notifications."""
-
-    def __init__(self, app: WorkbenchApp):
-        self.seen: list[tuple[str, str]] = []
-        notify = app.notify
-
-        def recording(message, *args, **kw):
-            self.seen.append((str(message), kw.get("severity", "information")))
-            return notify(message, *args, **kw)
-
-        app.notify = recording  # type: ignore[method-assign]
 
 
 @pytest.mark.real
@@ -188,7 +175,8 @@ async def test_R_writes_the_html_report_in_a_thread_and_errors_are_notifications
         await pilot.pause()
         await pilot.press("R")  # the highlighted directory (the newest), none open yet
         target = Path(b) / HTML_NAME
-        await wait_for(pilot, lambda: any(m.startswith("HTML report written") for m, _ in notes.seen), "the report")
+        await eventually_async(lambda: any(m.startswith("HTML report written") for m, _ in notes.seen), "the report",
+                               pause=pilot.pause)
         assert (f"HTML report written: {target}", "information") in notes.seen
         cli = tmp_path / "cli.html"
         assert gftpwb("report", b, "--html", str(cli)).returncode == 0
@@ -199,7 +187,7 @@ async def test_R_writes_the_html_report_in_a_thread_and_errors_are_notifications
         # a report that cannot be written: a notification saying why, the session goes on
         (Path(a) / HTML_NAME).mkdir()
         await pilot.press("down", "enter", "R")
-        await wait_for(pilot, lambda: any(s == "error" for _, s in notes.seen), "the error")
+        await eventually_async(lambda: any(s == "error" for _, s in notes.seen), "the error", pause=pilot.pause)
         (error,) = [m for m, s in notes.seen if s == "error"]
         assert error.startswith(f"cannot write the HTML report to {Path(a) / HTML_NAME}: ")
         assert "Traceback" not in error and app.is_running
@@ -282,7 +270,7 @@ async def test_report_view_shows_a_kinds_own_tables_such_as_the_baseline_efficie
     """The efficiency table is guc's report section's: the view draws whatever the sections
     return, so it shows it (and the iperf3 baselines) without knowing either."""
     from rich.console import Console
-    from test_guc_baseline import record
+    from support.baseline_records import record
 
     records = []
     for repeat, (guc, base) in enumerate([(44.0, 46.0), (45.0, 47.0), (43.0, 45.0)]):
@@ -330,12 +318,12 @@ async def test_a_large_journal_is_read_in_a_thread_and_the_screen_keeps_answerin
     app = WorkbenchApp(None, results_base=str(past))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("5", "enter")
-        await wait_for(pilot, lambda: len(cells(app, "cases")) == 3, "the cases")
+        await eventually_async(lambda: len(cells(app, "cases")) == 3, "the cases", pause=pilot.pause)
         summary = read_directory(b)
         assert list(cells(app, "cases").values()) == [list(case_cells(c, case_checks(summary, c)))
                                                        for c in summary.cases]
         await pilot.press("m", "down", "m", "d")
-        await wait_for(pilot, lambda: len(cells(app, "compare")) == 3, "the comparison")
+        await eventually_async(lambda: len(cells(app, "compare")) == 3, "the comparison", pause=pilot.pause)
     assert len(readers) == 2 and threading.main_thread().name not in readers  # A and B, each once, off the UI
 
 
@@ -359,6 +347,6 @@ async def test_compare_without_a_case_in_common_says_so(tmp_path):
 def _gfapi_only():
     from dataclasses import replace
 
-    from report_fixture import gfapi
+    from support.report_fixture import gfapi
 
     return replace(gfapi("other/0", 0, 100.0), test_id="other")

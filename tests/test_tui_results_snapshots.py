@@ -1,5 +1,5 @@
 """SVG snapshots of the results view's comparison and report tables at 80x24 and 120x40, over two
-fixed results directories (tests/results_pair.py: B's first sweep case 8 % faster, significant; a
+fixed results directories (tests/support/results_pair.py: B's first sweep case 8 % faster, significant; a
 threshold violated in both). The cases' snapshot is test_tui_snapshots.py's. Update with
 ``pytest --snapshot-update`` after looking at them."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from results_pair import write_pair
-from test_tui_snapshots import app_for, feeding
+from support.results_pair import write_pair
+from support.tui import app_for, feeding
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 

@@ -9,10 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from gftpwb.tui.app import WorkbenchApp
-from report_fixture import write_mixed
-from test_live import RANKING, record
-from tui_standins import GfapiStandIn, thread_speed
+from support.live_events import RANKING, record
+from support.report_fixture import write_mixed
+from support.tui import NOW, app_for, feeding
+from support.tui_standins import GfapiStandIn, thread_speed
 
 from gftpwb.core.checks import Check
 from gftpwb.core.dsl.loader import load_scenario
@@ -47,7 +47,6 @@ tests:
   - {id: refused, kind: guc, source: "ftp://127.0.0.1:1/dev/zero"}
 """
 T0 = 1000.0
-NOW = 1012.3
 RESULTS = "results/20261122T004512Z-quickstart"
 
 
@@ -103,26 +102,6 @@ def monitor_events(seconds: int = 12) -> list:
                                         values={"connections": 4.0, "retrans_s": retrans, "rtt_ms_mean": 0.42,
                                                 "cwnd_mean": 87.0, "delivery_mbit_s": 8 * rx}))
     return events
-
-
-def app_for(path: str | None, events: list, **kw) -> WorkbenchApp:
-    app = WorkbenchApp(path, results_base="results", clock=lambda: NOW, stable=True, refresh_s=0.1, **kw)
-    app._snapshot_events = events  # type: ignore[attr-defined]
-    return app
-
-
-def feeding(*keys: str):
-    async def run_before(pilot) -> None:
-        app = pilot.app
-        for event in app._snapshot_events:
-            app.live(event)
-        await pilot.press(*keys)
-        app.draw(force=True)
-        await pilot.pause()
-        app.draw(force=True)  # again, at the sizes the layout gave (the progress bar rounds to its width)
-        await pilot.pause()
-
-    return run_before
 
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])

@@ -2,8 +2,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gftpwb.core.rates import mib_per_s, tgftp_rate_text, tgftp_size_text
+from gftpwb.core.rates import mib_per_s
 from gftpwb.core.units import GIB, MIB, format_duration, format_size_arg, parse_duration, parse_size
+from gftpwb.tgftp.model import rate_text, size_text
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -53,17 +54,18 @@ def test_rates_are_mib_per_second():
 
 
 def test_tgftp_tag_texts():
-    assert tgftp_size_text(4 * GIB) == "4 GB"
-    assert tgftp_size_text(512 * MIB) == "512 MB"
-    assert tgftp_size_text(3 * 1024) == "3 KB"
-    assert tgftp_size_text(1000) == "1000 B"
-    # tgftp truncates (bash integer division): 2047.99 MiB/s is "2047 MB/s".
-    assert tgftp_rate_text(2047.99) == "2047 MB/s"
+    # GSIFTP_TRANSFER_SIZE is the -len text as tgftp read it: one trailing letter off, then its unit.
+    assert size_text("4G") == "4 GB"
+    assert size_text("512M") == "512 MB"
+    assert size_text("3K") == "3 KB"
+    assert size_text("1000") == "1000 B"
+    assert size_text("1024M") == "1024 MB"  # not 1 GB: tgftp never converts
 
 
 def test_tgftp_rate_is_whole_seconds_and_integer_division():
-    from gftpwb.core.rates import tgftp_rate
-    # 4 GiB from 10.9 s to 12.1 s: `date +%s` says 2 s apart -> 2048, though the transfer took 1.2 s.
-    assert tgftp_rate(4 * GIB, 10.9, 12.1) == 2048
-    assert tgftp_rate(4 * GIB, 10.1, 10.9) == 4096  # same second: elapsed 0 becomes 1
-    assert tgftp_rate(1 * MIB - 1, 0, 1) == 0  # sub-MiB sizes truncate to 0 MB
+    # GSIFTP_TRANSFER_RATE's number: the size in MiB over `date +%s` seconds, bash integer division.
+    assert rate_text("4G", 10, 12) == "2048"
+    assert rate_text("4G", 10, 10) == "4096"  # same second: elapsed 0 becomes 1
+    assert rate_text(str(MIB - 1), 0, 1) == "0"  # sub-MiB sizes truncate to 0 MB
+    assert rate_text(str(4 * GIB), 0, 3) == "1365"  # 4096 / 3, truncated
+    assert rate_text("3K", 0, 1) == "0"

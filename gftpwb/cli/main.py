@@ -54,7 +54,8 @@ def _main(argv: list[str]) -> int:
         return tgftp_main(argv[1:], program="tgftp", as_process=True)
     from gftpwb.cli.parser import build_parser
 
-    args = build_parser().parse_args(argv)
+    command = argv[0] if argv and not argv[0].startswith("-") else None  # only its part of the parser is built
+    args = build_parser(command).parse_args(argv)
     try:
         command = vars(args).get("func") or handler_of(args.handler)
         return command(args)

@@ -23,6 +23,7 @@ import sys
 from datetime import UTC, datetime
 
 from gftpwb import __version__
+from gftpwb.cli.outfiles import refuse_overwrite, write_output
 from gftpwb.converters.batchfile import ExportError, export_batchfile
 from gftpwb.converters.batchfile_format import MAX_BATCHFILE_BYTES, convert
 from gftpwb.converters.taglog import TagLogError, record_from_taglog
@@ -32,6 +33,7 @@ from gftpwb.core.masking import mask
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import registry
 from gftpwb.core.scenario.keys import NAME_PATTERN
+from gftpwb.core.undecodable import restore_undecodable, set_aside_undecodable
 from gftpwb.shell import results_dir as rd
 from gftpwb.shell.frontend import load, shell_env
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, JournalSink, read_journal
@@ -59,6 +61,14 @@ def _print_diagnostics(diagnostics) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     items: list[str] = args.items
+    if items[0] in ("parallel-libgfapi", "libgfapi-results"):
+        from gftpwb.cli.migrate_libgfapi import import_results_cmd, import_settings
+
+        if items[0] == "parallel-libgfapi":
+            return import_settings(items[1:], args)
+        if len(items) < 2:
+            raise UsageError("import libgfapi-results needs at least one log directory, result.csv or worker log")
+        return import_results_cmd(items[1:], args)
     if items[0] == "taglogs":
         if len(items) < 2:
             raise UsageError("import taglogs needs at least one tag log file")
@@ -70,28 +80,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     _print_diagnostics(result.warnings)
     load_scenario_text(result.text, f"{path} (as imported)")  # the converter's own promise, checked
     if args.output:
-        _refuse_overwrite(args.output, args.force)
-        _write(args.output, result.text)
+        refuse_overwrite(args.output, args.force)
+        write_output(args.output, result.text)
         _err(f"{path}: {result.tests} test(s) from a tgftp {result.version} batchfile -> {args.output} "
              f"({len(result.warnings)} warning(s))")
     else:
         sys.stdout.write(result.text)
     return EXIT_OK
-
-
-def _refuse_overwrite(path: str, force: bool) -> None:
-    if os.path.exists(path) and not force:
-        raise UsageError(f"{path} already exists; use --force to overwrite it")
-
-
-def _write(path: str, text: str) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 # --- tag logs -> records --------------------------------------------------------------------------
@@ -101,6 +96,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     """Tag logs -> a results directory of their own. A log that cannot be read (no tags, a damaged
     ``GFTPWB_RECORD``, a scenario name that is not a name) is reported at its file:line and the others
     are imported; exit 2 when any failed."""
+    args.scenario = args.scenario or "imported"
     if not re.fullmatch(NAME_PATTERN, args.scenario):
         raise UsageError(f"--scenario {args.scenario!r} is not a valid scenario name (letters, digits, '.', '_' and "
                          "'-', starting with a letter or digit)")
@@ -108,7 +104,8 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     failed = 0
     for index, path in enumerate(paths):
         try:
-            with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+            # bytes that are not UTF-8 are kept (surrogateescape): export taglogs writes them back
+            with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
                 text = handle.read()
         except OSError as exc:
             _err(f"{path}: cannot read: {exc.strerror or exc}")
@@ -125,7 +122,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
             imported.record.details.setdefault("tgftp_command", imported.tgftp_command)
         for note in imported.notes:
             _err(f"{path}: note: {note}")
-        records.append(imported.record)
+        records.append(set_aside_undecodable(imported.record))
     if not records:
         _err("gftpwb: no tag log could be imported")
         return 2
@@ -155,7 +152,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
             "command": ["gftpwb", *sys.argv[1:]], "controller": socket.gethostname(), "scenario": label,
             "imported": True, "sources": [os.path.abspath(p) for p in paths], "runs": len(records)}
     meta = mask(meta)
-    _write(os.path.join(directory, "meta.json"), json.dumps(meta, indent=1) + "\n")
+    write_output(os.path.join(directory, "meta.json"), json.dumps(meta, indent=1) + "\n")
     from gftpwb.shell.sinks.console import ConsoleSink, plain_or_terminal_console
 
     ConsoleSink(plain_or_terminal_console(), live=False).print_table(records)
@@ -180,10 +177,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     except ExportError as exc:
         raise UsageError(f"{args.source}: {exc}") from None
     for note in notes:
-        _err(f"{args.source}: note: {note}")
+        _err(str(note))
     if args.output:
-        _refuse_overwrite(args.output, args.force)
-        _write(args.output, text)
+        refuse_overwrite(args.output, args.force)
+        write_output(args.output, text)
         _err(f"{args.source}: batchfile -> {args.output}")
     else:
         sys.stdout.write(text)
@@ -212,7 +209,7 @@ def export_taglogs(directory: str, output: str | None) -> int:
         kind = registry().find(record.kind)
         if kind is not None and not kind.run.writes_taglog:  # e.g. small-file runs (their CSVs are in the results)
             continue
-        name = record.taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
+        name = restore_undecodable(record).taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
         try:
             write_taglog(target, record, command, name=os.path.basename(name))
         except OSError as exc:

@@ -11,6 +11,8 @@ implements what it needs and nothing more:
 * ``report`` (:class:`Report`, optional): the report section its records are tabulated in, which of
   their numbers are statistics, what ``expect:`` may set thresholds on;
 * ``present`` (:class:`Present`, optional): how the console and the TUI show its runs;
+* ``tuning`` (:class:`Tuning`, optional data): the parameters of its runs an auto-tune may vary,
+  with the values it tries, and how one run with given values is made;
 
 and ``exports``: the other formats its tests can be written in (a tgftp batchfile line). An
 **engine** (``engine:`` of a test) carries out the transfers of the kinds that offer engines in
@@ -56,12 +58,24 @@ if TYPE_CHECKING:
     from importlib import metadata
 
     from gftpwb.core.records import ResultRecord
+    from gftpwb.core.reporttypes import Measured, ReportData, ReportTable
     from gftpwb.core.scenario.keys import Key
     from gftpwb.core.scenario.model import Scenario, TestModel
     from gftpwb.core.scenario.yamlpos import Path, Positions
     from gftpwb.core.specs import RunSpec
 
 ENTRY_POINT_GROUP = "gftpwb.kinds"
+# What reports are made of lives in gftpwb.core.reporttypes (made when a report is): still importable
+# from here, as it always was, without making those classes at every start.
+_REPORT_TYPES = frozenset({"DerivedFigure", "Measured", "ReportData", "ReportTable"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _REPORT_TYPES:
+        from gftpwb.core import reporttypes
+
+        return getattr(reporttypes, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def resolve(reference: str) -> Any:
@@ -156,55 +170,6 @@ class HostCheck:
 
 
 @dataclass(frozen=True)
-class ReportTable:
-    """A table of the end-of-run report, as plain text cells; the console draws it (rich), other
-    front ends may draw it their way. ``rows`` are (cells, style), style a rich style name or "".
-
-    In a console too narrow for the table no number is cut: right-justified columns (numbers) and
-    the left-justified ones named in ``whole`` (short words: a verdict, a unit) keep their widest
-    cell on one line; the other left-justified columns are text (test ids, options, notes) whose
-    cells wrap and fold. When even that does not fit, the table is drawn in parts of whole columns,
-    each repeating the first ``keys`` columns (the test id and case number that name a row)."""
-
-    title: str
-    caption: str
-    columns: tuple[tuple[str, str], ...]  # (header, "left" | "right")
-    rows: tuple[tuple[tuple[str, ...], str], ...]
-    whole: tuple[str, ...] = ()  # headers of left-justified columns never folded
-    keys: int = 1  # leading columns repeated in every part of a table split to fit the console
-
-
-@dataclass(frozen=True)
-class DerivedFigure:
-    """A number a kind computes across cases (guc's efficiency against its iperf3 baseline, a stripe's
-    median rate), as one row of ``report --csv``: the case it belongs to, the figure's name and unit,
-    how many runs it rests on, the statistic (``"mean"``: a ratio of means, ``"median"``) and its
-    value with its 95 % interval, if any."""
-
-    test_id: str
-    case: int
-    kind: str
-    params_text: str
-    figure: str  # "efficiency.rate_guc_avg_mib_s", "stripe[0].mib_s"
-    unit: str  # "ratio", "MiB/s"
-    n: int
-    statistic: str  # "mean" or "median": the CSV column the value goes in
-    value: float | None
-    low: float | None = None
-    high: float | None = None
-
-
-@dataclass(frozen=True)
-class ReportData:
-    """A report table as data for ``report --json`` (``rows``: JSON objects with numbers, not text)
-    and ``report --csv`` (``figures``); ``name`` is its key in the JSON (``efficiency``)."""
-
-    name: str
-    rows: tuple[dict[str, Any], ...]
-    figures: tuple[DerivedFigure, ...] = ()
-
-
-@dataclass(frozen=True)
 class ReportSection:
     """A part of the end-of-run report. Kinds that name the same section (guc and connection tests)
     are tabulated together; sections appear in ``order``. ``tables`` turns the records of the
@@ -229,6 +194,11 @@ class ReportSection:
     #: ``cases`` are the section's :class:`gftpwb.core.summary.CaseSummary`, already computed (their
     #: statistics are the expensive part of a large report).
     data: Callable[[Sequence[ResultRecord], Sequence[Any]], list[ReportData]] | str | None = None
+
+    #: Kinds whose tests' records this section gets too, besides those of its own kinds (which keep
+    #: their own section): a comparison across kinds (other protocols against guc and iperf3 on the
+    #: same path). Only when the section has records of its own.
+    also: tuple[str, ...] = ()
 
     def build(self, records: Sequence[ResultRecord]) -> list[ReportTable]:
         make = registry().resolve(self.tables) if isinstance(self.tables, str) else self.tables
@@ -299,15 +269,6 @@ class Exclusion:
             return _flag_in_record(record, self.path)
         value = _in_record(record, self.path)
         return value is not None and value > self.above
-
-
-@dataclass(frozen=True)
-class Measured:
-    """A figure's value in one record; ``excluded`` says why a value the run has is not a statistic
-    (guc's average of a short transfer is "quantised"), "" when it is one (or there is none)."""
-
-    value: float | None
-    excluded: str = ""
 
 
 @dataclass(frozen=True)
@@ -408,6 +369,83 @@ class Planner(abc.ABC):
         return ()
 
 
+class ImportedDsl(Dsl):
+    """A kind's :class:`Dsl` named by ``"module:attribute"`` (a Dsl subclass or instance), imported on
+    its first use. A kind's module (its entry point) then costs nothing to load: ``gftpwb validate``
+    loads every kind but imports the language of only those its scenario uses (and none when the
+    installed kinds are gftpwb's own, whose schema is shipped: :func:`gftpwb.core.dsl.schema.scenario_schema`)."""
+
+    def __init__(self, reference: str):
+        self.reference = reference
+        self._target: Dsl | None = None
+
+    @property
+    def target(self) -> Dsl:
+        if self._target is None:
+            self._target = _facet(self.reference, Dsl)
+        return self._target
+
+    def test_keys(self) -> tuple[Key, ...]:
+        return self.target.test_keys()
+
+    def defaults_keys(self) -> tuple[Key, ...]:
+        return self.target.defaults_keys()
+
+    def definitions(self) -> dict[str, dict[str, Any]]:
+        return self.target.definitions()
+
+    def check(self, test: TestInput) -> None:
+        self.target.check(test)
+
+    def build(self, test: TestInput) -> TestModel:
+        return self.target.build(test)
+
+
+class ImportedPlanner(Planner):
+    """A kind's :class:`Planner` named by ``"module:attribute"``, imported on its first use (see
+    :class:`ImportedDsl`)."""
+
+    def __init__(self, reference: str):
+        self.reference = reference
+        self._target: Planner | None = None
+
+    @property
+    def target(self) -> Planner:
+        if self._target is None:
+            self._target = _facet(self.reference, Planner)
+        return self._target
+
+    def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
+        return self.target.plan(scenario, test, first_case)
+
+    def describe(self, spec: RunSpec, limit: str) -> list[str]:
+        return self.target.describe(spec, limit)
+
+    def programs(self, spec: RunSpec) -> tuple[Program, ...]:
+        return self.target.programs(spec)
+
+    def host_checks(self, spec: RunSpec) -> tuple[HostCheck, ...]:
+        return self.target.host_checks(spec)
+
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        return self.target.endpoints(spec)
+
+
+def _facet(reference: str, facet: type) -> Any:
+    """The facet ``reference`` names: an instance of ``facet``, or a subclass of it made with no arguments
+    (a plug-in that names a wrong one is reported as the registry reports a kind it cannot load)."""
+    try:
+        value = resolve(reference)
+        if isinstance(value, type) and issubclass(value, facet):
+            value = value()
+    except Exception as exc:
+        raise EnvironmentProblem(f"cannot load the facet {reference}: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(value, facet):
+        what = value.__name__ if isinstance(value, type) else type(value).__name__
+        raise EnvironmentProblem(f"{reference} names a {what}, not a {facet.__module__}.{facet.__name__}")
+    return value
+
+
 @dataclass(frozen=True)
 class Run:
     """How a kind's runs are carried out (required): the shell side, named by ``"module:attribute"``
@@ -445,6 +483,8 @@ class Report:
     def measure(self, record: ResultRecord) -> dict[str, Measured]:
         """Each of :attr:`figures` in a passed record (found by its path); override to leave a value
         out of the statistics with the reason (``Measured(value, excluded="quantised")``)."""
+        from gftpwb.core.reporttypes import Measured
+
         out = {}
         for figure in self.figures:
             value = _in_record(record, figure.path)
@@ -497,7 +537,73 @@ class Present:
         return []
 
 
-_FACETS = (("dsl", Dsl), ("planner", Planner), ("run", Run), ("report", Report), ("present", Present))
+@dataclass(frozen=True)
+class Tunable:
+    """One parameter of a kind's runs an auto-tune may vary: the name of the kind's option (a key of
+    its ``options`` and of its runs' params), the schema of one value, and the values a search tries
+    when the auto-tune names none (empty: only when named)."""
+
+    name: str
+    schema: Mapping[str, Any]
+    description: str = ""
+    values: tuple[Any, ...] = ()
+    #: How the tool is told it (``-tcp-bs``, ``XRD_CPCHUNKSIZE``): what messages call it.
+    flag: str = ""
+    #: Values are sizes (``8M``): the plan keeps them in bytes.
+    size: bool = False
+    #: A switch: true passes it, false is the same as leaving it out (guc's -fast); else false is a
+    #: value of its own (xrdcp's page checksums off).
+    switch: bool = False
+    #: It sets a socket buffer, which the kernel caps at net.core.rmem_max / wmem_max: candidates that
+    #: differ only above the cap behave the same (the auto-tune marks them).
+    socket_buffer: bool = False
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """One run of a kind with given parameter values, as a tuning facet makes it (the auto-tune
+    turns it into a run spec of that kind)."""
+
+    argv: tuple[str, ...]
+    params: dict[str, Any]
+    details: dict[str, Any] = field(default_factory=dict)
+    length_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """What an auto-tune may vary in a kind's runs (optional; no parameters: the kind is not tuned).
+
+    ``transfer`` names ``f(source, target, params, length, extra_args) -> Transfer``: one run between
+    the two ends with those parameter values, ``length`` bytes (``"module:attribute"``, imported when
+    a tune is planned); ``label`` names ``f(params, extra_args) -> str``: how a candidate is shown
+    (guc's: the line tgftp -a prints)."""
+
+    parameters: tuple[Tunable, ...] = ()
+    transfer: str = ""
+    label: str = ""
+    #: Its runs can read /dev/zero and write /dev/null on the same servers (tgftp -a's memory to memory).
+    memory_ends: bool = False
+    #: Its runs move ``length`` bytes whatever the source holds (guc -len); else they move their
+    #: source whole, and ``length`` must say how much that is.
+    sets_length: bool = False
+
+    def parameter(self, name: str) -> Tunable | None:
+        return next((t for t in self.parameters if t.name == name), None)
+
+    def make_transfer(self, source: str, target: str, params: Mapping[str, Any], length: int | None,
+                      extra_args: Sequence[str] = ()) -> Transfer:
+        make = registry().resolve(self.transfer)
+        return make(source, target, dict(params), length, tuple(extra_args))
+
+    def label_of(self, params: Mapping[str, Any], extra_args: Sequence[str] = ()) -> str:
+        if not self.label:
+            return " ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
+        return registry().resolve(self.label)(dict(params), tuple(extra_args))
+
+
+_FACETS = (("dsl", Dsl), ("planner", Planner), ("run", Run), ("report", Report), ("present", Present),
+           ("tuning", Tuning))
 
 
 @dataclass(frozen=True, eq=False)
@@ -515,6 +621,7 @@ class Kind:
     run: Run
     report: Report = Report()
     present: Present = Present()
+    tuning: Tuning = Tuning()
     #: Where it stands in the schema and in reports among the others (built-ins: 10-50).
     order: int = 100
     #: Other formats a test of this kind can be written in: the format's name -> ``"module:attribute"``
@@ -628,6 +735,13 @@ class Registry:
         self._engines: dict[str, Engine] = {}
         self._resolved: dict[str, Any] = {}
         self._memo: dict[str, Any] = {}
+        self._found: list[Any] | None = None
+
+    def entry_points(self) -> list[Any]:
+        """The plug-ins' entry points (read once; nothing of them imported)."""
+        if self._found is None:
+            self._found = sorted(self._entry_points(), key=lambda e: e.name)
+        return self._found
 
     def memo(self, key: str, make: Callable[[], Any]) -> Any:
         """``make()``'s value, made once per registry: what is derived from the plug-ins (the schema,
@@ -641,7 +755,7 @@ class Registry:
             return self._kinds
         kinds: dict[str, Kind] = {}
         engines: dict[str, Engine] = {}
-        for entry in sorted(self._entry_points(), key=lambda e: e.name):
+        for entry in self.entry_points():
             try:
                 plugin = entry.load()
             except Exception as exc:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import glob
 import json
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,8 +93,3 @@ def trend_points(base: str, directory: str, scenario: str, limit: int) -> list[T
         text = kind.present.params_text(values) if kind is not None and isinstance(values, dict) else (params or "")
         points.append(TrendPoint(directory_name, created or "", test_id, kind_name, text, float(median), int(n)))
     return points
-
-
-def parent_base(paths: Sequence[str]) -> dict[str, str]:
-    """Each reported directory's base: the directory that holds it."""
-    return {p: os.path.dirname(os.path.abspath(p.rstrip("/"))) for p in paths}

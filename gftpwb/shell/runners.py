@@ -10,8 +10,10 @@ runner against :class:`gftpwb.shell.context.RunContext`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from gftpwb.core.events import OutputLine, Progress, RunStarted
 from gftpwb.core.output import Outcome, ParsedItem, ProgressSample, Session, TextLine
@@ -20,7 +22,7 @@ from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import ProcessLost, StartError
 
-from .context import Interrupted, RunContext, utc_now_iso
+from .context import Interrupted, RunContext, run_program, utc_now_iso
 
 
 def record_of(spec: RunSpec, outcome: Outcome, *, started_at: str, ended_at: str, seconds: float,
@@ -42,6 +44,16 @@ def emit_items(ctx: RunContext, spec: RunSpec, items: Sequence[ParsedItem], t0: 
             ctx.publish(OutputLine(run_id=spec.run_id, stream=item.stream, text=item.text))
 
 
+async def unstoppable(coro: Any) -> None:
+    """Run a clean-up (stopping a run's processes) to its end even if the run is cancelled again
+    meanwhile (Ctrl-C pressed twice): a runner with processes of its own awaits its stop so."""
+    task = asyncio.ensure_future(coro)
+    while not task.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(task)
+    task.result()
+
+
 async def run_process(ctx: RunContext, spec: RunSpec, session: Session,
                       argv: Sequence[str] | None = None) -> ResultRecord:
     """Run ``argv`` (default: the spec's) on the spec's host and let ``session`` judge the outcome.
@@ -56,12 +68,15 @@ async def run_process(ctx: RunContext, spec: RunSpec, session: Session,
     timed_out = interrupted = False
     start_error = ""
     proc = None
+    marked = run_program.set(True)
     try:
         proc = await transport.start(list(argv or spec.argv))
     except StartError as exc:
         start_error = str(exc)
     except asyncio.CancelledError:
         interrupted = True
+    finally:
+        run_program.reset(marked)
     if proc is not None:
         proc.read_pause = getattr(session, "read_pause_s", None)  # a session's optional hint (guc's)
         try:

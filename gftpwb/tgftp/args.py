@@ -40,14 +40,6 @@ OPTIONS: dict[str, tuple[str, bool]] = {
     "--batchfile": ("--batchfile|-f", True), "-f": ("--batchfile|-f", True),
 }
 IMMEDIATE = {"--help": "help", "--help-batchfile": "help-batchfile", "--version": "version", "-V": "version"}
-_TIMEOUT_RE = re.compile(r"^(\d+(?:\.\d+)?)([smhd]?)$")  # coreutils timeout/sleep syntax
-_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def coreutils_seconds(text: str) -> float | None:
-    """Seconds for ``30``, ``2.5``, ``5m``, ``1h``, ``1d`` (what tgftp's ``timeout``/``sleep`` took)."""
-    match = _TIMEOUT_RE.match(text.strip())
-    return None if match is None else float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
 
 
 class TgftpUsage(Exception):

@@ -462,19 +462,6 @@ def echo_e(text: str) -> str:
     return "".join(out)
 
 
-def echo_e_stops(text: str) -> bool:
-    """True when ``echo -e`` stops printing inside ``text`` (a ``\\c`` escape)."""
-    i = 0
-    while i < len(text) - 1:
-        if text[i] == "\\":
-            if text[i + 1] == "c":
-                return True
-            i += 2
-            continue
-        i += 1
-    return False
-
-
 # --- arithmetic ------------------------------------------------------------------------------------
 
 class ArithError(ValueError):
@@ -599,13 +586,6 @@ def _wrap(value: int) -> int:
     """bash's integers are 64-bit and wrap around."""
     value &= (1 << 64) - 1
     return value - (1 << 64) if value >= 1 << 63 else value
-
-
-def arith_or_none(text: str, env: Mapping[str, str]) -> int | None:
-    try:
-        return arith(text, env)
-    except ArithError:
-        return None
 
 
 # --- coreutils timeout ------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import pytest
 from compat.conftest import tgftp_program
 from compat.harness import VENV_BIN, Lab, tool_env
 from gftpwb.converters.taglog import get_attribute
+from support.polling import eventually
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 BATCH = ("#%tgftp%v0.7.0\n{url}/dev/zero;{url}/dev/null;-vb;no;60;;;;;2\n"
@@ -80,9 +81,7 @@ def signalled(argv: list[str], workdir: Path, lab: Lab, sig: signal.Signals) -> 
     env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p != str(lab.wrapper_dir))
     proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not guc_running(workdir) and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    eventually(lambda: guc_running(workdir) or proc.poll() is not None, f"{argv[0]} to start guc")
     assert proc.poll() is None, f"{argv[0]} ended before guc ran: {proc.communicate()}"
     time.sleep(1.0)
     os.killpg(proc.pid, sig)

@@ -17,10 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString
-
 from gftpwb.core.errors import Diagnostic, ScenarioError, UsageError
 from gftpwb.core.scenario.yamlpos import Path, Positions, load_yaml_with_positions
 
@@ -49,12 +45,15 @@ def expand_scenario(data: dict[str, Any], pos: Positions, text: str, filename: s
                     environ: Mapping[str, str] | None = None) -> Expanded:
     """Expand ``data`` (parsed from ``text``, positions ``pos``) in place; ``text`` becomes the stored
     scenario when anything was expanded or included."""
+    offered = getattr(overrides, "offered", frozenset())  # --lab-var: used where declared, else ignored
     overrides = dict(overrides or {})
     out = Expanded(data, text)
-    values = _variables(data, pos, filename, overrides, environ or {}, out)
+    values = _variables(data, pos, filename, overrides, offered, environ or {}, out)
     hosts = data.get(HOSTS)
     if values is None and not (isinstance(hosts, dict) and INCLUDE in hosts):
         return out  # nothing to expand: the text stays byte for byte
+    from ruamel.yaml.comments import CommentedMap  # only now: ruamel is a tenth of validate's start-up
+
     tree = _storage_tree(text)
     _include_hosts(data, pos, tree, filename, values, out)
     if values is not None:
@@ -71,6 +70,8 @@ def expand_scenario(data: dict[str, Any], pos: Positions, text: str, filename: s
 
 def _storage_tree(text: str) -> Any:
     """The file's round-trip tree, quotes kept as written (so what is dumped reads back the same)."""
+    from ruamel.yaml import YAML
+
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     return yaml.load(text)
@@ -79,6 +80,8 @@ def _storage_tree(text: str) -> Any:
 def _quoted(value: Any) -> Any:
     """Values written into the stored scenario: text double-quoted, so no value (``?x``, ``- a``,
     ``#c``) can read as YAML syntax in any context."""
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
     if isinstance(value, str):
         return DoubleQuotedScalarString(value)
     if isinstance(value, list):
@@ -91,6 +94,8 @@ def _quoted(value: Any) -> Any:
 def stored_text(tree: Any, data: dict[str, Any]) -> str:
     """The expanded scenario as YAML, comments kept; checked to read back as ``data`` (the model's
     input), else written as JSON (valid YAML) so the stored file never means something else."""
+    from ruamel.yaml import YAML
+
     yaml = YAML(typ="rt")
     yaml.width = 4096  # keep long values (URLs, commands) on one line, as they were written
     yaml.indent(mapping=2, sequence=4, offset=2)
@@ -127,11 +132,13 @@ def _unescaped(data: Any) -> Any:
 
 
 def _variables(data: dict[str, Any], pos: Positions, filename: str, overrides: dict[str, str],
-               environ: Mapping[str, str], out: Expanded) -> Values | None:
-    """The variables' values, or None when the scenario declares no ``vars:`` (nothing is expanded)."""
+               offered: frozenset[str], environ: Mapping[str, str], out: Expanded) -> Values | None:
+    """The variables' values, or None when the scenario declares no ``vars:`` (nothing is expanded).
+    ``offered``: names of ``overrides`` a scenario that does not declare them ignores (``--lab-var``)."""
     if VARS not in data:
-        if overrides:
-            raise UsageError(f"--set {', '.join(sorted(overrides))}: {filename} declares no vars: (there is "
+        required = sorted(set(overrides) - offered)
+        if required:
+            raise UsageError(f"--set {', '.join(required)}: {filename} declares no vars: (there is "
                              "nothing to set)")
         return None
     declared = data[VARS]
@@ -147,7 +154,8 @@ def _variables(data: dict[str, Any], pos: Positions, filename: str, overrides: d
             line, col = pos.of_key((VARS, name))
             out.errors.append(Diagnostic(filename, line, col, f"bad variable name {name!r} (letters, digits and "
                                                               "'_', not starting with a digit)"))
-    unknown = sorted(set(overrides) - set(declared))
+    unknown = sorted(set(overrides) - set(declared) - offered)
+    overrides = {name: value for name, value in overrides.items() if name in declared}
     if unknown:
         raise UsageError(f"--set {unknown[0]}: {filename} declares no variable {unknown[0]!r}"
                          + did_you_mean(unknown[0], list(declared)))
@@ -212,6 +220,8 @@ def _include_hosts(data: dict[str, Any], pos: Positions, tree: Any, filename: st
     hosts = data.get(HOSTS)
     if not isinstance(hosts, dict) or INCLUDE not in hosts:
         return
+    from ruamel.yaml.comments import CommentedMap
+
     spec = hosts[INCLUDE]
     where = (HOSTS, INCLUDE)
     if values is not None:
@@ -264,6 +274,8 @@ def _include_hosts(data: dict[str, Any], pos: Positions, tree: Any, filename: st
 def _read_include(name: str, filename: str, pos: Positions, at: Path, out: Expanded,
                   ) -> tuple[str, dict[str, Any], Positions, Any, Path] | None:
     """Read one included file: (its path, its hosts, their positions, its tree, the path of its hosts)."""
+    from ruamel.yaml.comments import CommentedMap
+
     path = os.path.expanduser(name)
     if not os.path.isabs(path) and not filename.startswith("<"):
         path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(filename)), path))
@@ -306,6 +318,8 @@ def _absolute_paths(entry: Any, path: str) -> Any:
 
 
 def _absolute_tree_paths(entry: Any, path: str) -> Any:
+    from ruamel.yaml.comments import CommentedMap
+
     if isinstance(entry, CommentedMap):
         for key in PATH_KEYS:
             if key in entry:

@@ -20,9 +20,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
 from gftpwb.core.harness.needs import cycle_text, find_cycle
 
 ENV_PREFIX = "GFTPWB_VAR_"
@@ -49,10 +46,6 @@ class Expansion:
 def references(text: str) -> list[str]:
     """The variable names ``text`` refers to, in order (escaped ``$${`` is not a reference)."""
     return [m.group(1) for m in _TOKEN.finditer(text) if m.group(1) is not None]
-
-
-def has_reference(text: str) -> bool:
-    return any(m.group(1) is not None for m in _TOKEN.finditer(text)) or "$${" in text
 
 
 def expand(text: str, lookup: Callable[[str], Any]) -> Expansion:
@@ -123,6 +116,9 @@ def scalar_text(value: Any) -> str:
 def parse_value(text: str) -> Any:
     """A value given on the command line or in the environment, read as a YAML value (``4`` is a
     number, ``[1, 4]`` a list, ``true`` a boolean); text YAML cannot read stays text."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
     try:
         value = YAML(typ="safe", pure=True).load(text)
     except YAMLError:
@@ -227,3 +223,19 @@ def expand_data(value: Any, lookup: Callable[[str], Any]) -> Expansion:
         items = {k: expand_data(v, lookup) for k, v in value.items()}
         return Expansion({k: p.value for k, p in items.items()}, {k: p.stored for k, p in items.items()})
     return Expansion(value, value)
+
+
+class Assignments(dict[str, str]):
+    """Values given to a scenario's variables on the command line: ``--set NAME=VALUE`` (the scenario must
+    declare NAME: a typo is an error) and ``--lab-var NAME=VALUE`` (``offered``: a value the lab offers
+    every scenario, ``gftpwb lab status --vars``; a scenario that does not declare NAME ignores it, so
+    one lab's variables fit every scenario). A later value of a name wins; ``--set`` over ``--lab-var``."""
+
+    def __init__(self, values: dict[str, str] | None = None, offered: frozenset[str] = frozenset()):
+        super().__init__(values or {})
+        self.offered = frozenset(offered) & frozenset(self)
+
+    def required(self) -> dict[str, str]:
+        """The values a scenario must declare (``--set``)."""
+        return {name: value for name, value in self.items() if name not in self.offered}
+

@@ -9,7 +9,7 @@ reports show it, ``001``):
 * ``gftpwb_transferred_bytes_total``: bytes the runs moved (a run in progress adds its runs in flight);
 * ``gftpwb_last_run_passed``, ``gftpwb_last_run_duration_seconds``,
   ``gftpwb_last_run_end_timestamp_seconds``: the latest finished run;
-* each figure the kind names (:attr:`gftpwb.core.registry.Kind.figures`) of the latest run that
+* each figure the kind names (:attr:`gftpwb.core.registry.Report.figures`) of the latest run that
   counts for statistics (passed, not a warm-up, its value not excluded), in base units
   (:func:`.names.figure_metric`: ``gftpwb_guc_rate_incl_setup_bytes_per_second``);
 * ``gftpwb_threshold_violated{scenario,test,case,metric}``: 1 when the latest check of a threshold

@@ -1,4 +1,4 @@
-"""Metric names of figures: a kind's figures (``Kind.figures``) and a monitor's (their names carry
+"""Metric names of figures: a kind's figures (``kind.report.figures``) and a monitor's (their names carry
 their units, :mod:`gftpwb.core.monitors.readers`) in base units, as Prometheus names them.
 
 * a kind's figure: ``gftpwb_<kind>_<figure without its unit>_<unit>``; MiB/s become

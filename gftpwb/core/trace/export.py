@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from .iofmt import LEVEL_NAMES
-from .reader import IoRecord, Trace
+from .reader import Trace
 
 IO_PREFIX = "gfapi.io."
 
@@ -141,7 +141,3 @@ def perfetto(trace: Trace) -> dict[str, Any]:
                                                                                          else {})}})
     return {"traceEvents": ids.meta + events, "displayTimeUnit": "ns",
             "otherData": {"generator": "gftpwb trace export", "start_unix_ns": origin}}
-
-
-def io_events_of(trace: Trace) -> list[IoRecord]:
-    return [e for e in trace.io if e.op != "level"]

@@ -11,6 +11,7 @@ from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import ReportTable, registry
 from gftpwb.core.units import format_rate
 
+from .candidates import GUC
 from .ranking import tie_note
 
 MIB_NOTE = "MB and MiB both mean 2^20 bytes here, as in guc and tgftp."
@@ -64,7 +65,8 @@ def pick_lines(event: TuneUpdate) -> list[tuple[str, str]]:
                            event.transfers_used)
     start = [(f"{event.test_id}: {event.warm_start}", "yellow" if event.warm_start.startswith("fell back") else "")] \
         if event.warm_start else []
-    return [*start, (verdict, ""), (f"{event.test_id}:{engine} best guc parameters (as tgftp -a prints them):", ""),
+    tgftp = " (as tgftp -a prints them)" if event.transfers == GUC else ""
+    return [*start, (verdict, ""), (f"{event.test_id}:{engine} best {event.transfers} parameters{tgftp}:", ""),
             (event.leader, "")]
 
 

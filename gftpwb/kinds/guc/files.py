@@ -36,7 +36,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gftpwb.core.registry import HostCheck
-from gftpwb.core.scenario.keys import SIZE, ref
+from gftpwb.core.scenario.keys import SIZE
 from gftpwb.core.units import parse_size
 
 from .baseline import BaselineError, end_host
@@ -75,10 +75,6 @@ FILES_DESCRIPTION = (
     "count files of size in the source directory (random or sparse), empties the target directory, optionally "
     "drops the page cache on both ends, transfers them (guc -cd -r, or a list with -f), checks every target file's "
     "size (and SHA-256 sum with verify: checksum), then removes what it made.")
-
-
-def files_ref() -> dict[str, Any]:
-    return ref("guc_files")
 
 
 @dataclass(frozen=True)
@@ -304,11 +300,3 @@ def list_path(run_id: str) -> str:
     """Where a run's ``-f`` list goes on guc's host (one per run id, removed after the run)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in run_id)
     return f"/tmp/gftpwb-list-{safe}.txt"
-
-
-def transfer_args(files: FileSet, run_id: str) -> tuple[tuple[str, ...], str, str]:
-    """(guc arguments before the URLs, source, target) of a files run: ``-cd -r SRC/ DST/``, or
-    ``-f LIST`` with no URLs."""
-    if files.transfer == LIST:
-        return ("-f", list_path(run_id)), "", ""
-    return ("-cd", "-r"), files.source_url, files.target_url

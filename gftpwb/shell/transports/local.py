@@ -20,6 +20,7 @@ from gftpwb.core.clockoffset import ZERO, ClockOffset
 from gftpwb.core.transport import ReadPause, StartError
 
 from . import watchdog
+from .pumps import Put, merged_output
 
 CHUNK = 65536
 WATCHDOG_GRACE_S = 2.0
@@ -103,37 +104,24 @@ class LocalProcess:
             pipe.resume_reading()
 
     async def output(self) -> AsyncIterator[tuple[str, bytes]]:
-        queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
-
-        async def pump(name: str, reader: asyncio.StreamReader | None) -> None:
-            try:
-                while reader is not None:
-                    data = await reader.read(CHUNK)
-                    if not data:
-                        break
-                    await queue.put((name, data))
-                    pause = self.read_pause(name, data) if self.read_pause is not None else 0.0
-                    if pause > 0:
-                        await self._pause(name, pause)
-            finally:
-                await queue.put(None)
-
-        tasks = [asyncio.create_task(pump("stdout", self._proc.stdout)),
-                 asyncio.create_task(pump("stderr", self._proc.stderr))]
-        open_streams = len(tasks)
+        streams = {"stdout": self._proc.stdout, "stderr": self._proc.stderr}
         try:
-            while open_streams:
-                item = await queue.get()
-                if item is None:
-                    open_streams -= 1
-                else:
+            async with contextlib.aclosing(merged_output(streams, self._pump)) as items:
+                async for item in items:
                     yield item
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
             if self._exited is not None and not self._exited.done():
                 self._exited.cancel()
+
+    async def _pump(self, name: str, reader: asyncio.StreamReader | None, put: Put) -> None:
+        while reader is not None:
+            data = await reader.read(CHUNK)
+            if not data:
+                break
+            await put((name, data))
+            pause = self.read_pause(name, data) if self.read_pause is not None else 0.0
+            if pause > 0:
+                await self._pause(name, pause)
 
     async def wait(self) -> int:
         return await self._proc.wait()

@@ -43,6 +43,7 @@ from gftpwb.core.scenario.model import Host
 from gftpwb.core.transport import ProcessLost, StartError
 
 from .local import CHUNK, file_sha256
+from .pumps import Put, merged_output
 from .remote import kill_command, parse_marker, wrapped_command
 
 # Answers each line on stdin with the host's wall clock; bash's $EPOCHREALTIME needs no fork, so the
@@ -490,6 +491,18 @@ _LOST = (asyncssh.ConnectionLost, asyncssh.DisconnectError, asyncssh.ChannelOpen
          ConnectionResetError)
 
 
+async def _pump(name: str, reader: asyncssh.SSHReader[bytes], put: Put) -> None:
+    """One stream of a remote process; a lost connection is put as the exception, and ends it."""
+    try:
+        while True:
+            data = await reader.read(CHUNK)
+            if not data:
+                break
+            await put((name, data))
+    except _LOST as exc:
+        await put(exc)
+
+
 class SshProcess:
     """A command running under the wrapper on a remote host."""
 
@@ -553,40 +566,17 @@ class SshProcess:
         await self.stop(grace)
 
     async def output(self) -> AsyncIterator[tuple[str, bytes]]:
-        queue: asyncio.Queue[tuple[str, bytes] | BaseException | None] = asyncio.Queue()
-
-        async def pump(name: str, reader: asyncssh.SSHReader[bytes]) -> None:
-            try:
-                while True:
-                    data = await reader.read(CHUNK)
-                    if not data:
-                        break
-                    await queue.put((name, data))
-            except _LOST as exc:
-                await queue.put(exc)
-            finally:
-                await queue.put(None)
-
         if self._pending_stderr:
             yield ("stderr", self._pending_stderr)
             self._pending_stderr = b""
-        tasks = [asyncio.create_task(pump("stdout", self._proc.stdout)),
-                 asyncio.create_task(pump("stderr", self._proc.stderr))]
-        open_streams = len(tasks)
+        streams = {"stdout": self._proc.stdout, "stderr": self._proc.stderr}
         lost: BaseException | None = None
-        try:
-            while open_streams:
-                item = await queue.get()
-                if item is None:
-                    open_streams -= 1
-                elif isinstance(item, BaseException):
+        async with contextlib.aclosing(merged_output(streams, _pump)) as items:
+            async for item in items:
+                if isinstance(item, BaseException):
                     lost = item
                 else:
                     yield item
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
         if lost is not None or self._connection_gone():
             self._finish()
             raise ProcessLost(self._lost_message(lost))

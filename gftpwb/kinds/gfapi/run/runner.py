@@ -48,22 +48,14 @@ from gftpwb.kinds.gfapi.protocol import Message, WorkerStream
 from gftpwb.kinds.gfapi.stats import summarize
 from gftpwb.kinds.gfapi.tracker import GfapiRun, ProcessState
 from gftpwb.shell import tracecontrol
-from gftpwb.shell.context import Interrupted, RunContext, utc_now_iso
+from gftpwb.shell.context import Interrupted, RunContext, run_program, utc_now_iso
+from gftpwb.shell.runners import unstoppable
 
 from .worker_build import WorkerBuilder, WorkerBuildError, default_cache_dir
 
 MIB = 1024 * 1024
 TICK_S = 1.0  # aggregate Progress; per-thread WorkerProgress follows every worker sample (~250 ms)
 EXIT_WAIT_S = 10.0  # after its `end` line a worker exits at once; this is only a safety net
-
-
-async def _unstoppable(coro: Any) -> None:
-    """Run a clean-up to its end even if we are cancelled again meanwhile (Ctrl-C pressed twice)."""
-    task = asyncio.ensure_future(coro)
-    while not task.done():
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.shield(task)
-    task.result()
 
 
 class _Run:
@@ -150,12 +142,12 @@ class GfapiRunner:
                 await self._run(run)
         except TimeoutError:
             timed_out = True
-            await _unstoppable(self._stop_all(run))
+            await unstoppable(self._stop_all(run))
         except asyncio.CancelledError:
             interrupted = True
-            await _unstoppable(self._stop_all(run))
+            await unstoppable(self._stop_all(run))
         except BaseException:
-            await _unstoppable(self._stop_all(run))  # a bug of ours or a sink's: leave nothing running
+            await unstoppable(self._stop_all(run))  # a bug of ours or a sink's: leave nothing running
             raise
         finally:
             if unregister is not None:
@@ -228,11 +220,14 @@ class GfapiRunner:
     async def _launch(self, run: _Run, transport: Transport, host: str, p: int, binary: str) -> None:
         argv = worker_args(run.job, binary, host, p, io_trace=run.io_trace_path(host, p),
                            io_trace_every=run.trace.every, io_trace_level=run.trace.level)
+        marked = run_program.set(True)  # the run's own program (a Slurm step's failure policy applies)
         try:
             process = await transport.start(argv, stdin=True)
         except (StartError, OSError) as exc:
             run.publish(run.tracker.process_failed(host, p, f"cannot start the worker: {exc}"))
             return
+        finally:
+            run_program.reset(marked)
         run.procs[(host, p)] = process
         run.pump_of[(host, p)] = asyncio.create_task(self._pump(run, host, p, process))
 

@@ -21,7 +21,6 @@ import contextlib
 import random
 import time
 from collections.abc import Callable
-from typing import Any
 
 from gftpwb.core.events import OutputLine, Progress, RunStarted
 from gftpwb.core.output import ParsedItem, ProgressSample, TextLine
@@ -33,7 +32,7 @@ from gftpwb.kinds.iperf3.result import Iperf3OutputError, probe_rtt_s
 from gftpwb.kinds.iperf3.session import Iperf3Session
 from gftpwb.shell.commands import with_commands
 from gftpwb.shell.context import Interrupted, RunContext, utc_now_iso
-from gftpwb.shell.runners import record_of
+from gftpwb.shell.runners import record_of, unstoppable
 
 PORT_RANGE = (20000, 32000)  # below Linux's ephemeral ports (32768-60999), so outgoing sockets rarely hold one
 PORT_ATTEMPTS = 5
@@ -43,15 +42,6 @@ SERVER_EXIT_S = 3.0  # after the client: the one-off server prints its summary a
 
 class RunError(Exception):
     """A run that cannot go on (the server did not start, the probe failed); the text says why."""
-
-
-async def _unstoppable(coro: Any) -> None:
-    """Run a clean-up to its end even if we are cancelled again meanwhile (Ctrl-C pressed twice)."""
-    task = asyncio.ensure_future(coro)
-    while not task.done():
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.shield(task)
-    task.result()
 
 
 class _Run:
@@ -108,7 +98,7 @@ class Iperf3Runner:
                 async with asyncio.timeout(spec.timeout_s):
                     exit_code = await self._run(run)
             finally:
-                await _unstoppable(run.stop_all())
+                await unstoppable(run.stop_all())
         except TimeoutError:
             timed_out = True
         except asyncio.CancelledError:

@@ -1,4 +1,4 @@
-"""Two results directories of the mixed fixture (report_fixture.py) for the results view's comparison:
+"""Two results directories of the mixed fixture (support/report_fixture.py) for the results view's comparison:
 B's ``sweep`` case 0 runs 8 % faster than A's (each counted run 8 % faster, its slow outlier gone, so
 every B run beats every A run: Mann-Whitney p = 0.008), the rest as in A; B is a day later."""
 
@@ -8,9 +8,8 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from report_fixture import T0, records, write_mixed
-
 from gftpwb.core.records import ResultRecord
+from support.report_fixture import T0, records, write_mixed
 
 FASTER = 1.08
 B_T0 = T0.replace("2026-11-22", "2026-11-23")

@@ -6,7 +6,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import time
 
 from gftpwb.core.scenario.model import Host
 from gftpwb.shell.lab.netlab import NetLab
@@ -60,15 +59,6 @@ def started_by_gftpwb(netns: str, marker: str = "globus-url-copy") -> list[tuple
     """Processes in the namespace that gftpwb started: guc, the wrapper, and anything with ``marker``."""
     return [(pid, cmd) for pid, cmd in processes_in(netns)
             if marker in cmd or "gftpwb-wrap" in cmd or "gftpwb-run" in cmd]
-
-
-def wait_until(predicate, timeout: float = 15.0, step: float = 0.1) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
 
 
 def sshd_pids(lab: NetLab, name: str) -> tuple[int, list[int]]:

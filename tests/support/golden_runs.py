@@ -3,11 +3,11 @@
 ``produce()`` runs ``gftpwb run SCENARIO --results out --progress never`` in a subprocess, in a fresh
 directory, with :mod:`fake_guc` as ``globus-url-copy`` on PATH, and returns every file the run wrote
 (and its console output) by name. ``tests/golden/<scenario>/`` holds what the code on ``main`` wrote
-before the architecture change to plug-in kinds (made with ``python tests/golden_runs.py --pythonpath
+before the architecture change to plug-in kinds (made with ``python tests/support/golden_runs.py --pythonpath
 CHECKOUT``, CHECKOUT being a ``git archive`` of that commit with ``gftpwb/tui``,
 ``gftpwb/converters`` and ``gftpwb/schemas`` linked to its top-level folders);
 ``tests/test_golden.py`` compares a fresh run with it. The statistics change changed them on purpose (regenerated
-with ``python tests/golden_runs.py``): third-party stream-mode runs lost ``-vb``, records gained
+with ``python tests/support/golden_runs.py``): third-party stream-mode runs lost ``-vb``, records gained
 ``details.mode``/``live_progress``/``guc_avg_quantised``, plan.json specs their ``details``, the
 console its statistics table and the auto-tune lines, and real runs write ``samples.jsonl``. The tgftp rewrite
 regenerated them for its tag-log and record changes only: the GFTPWB_* tags moved before tgftp's
@@ -29,7 +29,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent / "golden"
+HERE = Path(__file__).resolve().parent.parent / "golden"
 SCENARIOS = ("golden", "golden-sim")
 TIME_KEYS = ("started_at", "ended_at")
 WALL = "<wall clock>"

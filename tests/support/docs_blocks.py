@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the repository: tests/support/ is two below
 LANGUAGES = {"sh", "bash", "console"}
 FENCE = re.compile(r"^```(\w*)\s*$")
 MARKER = re.compile(r'^<!--\s*docs-test:\s*(\w+)(?:\s+reason="([^"]*)")?\s*-->\s*$')

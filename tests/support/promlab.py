@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from gftpwb.shell.lab.gridftp import free_port
+
+from .polling import eventually
 
 START_TIMEOUT_S = 120.0  # a loaded machine: wait for readiness, never for a fixed time
 
@@ -26,18 +25,6 @@ def http_get(url: str, timeout: float = 10.0) -> tuple[int, str]:
             return answer.status, answer.read().decode("utf-8", "replace")
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read().decode("utf-8", "replace")
-
-
-def wait_for(condition: Callable[[], Any], what: str, timeout: float = START_TIMEOUT_S, step: float = 0.2) -> Any:
-    """Poll ``condition`` until it returns something true (returned), or fail saying ``what``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = condition()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(step)
 
 
 class Daemon:
@@ -52,7 +39,8 @@ class Daemon:
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=directory)
         try:
-            wait_for(lambda: self._ready(ready_path), f"{name} on port {port} (log: {self.log})")
+            eventually(lambda: self._ready(ready_path), f"{name} on port {port} (log: {self.log})",
+                       timeout=START_TIMEOUT_S, step=0.2)
         except BaseException:
             self.stop()
             raise
