@@ -60,7 +60,8 @@ def features(link: LinkModel, length: int = 4 * GIB, **changes) -> PathFeatures:
 
 
 def transfers(length: int = 4 * GIB) -> list[Transfer]:
-    return [Transfer(parallel=c.values.get("parallel"), tcp_buffer=c.values.get("tcp_buffer"), length=length) for c in CANDIDATES]
+    return [Transfer(parallel=c.values.get("parallel"), tcp_buffer=c.values.get("tcp_buffer"), length=length)
+            for c in CANDIDATES]
 
 
 class Outcomes:
