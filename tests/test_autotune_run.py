@@ -184,7 +184,8 @@ def test_dry_run_lists_the_candidates(tmp_path):
     out = gftpwb("run", write(tmp_path, scenario_text("adaptive")), "--dry-run")
     assert out.returncode == 0
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("tune: SIMULATED auto-tune of 37 candidates (adaptive, at most 60 transfers)")
+    assert lines[0].startswith("tune: SIMULATED auto-tune of 37 candidates (adaptive, at most 60 transfers, 20 with "
+                               "a warm start from the history in the results base)")
     # tgftp's "-vb" candidate runs in stream mode: between two servers -vb would make it MODE E
     assert lines[1] == ("  #1: globus-url-copy -len 4G gsiftp://src.example.org:2811/dev/zero "
                         "gsiftp://dst.example.org:2811/dev/null")

@@ -624,6 +624,9 @@ async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
         facts = str(app.query_one("#tune-facts").render())
         assert final.p_within_margin is not None and f"P(within margin) {final.p_within_margin:.2f}" in facts
         assert f"stop reason {final.stop_reason or 'ran its plan'}" in facts
+        # what the history did (nothing here: the results base holds no earlier campaign)
+        assert final.warm_start == "cold search: no earlier campaign in the history"
+        assert f"start {final.warm_start}" in facts
         assert "SIMULATED" in str(app.query_one("#tune-head").render())
         panel = read.tune(app.live)
         pick = next(r for r in panel.rows if r.candidate == final.leader)

@@ -317,7 +317,11 @@ class TuneView(View):
         bar.update(total=max(panel.budget, 1), progress=min(panel.transfers_used, max(panel.budget, 1)))
         self.query_one("#tune-budget-text", Static).update(f" {panel.transfers_used}/{panel.budget} of the budget")
         reason = panel.stop_reason or ("ran its plan" if panel.finished else "still running")
-        facts.update(fields(("P(within margin)", p_text(panel.p_within_margin)), ("stop reason", reason)))
+        facts_line = fields(("P(within margin)", p_text(panel.p_within_margin)), ("stop reason", reason))
+        if panel.warm_start:  # what the history did: which campaigns, the probes' verdict, a fall-back
+            style = "bold yellow" if panel.warm_start.startswith("fell back") else ""
+            facts_line = Text.assemble(facts_line, "\n", ("start ", "dim"), (panel.warm_start, style))
+        facts.update(facts_line)
         pick = next((r for r in panel.rows if r.candidate == panel.leader), None)
         self.query_one("#tune-chart", TuneChart).show(panel.rows, pick.mean_mib_s if pick else None,
                                                       panel.margin_mib_s)

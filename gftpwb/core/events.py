@@ -175,6 +175,7 @@ class TuneUpdate(Event):
     kind: str = ""
     #: The kind of the runs it varies (guc, as tgftp -a; xrootd, http).
     transfers: str = "guc"
+    warm_start: str = ""  # what the history did for an adaptive tune, one line ("": not an adaptive tune)
 
 
 @dataclass(frozen=True)

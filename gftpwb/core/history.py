@@ -39,6 +39,11 @@ _RECORD_COLUMNS = {
 }
 _META_COLUMNS = {"scenario": "VARCHAR", "created_at": "VARCHAR", "runs": "BIGINT", "gftpwb_version": "VARCHAR",
                  "controller": "VARCHAR", "imported": "BOOLEAN"}
+PLAN = "plan.json"
+# Columns of plan.json's specs: where each planned run went (its end points, engine, size), which the
+# records repeat only in argv. The auto-tune's warm start reads them (gftpwb.kinds.autotune.warmhistory).
+_PLAN_COLUMNS = {"run_id": "VARCHAR", "test_id": "VARCHAR", "kind": "VARCHAR", "engine": "VARCHAR",
+                 "source": "VARCHAR", "target": "VARCHAR", "length_bytes": "BIGINT", "host": "VARCHAR"}
 
 #: view -> column -> what it holds (README and ``gftpwb results query --help`` print these).
 COLUMNS: dict[str, dict[str, str]] = {
@@ -63,6 +68,10 @@ COLUMNS: dict[str, dict[str, str]] = {
         "value": "DOUBLE: the run's value (NULL: it has none)",
         "excluded": "why the value is left out of statistics (quantised), else NULL",
         "counted": "BOOLEAN: passed, not a warm-up, has a value and not excluded",
+    },
+    "plans": {
+        "directory": "the results directory's name",
+        "run_id, test_id, kind, engine, source, target, length_bytes, host": "of each planned run (plan.json)",
     },
     "directories": {
         "directory, path": "the results directory's name and the path of its journal",
@@ -140,9 +149,10 @@ def _figure_select(kind: Kind, figure: Figure, headline: bool) -> str:
             f"FROM runs WHERE kind = {quote(kind.name)}")
 
 
-def view_sql(base: str, *, meta: bool = True) -> list[str]:
-    """The statements that create the views over the results directories under ``base``; ``meta``:
-    whether there are meta.json files to read (DuckDB refuses a glob that matches nothing)."""
+def view_sql(base: str, *, meta: bool = True, plans: bool = True) -> list[str]:
+    """The statements that create the views over the results directories under ``base``; ``meta``,
+    ``plans``: whether there are meta.json or plan.json files to read (DuckDB refuses a glob that
+    matches nothing; without plan.json files the plans view is empty)."""
     journals = quote(glob_of(base, JOURNAL))
     records = (
         "CREATE OR REPLACE VIEW records AS SELECT "
@@ -187,7 +197,16 @@ def view_sql(base: str, *, meta: bool = True) -> list[str]:
             "c.first AS created_at, CAST(NULL AS BIGINT) AS planned, CAST(NULL AS VARCHAR) AS gftpwb_version, "
             "CAST(NULL AS VARCHAR) AS controller, l.records, c.runs, c.passed, c.failed, c.timeout, c.interrupted, "
             f"c.skipped FROM ({counts}) c JOIN ({lines}) l USING (directory)")
-    return [records, runs, figures, directories]
+    if plans:
+        plan_view = (
+            "CREATE OR REPLACE VIEW plans AS SELECT regexp_extract(filename, '([^/]+)/[^/]+$', 1) AS directory, "
+            f"{', '.join(_PLAN_COLUMNS)} FROM read_json({quote(glob_of(base, PLAN))}, format = 'array', "
+            f"filename = true, ignore_errors = true, columns = {_columns(_PLAN_COLUMNS)})")
+    else:
+        plan_view = ("CREATE OR REPLACE VIEW plans AS SELECT CAST(NULL AS VARCHAR) AS directory, "
+                     + ", ".join(f"CAST(NULL AS {kind}) AS {name}" for name, kind in _PLAN_COLUMNS.items())
+                     + " WHERE FALSE")
+    return [records, runs, figures, directories, plan_view]
 
 
 LIST_SQL = ("SELECT directory, scenario, strftime(created_at, '%Y-%m-%dT%H:%M:%SZ') AS created, "

@@ -697,6 +697,11 @@ class Engine(abc.ABC):
         """The TCP buffer limit (rmem_max / wmem_max) of the ends it models, if it models one."""
         return None
 
+    def rtt_s(self, spec: RunSpec) -> float | None:
+        """The round-trip time of the path it models, if it models one (the auto-tune's warm start
+        compares paths by it)."""
+        return None
+
     @abc.abstractmethod
     def banner(self, runs: int) -> str:
         """What the console says first when ``runs`` runs of a scenario use this engine."""

@@ -55,6 +55,9 @@ class RunContext(Protocol):
     unbuffer: bool
     #: Gets a copy of every output chunk of the run's programs (role, stream, bytes), or None.
     tee: Tee | None
+    #: The results directory of this scenario run (None: none is written, as for the tgftp drop-ins). A
+    #: runner that learns from earlier runs (the auto-tune's warm start) reads the history beside it.
+    results_dir: str | None
 
     @property
     def stopping(self) -> bool:

@@ -66,6 +66,8 @@ class Executor:
         # Final records of earlier attempts (--resume), including runs a runner started itself (an
         # auto-tune's transfers): a runner that decides its own runs replays them from here.
         self.history: list[ResultRecord] = []
+        # The results directory the session writes (None: none); set by the session before the run.
+        self.results_dir: str | None = None
 
     @property
     def stopping(self) -> bool:

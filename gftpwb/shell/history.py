@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gftpwb.core.errors import UsageError
-from gftpwb.core.history import JOURNAL, META, glob_of, trend_sql, view_sql
+from gftpwb.core.history import JOURNAL, META, PLAN, glob_of, trend_sql, view_sql
 from gftpwb.core.registry import registry
 from gftpwb.core.report_charts import TrendPoint
 
@@ -38,19 +38,20 @@ class History:
 
     def __init__(self, base: str):
         self.base = base
-        meta = True
+        meta = plans = True
         if not is_url(base):
             if not os.path.isdir(base):
                 raise UsageError(f"{base}: no such results base (a directory holding results directories)")
             if not glob.glob(glob_of(glob.escape(base), JOURNAL)):
                 raise UsageError(f"{base}: no results directories (no */{JOURNAL}) under it")
             meta = bool(glob.glob(glob_of(glob.escape(base), META)))
+            plans = bool(glob.glob(glob_of(glob.escape(base), PLAN)))
         import duckdb
 
         self._duckdb = duckdb
         self.connection = duckdb.connect(":memory:")
         try:
-            for statement in view_sql(base, meta=meta):
+            for statement in view_sql(base, meta=meta, plans=plans):
                 self.connection.execute(statement)
         except duckdb.Error as exc:
             raise UsageError(f"{base}: cannot read the results there: {_first_line(exc)}") from None

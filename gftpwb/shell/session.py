@@ -175,6 +175,7 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     else:  # a front end's own executor (the TUI's, so it can stop() it): same bus, same hosts
         executor.bus = bus
         executor.transport_for = transports
+    executor.results_dir = directory
     writes.stop = lambda: executor.stop(WRITE_FAILED)
     loop = asyncio.get_running_loop()
     # SIGHUP: the terminal or SSH session of a headless run went away (the TUI handles its own).

@@ -64,7 +64,8 @@ def tune_panel(update: TuneUpdate, spec: RunSpec | None, test_ids: tuple[str, ..
         line = " ".join([program, update.leader, *ends])
     return TunePanel(update.test_id, update.strategy, update.engine, update.transfers_used, update.budget,
                      update.margin_mib_s, tuple(rows), update.leader, update.finished, line,
-                     test_ids or (update.test_id,), update.p_within_margin, update.stop_reason)
+                     test_ids or (update.test_id,), update.p_within_margin, update.stop_reason,
+                     update.warm_start)
 
 
 TEST_COLUMNS = ("test", "kind", "host(s)", "status", "runs", "last MiB/s", "note")

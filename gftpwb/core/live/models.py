@@ -170,6 +170,7 @@ class TunePanel:
     test_ids: tuple[str, ...]  # every auto-tune test seen, in first-seen order
     p_within_margin: float | None = None  # P(the pick's true mean is within the margin of the best)
     stop_reason: str = ""  # why the strategy stopped before its plan ran out ("": it ran its plan)
+    warm_start: str = ""  # what the history did for an adaptive tune ("": nothing to say)
 
 
 # --- mutable per-run state ----------------------------------------------------------------------

@@ -29,9 +29,10 @@ def ranking_chart(record: ResultRecord) -> Chart | None:
     margin = d.get("margin_mib_s")
     within = format_rate(margin) if margin else "?"
     stopped = stop_text(d.get("stop_reason") or "", d.get("transfers_used") or 0)
+    start = (d.get("warm_start") or {}).get("text")
     note = (f"Pick (highlighted): {pick or 'none'}; P(pick within {within} of the best) = "
-            f"{p_text(d.get('p_within_margin'))}; stopped: {stopped}. Whiskers: 95 % CI of the mean (Student's t; "
-            "none for one run).")
+            f"{p_text(d.get('p_within_margin'))}; stopped: {stopped}. " + (f"Start: {start}. " if start else "")
+            + "Whiskers: 95 % CI of the mean (Student's t; none for one run).")
     return IntervalChart(f"{record.test_id}: auto-tune ranking ({d.get('strategy', '?')})",
                          "candidate (guc parameters)", "mean rate incl. set-up (MiB/s)", tuple(points), note=note)
 

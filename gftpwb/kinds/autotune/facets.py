@@ -23,7 +23,7 @@ from gftpwb.kinds.guc.facets import check_ends, timeout_of
 from gftpwb.kinds.simulated.link import build_link
 
 from .candidates import GUC, TGFTP_37, repeated, resolve_candidates
-from .keys import autotune_keys, candidates_schema
+from .keys import autotune_keys, candidates_schema, warm_start_schema
 from .model import ADAPTIVE, EXHAUSTIVE, AutotuneTest
 from .plan import TuneSettings, describe, plan_autotune, transfer_spec
 
@@ -43,7 +43,7 @@ class AutotuneDsl(Dsl):
         return autotune_keys()
 
     def definitions(self) -> dict[str, dict[str, Any]]:
-        return {"autotune_candidates": candidates_schema()}
+        return {"autotune_candidates": candidates_schema(), "autotune_warm_start": warm_start_schema()}
 
     def check(self, test: TestInput) -> None:
         raw, merged = test.raw, test.merged
@@ -55,6 +55,9 @@ class AutotuneDsl(Dsl):
         if strategy == EXHAUSTIVE and "budget" in raw:
             test.error("budget applies to strategy: adaptive; the exhaustive strategy runs every candidate "
                        "`repetitions` times", "budget", of_key=True)
+        if strategy == EXHAUSTIVE and raw.get("warm_start", "off") != "off":
+            test.error("warm_start applies to strategy: adaptive; the exhaustive strategy runs every candidate "
+                       "`repetitions` times, as tgftp, whatever the history holds", "warm_start", of_key=True)
         if strategy == ADAPTIVE and "repetitions" in raw:
             test.error("repetitions applies to strategy: exhaustive; the adaptive strategy decides how often to "
                        "run each candidate, up to `budget` transfers", "repetitions", of_key=True)
@@ -131,6 +134,8 @@ class AutotuneDsl(Dsl):
         default = TGFTP_37 if kind.name == GUC else None
         candidates, form = resolve_candidates(merged.get("candidates", default), kind.tuning)
         base = AutotuneTest(id="", kind=raw["kind"])  # its defaults
+        warm = merged.get("warm_start", "auto")
+        warm_settings = warm if isinstance(warm, dict) else {}
         return AutotuneTest(
             id=raw["id"],
             kind=raw["kind"],
@@ -149,6 +154,9 @@ class AutotuneDsl(Dsl):
             strategy=merged.get("strategy", base.strategy),
             repetitions=merged.get("repetitions", base.repetitions),
             budget=merged.get("budget", base.budget),
+            warm_start=warm != "off",
+            warm_history=str(warm_settings.get("history", base.warm_history)),
+            warm_campaigns=int(warm_settings.get("campaigns", base.warm_campaigns)),
             length=parse_size(merged["length"]) if "length" in merged else base.length,
             margin_mib_s=parse_rate(merged["margin"]) if "margin" in merged else base.margin_mib_s,
             on=on_tuple(merged.get("on", LOCAL)),

@@ -9,6 +9,28 @@ from gftpwb.core.scenario.keys import DURATION, RATE, SIZE, Key, ref
 from gftpwb.kinds.guc.keys import shared_keys
 
 CANDIDATE_FORMS = "tgftp-37, a mapping of option lists (a grid) or a list of option sets"
+WARM_START_FORMS = "auto, off, or a mapping with history and campaigns"
+
+
+def warm_start_schema() -> dict[str, Any]:
+    return {
+        "description": "The adaptive strategy's warm start from earlier campaigns and sweeps of a similar path. "
+        "auto (default): use the history under the run's results base when it has one (a third of the "
+        "budget then, or the whole budget after a fall-back to a cold search); off: always a cold search. "
+        "A mapping: auto with its settings.",
+        "anyOf": [
+            {"enum": ["auto", "off"]},
+            {"type": "object", "additionalProperties": False, "minProperties": 1,
+             "description": "auto, with settings.",
+             "properties": {
+                 "history": {"type": "string", "minLength": 1,
+                             "description": "The results base to learn from (a directory of results directories, "
+                             "or a URL DuckDB reads). Default: the base of this run's results directory."},
+                 "campaigns": {"type": "integer", "minimum": 1,
+                               "description": "Use at most this many of the latest similar campaigns. Default 5."},
+             }},
+        ],
+    }
 
 
 def tunables() -> dict[str, list[Tunable]]:
@@ -72,6 +94,8 @@ def autotune_keys() -> tuple[Key, ...]:
             "exhaustive: transfers per candidate (tgftp's execs). Default 10."),
         Key("budget", {"type": "integer", "minimum": 1},
             "adaptive: the most transfers it may use. Default 120."),
+        Key("warm_start", ref("autotune_warm_start"), "adaptive: start from what earlier campaigns of a similar "
+            "path found (see autotune_warm_start). Default auto.", expected=WARM_START_FORMS),
         Key("length", SIZE, "Bytes per transfer: guc moves that many (-len; default 4G, as tgftp); a copy "
             "tool moves its source file whole: give the file's size (required)."),
         Key("margin", RATE, "Tie margin: a later candidate replaces the pick only if its mean is at least this "

@@ -36,6 +36,11 @@ class AutotuneTest:
     strategy: str = "exhaustive"
     repetitions: int = 10
     budget: int = 120
+    warm_start: bool = True  # adaptive: learn from the history (warm_start: off turns it off)
+    # warm_start's mapping form: the results base to read ("": the base of the run's results directory)
+    # and how many of the latest similar campaigns each candidate's prior takes at most
+    warm_history: str = field(default="", metadata={"derived": True})
+    warm_campaigns: int = field(default=5, metadata={"derived": True})
     length: int = 4 * GIB  # a copy tool moves its source whole: then this says its size
     margin_mib_s: float = field(default=20.0, metadata={"key": "margin"})
     on: tuple[str, ...] = (LOCAL,)  # one host: where the transfers are started from

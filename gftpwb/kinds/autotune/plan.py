@@ -24,6 +24,7 @@ from gftpwb.kinds.simulated.link import LinkModel
 
 from .candidates import GUC, Candidate, make_candidates, memory_endpoints
 from .model import EXHAUSTIVE, AutotuneTest
+from .warm import candidate_key, warm_budget
 
 AUTOTUNE = "autotune"
 
@@ -47,6 +48,8 @@ def plan_autotune(scenario: Scenario, test: TestModel, first_case: int) -> tuple
         params["repetitions"] = test.repetitions
     else:
         params["budget"] = test.budget
+        params["warm_start"] = ({"history": test.warm_history, "campaigns": test.warm_campaigns}
+                                if test.warm_start else "off")
     # Which inventory host can read each end's kernel settings (by its address or name).
     url_hosts = {name: h.name for h in scenario.hosts for name in (h.address, h.name)}
     if url_hosts:
@@ -72,6 +75,9 @@ class TuneSettings:
     repetitions: int
     budget: int
     transfers: str = GUC  # the kind of its transfers (specs planned before other kinds were tuned: guc)
+    warm_start: bool = False  # adaptive: learn from the history
+    warm_history: str = ""  # the results base to read ("": the run's)
+    warm_campaigns: int = 5
 
     @classmethod
     def of(cls, spec: RunSpec) -> TuneSettings:
@@ -81,9 +87,14 @@ class TuneSettings:
         candidates = make_candidates([dict(o) for o in p["candidates"]], tuple(p.get("extra_args", ())),
                                      tuning.label_of)
         reps = int(p.get("repetitions", 10))
+        # Specs planned before warm starts existed have no warm_start: their tunes stay cold on --resume.
+        warm = p.get("warm_start", "off")
+        warm_settings = warm if isinstance(warm, dict) else {}
         return cls(strategy=p["strategy"], candidates=candidates, candidate_set=p.get("candidate_set", ""),
                    margin_mib_s=float(p["margin_mib_s"]), length=int(p["length"]), repetitions=reps,
-                   budget=int(p.get("budget", reps * len(candidates))), transfers=transfers)
+                   budget=int(p.get("budget", reps * len(candidates))), transfers=transfers,
+                   warm_start=warm != "off", warm_history=str(warm_settings.get("history", "")),
+                   warm_campaigns=int(warm_settings.get("campaigns", 5)))
 
     @property
     def tuning(self) -> Tuning:
@@ -93,6 +104,22 @@ class TuneSettings:
 def tuning_of(kind: str) -> Tuning:
     """The tuning facet of the kind an auto-tune's transfers are."""
     return registry().kind(kind).tuning
+
+
+def candidate_keys(tune: RunSpec, settings: TuneSettings) -> tuple[list[str], tuple[str, ...]]:
+    """Each candidate's key for the history (its parameters as canonical text,
+    :func:`gftpwb.kinds.autotune.warm.candidate_key`), and the parameters every transfer of the tune
+    carries alike besides the candidate's own (the size), which the history's records drop too."""
+    drop: set[str] = set()
+    for candidate in settings.candidates:
+        drop |= set(transfer_spec(tune, candidate, 0, settings.length).params) - set(candidate.values)
+    keys = [candidate_key(candidate.values) for candidate in settings.candidates]
+    return keys, tuple(sorted(drop))
+
+
+def transfer_kind(tune: RunSpec) -> str:
+    """The kind of a tune's transfers."""
+    return str(tune.params.get("transfers", GUC))
 
 
 def transfer_run_id(tune: RunSpec, candidate: Candidate, n: int) -> str:
@@ -125,6 +152,9 @@ def describe(tune: RunSpec) -> list[str]:
         how = f"exhaustive, {settings.repetitions} transfer(s) per candidate, {settings.budget} in all"
     else:
         how = f"adaptive, at most {settings.budget} transfers"
+        if settings.warm_start:
+            where = settings.warm_history or "the results base"
+            how += f", {warm_budget(settings.budget)} with a warm start from the history in {where}"
     label = registry().engine_label(tune.engine)
     engine = f" {label}" if label else ""
     size = f"-len {format_size_arg(settings.length)}" if settings.tuning.sets_length else \

@@ -43,6 +43,7 @@ class Arm:
     eliminated_after: int | None = None  # transfers used when it was dropped (adaptive)
     elimination: str = ""
     duplicate_of: int | None = None  # candidate number whose kernel-capped twin this is
+    prior: str = ""  # what a warm start's history predicted for it, for people ("" : no warm start)
 
     @property
     def runs(self) -> int:
@@ -96,6 +97,8 @@ def row_note(arm: Arm, arms: Sequence[Arm], margin: float, buffer: str = "-tcp-b
         notes.append(f"same kernel-capped {buffer} as {twin.label}")
     if arm.elimination:
         notes.append(arm.elimination)
+    if arm.prior:
+        notes.append(arm.prior)
     if arm.failures:
         what = f"all {arm.failures} runs failed" if not arm.rates else f"{arm.failures} of {arm.runs} runs failed"
         notes.append(f"{what}: {arm.last_failure}" if arm.last_failure else what)
@@ -123,10 +126,18 @@ def p_within_margin(arms: Sequence[Arm], pick: int | None, margin: float, pooled
     cv = pooled_cv if pooled_cv is not None else 0.05
     means = np.array([arms[i].mean for i in measured], dtype=float)
     ses = np.array([shrunk_sd(arms[i].rates, cv) / np.sqrt(len(arms[i].rates)) for i in measured])
+    return p_within_margin_of(means, ses, measured.index(pick), margin, draws, seed)
+
+
+def p_within_margin_of(means: np.ndarray, ses: np.ndarray, pick: int, margin: float, draws: int = 4000,
+                       seed: int = 20261122) -> float:
+    """The parametric bootstrap of :func:`p_within_margin` from candidates' means and standard errors
+    (``pick``: the pick's position among them)."""
+    if len(means) < 2:
+        return 1.0
     rng = np.random.default_rng(seed)
-    truth = means + ses * rng.standard_normal((draws, len(measured)))
-    pick_col = measured.index(pick)
-    ok = truth[:, pick_col] >= truth.max(axis=1) - margin
+    truth = means + ses * rng.standard_normal((draws, len(means)))
+    ok = truth[:, pick] >= truth.max(axis=1) - margin
     return float(ok.mean())
 
 

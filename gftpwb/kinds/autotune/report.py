@@ -56,14 +56,17 @@ def verdict_line(test_id: str, margin_mib_s: float, p_within_margin: float | Non
 def pick_lines(event: TuneUpdate) -> list[tuple[str, str]]:
     """What follows the ranking: the pick as tgftp -a prints it, or why there is none; (text, style)."""
     if event.leader is None:
-        return [(f"{event.test_id}: no pick: no candidate reached the tie margin ({event.margin_mib_s:g} MB/s); "
-                 f"stopped: {stop_text(event.stop_reason, event.transfers_used)}", "red")]
+        start = [(f"{event.test_id}: {event.warm_start}", "")] if event.warm_start else []
+        return [*start, (f"{event.test_id}: no pick: no candidate reached the tie margin ({event.margin_mib_s:g} "
+                         f"MB/s); stopped: {stop_text(event.stop_reason, event.transfers_used)}", "red")]
     label = registry().engine_label(event.engine)
     engine = f" {label}" if label else ""
     verdict = verdict_line(event.test_id, event.margin_mib_s, event.p_within_margin, event.stop_reason,
                            event.transfers_used)
+    start = [(f"{event.test_id}: {event.warm_start}", "yellow" if event.warm_start.startswith("fell back") else "")] \
+        if event.warm_start else []
     tgftp = " (as tgftp -a prints them)" if event.transfers == GUC else ""
-    return [(verdict, ""), (f"{event.test_id}:{engine} best {event.transfers} parameters{tgftp}:", ""),
+    return [*start, (verdict, ""), (f"{event.test_id}:{engine} best {event.transfers} parameters{tgftp}:", ""),
             (event.leader, "")]
 
 
@@ -82,7 +85,19 @@ def tune_facts(record: ResultRecord) -> dict[str, str | float | int | bool | Non
     return {"strategy": d.get("strategy"), "pick": pick.get("params"), "pick_mean_mib_s": pick.get("mean_mib_s"),
             "p_within_margin": d.get("p_within_margin"), "margin_mib_s": d.get("margin_mib_s"),
             "transfers_used": d.get("transfers_used"), "budget": d.get("budget"),
-            "stop_reason": stop_text(d.get("stop_reason") or "", d.get("transfers_used") or 0) if d else None}
+            "stop_reason": stop_text(d.get("stop_reason") or "", d.get("transfers_used") or 0) if d else None,
+            "start": start_text(d.get("warm_start")), "warm_start": (d.get("warm_start") or {}).get("text")}
+
+
+def start_text(warm: dict[str, Any] | None) -> str:
+    """How a tune started, in a word or three: warm (from how many campaigns), fell back, or cold."""
+    if not warm:
+        return "-"
+    if warm.get("fell_back"):
+        return f"fell back to cold after {warm.get('fell_back_after')}"
+    if warm.get("warm"):
+        return f"warm ({len(warm.get('used') or [])} campaigns)"
+    return "cold"
 
 
 def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
@@ -97,14 +112,20 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
         half = (high - low) / 2 if low is not None and high is not None else None
         facts = tune_facts(record)
         stopped = facts["stop_reason"] if record.status == "passed" else short_error(record.error)
-        rows.append(((record.test_id, str(d.get("strategy", "-")), str(facts["pick"] or "-"),
-                      ci_text(facts["pick_mean_mib_s"], half), str(row.get("runs", "-")),
-                      p_text(facts["p_within_margin"]), f"{d.get('transfers_used', '-')}/{d.get('budget', '-')}",
-                      str(stopped or "-")), "" if record.status == "passed" else "red"))
+        cells = [record.test_id, str(d.get("strategy", "-")), str(facts["pick"] or "-"),
+                 ci_text(facts["pick_mean_mib_s"], half), str(row.get("runs", "-")),
+                 p_text(facts["p_within_margin"]), f"{d.get('transfers_used', '-')}/{d.get('budget', '-')}",
+                 str(stopped or "-")]
+        rows.append((cells, "" if record.status == "passed" else "red", facts["start"]))
     if not rows:
         return []
-    columns = (("test", "left"), ("strategy", "left"), ("pick", "left"), ("mean ± 95 % CI", "right"),
-               ("runs", "right"), ("P(within margin)", "right"), ("transfers", "right"), ("stopped", "left"))
-    return [ReportTable("Auto-tunes (rates in MiB/s incl. set-up)",
-                        "P(within margin): estimated probability that the pick is within the tie margin of the "
-                        "best candidate.", columns, tuple(rows))]
+    columns = [("test", "left"), ("strategy", "left"), ("pick", "left"), ("mean ± 95 % CI", "right"),
+               ("runs", "right"), ("P(within margin)", "right"), ("transfers", "right"), ("stopped", "left")]
+    note = "P(within margin): estimated probability that the pick is within the tie margin of the best candidate."
+    # A start column only when a tune had a say from the history (tunes from before warm starts have none).
+    if any(start != "-" for _, _, start in rows):
+        columns.insert(7, ("start", "left"))
+        rows = [([*cells[:7], start, *cells[7:]], style, start) for cells, style, start in rows]
+        note += " Start: warm from earlier campaigns of a similar path, cold, or fell back to cold."
+    return [ReportTable("Auto-tunes (rates in MiB/s incl. set-up)", note, tuple(columns),
+                        tuple((tuple(cells), style) for cells, style, _ in rows))]

@@ -90,9 +90,17 @@ class Tuner:
         """Whether ``arm`` takes part in the final pick."""
         return not arm.eliminated
 
+    def _mean(self, arm: Arm) -> float | None:
+        """The arm's estimated mean: its live runs' (a warm start blends in what the history predicts)."""
+        return arm.mean
+
+    def estimate(self, index: int) -> float | None:
+        """The estimated mean of candidate ``index`` (0-based) that the pick is made on."""
+        return self._mean(self.arms[index])
+
     def pick(self) -> int | None:
         """0-based index of the pick (tgftp's rule over the candidates taking part), or None."""
-        return tgftp_pick([a.mean if self.in_pick(a) else None for a in self.arms], self.margin)
+        return tgftp_pick([self._mean(a) if self.in_pick(a) else None for a in self.arms], self.margin)
 
     def pick_line(self) -> str:
         """The winner as tgftp prints it (``-vb -p 16 -tcp-bs 8M``); empty without a pick, as tgftp."""
@@ -206,21 +214,28 @@ class Adaptive(Tuner):
         sd = shrunk_sd(arm.rates, cv)
         return mean, sd * sd, len(arm.rates) - 1 + 3.0
 
+    def _n(self, arm: Arm) -> float:
+        """How many runs the arm's mean stands for (live runs; a warm start adds its prior's worth)."""
+        return float(len(arm.rates))
+
+    def _can_eliminate(self, arm: Arm) -> bool:
+        return len(arm.rates) >= self.min_runs_to_eliminate
+
     def _welch_eliminate(self) -> None:
         alive = [a for a in self._alive() if a.rates]
         if len(alive) < 2:
             return
         cv = self.pooled_cv()
-        leader = max(alive, key=lambda a: a.mean or 0.0)
+        leader = max(alive, key=lambda a: self._mean(a) or 0.0)
         lm, lv, ldf = self._stats(leader, cv)
         level = self.eliminate_alpha / (len(alive) - 1)
         for arm in alive:
-            if arm is leader or len(arm.rates) < self.min_runs_to_eliminate:
+            if arm is leader or not self._can_eliminate(arm):
                 continue
             m, v, df = self._stats(arm, cv)
-            t, dof = welch_t(lm, lv, len(leader.rates), m, v, len(arm.rates), ldf, df)
+            t, dof = welch_t(lm, lv, self._n(leader), m, v, self._n(arm), ldf, df)
             if t > critical_t(1 - level, dof):  # the one-sided p-value is below the level
-                p = welch_greater(lm, lv, len(leader.rates), m, v, len(arm.rates), ldf, df)
+                p = welch_greater(lm, lv, self._n(leader), m, v, self._n(arm), ldf, df)
                 self._eliminate(arm, f"eliminated after {self.transfers_used} transfers: slower than "
                                      f"{leader.candidate.label} (Welch p={p:.2g} < {level:.2g})")
 
@@ -234,8 +249,8 @@ class Adaptive(Tuner):
         out = []
         for arm in others:
             m, v, df = self._stats(arm, cv)
-            se = math.sqrt(v / len(arm.rates) + pv / len(pick.rates))
-            dof = welch_df(v, len(arm.rates), pv, len(pick.rates), df, pdf)
+            se = math.sqrt(v / self._n(arm) + pv / self._n(pick))
+            dof = welch_df(v, self._n(arm), pv, self._n(pick), df, pdf)
             out.append((m - pm + critical_t(z_level, dof) * se, arm))
         return out
 
@@ -265,9 +280,9 @@ class Adaptive(Tuner):
         pick_index = self.pick()
         if pick_index is None:
             # Nothing reaches the margin yet (a very slow path): settle whether the fastest does.
-            leader = max(alive, key=lambda a: a.mean or 0.0)
+            leader = max(alive, key=lambda a: self._mean(a) or 0.0)
             m, v, df = self._stats(leader, cv)
-            upper = m + critical_t(1 - self.alpha, df) * math.sqrt(v / len(leader.rates))
+            upper = m + critical_t(1 - self.alpha, df) * math.sqrt(v / self._n(leader))
             if upper < self.margin:
                 return None, f"no candidate reaches {format_rate(self.margin)}"
             return leader.candidate.index, ""
@@ -279,7 +294,7 @@ class Adaptive(Tuner):
         _, pv, _ = self._stats(pick, cv)
         _, cvar, _ = self._stats(challenger, cv)
         # Run whichever of the two contributes more to the uncertainty of their difference.
-        if pv / len(pick.rates) >= cvar / len(challenger.rates):
+        if pv / self._n(pick) >= cvar / self._n(challenger):
             return pick.candidate.index, ""
         return challenger.candidate.index, ""
 

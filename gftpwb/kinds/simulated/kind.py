@@ -66,6 +66,11 @@ class SimulatedEngine(Engine):
 
         return (spec.link or LinkModel()).buffer_cap
 
+    def rtt_s(self, spec: RunSpec) -> float | None:
+        from .link import LinkModel
+
+        return (spec.link or LinkModel()).rtt_s
+
     def banner(self, runs: int) -> str:
         return (f"SIMULATED: {runs} run(s) use the simulated engine: results come from a link model, not from "
                 "transfers")
