@@ -4,6 +4,7 @@ escape sequences, waits for what appears on it and types keys, as a user at a te
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import struct
@@ -14,6 +15,7 @@ import threading
 from pathlib import Path
 
 import pyte
+
 from support.polling import eventually
 
 LEAVE_ALTERNATE_SCREEN = b"\x1b[?1049l"
@@ -103,7 +105,5 @@ class Terminal:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait(timeout=30)
-        try:
+        with contextlib.suppress(OSError):
             os.close(self._master)
-        except OSError:
-            pass
