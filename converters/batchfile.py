@@ -26,6 +26,7 @@ batchfile (one line per test case), which makes the round trip testable.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import re
@@ -194,8 +195,9 @@ def import_batchfile(text: str, filename: str, env: Mapping[str, str] | None = N
         reader.warn(0, 0, f"scenario named {name!r}: {base!r} is not a valid name, so tag logs are named "
                           f"{name}_#NNN_MMM.log instead of tgftp's {base}_#NNN_MMM.log")
     if batch.autotune:
-        reader.warn(header_line, 1, "this is tgftp's generated auto-tuning batchfile: tgftp ran it silently and "
-                                    "printed only the best parameters; gftpwb imports its lines as plain tests")
+        reader.warn(max(header_line, 1), 1, "this is tgftp's generated auto-tuning batchfile: tgftp ran it silently "
+                                            "and printed only the best parameters; gftpwb imports its lines as plain "
+                                            "tests")
     drafts: list[TestDraft] = []
     pending: list[str] = []
     for entry in batch.lines:
@@ -216,7 +218,7 @@ def import_batchfile(text: str, filename: str, env: Mapping[str, str] | None = N
         draft.comments_before, pending = pending, []
         drafts.append(draft)
     if not drafts:
-        raise ScenarioError([Diagnostic(filename, header_line, 1, "no test lines to import (every line is a "
+        raise ScenarioError([Diagnostic(filename, max(header_line, 1), 1, "no test lines to import (every line is a "
                                                                   "comment, empty or skipped)")])
     yaml_text = _render(name, base, version, drafts, pending)
     warnings = sorted(reader.warnings, key=lambda d: (d.line, d.column))
@@ -236,8 +238,9 @@ def _header(lines: list[str], reader: _Reader) -> tuple[str, int]:
                 reader.warn(index, 1, "the #%tgftp header should be the first line (tgftp 0.7.0 also found it "
                                       "further down)")
             return version, index
-    raise ScenarioError([Diagnostic(reader.filename, 1, 1, "not a tgftp batchfile: no '#%tgftp%v<version>' header "
-                                                           "line (e.g. #%tgftp%v0.7.0 on line 1)")])
+    reader.warn(1, 1, f"no '{HEADER_PREFIX}<version>' header line: tgftp 0.7.0 ran such a file as a batchfile of "
+                      f"its own version, and so does gftpwb (add {HEADER_PREFIX}{EXPORT_VERSION} as line 1)")
+    return EXPORT_VERSION, 0
 
 
 def _version_tuple(version: str) -> tuple[int, int]:
@@ -534,59 +537,179 @@ def _command_field(command: Command | None, label: str, test: Test) -> str:
     return _field(_quoted(command.text(), 1), label, test)
 
 
-def export_batchfile(scenario: Scenario) -> tuple[str, list[str]]:
-    """A tgftp 0.7.0 batchfile for ``scenario`` (one line per test case), and notes on what changed.
+def export_batchfile(scenario: Scenario) -> tuple[str, list[Diagnostic]]:
+    """A tgftp 0.7.0 batchfile for ``scenario`` (one line per test case), and warnings on what changed
+    (at the scenario's file:line:col where a key says it).
 
     guc parameters are those of the guc call gftpwb makes for the test (its ``args``, or its options with
     ``-vb`` where gftpwb adds it), so tgftp runs the same transfer; every line carries an explicit timeout
     (``0`` = none, which also steers clear of tgftp's bug B2), and a comment gets a leading ``#`` when
-    it has none (tgftp runs any other comment as a command).
+    it has none (tgftp runs any other comment as a command). tgftp 0.7.0's bug B1 is steered clear of
+    too, so tgftp runs every line as written: connection tests go after the transfers (after a ``yes``
+    line tgftp ran every later line as a connection test), and once a line has a log-comment every later
+    line has one (``true``, a command that prints nothing: the log's comment stays empty; a line without
+    one after a comment was a usage error). What a batchfile cannot hold (``needs:``, ``expect:``, the
+    harness's copies and delays, hosts, loops, monitors) is warned about where the scenario says it.
     """
     from gftpwb.core.registry import registry  # each kind says how its tests read in a batchfile
 
-    notes: list[str] = []
-    lines = [f"{HEADER_PREFIX}{EXPORT_VERSION}", FIELDS_LINE, f"#  exported by gftpwb {__version__} from scenario "
-             f"{scenario.name}"]
+    where = _KeyFinder(scenario)
+    notes: list[Diagnostic] = where.dropped()
+    transfers: list[list[str]] = []
+    connection_tests: list[list[str]] = []
+    first_connection_test: Any = None
+    reordered = False  # a transfer came after a connection test
     for test in scenario.tests:
         writer = registry().kind(test.kind).exports.get(BATCHFILE_EXPORT)
         if writer is None:
             raise ExportError(f"test {test.id}: kind {test.kind} has no tgftp equivalent")
         batchfile_line = registry().resolve(writer)
-        if test.description:
-            lines.append(_field(f"#  {test.id}: {test.description}", "description", test))
+        block = [_field(f"#  {test.id}: {test.description}", "description", test)] if test.description else []
+        connection_test = False
         for variant, point in enumerate(matrix_points(test)):
             words, connection_test, note = batchfile_line(test, point)
-            if note and note not in notes:
-                notes.append(note)
-            params = " ".join(_quoted(w, 3) for w in words)
-            connection = "yes" if connection_test else "no"
-            timeout = test.timeout_s or 0
-            timeout_text = f"{timeout:g}"
-            log_name = ""
-            if test.log_filename:
-                stem, suffix = ((test.log_filename[:-4], ".log") if test.log_filename.endswith(".log")
-                                else (test.log_filename, ""))
-                log_name = f"{stem}_#{variant:03d}{suffix}" if test.matrix else test.log_filename
-            comment = test.comment
-            if test.comment_command is not None:
-                if comment:
-                    notes.append(f"test {test.id}: tgftp has one log-comment; the comment_command wins, comment "
-                                 f"{comment!r} dropped")
-                comment_field = _command_field(test.comment_command, "comment_command", test)
-            elif comment:
-                if not comment.startswith("#"):
-                    notes.append(f"test {test.id}: comment got a leading '#' (tgftp runs any other comment as a "
-                                 "command)")
-                    comment = "#" + comment
-                comment_field = _field(_quoted(comment, 1), "comment", test)
-            else:
-                comment_field = ""
-            fields = [
-                _field(_quoted(test.source, 3), "source", test), _field(_quoted(test.target, 3), "target", test),
-                _field(params, "options", test),
-                connection, timeout_text, _field(_quoted(log_name, 2) if log_name else "", "log_filename", test),
-                comment_field, _command_field(test.pre, "pre", test), _command_field(test.post, "post", test),
-                str(test.repeat),
-            ]
-            lines.append(";".join(fields))
+            if note and all(note != n.message for n in notes):
+                notes.append(where.at(test, (), note))
+            block.append(_export_line(test, variant, words, connection_test, notes, where))
+        if connection_test:
+            if test.source.rstrip("/").endswith(_ENDLESS):
+                notes.append(where.at(test, ("source",), "tgftp 0.5.0 to 0.7.0 left -len 1 out of connection "
+                                                         f"tests: from {test.source} tgftp's test runs until its "
+                                                         "30 s timeout and fails (a small file as source tests the "
+                                                         "same)"))
+            connection_tests.append(block)
+            first_connection_test = first_connection_test or test
+        else:
+            transfers.append(block)
+            reordered = reordered or first_connection_test is not None
+    if reordered:
+        notes.append(where.at(first_connection_test, (), "connection tests come after the transfers in the "
+                                                         "batchfile: after a connection test tgftp 0.7.0 ran every "
+                                                         "later line as one (bug B1)"))
+    lines = [f"{HEADER_PREFIX}{EXPORT_VERSION}", FIELDS_LINE, f"#  exported by gftpwb {__version__} from scenario "
+             f"{scenario.name}"]
+    commented = False
+    for line in (line for block in (*transfers, *connection_tests) for line in block):
+        if _is_line(line):
+            fields = line.split(";")
+            if fields[6]:
+                commented = True
+            elif commented:
+                fields[6] = NO_COMMENT  # tgftp's sticky --log-comment (bug B1) would swallow the next word
+                line = ";".join(fields)
+        lines.append(line)
+    if commented and any(_is_line(line) and line.split(";")[6] == NO_COMMENT for line in lines):
+        notes.append(Diagnostic(scenario.path or scenario.name, 0, 0, f"lines without a comment after one with a "
+                                f"comment have log-comment '{NO_COMMENT}' (prints nothing, so their logs' comment "
+                                "stays empty): tgftp 0.7.0 failed such a line with a usage error (bug B1)",
+                                "warning"))
     return "\n".join(lines) + "\n", notes
+
+
+NO_COMMENT = "true"  # a log-comment command that prints nothing
+_ENDLESS = ("/dev/zero", "/dev/urandom", "/dev/random")  # sources that never end without -len
+
+
+def _is_line(line: str) -> bool:
+    return not line.startswith("#")
+
+
+def _export_line(test: Any, variant: int, words: tuple[str, ...], connection_test: bool, notes: list[Diagnostic],
+                 where: _KeyFinder) -> str:
+    params = " ".join(_quoted(w, 3) for w in words)
+    connection = "yes" if connection_test else "no"
+    timeout = test.timeout_s or 0
+    timeout_text = f"{timeout:g}"
+    log_name = ""
+    if test.log_filename:
+        stem, suffix = ((test.log_filename[:-4], ".log") if test.log_filename.endswith(".log")
+                        else (test.log_filename, ""))
+        log_name = f"{stem}_#{variant:03d}{suffix}" if test.matrix else test.log_filename
+    comment = test.comment
+    if test.comment_command is not None:
+        if comment and variant == 0:
+            notes.append(where.at(test, ("comment",), "tgftp has one log-comment; the comment_command wins, comment "
+                                                      f"{comment!r} dropped"))
+        comment_field = _command_field(test.comment_command, "comment_command", test)
+    elif comment:
+        if not comment.startswith("#"):
+            if variant == 0:
+                notes.append(where.at(test, ("comment",), "comment got a leading '#' (tgftp runs any other comment "
+                                                          "as a command)"))
+            comment = "#" + comment
+        comment_field = _field(_quoted(comment, 1), "comment", test)
+    else:
+        comment_field = ""
+    fields = [
+        _field(_quoted(test.source, 3), "source", test), _field(_quoted(test.target, 3), "target", test),
+        _field(params, "options", test),
+        connection, timeout_text, _field(_quoted(log_name, 2) if log_name else "", "log_filename", test),
+        comment_field, _command_field(test.pre, "pre", test), _command_field(test.post, "post", test),
+        str(test.repeat),
+    ]
+    return ";".join(fields)
+
+
+# What a test or the scenario may say that a batchfile cannot hold, and what tgftp does instead.
+_TEST_KEYS_DROPPED = {
+    "needs": "tgftp runs every line in order, whatever the lines before it did",
+    "expect": "tgftp checks no thresholds",
+    "concurrency": "tgftp runs one execution at a time",
+    "delay": "tgftp starts each execution when the one before it ended",
+    "on": "tgftp runs every line on the machine it runs on",
+    "trace": "tgftp records no trace",
+}
+_SCENARIO_KEYS_DROPPED = {
+    "loops": "tgftp runs the file once",
+    "concurrent_tests": "tgftp runs one line at a time",
+    "monitors": "tgftp polls nothing",
+    "seed": "tgftp has no random delays",
+    "trace": "tgftp records no trace",
+}
+
+
+class _KeyFinder:
+    """Where the scenario's file says a key (file:line:col), for the export's warnings."""
+
+    def __init__(self, scenario: Scenario):
+        from gftpwb.core.scenario.yamlpos import load_yaml_with_positions
+
+        self.file = scenario.path or scenario.name
+        self.data: Any = {}
+        self.positions = None
+        if scenario.text:
+            with contextlib.suppress(ScenarioError):  # a scenario that loaded parses again
+                self.data, self.positions, _ = load_yaml_with_positions(scenario.text, self.file)
+
+    def at(self, test: Any, key: tuple[str, ...], message: str) -> Diagnostic:
+        path: tuple[str | int, ...] = ("tests", test.index, *key)
+        line, column = self.positions.of_key(path) if self.positions is not None else (0, 0)
+        return Diagnostic(self.file, line, column, f"test {test.id}: {message}", "warning")
+
+    def dropped(self) -> list[Diagnostic]:
+        """A warning for each key the batchfile cannot hold, at the key."""
+        if not isinstance(self.data, dict) or self.positions is None:
+            return []
+        out: list[Diagnostic] = []
+        for key, why in _SCENARIO_KEYS_DROPPED.items():
+            if key in self.data:
+                out.append(self._warn((key,), f"{key}: is not in the batchfile ({why})"))
+        defaults = self.data.get("defaults")
+        for key, why in _TEST_KEYS_DROPPED.items():
+            if isinstance(defaults, dict) and key in defaults:
+                out.append(self._warn(("defaults", key), f"defaults: {key}: is not in the batchfile ({why})"))
+        tests = self.data.get("tests")
+        for index, test in enumerate(tests if isinstance(tests, list) else []):
+            if not isinstance(test, dict):
+                continue
+            for key, why in _TEST_KEYS_DROPPED.items():
+                if key in test:
+                    name = test.get("id", f"#{index}")
+                    out.append(self._warn(("tests", index, key),
+                                          f"test {name}: {key}: is not in the batchfile ({why})"))
+        return out
+
+    def _warn(self, path: tuple[str | int, ...], message: str) -> Diagnostic:
+        assert self.positions is not None
+        line, column = self.positions.of_key(path)
+        return Diagnostic(self.file, line, column, message, "warning")

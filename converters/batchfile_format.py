@@ -18,13 +18,25 @@ MAX_BATCHFILE_BYTES = 64 << 20  # as for scenarios: a bounded input
 
 
 def is_batchfile(path: str, text: str) -> bool:
-    """A tgftp batchfile starts with ``#%tgftp%v...``; a file not named .yaml/.yml may have it lower down."""
+    """A tgftp batchfile starts with ``#%tgftp%v...``; a file not named .yaml/.yml/.json may have it lower
+    down, or not at all when its first line that is not a comment is a batch line (tgftp's 9 fields:
+    tgftp 0.7.0 ran a file without the header as a batchfile of its own version)."""
     first = next((line for line in text.splitlines() if line.strip()), "")
     if first.startswith("#%tgftp"):
         return True
-    if path.endswith((".yaml", ".yml")):
+    if path.endswith((".yaml", ".yml", ".json")):
         return False
-    return any(line.startswith("#%tgftp%v") for line in text.splitlines())
+    lines = text.splitlines()
+    if any(line.startswith("#%tgftp%v") for line in lines):
+        return True
+    return looks_like_batch_line(next((line for line in lines if line.strip() and not line.startswith("#")), ""))
+
+
+def looks_like_batch_line(line: str) -> bool:
+    """A line with at least tgftp's 9 ``;``-separated fields and a source in the first (a URL or a path,
+    not a YAML key)."""
+    source = line.split(";", 1)[0].strip()
+    return line.count(";") >= 8 and bool(source) and ("://" in source or source.startswith(("/", "~", "$", "'", '"')))
 
 
 def convert(path: str, data: bytes, environ: Mapping[str, str]) -> ImportResult:

@@ -18,12 +18,13 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 
 from gftpwb.core.recordcheck import unreadable
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, STATUSES, TIMEOUT, RecordError, ResultRecord
 from gftpwb.core.scenario.keys import NAME_PATTERN
+from gftpwb.core.undecodable import restore_undecodable, set_aside_undecodable
 from gftpwb.core.units import GIB, KIB, MIB
 from gftpwb.kinds.guc.driver import summarize_error
 from gftpwb.kinds.guc.gucargs import length_from_args, split_guc_args
@@ -118,12 +119,12 @@ def format_taglog(record: ResultRecord, tgftp_command: str = "") -> str:
     """The tag log tgftp would have written for this run, after gftpwb's own tags. ``tgftp_command`` is
     the TGFTP_COMMAND value, unless the record keeps its own (``details.tgftp_command``: a log it was
     imported from, or the drop-in's command line)."""
+    record = restore_undecodable(record)  # bytes that are not UTF-8 are written back as they were
     kept = record.details.get("tgftp_command")
     tgftp_command = kept if isinstance(kept, str) else tgftp_command
     original = record.details.get("tgftp_log")
     if isinstance(original, list):
-        standard = "".join(_block(tag, record.comment if tag == COMMENT else record.output if tag == OUTPUT
-                                  else str(value)) for tag, value in original)
+        standard = "".join(_kept_tag(entry, record) for entry in original if isinstance(entry, list) and entry)
         return _own_tags(record, standard) + standard
     texts = tgftp_texts(record)
     echo = echo_e if texts.get("echo_e") or record.details.get("tgftp_style") else (lambda text: text)
@@ -148,6 +149,18 @@ def format_taglog(record: ResultRecord, tgftp_command: str = "") -> str:
             parts.append(_block(RATE, f"{sized[1]} MB/s"))
     standard = "".join(parts)
     return _own_tags(record, standard) + standard
+
+
+def _kept_tag(entry: list, record: ResultRecord) -> str:
+    """A standard tag of an imported tgftp log, written back as it was (:func:`_kept_block`)."""
+    tag = str(entry[0])
+    if entry[1:2] == [None]:  # held by the record
+        value = record.comment if tag == COMMENT else record.output
+    else:
+        value = str(entry[1]) if len(entry) > 1 else ""
+    if len(entry) == 3 and isinstance(entry[2], str):
+        return entry[2] if entry[2].endswith("\n") else entry[2] + "\n"
+    return _block(tag, value)
 
 
 def _own_tags(record: ResultRecord, standard: str) -> str:
@@ -217,28 +230,62 @@ def _record_line(text: str) -> tuple[str, int] | None:
     return None
 
 
-def parse_tags(text: str) -> list[tuple[str, str]]:
+@dataclass(frozen=True)
+class TagBlock:
+    """One ``<TAG>`` ... ``</TAG>`` block: its value, and its tag lines as written (``closing`` None when
+    the block runs to the end of the text)."""
+
+    tag: str
+    value: str
+    opening: str
+    closing: str | None
+    raw: str  # the block as written, tag lines included (to the end of the text when left open)
+    lines: int  # how many value lines it has (an empty value is one empty line or none)
+
+    @property
+    def exact(self) -> bool:
+        """Is it written as :func:`format_taglog` writes a value: ``<TAG>``, at least one line, ``</TAG>``
+        (or the end of the text)?"""
+        return self.opening == f"<{self.tag}>" and self.closing in (f"</{self.tag}>", None) and self.lines > 0
+
+
+_BLANKS = " \t"
+
+
+def parse_tag_blocks(text: str) -> list[TagBlock]:
     """Every ``<TAG>`` ... ``</TAG>`` block in order, as tgftp_log reads them.
 
     Like tgftp_log's ``sed -n '/<TAG>/,/<\\/TAG>/p'``, a block runs from an opening line to the next
     matching closing line; a block left open runs to the end of the text (a log cut short by a crash).
+    A tag line may have blanks around the tag (``<GSIFTP_TRANSFER_SIZE> ``: tgftp_log opens its range
+    there too, and then prints that line with the value).
     """
-    blocks: list[tuple[str, str]] = []
+    blocks: list[TagBlock] = []
     lines = text.split("\n")
     index = 0
     while index < len(lines):
         line = lines[index]
-        if line.startswith("<") and line.endswith(">") and not line.startswith("</") and len(line) > 2:
-            tag = line[1:-1]
+        bare = line.strip(_BLANKS)
+        if bare.startswith("<") and bare.endswith(">") and not bare.startswith("</") and len(bare) > 2:
+            start = index
+            tag = bare[1:-1]
             closing = f"</{tag}>"
             value_lines = []
             index += 1
-            while index < len(lines) and lines[index] != closing:
+            while index < len(lines) and lines[index].strip(_BLANKS) != closing:
                 value_lines.append(lines[index])
                 index += 1
-            blocks.append((tag, "\n".join(value_lines)))
+            closed = index < len(lines)
+            raw = "\n".join(lines[start:index + 1]) + "\n" if closed else "\n".join(lines[start:])
+            blocks.append(TagBlock(tag, "\n".join(value_lines), line, lines[index] if closed else None, raw,
+                                   len(value_lines)))
         index += 1
     return blocks
+
+
+def parse_tags(text: str) -> list[tuple[str, str]]:
+    """Every block of :func:`parse_tag_blocks` as (tag, value)."""
+    return [(block.tag, block.value) for block in parse_tag_blocks(text)]
 
 
 # --- tgftp_log ----------------------------------------------------------------------------------
@@ -328,6 +375,39 @@ def parse_log_name(name: str) -> LogName:
     return LogName(None, test, None, repeat)
 
 
+@dataclass(frozen=True)
+class LogIdentity:
+    """The run a tgftp tag log stands for, read from its file name alone: what ``import taglogs`` gives a
+    tgftp log, and a log of the tgftp drop-in too (its ``GFTPWB_RECORD`` then agrees with its name)."""
+
+    scenario: str
+    test_id: str
+    run_id: str
+    case: int
+    repeat: int
+
+    def fields(self) -> dict[str, object]:
+        return {"scenario": self.scenario, "test_id": self.test_id, "run_id": self.run_id, "case": self.case,
+                "repeat": self.repeat}
+
+
+def log_identity(name: str, scenario: str, case: int) -> LogIdentity:
+    """The run of the tag log called ``name``: a batch log (``tests.csv_#003_001.log``) is scenario
+    ``tests.csv``, test ``test-003``, run ``test-003/1``; any other log is scenario ``scenario``, case
+    ``case``, its test its name without ``_NNN.log`` and its repeat that ``NNN`` (0 without one), so
+    tgftp's ``x_000.log``, ``x_001.log`` are two runs of ``x`` and two single tests two tests."""
+    parsed = parse_log_name(name)
+    scenario_name = valid_scenario_name(parsed.scenario) if parsed.scenario else scenario
+    return LogIdentity(scenario_name, parsed.test, f"{parsed.test}/{parsed.repeat}",
+                       parsed.case if parsed.case is not None else case, parsed.repeat)
+
+
+def written_by_dropin(record: ResultRecord) -> bool:
+    """Did the tgftp drop-in write this record (a ``tgftp`` command, not ``gftpwb run``)? Its run is
+    named after its log, as a tgftp log's is (older drop-ins named every run ``tgftp/0``)."""
+    return isinstance(record.details.get("tgftp"), dict) and isinstance(record.details.get("tgftp_command"), str)
+
+
 def _local_to_utc_iso(stamp: str) -> str:
     """tgftp's local ``YYYY-mm-dd_HH:MM:SS`` as ISO 8601 UTC (read in this machine's time zone)."""
     try:
@@ -378,24 +458,41 @@ def record_from_taglog(text: str, name: str, *, scenario: str = "imported", case
     crlf = text.split("\n", 1)[0].endswith(">\r")  # a converted file (guc's own lines may end in \r)
     if crlf:
         text = text.replace("\r\n", "\n")
-    blocks = parse_tags(text)
+    blocks = parse_tag_blocks(text)
     tags: dict[str, str] = {}
-    for tag, value in blocks:
-        tags.setdefault(tag, value)
+    for block in blocks:
+        tags.setdefault(block.tag, block.value)
     found = _record_line(text)
     if found is not None:
         imported = _from_record_tag(found[0], found[1], tags)
         imported.tgftp_command = tags.get(TGFTP_COMMAND)
+        if written_by_dropin(imported.record):  # named as the same log without gftpwb's tags would be
+            identity = log_identity(name, scenario, case)
+            imported.record = replace(imported.record, **identity.fields())
+        imported.record = set_aside_undecodable(imported.record)
         return imported
     if not any(tag in tags for tag in (COMMAND, START, COMMENT, OUTPUT)):
         raise TagLogError("not a tgftp tag log: none of <GSIFTP_TRANSFER_COMMAND>, <GSIFTP_TRANSFER_START>, "
                           "<GSIFTP_TRANSFER_LOG_COMMENT> found")
     imported = _from_tgftp_tags(tags, name, scenario, case)
-    imported.record.details["tgftp_log"] = [[tag, None if tag in (COMMENT, OUTPUT) else value]
-                                            for tag, value in blocks if tag in STANDARD_TAGS]
+    standard = [block for block in blocks if block.tag in STANDARD_TAGS]
+    held = {next((b for b in standard if b.tag == tag), None) for tag in (COMMENT, OUTPUT)}  # the record's
+    imported.record.details["tgftp_log"] = [_kept_block(block, block in held) for block in standard]
     if crlf:
         imported.notes.append("CRLF line ends read as LF")
+    imported.record = set_aside_undecodable(imported.record)
     return imported
+
+
+def _kept_block(block: TagBlock, held: bool) -> list[str | None]:
+    """A standard tag of a tgftp log as the record keeps it (``details.tgftp_log``): ``[tag, value]`` (the
+    value None when the record holds it: the first comment and guc's first output), and the whole block
+    as it was written when it is not written as gftpwb writes one (tag lines with blanks, which
+    tgftp_log prints; no value line at all)."""
+    kept: list[str | None] = [block.tag, None if held else block.value]
+    if not block.exact:
+        kept.append(block.raw)
+    return kept
 
 
 def _from_record_tag(line: str, number: int, tags: dict[str, str]) -> ImportedLog:
@@ -434,7 +531,6 @@ def _from_record_tag(line: str, number: int, tags: dict[str, str]) -> ImportedLo
 
 def _from_tgftp_tags(tags: dict[str, str], name: str, scenario: str, case: int) -> ImportedLog:
     notes: list[str] = []
-    log_name = parse_log_name(name)
     command = tags.get(COMMAND, "").strip()
     try:
         argv = shlex.split(command)
@@ -485,11 +581,8 @@ def _from_tgftp_tags(tags: dict[str, str], name: str, scenario: str, case: int) 
         detail = summarize_error(output.splitlines())
         error = "\n".join(part for part in (error_text, detail) if part)
     kind = "connection-test" if "-dbg" in guc_argv else "guc"
-    scenario_name = valid_scenario_name(log_name.scenario) if log_name.scenario else scenario
-    case_number = log_name.case if log_name.case is not None else case
     record = ResultRecord(
-        scenario=scenario_name, test_id=log_name.test, run_id=f"{log_name.test}/{log_name.repeat}",
-        case=case_number, repeat=log_name.repeat, kind=kind, host="unknown", argv=argv, status=status,
+        **log_identity(name, scenario, case).fields(), kind=kind, host="unknown", argv=argv, status=status,
         params=_typed_params(params.options), started_at=started_at, ended_at=ended_at, seconds=seconds,
         bytes=nbytes if status == PASSED or nbytes is None else None,
         rate_incl_setup_mib_s=rate, rate_guc_avg_mib_s=progress.avg_mib_s if progress else None,

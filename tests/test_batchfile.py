@@ -257,7 +257,6 @@ def test_header_anywhere_and_autotune_batchfiles_are_noted():
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("a;b;c;no;0;;;;;\n", "b.csv:1:1: not a tgftp batchfile: no '#%tgftp%v<version>' header line"),
     ("#%tgftp%v0.3.0\n", "b.csv:1:10: unsupported tgftp batchfile version 'v0.3.0' (gftpwb reads batchfiles of "
                          "tgftp 0.4.x to 0.7.x)"),
     ("#%tgftp%v1.0.0\n", "b.csv:1:10: unsupported tgftp batchfile version 'v1.0.0'"),
@@ -266,6 +265,13 @@ def test_header_anywhere_and_autotune_batchfiles_are_noted():
 def test_bad_input_is_a_positioned_error(text, message):
     errors = errors_of(text)
     assert any(e.startswith(message) for e in errors), errors
+
+
+def test_a_batchfile_without_the_header_imports_as_tgftp_ran_it_with_a_warning_at_line_1():
+    result = import_batchfile("ftp://h/dev/zero;ftp://h/dev/null;-len 1M;no;30;;;;;\n", "b.csv")
+    assert result.tests == 1 and result.version == "0.7.0"
+    assert str(result.warnings[0]).startswith("b.csv:1:1: warning: no '#%tgftp%v<version>' header line: tgftp "
+                                              "0.7.0 ran such a file as a batchfile of its own version")
 
 
 @pytest.mark.parametrize(("line", "warning"), [
@@ -415,7 +421,18 @@ def test_scenario_to_batchfile_to_scenario_keeps_behaviour(text):
     original = load_scenario_text(text, "rt.yaml")
     batch, _notes = export_batchfile(original)
     back = load_scenario_text(import_batchfile(batch, "rt", ENV).text, "rt.yaml")
-    assert behaviour(back) == behaviour(original)
+    if not any(s.kind == "connection-test" for s in plan(original)) and "comment" not in text:
+        assert behaviour(back) == behaviour(original)
+    # For tgftp 0.7.0 (bug B1) connection tests come last and a line after a commented one has the
+    # comment command 'true' (no output: an empty comment); the runs are the same, the order and the
+    # log numbers (tgftp's line numbers) follow the batchfile.
+    assert as_tgftp_runs(back) == as_tgftp_runs(original)
+
+
+def as_tgftp_runs(s):
+    runs = [(kind, argv, timeout, comment, None if command == "true" else command, pre, post, repeat)
+            for kind, argv, timeout, comment, command, pre, post, _log, _case, repeat in behaviour(s)]
+    return [run for run in runs if run[0] != "connection-test"] + [run for run in runs if run[0] == "connection-test"]
 
 
 # --- fuzz: never a traceback -----------------------------------------------------------------------

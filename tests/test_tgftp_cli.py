@@ -256,7 +256,7 @@ def test_export_batchfile_round_trips_through_import(tmp_path):
     assert lines[-3:] == [
         'ftp://a/dev/zero;ftp://b/dev/null;-vb -p 1 -len 1G;no;30;;"#plain text";"echo x > y";;1',
         'ftp://a/dev/zero;ftp://b/dev/null;-vb -p 4 -len 1G;no;30;;"#plain text";"echo x > y";;1',
-        "ftp://a/dev/zero;ftp://b/dev/null;;yes;30;;;;;1"]
+        "ftp://a/dev/zero;ftp://b/dev/null;;yes;30;;true;;;1"]  # a comment after one (tgftp's bug B1)
     dry = gftpwb("run", str(tmp_path / "s.csv"), "--dry-run")
     assert dry.returncode == 0 and dry.stdout.splitlines()[1].startswith("test-001/0: globus-url-copy -vb -p 4")
 

@@ -9,16 +9,17 @@ import sys
 
 from rich.text import Text
 
-from gftpwb.core.dsl.loader import load_scenario
 from gftpwb.core.errors import EXIT_OK, EXIT_RUNS_FAILED, UsageError
 from gftpwb.core.hostcheck import hosts_table
+from gftpwb.shell import frontend
 from gftpwb.shell.hostprobe import check_hosts
 from gftpwb.shell.sinks.console import plain_or_terminal_console
 from gftpwb.shell.sinks.plain_table import PlainTable
 
 
 def cmd_hosts(args: argparse.Namespace) -> int:
-    scenario = load_scenario(args.scenario)
+    # its variables as for run and validate: --set, then GFTPWB_VAR_*, then the file's defaults
+    scenario = frontend.load(args.scenario, frontend.parse_assignments(args.set))
     wanted = [name for value in args.only for name in value.split(",") if name]
     hosts = list(scenario.hosts)
     if wanted:

@@ -33,6 +33,7 @@ from gftpwb.core.masking import mask
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import registry
 from gftpwb.core.scenario.keys import NAME_PATTERN
+from gftpwb.core.undecodable import restore_undecodable, set_aside_undecodable
 from gftpwb.shell import results_dir as rd
 from gftpwb.shell.frontend import load, shell_env
 from gftpwb.shell.sinks.journal import JOURNAL_NAME, JournalSink, read_journal
@@ -109,7 +110,8 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     failed = 0
     for index, path in enumerate(paths):
         try:
-            with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+            # bytes that are not UTF-8 are kept (surrogateescape): export taglogs writes them back
+            with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
                 text = handle.read()
         except OSError as exc:
             _err(f"{path}: cannot read: {exc.strerror or exc}")
@@ -126,7 +128,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
             imported.record.details.setdefault("tgftp_command", imported.tgftp_command)
         for note in imported.notes:
             _err(f"{path}: note: {note}")
-        records.append(imported.record)
+        records.append(set_aside_undecodable(imported.record))
     if not records:
         _err("gftpwb: no tag log could be imported")
         return 2
@@ -188,7 +190,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     except ExportError as exc:
         raise UsageError(f"{args.source}: {exc}") from None
     for note in notes:
-        _err(f"{args.source}: note: {note}")
+        _err(str(note))
     if args.output:
         _refuse_overwrite(args.output, args.force)
         _write(args.output, text)
@@ -220,7 +222,7 @@ def export_taglogs(directory: str, output: str | None) -> int:
         kind = registry().find(record.kind)
         if kind is not None and not kind.run.writes_taglog:  # e.g. small-file runs (their CSVs are in the results)
             continue
-        name = record.taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
+        name = restore_undecodable(record).taglog or f"{record.scenario}_#{record.case:03d}_{record.repeat:03d}.log"
         try:
             write_taglog(target, record, command, name=os.path.basename(name))
         except OSError as exc:

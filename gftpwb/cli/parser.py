@@ -263,6 +263,7 @@ def add_hosts(sub: Sub) -> None:
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.add_argument("--accept-new-host-keys", action="store_true",
                    help="trust hosts missing from their known_hosts file on first use and add their keys to it")
+    add_set(q)
     handler(q, "gftpwb.cli.hosts:cmd_hosts")
 
 

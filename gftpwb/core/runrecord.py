@@ -9,6 +9,7 @@ from typing import Any
 from .records import ResultRecord
 from .registry import registry
 from .specs import RunSpec
+from .undecodable import set_aside_undecodable
 
 
 def record_for(spec: RunSpec, status: str, **happened: Any) -> ResultRecord:
@@ -16,13 +17,15 @@ def record_for(spec: RunSpec, status: str, **happened: Any) -> ResultRecord:
     rates, ``exit_code``, ``error``, ``output``, ``details``...). Its ``taglog`` is the spec's tag log
     name when the kind writes tag logs (:attr:`gftpwb.core.registry.Run.writes_taglog`). Its ``details``
     start with the spec's (warm-up, transfer mode), then what the runner adds; a spec of the harness
-    features adds its loop, copy, delay and seed."""
+    features adds its loop, copy, delay and seed. Bytes that are not UTF-8 (guc's output, a batchfile's
+    comment) are set aside (:mod:`gftpwb.core.undecodable`)."""
     taglog = spec.taglog_name if registry().kind(spec.kind).run.writes_taglog else ""
     harness = spec.harness.details() if spec.harness is not None else {}
     if spec.details or harness:
         happened["details"] = {**spec.details, **(happened.get("details") or {}), **harness}
-    return ResultRecord(
+    record = ResultRecord(
         scenario=spec.scenario, test_id=spec.test_id, run_id=spec.run_id, case=spec.case, repeat=spec.repeat,
         kind=spec.kind, host=spec.host, argv=list(spec.argv), status=status, params=dict(spec.params),
         comment=spec.comment, engine=spec.engine, taglog=taglog, **happened,
     )
+    return set_aside_undecodable(record)  # valid text for every reader; the bytes for the tag logs

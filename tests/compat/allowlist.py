@@ -164,9 +164,6 @@ ALLOW: list[Allowed] = [
     *(Allowed("batch/other-version", path, aspect, "gftpwb run and import read batchfiles of tgftp 0.4.x to 0.7.x; "
               "tgftp 0.7.0 refused any other version than its own (the drop-in does too)")
       for path in ("run", "import") for aspect in ("argv", "logs")),
-    *(Allowed("batch/no-header", path, aspect, "gftpwb run and import need the #%tgftp%v header to tell a batchfile "
-              "from a scenario; tgftp 0.7.0 ran a file without one (the drop-in does too)")
-      for path in ("run", "import") for aspect in ("argv", "logs")),
     # log names in a results directory
     *(Allowed(case, path, aspect, RESULTS_DIR_NAMES)
       for case, aspects in (("batch/log-filename-reused-without-suffix", ("argv", "logs")),

@@ -24,6 +24,7 @@ def lab(gridftp, tmp_path_factory):
     data.chmod(0o755)
     (data / "small.bin").write_bytes(os.urandom(64 * 1024))
     (data / "one.bin").write_bytes(os.urandom(1024 * 1024))
+    (data / "caf\udce9.bin").write_bytes(os.urandom(4096))  # named caf<0xE9>.bin: not UTF-8
     for path in data.iterdir():
         path.chmod(0o644)
         os.utime(path, (1_700_000_000, 1_700_000_000))  # the transfer lists show it
@@ -40,7 +41,7 @@ def tgftp_program() -> str:
 
 def batch_job(path: str, case, base: Path, lab: Lab) -> ToolRun:
     workdir = base / path
-    inputs = {case.filename: lab.fill(case.text, path).encode()}
+    inputs = {case.filename: lab.fill(case.text, path).encode("utf-8", "surrogateescape")}
     name = case.filename
     kw = {"inputs": inputs, "dirs": case.dirs, "env": case.env}
     if path == "tgftp":
@@ -67,7 +68,8 @@ def single_job(path: str, case, base: Path, lab: Lab) -> ToolRun:
 
     args = shlex.split(lab.fill(case.args, path))
     workdir = base / path
-    kw = {"inputs": {name: lab.fill(text, path).encode() for name, text in case.files}, "dirs": case.dirs,
+    kw = {"inputs": {name: lab.fill(text, path).encode("utf-8", "surrogateescape") for name, text in case.files},
+          "dirs": case.dirs,
           "env": case.env}
     if path == "tgftp":
         return run_tool(path, [tgftp_program(), *args], workdir, lab, **kw)

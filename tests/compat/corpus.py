@@ -62,6 +62,7 @@ PW = "-s @PWURL@/dev/zero -t @PWURL@/dev/null --log-filename pw.log -- -vb -len 
 PW_REFUSED = "-s @PWDEAD@/dev/zero -t @PWURL@/dev/null --log-filename pw.log -- -len 1M"  # no -vb: guc's
 # stdout and stderr would come in either order
 PW_LINE = "@PWURL@/dev/zero;@PWURL@/dev/null;-vb -len 1M;no;30;;;;;"
+CAFE = "@URL@@DATA@/caf\udce9.bin"  # @DATA@/caf<0xE9>.bin: a file name that is not UTF-8 (see the lab fixture)
 
 BATCH: list[BatchCase] = [
     # A batchfile with quoted params, a quoted text comment, two executions.
@@ -132,6 +133,10 @@ BATCH: list[BatchCase] = [
     batch("autotune-batchfile", "#%tgftp_autotuning_batchfile", f"{Z};{N};-vb -len 8M;no;30;;;;;2",
           f"{Z};{N};-vb -p 2 -len 8M;no;30;;;;;2"),
     batch("password-in-url", PW_LINE, paths=ALL_BATCH_PATHS),
+    # A file name that is not UTF-8 (Latin-1 e-acute): guc refuses the URL and prints it in its error, and
+    # tgftp's logs hold the byte as it came; the importer makes a scenario of text, so the drop-in only.
+    # (No -vb: guc's stdout and stderr would come in either order.)
+    batch("undecodable-file-name", f"{CAFE};{N};;no;30;;\"#caf\udce9\";;;", paths=("dropin",)),
     batch("password-in-url-faithful", PW_LINE, paths=("dropin", "gftpwb-tgftp"), env=FAITHFUL),
 ]
 
@@ -146,6 +151,7 @@ SINGLE: list[SingleCase] = [
     SingleCase("quotes-for-the-third-shell", f"-s {Z} -t {N} --log-filename q.log -- -len 8M -ss \"'/CN=x y'\""),
     SingleCase("refused", f"-s @DEAD@/dev/zero -t {N} --log-filename r.log -- -len 1M", ALL_SINGLE_PATHS),
     SingleCase("default-log-name", f"-s {Z} -t {N} -- -len 8M"),
+    SingleCase("undecodable-file-name", f"-s {CAFE} -t {N} --log-filename u.log"),
     SingleCase("no-params", f"-s {ONE} -t {N} --log-filename n.log"),
     SingleCase("empty-params", f"-s {Z} -t {N} --log-filename e.log -k 1 --"),
     SingleCase("text-comment", f'-s {Z} -t {N} --log-filename c.log --log-comment "#hello world" -- -len 2M'),

@@ -150,9 +150,38 @@ def test_gftpwb_log_get_prints_what_tgftp_log_prints(log_corpus):
             assert (proc.returncode, proc.stdout, messages) == theirs, (attribute, log.name)
 
 
+def with_blanks(data: bytes) -> bytes:
+    """The log with blanks after (or before) its tag lines, as an editor or a script may leave them:
+    tgftp_log still finds the tags, and prints such a line with the value."""
+    lines = data.split(b"\n")
+    tags = [f"<{a}>".encode() for a in ATTRIBUTES] + [f"</{a}>".encode() for a in ATTRIBUTES]
+    blanks = (b" ", b"\t", b"  ", b"")
+    out = []
+    for index, line in enumerate(lines):
+        if line in tags:
+            blank = blanks[index % len(blanks)]
+            line = blank + line if index % 5 == 0 else line + blank
+        out.append(line)
+    return b"\n".join(out)
+
+
+def with_bytes(data: bytes) -> bytes:
+    """The log with bytes that are not UTF-8 in guc's output, the comment and the command."""
+    output_end = b"</GSIFTP_TRANSFER_COMMAND_OUTPUT>"
+    return (data.replace(output_end, b"caf\xe9 \xff\xfe\x00 \xc3\n" + output_end, 1)
+            .replace(b"<GSIFTP_TRANSFER_LOG_COMMENT>\n", b"<GSIFTP_TRANSFER_LOG_COMMENT>\n\xe9t\xe9 ", 1)
+            .replace(b"globus-url-copy ", b"globus-url-copy -ss '/CN=caf\xe9' ", 1))
+
+
 def test_import_then_export_gives_tgftp_log_the_same_values(log_corpus, tmp_path):
     root, real = log_corpus
-    logs = [*real, root / "crlf.log"]
+    variants = tmp_path / "variants"
+    variants.mkdir()
+    for original in real[::3]:
+        (variants / f"blanks-{original.name}").write_bytes(with_blanks(original.read_bytes()))
+        (variants / f"bytes-{original.name}").write_bytes(with_bytes(original.read_bytes()))
+    logs = [*real, root / "crlf.log", root / "nul-and-bad-utf8.log", *sorted(variants.iterdir())]
+    assert any(b"\xe9" in p.read_bytes() for p in real)  # the corpus's own logs with a Latin-1 file name
     py = [sys.executable, "-m", "gftpwb"]
     imported = subprocess.run([*py, "import", "taglogs", *map(str, logs), "--results", str(tmp_path / "r")],
                               capture_output=True, text=True)

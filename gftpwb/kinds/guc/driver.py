@@ -246,7 +246,9 @@ class GucRun:
     _data_read_at: float | None = None  # when the last chunk of per-buffer lines was read (read_pause_s)
 
     def feed(self, stream: str, data: bytes) -> list[ParsedItem]:
-        text = data.decode("utf-8", errors="replace")
+        # kept byte for byte (the record sets undecodable bytes aside; tag logs write them back as
+        # they came): a chunk may end inside a character, so "replace" here would spoil even UTF-8
+        text = data.decode("utf-8", errors="surrogateescape")
         self.captured.append(text)
         if (self.quiet_data_debug and stream == "stderr" and data_debug_only(data)
                 and self.parser.between_lines(stream)):

@@ -6,6 +6,7 @@ executions, tgftp's auto-tuning batchfile and ``-a``. What each does as tgftp di
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import sys
@@ -13,7 +14,7 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 
-from gftpwb.converters.taglog import size_and_rate
+from gftpwb.converters.taglog import log_identity, size_and_rate
 from gftpwb.core.bus import EventBus
 from gftpwb.core.commands import Command
 from gftpwb.core.errors import EXIT_STOPPED_BY, EnvironmentProblem, GftpwbError
@@ -39,6 +40,9 @@ from gftpwb.tgftp.model import (
     tgftp_command_text,
 )
 from gftpwb.tgftp.run.screen import MaskingTee, Screen
+
+# The scenario of a single test's run (a batch log's run is named after its batchfile, by its log name).
+DROPIN_SCENARIO = "tgftp"
 
 # One execution of a batchfile: tgftp_main(argv, program=..., screen=..., env=...) of the drop-in,
 # handed in by it (this module does not import the drop-in's entry point).
@@ -163,7 +167,8 @@ def single_spec(test: SingleTest, program: str = "tgftp", argv: tuple[str, ...] 
     except (TypeError, ValueError):
         options = {}
     length = 1 if test.connection_test else length_from_args(list(params))
-    return RunSpec(run_id="tgftp/0", scenario="tgftp", test_id="tgftp", case=0, repeat=0, kind=kind, host="local",
+    return RunSpec(run_id="tgftp/0", scenario=DROPIN_SCENARIO, test_id="tgftp", case=0, repeat=0, kind=kind,
+                   host="local",
                    argv=test.argv, params=options, timeout_s=test.timeout.seconds, length_bytes=length,
                    comment=comment_text if text_comment else "", source=args.source, target=args.target,
                    pre=_command(args.value("--pre-command"), "pre"),
@@ -230,6 +235,9 @@ def run_single(args: TgftpArgs, program: str, argv: list[str], screen: Screen, e
     if is_text_comment(args.value("--log-comment")):
         for line in comment_echo(args.value("--log-comment")):
             screen.out(line)
+    # each log is a run of its own, named after it as importing the log would name it
+    record = dataclasses.replace(record, **log_identity(path, DROPIN_SCENARIO, 0).fields(),
+                                 taglog=os.path.basename(path))
     try:
         write_taglog("", record, path=path, masked=masked)
     except OSError as exc:

@@ -166,6 +166,7 @@ complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -s h -l help -d 'show th
 complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l only -x -d 'check only these hosts (repeat or comma-separate; '"'"'local'"'"' is this machine)'
 complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l json -d 'machine-readable output'
 complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l accept-new-host-keys -d 'trust hosts missing from their known_hosts file on first use and add their keys to it'
+complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l set -x -d 'give a variable of the scenario'"'"'s vars: a value (repeat for several; read as YAML: 4 is a number); overrides the default and GFTPWB_VAR_NAME'
 complete -c gftpwb -n '_shtab_gftpwb_using hosts check; and test $_shtab_gftpwb_npos -eq 0' -ka "(__fish_complete_path (commandline -ct))" -d SCENARIO
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a lab -d 'the local lab: a GridFTP server on loopback, and namespace test hosts'
 complete -c gftpwb -n '_shtab_gftpwb_using lab' -s h -l help -d 'show this help message and exit'
