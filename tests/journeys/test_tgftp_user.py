@@ -28,8 +28,6 @@ BATCH = """\
 LOGS = ["batch.csv_#000_000.log", "batch.csv_#000_001.log", "batch.csv_#001_000.log", "batch.csv_#001_001.log"]
 CASES = [{"test": "test-000", "#": "000", "guc options": "-len 16M", "ok/runs": "2/2"},
          {"test": "test-001", "#": "001", "guc options": "-p 2 -len 16M", "ok/runs": "2/2"}]
-TAGLOG_RUN_IDS = ("every tag log the tgftp drop-in writes carries the run id tgftp/0, so the logs of a batch (and "
-                  "of several single tests) import as one run")
 
 
 def without_gftpwb_tags(text: str) -> str:
@@ -76,7 +74,6 @@ def test_the_drop_in_runs_the_batch_and_leaves_a_tag_log_per_execution(user):
         assert re.fullmatch(r"\d+ MB/s\n", rate.stdout), rate
 
 
-@pytest.mark.xfail(strict=True, reason=TAGLOG_RUN_IDS)
 def test_every_log_the_drop_in_wrote_is_a_run_of_its_own_after_import(user):
     for name, logs in (("a", 4), ("b", 4), ("single", 2)):
         assert "comes from both" not in (user.home / name / "import.err").read_text()
@@ -88,7 +85,6 @@ def test_every_log_the_drop_in_wrote_is_a_run_of_its_own_after_import(user):
     assert query.stdout.split() == ["directory,runs", "a,4", "b,4", "old,4", "single,2"]
 
 
-@pytest.mark.xfail(strict=True, reason=TAGLOG_RUN_IDS)
 def test_the_report_of_an_imported_batch_shows_its_lines_as_cases(user):
     report = user.sh("gftpwb report results/a")
     table = table_titled(report.stdout, "Results")
@@ -96,7 +92,6 @@ def test_the_report_of_an_imported_batch_shows_its_lines_as_cases(user):
     assert report.stdout.rstrip().endswith("4 passed of 4 planned")
 
 
-@pytest.mark.xfail(strict=True, reason=TAGLOG_RUN_IDS)
 def test_compare_of_two_imported_batches_pairs_their_cases(user):
     compare = user.sh("gftpwb compare results/a results/b")
     table = table_titled(compare.stdout, "B results/b")
