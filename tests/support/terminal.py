@@ -12,6 +12,7 @@ import subprocess
 import sys
 import termios
 import threading
+import time
 from pathlib import Path
 
 import pyte
@@ -84,6 +85,18 @@ class Terminal:
 
     def press(self, keys: str | bytes) -> None:
         os.write(self._master, keys.encode() if isinstance(keys, str) else keys)
+
+    def press_until(self, keys: str | bytes, text: str, *, again_after: float = 2.0, timeout: float = 60) -> str:
+        """Press ``keys`` until ``text`` is on the screen, again each ``again_after`` seconds it is not (as a
+        user presses a key again that a view, still settling its focus, did not take); the screen then."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.press(keys)
+            try:
+                return self.wait_for(text, timeout=again_after)
+            except AssertionError:
+                if time.monotonic() > deadline:
+                    raise
 
     def wait(self, timeout: float = 120) -> int:
         """The exit code, once the program has ended and everything it wrote has been read."""
