@@ -61,9 +61,9 @@ def draw_link(setting: Setting, rng: np.random.Generator, seed: int) -> LinkMode
 
 
 def transfer_of(candidate, length: int) -> Transfer:
-    o = candidate.options
-    return Transfer(parallel=o.parallel, tcp_buffer=o.tcp_buffer, block_size=o.block_size, fast=o.fast,
-                    length=length)
+    o = candidate.values
+    return Transfer(parallel=o.get("parallel"), tcp_buffer=o.get("tcp_buffer"), block_size=o.get("block_size"),
+                    fast=bool(o.get("fast")), length=length)
 
 
 class Outcomes:

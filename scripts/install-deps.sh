@@ -17,6 +17,11 @@ if [ "${1:-demo}" = "test" ]; then
     want+=(prometheus prometheus-pushgateway prometheus-node-exporter jq)  # jq: the docs pipe the stream into it
     # shell completion (bash-completion, zsh, fish load the generated scripts) and the man page (man -l)
     want+=(bash-completion zsh fish man-db)
+    # Slurm lab: munged, slurmctld and N slurmd on this machine; srun, salloc, squeue, scancel
+    want+=(munge slurmctld slurmd slurm-client)
+    # other protocols on the same path: xrootd (root:// and http:// with TPC), xrdcp, gfal-copy, davix
+    want+=(xrootd-server xrootd-server-plugins xrootd-client openssl gfal2-util-scripts gfal2-plugin-http
+           gfal2-plugin-xrootd gfal2-plugin-gridftp gfal2-plugin-file davix)
 fi
 
 missing=()

@@ -158,3 +158,17 @@ def gluster(tmp_path_factory: pytest.TempPathFactory):
     status = lab.up()
     yield status
     lab.down()
+
+
+# --- Slurm: a real cluster of the project's lab code, in a temporary state directory ------------
+
+
+@pytest.fixture(scope="session")
+def slurm_lab(tmp_path_factory: pytest.TempPathFactory):
+    """munged, slurmctld and 4 slurmd on this machine, on ports of their own (beside any other lab)."""
+    from gftpwb.shell.lab.slurm import SlurmLab
+
+    lab = SlurmLab(str(tmp_path_factory.mktemp("slurmlab")))
+    lab.up(4)
+    yield lab
+    lab.down()

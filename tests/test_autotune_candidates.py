@@ -14,6 +14,7 @@ from gftpwb.kinds.autotune.candidates import (
     tgftp_37,
 )
 from gftpwb.kinds.guc.model import GucOptions
+from gftpwb.kinds.guc.tuning import GUC_TUNING
 
 # Transcribed from the research notes' table (tgftp's gsiftpParamConfigs, v0.4.1 to 0.7.1-dev):
 # 1: -vb; 2-7: -vb -p P for P = 1..32; 8-37: -vb -p P -tcp-bs B, P outer, B = 1M..16M inner.
@@ -41,7 +42,7 @@ def test_tgftp_37_is_tgftps_list_in_tgftps_order():
     assert len(candidates) == 37 and [c.number for c in candidates] == list(range(1, 38))
     assert repeated(tgftp_37()) == []
     # Only -p and -tcp-bs vary; no -bs, -cc, -pp, -fast, -stripe.
-    assert {k for o in tgftp_37() for k in o.set_options()} == {"parallel", "tcp_buffer"}
+    assert {k for o in tgftp_37() for k in o} == {"parallel", "tcp_buffer"}
 
 
 def test_params_line_is_what_tgftp_prints():
@@ -54,14 +55,14 @@ def test_params_line_is_what_tgftp_prints():
 
 
 def test_grid_is_a_cross_product_first_key_outermost_with_null_meaning_unset():
-    options = grid({"parallel": [None, 2], "tcp_buffer": [None, "1M"], "fast": [False, True]})
+    options = grid(GUC_TUNING, {"parallel": [None, 2], "tcp_buffer": [None, "1M"], "fast": [False, True]})
     labels = [params_line(o) for o in options]
     assert labels == ["-vb", "-vb -fast", "-vb -tcp-bs 1M", "-vb -tcp-bs 1M -fast",
                       "-vb -p 2", "-vb -p 2 -fast", "-vb -p 2 -tcp-bs 1M", "-vb -p 2 -tcp-bs 1M -fast"]
 
 
 def test_repeated_candidates_are_found():
-    assert repeated([GucOptions(parallel=2), GucOptions(), GucOptions(parallel=2)]) == [(3, 1)]
+    assert repeated([{"parallel": 2}, {}, {"parallel": 2}]) == [(3, 1)]
 
 
 @pytest.mark.parametrize(("url", "path", "expected"), [

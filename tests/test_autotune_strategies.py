@@ -17,7 +17,7 @@ CANDIDATES = make_candidates(tgftp_37())
 
 
 def transfers(length=4 * GIB):
-    return [Transfer(parallel=c.options.parallel, tcp_buffer=c.options.tcp_buffer, length=length)
+    return [Transfer(parallel=c.values.get("parallel"), tcp_buffer=c.values.get("tcp_buffer"), length=length)
             for c in CANDIDATES]
 
 

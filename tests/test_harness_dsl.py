@@ -20,6 +20,7 @@ from gftpwb.core.errors import ScenarioError, UsageError
 from gftpwb.core.harness.delays import Delay, parse_delay
 from gftpwb.core.harness.needs import find_cycle, find_cycles
 from gftpwb.core.plan import plan, plan_fingerprint
+from gftpwb.shell.frontend import parse_assignments, repeat_command
 
 ENDS = 'defaults: {source: "ftp://h/dev/zero", target: "ftp://h/dev/null", options: {length: 1M}}\n'
 
@@ -92,6 +93,22 @@ def test_a_scenario_without_vars_keeps_its_text_and_its_dollar_braces():
     assert scenario.text == text and scenario.tests[0].comment == "x ${HOME}"
     with pytest.raises(UsageError, match="declares no vars"):
         load_scenario_text(text, "n.yaml", overrides={"a": "1"})
+
+
+def test_a_lab_variable_is_used_where_declared_and_ignored_elsewhere():
+    # lab status --vars prints --lab-var for every part of the lab: a scenario takes what it declares
+    with_vars = "version: 1\nname: n\nvars: {src: x}\n" + ENDS + "tests:\n  - {id: a, kind: guc, comment: '${src}'}\n"
+    without = "version: 1\nname: n\n" + ENDS + "tests:\n  - {id: a, kind: guc}\n"
+    offered = parse_assignments([], ["src=10.1.2.3", "slurm_nodes=8"])
+    assert load_scenario_text(with_vars, "v.yaml", overrides=offered).tests[0].comment == "10.1.2.3"
+    assert load_scenario_text(without, "n.yaml", overrides=offered).text == without
+    # --set of the same undeclared name is still a typo, and --set wins over --lab-var
+    with pytest.raises(UsageError, match="declares no variable 'slurm_nodes'"):
+        load_scenario_text(with_vars, "v.yaml", overrides=parse_assignments(["slurm_nodes=8"], ["src=a"]))
+    both = parse_assignments(["src=given"], ["src=lab"])
+    assert load_scenario_text(with_vars, "v.yaml", overrides=both).tests[0].comment == "given"
+    assert repeat_command("s.yaml", "r", overrides=offered)[3:7] == ["--lab-var", "src=10.1.2.3", "--lab-var",
+                                                                     "slurm_nodes=8"]
 
 
 def test_variable_mistakes_are_reported_where_they_are():

@@ -72,7 +72,8 @@ def write(tmp_path: Path, text: str = SCENARIO) -> str:
 
 
 def test_the_registry_finds_them_and_the_schema_takes_their_keys(nap_kind):
-    assert registry().kind_names() == ("guc", "connection-test", "autotune", "gfapi", "iperf3", "doze", "nap")
+    assert registry().kind_names() == ("guc", "connection-test", "autotune", "gfapi", "iperf3", "xrootd", "http",
+                                       "doze", "nap")
     schema = json.loads(gftpwb("schema").stdout)
     for name in ("nap", "doze"):
         assert schema["definitions"][f"{name}_test"]["properties"]["seconds"]["description"] == "How long to sleep."

@@ -210,8 +210,8 @@ def test_the_teragrid_study_scenario_runs_on_the_lab(shaped_lab, tmp_path, open_
     ctrl = json.loads(gftpwb("lab", "status", "--state-dir", str(shaped_lab), "--json").stdout)["hosts"][
         "controller_address"]
     h1, h2 = addresses(shaped_lab)
-    assert lab_vars.stdout.split() == ["--set", f"lab={shaped_lab}", "--set", f"ctrl={ctrl}", "--set", f"src={h1}",
-                                       "--set", f"dst={h2}"]
+    assert lab_vars.stdout.split() == ["--lab-var", f"lab={shaped_lab}", "--lab-var", f"ctrl={ctrl}",
+                                       "--lab-var", f"src={h1}", "--lab-var", f"dst={h2}"]
     small = {"repeat": 2, "streams": "[1, 2]", "length": "24M", "baseline_duration": "1s", "baseline_omit": "0s",
              "disk_streams": "[2]", "memory_length": "16M", "file_size": "4M", "data": str(open_dir / "data"),
              "striped_length": "96M", "striped2": f"ftp://{ctrl}:2812", "striped2_to": f"ftp://{ctrl}:2813"}

@@ -262,7 +262,7 @@ class WorkbenchApp(App[None]):
         assert self.scenario is not None
         try:
             specs = self._planned()
-            if not host_checks(specs):
+            if not host_checks(specs) and self.scenario.slurm is None:
                 frontend.preflight(specs)  # the programs on PATH only: nothing to wait for
                 self.start(self._prepare(specs, resume))
                 return
@@ -277,7 +277,7 @@ class WorkbenchApp(App[None]):
         """On a worker thread: the front end's preflight, host checks included; back on the app's thread
         to start the run or show why not."""
         try:
-            frontend.preflight(specs, hosts)
+            frontend.preflight(specs, hosts, slurm=self.scenario.slurm if self.scenario is not None else None)
         except GftpwbError as exc:
             self.call_from_thread(self._cannot_start, exc)
         except Exception as exc:

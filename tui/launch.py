@@ -31,7 +31,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
     """Open the workbench; with a scenario, its tests are listed and ``r`` runs them."""
     require_terminal()
     app = WorkbenchApp(args.scenario, results_base=args.results_base, handle_signals=True,
-                       accept_new_host_keys=args.accept_new_host_keys, overrides=parse_assignments(args.set))
+                       accept_new_host_keys=args.accept_new_host_keys,
+                       overrides=parse_assignments(args.set, args.lab_var))
     app.run()
     print_results(app)
     return exit_code(app.summary)

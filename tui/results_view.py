@@ -42,6 +42,7 @@ from gftpwb.core.format import STATUS_STYLE, ci_text, cv_text, rate_text, short_
 from gftpwb.core.registry import registry
 from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_tables import VIOLATED_STYLE, directory_tables
+from gftpwb.core.slurm.report import allocation_text
 from gftpwb.core.summary import CaseSummary, DirectorySummary, params_text
 from gftpwb.shell.files import atomic_write
 from gftpwb.shell.html_report import DEFAULT_TREND, write_html
@@ -297,6 +298,9 @@ class ResultsView(View):
             pairs.append(("expect", Text(text, style=f"bold {style}")))
         if self._open in self._html:
             pairs.append(("HTML", self._html[self._open]))
+        slurm = allocation_text(summary.meta)
+        if slurm:  # the Slurm nodes its slots (node1, ...) stood for
+            pairs.append(("on", slurm))
         what = "   t: cases" if self._mode == "report" else "   statistics of passed runs, warm-ups left out"
         detail.update(Text.assemble((name, "bold"), "   ", fields(*pairs), (note, "yellow"), (what, "dim")))
         if self._mode == "report":

@@ -19,7 +19,7 @@ def _err(text: str) -> None:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     worst = EXIT_OK
-    overrides = frontend.parse_assignments(args.set)
+    overrides = frontend.parse_assignments(args.set, args.lab_var)
     for path in args.files:
         try:
             scenario = frontend.load(path, overrides)
@@ -51,7 +51,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .liveout import check_options
 
     check_options(args)
-    scenario = frontend.load(args.scenario, frontend.parse_assignments(args.set))
+    scenario = frontend.load(args.scenario, frontend.parse_assignments(args.set, args.lab_var))
     for warning in scenario.warnings:
         _err(str(warning))
     if args.trace is not None:
@@ -64,6 +64,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     only = [item for value in args.only for item in value.split(",") if item]
     specs = plan(scenario, only, args.where)
     if args.dry_run:
+        if scenario.slurm is not None:
+            print(scenario.slurm.describe())
         for monitor in scenario.monitors:
             print(monitor.describe())
         for spec in specs:
@@ -72,7 +74,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 limit += f"  # after {spec.delay_s:g}s delay"
             print(mask_text("\n".join(registry().kind(spec.kind).planner.describe(spec, limit))))
         return EXIT_OK
-    frontend.preflight(specs, scenario.hosts)
+    frontend.preflight(specs, scenario.hosts, slurm=scenario.slurm)
     directory = frontend.results_dir(scenario, args.results_base, results=args.results, resume=args.resume)
     from gftpwb.shell.session import RunRequest
 
@@ -96,7 +98,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             from gftpwb.tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
 
             code = run_in_tui(request, scenario_path=args.scenario, results_base=args.results_base,
-                              overrides=frontend.parse_assignments(args.set))
+                              overrides=frontend.parse_assignments(args.set, args.lab_var))
         else:
             from gftpwb.shell.sinks.console import ConsoleSink, plain_or_terminal_console
 

@@ -19,7 +19,7 @@ from gftpwb.shell.sinks.plain_table import PlainTable
 
 def cmd_hosts(args: argparse.Namespace) -> int:
     # its variables as for run and validate: --set, then GFTPWB_VAR_*, then the file's defaults
-    scenario = frontend.load(args.scenario, frontend.parse_assignments(args.set))
+    scenario = frontend.load(args.scenario, frontend.parse_assignments(args.set, args.lab_var))
     wanted = [name for value in args.only for name in value.split(",") if name]
     hosts = list(scenario.hosts)
     if wanted:

@@ -1,6 +1,8 @@
 """``gftpwb lab up|down|status``: the loopback GridFTP server and, with ``--hosts N``, namespace hosts
 (:mod:`gftpwb.shell.lab.netlab`), with ``--gluster`` a GlusterFS volume (:mod:`gftpwb.shell.lab.gluster`),
-in one state directory."""
+with ``--slurm N`` a Slurm cluster of N nodes on this machine (:mod:`gftpwb.shell.lab.slurm`)
+and with ``--xrootd`` XRootD servers (root:// and http://) on loopback and the hosts
+(:mod:`gftpwb.shell.lab.xrootd`), in one state directory."""
 
 from __future__ import annotations
 
@@ -12,15 +14,21 @@ from gftpwb.core.errors import EXIT_OK, UsageError
 from gftpwb.shell.lab.gluster import GlusterLab
 from gftpwb.shell.lab.gridftp import GridftpLab
 from gftpwb.shell.lab.netlab import NetLab
+from gftpwb.shell.lab.slurm import SlurmLab, SlurmStatus
+from gftpwb.shell.lab.xrootd import XrootdLab
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
     lab = GridftpLab(args.state_dir)
     hosts = NetLab(lab.state_dir)
     gluster = GlusterLab(lab.state_dir)
+    slurm = SlurmLab(lab.state_dir)
+    xrootd = XrootdLab(lab.state_dir)
     if args.lab_command == "up":
         if args.hosts or args.rate:
             NetLab.check_request(args.hosts, args.rate or "")
+        if args.slurm:
+            SlurmLab.check_request(args.slurm)
         if args.striped and not args.hosts:
             raise UsageError("--striped needs --hosts N: the data nodes run on the namespace hosts")
         before = lab.status().running
@@ -33,7 +41,17 @@ def cmd_lab(args: argparse.Namespace) -> int:
         if args.gluster:
             g = gluster.up(address=args.gluster_address, volume=args.gluster_volume)
             print(f"GlusterFS volume {g.volume} started: server {g.address}, brick {g.brick}")
+        if args.slurm:
+            _print_slurm(slurm.up(args.slurm))
+        if args.xrootd:
+            net = hosts.status()
+            xrootd.up(hosts=net["hosts"] if net else None)
+            _print_xrootd(xrootd.status())
     elif args.lab_command == "down":
+        if slurm.down():
+            print("Slurm of the lab stopped (jobs cancelled, daemons and steps ended)")
+        if xrootd.down():
+            print("xrootd servers stopped")
         if gluster.down():
             print("GlusterFS volume of the lab stopped and deleted")
         had_hosts = hosts.down()
@@ -44,10 +62,13 @@ def cmd_lab(args: argparse.Namespace) -> int:
         status = lab.status()
         net = hosts.status()
         g = gluster.status() if gluster.configured else None
+        s = slurm.status() if slurm.configured else None
+        x = xrootd.status()
         if getattr(args, "vars", False):
-            print(lab_vars(lab.state_dir, net))
+            print(lab_vars(lab.state_dir, net, slurm.variables() if s else None))
         elif args.json:
-            print(json.dumps({"gridftp": lab.status_dict(), "hosts": net, **({"gluster": asdict(g)} if g else {})},
+            print(json.dumps({"gridftp": lab.status_dict(), "hosts": net, **({"gluster": asdict(g)} if g else {}),
+                              **({"slurm": slurm.status_dict()} if s else {}), **({"xrootd": x} if x else {})},
                              indent=1))
         else:
             state = f"running, pid {status.pid}" if status.running else "not running"
@@ -56,21 +77,42 @@ def cmd_lab(args: argparse.Namespace) -> int:
             if g:
                 state = "started" if g.running else "not running"
                 print(f"gluster  {g.address}:/{g.volume}  {state}  (brick {g.brick})")
+            if s:
+                _print_slurm(s)
+            if x:
+                _print_xrootd(x)
     return EXIT_OK
 
 
-def lab_vars(state_dir: str, net: dict | None) -> str:
-    """``--set lab=DIR --set ctrl=A --set src=H1 --set dst=H2``: the lab as a scenario's variables
-    (the controller, the first host and the second, or the first again with one host)."""
+def lab_vars(state_dir: str, net: dict | None, slurm: dict[str, str] | None = None) -> str:
+    """``--lab-var lab=DIR --lab-var ctrl=A --lab-var src=H1 --lab-var dst=H2``: the lab as a scenario's
+    variables (the controller, the first host and the second, or the first again with one host), and
+    with a Slurm ``--lab-var slurm_conf=... --lab-var slurm_nodes=N --lab-var slurm_partition=lab``.
+    ``--lab-var`` rather than ``--set``: a scenario uses those it declares and ignores the others, so
+    one lab's variables fit every scenario. The xrootd of a namespace host always has XRootD's ports,
+    1094 and 8094 (scenarios/protocols.yaml's defaults), so none is said."""
     import shlex
 
-    if not net or not net.get("hosts"):
-        raise UsageError(f"the lab in {state_dir} has no namespace hosts; start them with gftpwb lab up --hosts 2 "
-                         "(or more)")
-    hosts = net["hosts"]
-    values = {"lab": state_dir, "ctrl": net["controller_address"], "src": hosts[0]["address"],
-              "dst": hosts[1 if len(hosts) > 1 else 0]["address"]}
-    return " ".join(f"--set {shlex.quote(f'{k}={v}')}" for k, v in values.items())
+    has_hosts = bool(net and net.get("hosts"))
+    if not has_hosts and not slurm:
+        raise UsageError(f"the lab in {state_dir} has no namespace hosts and no Slurm; start them with gftpwb lab up "
+                         "--hosts 2 (or more), or --slurm N")
+    values = {"lab": state_dir}
+    if net and has_hosts:
+        hosts = net["hosts"]
+        values.update({"ctrl": net["controller_address"], "src": hosts[0]["address"],
+                       "dst": hosts[1 if len(hosts) > 1 else 0]["address"]})
+    values.update(slurm or {})
+    return " ".join(f"--lab-var {shlex.quote(f'{k}={v}')}" for k, v in values.items())
+
+
+def _print_slurm(status: SlurmStatus) -> None:
+    state = "running" if status.running else "NOT running"
+    print(f"slurm    {len(status.nodes)} node(s) in partition {status.partition}, slurmctld {status.controller}, "
+          f"{state}; SLURM_CONF={status.conf}")
+    for node in status.nodes:
+        daemon = f"slurmd pid {node.pid}" if node.running else "slurmd NOT running"
+        print(f"  {node.name:<5} port {node.port}  {node.state or '?':<10} {daemon}")
 
 
 def _print_hosts(net: dict | None) -> None:
@@ -94,3 +136,10 @@ def _print_hosts(net: dict | None) -> None:
         for k, urls in sorted((striped.get("subsets") or {}).items()):
             print(f"  striped over {k} node(s): {urls.get('source')} -> {urls.get('target')}")
     print(f"  inventory: {net['inventory']} (user root, identity {net['identity']}, known_hosts {net['known_hosts']})")
+
+
+def _print_xrootd(status: dict | None) -> None:
+    for server in (status or {}).get("servers", []):
+        state = f"running, pid {server['pid']}" if server["running"] else "NOT running"
+        urls = f"{server['root_url']}  {server['http_url']}"
+        print(f"xrootd   {server['place']:<5} {urls}  {state}  (log {server['log']})")

@@ -26,6 +26,9 @@ def add_set(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[], dest="set",
                    help="give a variable of the scenario's vars: a value (repeat for several; read as YAML: 4 is "
                         "a number); overrides the default and GFTPWB_VAR_NAME")
+    p.add_argument("--lab-var", metavar="NAME=VALUE", action="append", default=[], dest="lab_var",
+                   help="like --set, for a value the lab offers every scenario (gftpwb lab status --vars prints "
+                        "them): a scenario that does not declare NAME ignores it")
 
 
 def add_validate(sub: Sub) -> None:
@@ -278,6 +281,9 @@ def add_lab_up_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--striped", action="store_true",
                    help="with --hosts N: striped GridFTP, a data node per side on each host and a front end per "
                         "side on the bridge (guc -stripe from ftp://CONTROLLER:2812 to ftp://CONTROLLER:2813)")
+    q.add_argument("--xrootd", action="store_true",
+                   help="also start xrootd serving root:// and http:// (with third-party copies) on loopback, and in "
+                        "each namespace host with --hosts N (ports: lab status)")
     q.add_argument("--gluster", action="store_true",
                    help="also start glusterd and a single-brick volume for gfapi tests")
     q.add_argument("--gluster-address", metavar="ADDR",
@@ -286,10 +292,14 @@ def add_lab_up_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--gluster-volume", metavar="NAME",
                    help="the volume's name (default gftpwb-demo for the default state directory, else "
                         "gftpwb-<hash of the state directory>)")
+    q.add_argument("--slurm", type=int, default=0, metavar="N",
+                   help="also start a Slurm cluster on this machine: munged, slurmctld and N slurmd (nodes n1..nN, "
+                        "partition lab); lab status --vars points scenarios at it")
 
 
 def add_lab(sub: Sub) -> None:
-    p = sub.add_parser("lab", help="the local lab: a GridFTP server on loopback, and namespace test hosts")
+    p = sub.add_parser("lab", help="the local lab: a GridFTP server on loopback, namespace test hosts, GlusterFS, "
+                       "Slurm")
     lab_sub = p.add_subparsers(dest="lab_command", required=True, metavar="ACTION")
     for name, text in (("up", "start the lab"), ("down", "stop the lab"), ("status", "show the lab")):
         q = lab_sub.add_parser(name, help=text)
@@ -299,8 +309,10 @@ def add_lab(sub: Sub) -> None:
             add_lab_up_options(q)
         if name == "status":
             q.add_argument("--json", action="store_true", help="machine-readable output")
-            q.add_argument("--vars", action="store_true", help="print --set options that point a scenario's "
-                           "variables at the lab (lab, ctrl, src, dst), as scenarios/teragrid-study.yaml takes them")
+            q.add_argument("--vars", action="store_true", help="print --lab-var options that point a scenario's "
+                           "variables at the lab (lab, ctrl, src, dst with namespace hosts; slurm_conf, slurm_nodes, "
+                           "slurm_partition with Slurm), as the shipped scenarios take them; a scenario uses those "
+                           "it declares and ignores the others")
         handler(q, "gftpwb.cli.lab:cmd_lab")
 
 

@@ -22,6 +22,7 @@ from gftpwb.core.monitors.report import monitors_table
 from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_json import report_json
 from gftpwb.core.samples import WHOLE, gaps, stalls
+from gftpwb.core.slurm.report import allocation_text
 from gftpwb.core.summary import DirectorySummary
 from gftpwb.shell.files import atomic_write
 from gftpwb.shell.html_report import write_html
@@ -53,6 +54,9 @@ def sample_notes(summary: DirectorySummary) -> list[str]:
 def print_directory(console, summary: DirectorySummary) -> None:
     created = f", {summary.created_at}" if summary.created_at else ""
     console.print(Text(f"{summary.path}: {summary.scenario}{created}", style="bold"), soft_wrap=True)
+    slurm = allocation_text(summary.meta)
+    if slurm:  # the nodes the slots (node1, ...) stood for
+        console.print(Text(slurm), soft_wrap=True)
     print_report(console, summary.records, summary.kinds)
     monitors = summary.monitors
     if monitors is not None and monitors.figures:

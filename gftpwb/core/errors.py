@@ -10,7 +10,9 @@ Hierarchy::
     ├── LabError                     4   the local lab could not be started, stopped or inspected
     ├── ResumeError                  5   --resume refused (scenario changed, no journal)
     ├── BusyError                    6   the results directory is in use by another gftpwb
-    └── StorageError                 7   results could not be written (disk full, read-only, ...)
+    ├── StorageError                 7   results could not be written (disk full, read-only, ...)
+    └── AllocationError             10   the Slurm allocation a scenario needs cannot be had (partition
+                                         down, too many nodes, job gone, pending past its wait)
 
 A run stopped by a signal exits with 128 + the signal's number, as shells report it: 130 for
 Ctrl-C (SIGINT), 143 for SIGTERM, 129 for SIGHUP (the terminal or SSH session went away).
@@ -34,6 +36,7 @@ EXIT_LAB = 4
 EXIT_RESUME = 5
 EXIT_BUSY = 6
 EXIT_STORAGE = 7
+EXIT_ALLOCATION = 10
 EXIT_HANGUP = 129  # 128 + SIGHUP
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_TERMINATED = 143  # 128 + SIGTERM
@@ -104,3 +107,9 @@ class StorageError(GftpwbError):
     """Results could not be written; the message says what is on disk and what is not."""
 
     exit_code = EXIT_STORAGE
+
+
+class AllocationError(GftpwbError):
+    """The Slurm allocation a scenario needs cannot be had; raised before any run starts."""
+
+    exit_code = EXIT_ALLOCATION

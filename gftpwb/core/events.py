@@ -173,6 +173,8 @@ class TuneUpdate(Event):
     stop_reason: str = ""  # why the strategy stopped before running all it could ("" : it ran its plan)
     #: The kind of the test that tunes: its ``update_blocks`` hook says how a final ranking is printed.
     kind: str = ""
+    #: The kind of the runs it varies (guc, as tgftp -a; xrootd, http).
+    transfers: str = "guc"
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ implements what it needs and nothing more:
 * ``report`` (:class:`Report`, optional): the report section its records are tabulated in, which of
   their numbers are statistics, what ``expect:`` may set thresholds on;
 * ``present`` (:class:`Present`, optional): how the console and the TUI show its runs;
+* ``tuning`` (:class:`Tuning`, optional data): the parameters of its runs an auto-tune may vary,
+  with the values it tries, and how one run with given values is made;
 
 and ``exports``: the other formats its tests can be written in (a tgftp batchfile line). An
 **engine** (``engine:`` of a test) carries out the transfers of the kinds that offer engines in
@@ -229,6 +231,11 @@ class ReportSection:
     #: ``cases`` are the section's :class:`gftpwb.core.summary.CaseSummary`, already computed (their
     #: statistics are the expensive part of a large report).
     data: Callable[[Sequence[ResultRecord], Sequence[Any]], list[ReportData]] | str | None = None
+
+    #: Kinds whose tests' records this section gets too, besides those of its own kinds (which keep
+    #: their own section): a comparison across kinds (other protocols against guc and iperf3 on the
+    #: same path). Only when the section has records of its own.
+    also: tuple[str, ...] = ()
 
     def build(self, records: Sequence[ResultRecord]) -> list[ReportTable]:
         make = registry().resolve(self.tables) if isinstance(self.tables, str) else self.tables
@@ -497,7 +504,73 @@ class Present:
         return []
 
 
-_FACETS = (("dsl", Dsl), ("planner", Planner), ("run", Run), ("report", Report), ("present", Present))
+@dataclass(frozen=True)
+class Tunable:
+    """One parameter of a kind's runs an auto-tune may vary: the name of the kind's option (a key of
+    its ``options`` and of its runs' params), the schema of one value, and the values a search tries
+    when the auto-tune names none (empty: only when named)."""
+
+    name: str
+    schema: Mapping[str, Any]
+    description: str = ""
+    values: tuple[Any, ...] = ()
+    #: How the tool is told it (``-tcp-bs``, ``XRD_CPCHUNKSIZE``): what messages call it.
+    flag: str = ""
+    #: Values are sizes (``8M``): the plan keeps them in bytes.
+    size: bool = False
+    #: A switch: true passes it, false is the same as leaving it out (guc's -fast); else false is a
+    #: value of its own (xrdcp's page checksums off).
+    switch: bool = False
+    #: It sets a socket buffer, which the kernel caps at net.core.rmem_max / wmem_max: candidates that
+    #: differ only above the cap behave the same (the auto-tune marks them).
+    socket_buffer: bool = False
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """One run of a kind with given parameter values, as a tuning facet makes it (the auto-tune
+    turns it into a run spec of that kind)."""
+
+    argv: tuple[str, ...]
+    params: dict[str, Any]
+    details: dict[str, Any] = field(default_factory=dict)
+    length_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """What an auto-tune may vary in a kind's runs (optional; no parameters: the kind is not tuned).
+
+    ``transfer`` names ``f(source, target, params, length, extra_args) -> Transfer``: one run between
+    the two ends with those parameter values, ``length`` bytes (``"module:attribute"``, imported when
+    a tune is planned); ``label`` names ``f(params, extra_args) -> str``: how a candidate is shown
+    (guc's: the line tgftp -a prints)."""
+
+    parameters: tuple[Tunable, ...] = ()
+    transfer: str = ""
+    label: str = ""
+    #: Its runs can read /dev/zero and write /dev/null on the same servers (tgftp -a's memory to memory).
+    memory_ends: bool = False
+    #: Its runs move ``length`` bytes whatever the source holds (guc -len); else they move their
+    #: source whole, and ``length`` must say how much that is.
+    sets_length: bool = False
+
+    def parameter(self, name: str) -> Tunable | None:
+        return next((t for t in self.parameters if t.name == name), None)
+
+    def make_transfer(self, source: str, target: str, params: Mapping[str, Any], length: int | None,
+                      extra_args: Sequence[str] = ()) -> Transfer:
+        make = registry().resolve(self.transfer)
+        return make(source, target, dict(params), length, tuple(extra_args))
+
+    def label_of(self, params: Mapping[str, Any], extra_args: Sequence[str] = ()) -> str:
+        if not self.label:
+            return " ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
+        return registry().resolve(self.label)(dict(params), tuple(extra_args))
+
+
+_FACETS = (("dsl", Dsl), ("planner", Planner), ("run", Run), ("report", Report), ("present", Present),
+           ("tuning", Tuning))
 
 
 @dataclass(frozen=True, eq=False)
@@ -515,6 +588,7 @@ class Kind:
     run: Run
     report: Report = Report()
     present: Present = Present()
+    tuning: Tuning = Tuning()
     #: Where it stands in the schema and in reports among the others (built-ins: 10-50).
     order: int = 100
     #: Other formats a test of this kind can be written in: the format's name -> ``"module:attribute"``

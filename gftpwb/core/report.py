@@ -40,13 +40,35 @@ def report_sections(records: Sequence[ResultRecord],
     test not in it goes by its own kind), sections in order; records of kinds without one are left out."""
     reg = registry()
     grouped: dict[str, tuple[ReportSection, list[ResultRecord]]] = {}
+    by_kind: dict[str, list[ResultRecord]] = {}
     for record in records:
-        kind = reg.find(kind_of_test.get(record.test_id, record.kind))
+        name = kind_of_test.get(record.test_id, record.kind)
+        by_kind.setdefault(name, []).append(record)
+        kind = reg.find(name)
         section = kind.report.section if kind is not None else None
         if section is None:
             continue
         grouped.setdefault(section.name, (section, []))[1].append(record)
+    for section, own in grouped.values():
+        if section.also:  # a section across kinds: their tests' records in the order they came
+            ids = {id(r) for r in own} | {id(r) for name in section.also for r in by_kind.get(name, ())}
+            own[:] = [r for r in records if id(r) in ids]
     return sorted(grouped.values(), key=lambda item: item[0].order)
+
+
+def own_records(section: ReportSection, records: Sequence[ResultRecord],
+                kind_of_test: dict[str, str]) -> list[ResultRecord]:
+    """Those of a section's records whose test's kind names it: without what it gets from other
+    kinds' tests (``ReportSection.also``), which their own sections chart and list."""
+    if not section.also:
+        return list(records)
+    reg = registry()
+    out = []
+    for record in records:
+        kind = reg.find(kind_of_test.get(record.test_id, record.kind))
+        if kind is not None and kind.report.section is not None and kind.report.section.name == section.name:
+            out.append(record)
+    return out
 
 
 def section_data(summary: DirectorySummary) -> list[ReportData]:

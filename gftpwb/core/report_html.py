@@ -22,9 +22,10 @@ from .format import counts_text, short_error
 from .monitors.report import monitors_table
 from .records import PASSED
 from .registry import ReportTable
-from .report import report_sections
+from .report import own_records, report_sections
 from .report_charts import TrendPoint, over_time_charts, own_cases, per_case_charts, trend_charts
 from .samples import WHOLE, gaps, stalls
+from .slurm.report import allocation_text
 from .summary import DirectorySummary
 
 STYLE = """
@@ -136,18 +137,22 @@ def directory_html(index: int, summary: DirectorySummary, svg: Svg, trend: Seque
     command = summary.meta.get("command")
     if isinstance(command, list):
         parts.append(f"<p class=\"meta\">command: <code>{escape(' '.join(str(c) for c in command))}</code></p>")
+    slurm = allocation_text(summary.meta)
+    if slurm:  # the Slurm nodes the slots (node1, ...) stood for
+        parts.append(f"<p class=\"meta\">{escape(slurm)}</p>")
     parts.append(checks_html(summary))
     records = summary.records
     for section, section_records in report_sections(records, summary.kinds):
         parts.append(f"<h3>{escape(section.name.capitalize())}</h3>")
         parts.extend(table_html(t) for t in section.build(section_records))
+        own = own_records(section, section_records, summary.kinds)
         if section.list_failures:
-            failed = [r for r in section_records if r.status != PASSED]
+            failed = [r for r in own if r.status != PASSED]
             if failed:
                 parts.append("<ul class=\"failures\">" + "".join(
                     f"<li>{escape(r.run_id)}: {escape(r.status)}: {escape(short_error(r.error))}</li>" for r in failed)
                     + "</ul>")
-        ids = {id(r) for r in section_records}
+        ids = {id(r) for r in own}
         cases = [c for c in summary.cases if c.runs and id(c.runs[0].record) in ids]
         charts = [*per_case_charts(cases, summary.checks), *over_time_charts(own_cases(cases), summary.samples),
                   *section.build_charts(section_records, summary.samples)]

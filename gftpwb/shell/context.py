@@ -13,6 +13,7 @@ interrupted run, after stopping what it started.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -20,6 +21,16 @@ from gftpwb.core.events import Event
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import Transport
+
+#: The run (or batch of runs: a group, the copies of a run) whose code is running: the executor sets
+#: it around each run, and every task the run's code creates inherits it. A transport that starts
+#: many programs at once (Slurm: one job step per run) groups the starts of one run by it; the
+#: others ignore it.
+launch_group: ContextVar[str] = ContextVar("launch_group", default="")
+#: True around the start of a run's own program (guc, a gfapi worker), False for the checks, builds,
+#: uploads and probes gftpwb runs around it. A transport that applies a failure policy to a run's
+#: programs (Slurm's on_failure: cancel) applies it only to these.
+run_program: ContextVar[bool] = ContextVar("run_program", default=False)
 
 
 def utc_now_iso() -> str:

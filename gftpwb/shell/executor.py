@@ -32,7 +32,7 @@ from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import Transport
 
-from .context import Interrupted, Runner, Tee, utc_now_iso
+from .context import Interrupted, Runner, Tee, launch_group, utc_now_iso
 from .scheduler import Scheduler, batches
 from .transports.local import LocalTransport
 
@@ -161,6 +161,7 @@ class Executor:
         """Run one spec (after its delay) with the runner of its kind and publish its record (also
         appended to ``published``)."""
         runner = self.runner_for(spec.kind)
+        launch_group.set(spec.group or spec.run_id)  # this task's context only: one run, or its batch
         try:
             if spec.delay_s > 0:
                 await self._delay(spec)

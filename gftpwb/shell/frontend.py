@@ -36,9 +36,11 @@ from gftpwb.core.errors import (
 from gftpwb.core.records import Summary
 from gftpwb.core.registry import registry
 from gftpwb.core.scenario.model import LOCAL, Host, Scenario
+from gftpwb.core.slurm.model import SlurmSetup
 from gftpwb.core.specs import RunSpec
 
 if TYPE_CHECKING:
+    from gftpwb.core.dsl.variables import Assignments
     from gftpwb.core.formats import Converted, InputFormat
     from gftpwb.core.transport import Transport
 
@@ -60,8 +62,9 @@ def load(path: str, overrides: Mapping[str, str] | None = None,
     data = read_source(path)
     fmt = find_format(path, data.decode("utf-8", "replace"))
     if fmt is not None:
-        if overrides:
-            raise UsageError(f"--set: {path} is {fmt.description}, which has no variables")
+        required = sorted(set(overrides or {}) - getattr(overrides, "offered", frozenset()))
+        if required:
+            raise UsageError(f"--set {', '.join(required)}: {path} is {fmt.description}, which has no variables")
         return load_converted(path, data, fmt)
     return load_scenario_text(decode_source(data, path), path, overrides=overrides,
                               environ=os.environ if environ is None else environ)
@@ -103,22 +106,37 @@ def shell_env() -> dict[str, str]:
     return env
 
 
-def parse_assignments(items: Sequence[str]) -> dict[str, str]:
-    """``--set name=value`` arguments as a mapping (a later one wins)."""
+def parse_assignments(items: Sequence[str], offered: Sequence[str] = ()) -> Assignments:
+    """``--set name=value`` and ``--lab-var name=value`` arguments as a mapping (a later one wins, and
+    ``--set`` over ``--lab-var``); the names given only by ``--lab-var`` are its ``offered`` ones."""
+    from gftpwb.core.dsl.variables import Assignments
+
+    lab = _pairs(offered, "--lab-var")
+    given = _pairs(items, "--set")
+    return Assignments({**lab, **given}, offered=frozenset(lab) - frozenset(given))
+
+
+def _pairs(items: Sequence[str], option: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
-            raise UsageError(f"--set {item!r}: write name=value")
+            raise UsageError(f"{option} {item!r}: write name=value")
         out[name.strip()] = value
     return out
 
 
 def preflight(specs: Sequence[RunSpec], hosts: Sequence[Host] = (),
-              transport_for: Callable[[str], Transport] | None = None) -> None:
+              transport_for: Callable[[str], Transport] | None = None, *, slurm: SlurmSetup | None = None) -> None:
     """Raise EnvironmentProblem when a program that runs on this machine is not on PATH, or when a
     check a kind asks for fails on a host the runs use (``hosts``: the scenario's inventory;
-    ``transport_for``: other transports than the run's, for tests), before anything is made or run."""
+    ``transport_for``: other transports than the run's, for tests), before anything is made or run.
+    With ``slurm`` (the scenario's block): AllocationError (exit 10) when Slurm shows that the
+    allocation cannot be had (a partition down, too few nodes, a named job not running)."""
+    if slurm is not None:
+        from .transports.slurm.allocation import preflight as slurm_preflight
+
+        slurm_preflight(slurm)
     reg = registry()
     seen: set[str] = set()
     for spec in specs:
@@ -130,7 +148,8 @@ def preflight(specs: Sequence[RunSpec], hosts: Sequence[Host] = (),
             seen.add(program.name)
     from .hostchecks import find_problems
 
-    found = find_problems(specs, hosts, transport_for)
+    slots = frozenset(slurm.slots) if slurm is not None else frozenset()
+    found = find_problems(specs, hosts, transport_for, skip=slots)
     if found:
         raise EnvironmentProblem("\n".join(found))
 
@@ -157,7 +176,9 @@ def repeat_command(scenario_path: str, results: str, *, only: Sequence[str] = ()
                    overrides: Mapping[str, str] | None = None) -> list[str]:
     """The headless command that repeats a run (recorded in meta.json and the tag logs of runs that
     were not started by a command line of their own, such as the TUI's)."""
-    sets = [arg for name, value in (overrides or {}).items() for arg in ("--set", f"{name}={value}")]
+    offered = getattr(overrides, "offered", frozenset())
+    sets = [arg for name, value in (overrides or {}).items()
+            for arg in ("--lab-var" if name in offered else "--set", f"{name}={value}")]
     return ["gftpwb", "run", scenario_path, *(["--only", ",".join(only)] if only else []),
             *(arg for condition in where for arg in ("--where", condition)), *sets, "--results", results,
             *(["--accept-new-host-keys"] if accept_new_host_keys else [])]

@@ -65,11 +65,13 @@ async def _look(checks: Sequence[HostCheck], hosts: Sequence[Host]) -> list[str]
 
 
 def find_problems(specs: Sequence[RunSpec], hosts: Sequence[Host],
-                  transport_for: Callable[[str], Transport] | None = None) -> list[str]:
+                  transport_for: Callable[[str], Transport] | None = None, *,
+                  skip: frozenset[str] = frozenset()) -> list[str]:
     """Run the checks of ``specs`` on their hosts and return the problems (blocking: it may wait for
     SSH connections, so an event loop's caller, the TUI, calls it from a worker thread; nothing is run
-    and no connection opened when no kind asks for a check)."""
-    checks = host_checks(specs)
+    and no connection opened when no kind asks for a check). Hosts in ``skip`` (a Slurm allocation's
+    node slots: no allocation exists yet) are left to the run."""
+    checks = [check for check in host_checks(specs) if check.host not in skip]
     if not checks:
         return []
     return asyncio.run(problems(checks, transport_for) if transport_for is not None else _look(checks, hosts))

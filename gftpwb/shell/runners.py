@@ -22,7 +22,7 @@ from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import ProcessLost, StartError
 
-from .context import Interrupted, RunContext, utc_now_iso
+from .context import Interrupted, RunContext, run_program, utc_now_iso
 
 
 def record_of(spec: RunSpec, outcome: Outcome, *, started_at: str, ended_at: str, seconds: float,
@@ -68,12 +68,15 @@ async def run_process(ctx: RunContext, spec: RunSpec, session: Session,
     timed_out = interrupted = False
     start_error = ""
     proc = None
+    marked = run_program.set(True)
     try:
         proc = await transport.start(list(argv or spec.argv))
     except StartError as exc:
         start_error = str(exc)
     except asyncio.CancelledError:
         interrupted = True
+    finally:
+        run_program.reset(marked)
     if proc is not None:
         proc.read_pause = getattr(session, "read_pause_s", None)  # a session's optional hint (guc's)
         try:

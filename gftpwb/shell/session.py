@@ -168,7 +168,8 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
         bus.subscribe(subscriber)
     transports = HostTransports(
         request.scenario.hosts, accept_new_host_keys=request.accept_new_host_keys,
-        notify=lambda text: bus.publish(Notice(level="warning", text=text)))
+        notify=lambda text: bus.publish(Notice(level="warning", text=text)), slurm=request.scenario.slurm,
+        inform=lambda text: bus.publish(Notice(level="info", text=text)))
     if executor is None:
         executor = Executor(bus, transport_for=transports)
     else:  # a front end's own executor (the TUI's, so it can stop() it): same bus, same hosts
@@ -178,7 +179,7 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     loop = asyncio.get_running_loop()
     # SIGHUP: the terminal or SSH session of a headless run went away (the TUI handles its own).
     signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if install_signal_handlers else ()
-    probing: asyncio.Task[dict] | None = None
+    probing: asyncio.Future[dict] | None = None
 
     def stop(name: str) -> None:
         executor.stop(name)
@@ -197,12 +198,24 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     try:
         for note in prepared.notes:
             bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
-        if directory is not None and request.record_environment:
+        slurm: dict[str, Any] = {}
+        if transports.slurm is not None:  # the allocation before anything runs: none, exit 10
+            probing = asyncio.ensure_future(transports.open_slurm())
+            try:
+                slurm = await probing
+            except asyncio.CancelledError:
+                if not executor.stopping:
+                    raise
+            probing = None
+        if directory is not None and request.record_environment and not executor.stopping:
             # the kinds' specs of one pass (loops and copies run on the same hosts, against the same servers)
             planned = getattr(request.specs, "base", request.specs)
             probing = asyncio.ensure_future(collect_environment(list(planned), transports))
             try:
-                rd.record_environment(directory, await probing, resumed=request.resume)
+                environment = await probing
+                if slurm:
+                    environment["slurm"] = slurm
+                rd.record_environment(directory, environment, resumed=request.resume)
             except asyncio.CancelledError:
                 if not executor.stopping:
                     raise  # cancelled from outside, not by our own Ctrl-C handler

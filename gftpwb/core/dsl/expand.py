@@ -49,9 +49,10 @@ def expand_scenario(data: dict[str, Any], pos: Positions, text: str, filename: s
                     environ: Mapping[str, str] | None = None) -> Expanded:
     """Expand ``data`` (parsed from ``text``, positions ``pos``) in place; ``text`` becomes the stored
     scenario when anything was expanded or included."""
+    offered = getattr(overrides, "offered", frozenset())  # --lab-var: used where declared, else ignored
     overrides = dict(overrides or {})
     out = Expanded(data, text)
-    values = _variables(data, pos, filename, overrides, environ or {}, out)
+    values = _variables(data, pos, filename, overrides, offered, environ or {}, out)
     hosts = data.get(HOSTS)
     if values is None and not (isinstance(hosts, dict) and INCLUDE in hosts):
         return out  # nothing to expand: the text stays byte for byte
@@ -127,11 +128,13 @@ def _unescaped(data: Any) -> Any:
 
 
 def _variables(data: dict[str, Any], pos: Positions, filename: str, overrides: dict[str, str],
-               environ: Mapping[str, str], out: Expanded) -> Values | None:
-    """The variables' values, or None when the scenario declares no ``vars:`` (nothing is expanded)."""
+               offered: frozenset[str], environ: Mapping[str, str], out: Expanded) -> Values | None:
+    """The variables' values, or None when the scenario declares no ``vars:`` (nothing is expanded).
+    ``offered``: names of ``overrides`` a scenario that does not declare them ignores (``--lab-var``)."""
     if VARS not in data:
-        if overrides:
-            raise UsageError(f"--set {', '.join(sorted(overrides))}: {filename} declares no vars: (there is "
+        required = sorted(set(overrides) - offered)
+        if required:
+            raise UsageError(f"--set {', '.join(required)}: {filename} declares no vars: (there is "
                              "nothing to set)")
         return None
     declared = data[VARS]
@@ -147,7 +150,8 @@ def _variables(data: dict[str, Any], pos: Positions, filename: str, overrides: d
             line, col = pos.of_key((VARS, name))
             out.errors.append(Diagnostic(filename, line, col, f"bad variable name {name!r} (letters, digits and "
                                                               "'_', not starting with a digit)"))
-    unknown = sorted(set(overrides) - set(declared))
+    unknown = sorted(set(overrides) - set(declared) - offered)
+    overrides = {name: value for name, value in overrides.items() if name in declared}
     if unknown:
         raise UsageError(f"--set {unknown[0]}: {filename} declares no variable {unknown[0]!r}"
                          + did_you_mean(unknown[0], list(declared)))

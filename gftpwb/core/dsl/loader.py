@@ -27,6 +27,7 @@ from .harness import expect_diagnostics, harness_diagnostics, test_schedules
 from .monitors import build_monitors, monitor_diagnostics
 from .quickcheck import verdict
 from .schema import kind_key_names, merged_key_names, scenario_schema
+from .slurm import build_slurm, expand_slurm_on, slots_of, slurm_diagnostics
 from .source import decode_source, read_source
 
 
@@ -56,6 +57,10 @@ def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Ma
         errors = []
     if errors:
         raise ScenarioError(errors)
+    errors = slurm_diagnostics(data, pos, filename)
+    if errors:
+        raise ScenarioError(errors)
+    expand_slurm_on(data)
     inputs, errors, warnings = semantic_diagnostics(data, pos, filename)
     errors.extend(harness_diagnostics(data, pos, filename))
     errors.extend(expect_diagnostics(inputs, data, pos, filename))
@@ -88,7 +93,9 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
     warnings: list[Diagnostic] = []
     defaults = data.get("defaults", {})
     errors.extend(host_diagnostics(data, pos, filename))
-    known_hosts = list(dict.fromkeys([LOCAL, *data.get("hosts", {})]))
+    slots = slots_of(data)  # a Slurm allocation's nodes: hosts that are not reached over SSH
+    known_hosts = list(dict.fromkeys([LOCAL, *data.get("hosts", {}), *slots]))
+    inventory = {**data.get("hosts", {}), **{slot: {"slurm_node": True} for slot in slots}}
     if "on" in defaults:
         errors.extend(_on_diagnostics(defaults["on"], ("defaults", "on"), known_hosts, pos, filename))
     first_seen: dict[str, int] = {}
@@ -107,7 +114,7 @@ def semantic_diagnostics(data: dict[str, Any], pos: Positions,
         if "on" in raw:
             errors.extend(_on_diagnostics(raw["on"], ("tests", index, "on"), known_hosts, pos, filename))
         test = TestInput(raw=raw, merged=merged_test(defaults, raw), index=index, pos=pos, filename=filename,
-                         inventory=dict(data.get("hosts", {})), tests=tuple(data["tests"]))
+                         inventory=dict(inventory), tests=tuple(data["tests"]))
         runs = planned_runs(test.merged) * loops
         total_runs += runs
         if runs > cap.runs:  # before the kind's checks, which may walk the matrix themselves
@@ -288,6 +295,7 @@ def build_model(data: dict[str, Any], inputs: list[TestInput], filename: str, te
         concurrent_tests=data.get("concurrent_tests", 1),
         trace=TraceSetting.of(data["trace"]) if "trace" in data else NO_TRACE,
         monitors=build_monitors(data),
+        slurm=build_slurm(data, resolve_path(data["slurm"].get("conf", ""), filename) if "slurm" in data else ""),
         schedules=test_schedules(inputs),
         path=filename,
         text=text,

@@ -26,6 +26,7 @@ from gftpwb.core.scenario.keys import (
     object_schema,
     ref,
 )
+from gftpwb.core.slurm.keys import slurm_definition
 
 EXPECT = "expect"
 
@@ -72,6 +73,7 @@ def build_schema() -> dict[str, Any]:
                                             "(a test takes the ones its kind has).")
     definitions["host"] = object_schema(HOST_KEYS, "One host of the inventory, reached over SSH.")
     definitions["monitor"] = monitor_definition()
+    definitions["slurm"] = slurm_definition()
     for kind in kinds:
         definitions[f"{kind.name}_test"] = object_schema(kind_keys(kind), f"A test of kind {kind.name}: "
                                                                           f"{kind.description}")

@@ -223,3 +223,19 @@ def expand_data(value: Any, lookup: Callable[[str], Any]) -> Expansion:
         items = {k: expand_data(v, lookup) for k, v in value.items()}
         return Expansion({k: p.value for k, p in items.items()}, {k: p.stored for k, p in items.items()})
     return Expansion(value, value)
+
+
+class Assignments(dict[str, str]):
+    """Values given to a scenario's variables on the command line: ``--set NAME=VALUE`` (the scenario must
+    declare NAME: a typo is an error) and ``--lab-var NAME=VALUE`` (``offered``: a value the lab offers
+    every scenario, ``gftpwb lab status --vars``; a scenario that does not declare NAME ignores it, so
+    one lab's variables fit every scenario). A later value of a name wins; ``--set`` over ``--lab-var``."""
+
+    def __init__(self, values: dict[str, str] | None = None, offered: frozenset[str] = frozenset()):
+        super().__init__(values or {})
+        self.offered = frozenset(offered) & frozenset(self)
+
+    def required(self) -> dict[str, str]:
+        """The values a scenario must declare (``--set``)."""
+        return {name: value for name, value in self.items() if name not in self.offered}
+

@@ -269,6 +269,10 @@ SCENARIO_KEYS: tuple[Key, ...] = (
         "Monitors polled on chosen hosts at an interval while the tests run (CPU and load, memory, network "
         "interfaces, disks, the guc data connections' TCP state, a command's numbers); samples go to "
         "monitors.jsonl, and each run gets their mean and max during it (monitor-summaries.jsonl)."),
+    Key("slurm", ref("slurm"),
+        "Run on the nodes of a Slurm allocation (the enclosing one inside salloc or sbatch, or one asked for): "
+        "tests and monitors say on: slurm (every node) or on: [node1, node2]; each run starts as a job step "
+        "(srun), never over SSH."),
     Key("tests", {"type": "array", "minItems": 1, "items": ref("test")},
         "The tests, run in this order (or, with needs, after the tests they need).", True),
 )

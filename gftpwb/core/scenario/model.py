@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.harness.delays import Delay
 from gftpwb.core.monitors.model import Monitor
+from gftpwb.core.slurm.model import SlurmSetup
 from gftpwb.core.trace.setting import NO_TRACE, TraceSetting
 
 LOCAL = "local"  # the implicit host: this machine, no SSH
@@ -111,6 +112,7 @@ class Scenario:
     concurrent_tests: int = 1
     trace: TraceSetting = NO_TRACE  # the scenario's trace: (tests may set their own; --trace overrides both)
     monitors: tuple[Monitor, ...] = ()  # polled while the tests run (gftpwb.shell.monitors)
+    slurm: SlurmSetup | None = None  # the tests' node slots stand for a Slurm allocation's nodes
     schedules: dict[str, TestSchedule] = field(default_factory=dict, metadata={"derived": True})
     path: str = field(default="", metadata={"derived": True})
     text: str = field(default="", metadata={"derived": True})
@@ -130,3 +132,7 @@ class Scenario:
 
     def host(self, name: str) -> Host | None:
         return next((h for h in self.hosts if h.name == name), None)
+
+    def is_slot(self, name: str) -> bool:
+        """Whether ``name`` is a node slot of the scenario's Slurm allocation (node1, node2, ...)."""
+        return self.slurm is not None and name in self.slurm.slots

@@ -1,4 +1,8 @@
-"""Auto-tune candidates: tgftp's 37 configurations, user grids, and the line tgftp prints.
+"""Auto-tune candidates: tgftp's 37 configurations, user grids, and how a candidate is shown.
+
+A candidate is a set of values of the tuned kind's declared parameters (its tuning facet,
+:class:`gftpwb.core.registry.Tuning`: guc's -p, -tcp-bs, ...; xrdcp's streams, chunk size, ...),
+sizes in bytes, shown by the kind's own label (guc's: the line tgftp prints).
 
 tgftp (``createAutoTuningBatchJob``, v0.4.1 to 0.7.1-dev) tries ``-vb``; ``-vb -p P`` for P = 1, 2,
 4, 8, 16, 32; then ``-vb -p P -tcp-bs B`` for the same P (outer) and B = 1M, 2M, 4M, 8M, 16M
@@ -9,82 +13,96 @@ rule prefers the earlier of two near-equal configurations.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from gftpwb.core.units import MIB
-from gftpwb.kinds.guc.driver import option_args
-from gftpwb.kinds.guc.model import GucOptions
+from gftpwb.core.registry import Tuning
+from gftpwb.core.units import parse_size
+from gftpwb.kinds.guc.tuning import TGFTP_PARALLEL, TGFTP_TCP_BUFFERS, params_line
 
 TGFTP_37 = "tgftp-37"
-TGFTP_PARALLEL = (1, 2, 4, 8, 16, 32)
-TGFTP_TCP_BUFFERS = tuple(n * MIB for n in (1, 2, 4, 8, 16))
+GUC = "guc"  # the kind whose transfers tgftp tunes, and the auto-tune's by default
 
-# The options a candidate may vary (a user grid): the ones that change how one transfer moves data.
-GRID_OPTIONS = ("parallel", "tcp_buffer", "block_size", "concurrency", "pipeline", "fast")
+Params = dict[str, Any]
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One configuration to try; ``number`` is 1-based, as tgftp users count them."""
+    """One configuration to try; ``number`` is 1-based, as tgftp users count them. ``params``: the
+    tuned kind's option values that are set (sizes in bytes); ``label``: how it is shown."""
 
     number: int
-    options: GucOptions
+    params: tuple[tuple[str, Any], ...]
     extra_args: tuple[str, ...] = ()
+    label: str = ""
 
     @property
     def index(self) -> int:
         return self.number - 1
 
     @property
-    def label(self) -> str:
-        """guc parameters as tgftp prints the winner: ``-vb -p 16 -tcp-bs 8M``."""
-        return params_line(self.options, self.extra_args)
+    def values(self) -> Params:
+        return dict(self.params)
 
 
-def params_line(options: GucOptions, extra_args: Sequence[str] = ()) -> str:
-    """``-vb`` then the options in guc-table order, then any extra arguments; no ``-len``."""
-    without_length = GucOptions(**{**options.set_options(), "length": None})
-    extra = [a for a in extra_args if a not in ("-vb", "-verbose-perf")]
-    return " ".join(["-vb", *option_args(without_length), *extra])
-
-
-def tgftp_37() -> tuple[GucOptions, ...]:
-    """tgftp's auto-tune configurations, exactly and in its order."""
-    out = [GucOptions()]
-    out += [GucOptions(parallel=p) for p in TGFTP_PARALLEL]
-    out += [GucOptions(parallel=p, tcp_buffer=b) for p in TGFTP_PARALLEL for b in TGFTP_TCP_BUFFERS]
+def tgftp_37() -> tuple[Params, ...]:
+    """tgftp's auto-tune configurations (guc options), exactly and in its order."""
+    out: list[Params] = [{}]
+    out += [{"parallel": p} for p in TGFTP_PARALLEL]
+    out += [{"parallel": p, "tcp_buffer": b} for p in TGFTP_PARALLEL for b in TGFTP_TCP_BUFFERS]
     return tuple(out)
 
 
-def grid(axes: Mapping[str, Sequence[Any]]) -> tuple[GucOptions, ...]:
+def typed(tuning: Tuning, values: Mapping[str, Any]) -> Params:
+    """DSL values as a candidate keeps them: sizes in bytes; unset ones (null, or false for a switch)
+    left out, in the order of the kind's parameters."""
+    out: Params = {}
+    for parameter in tuning.parameters:
+        value = values.get(parameter.name)
+        if value is None or (value is False and parameter.switch):
+            continue
+        out[parameter.name] = parse_size(value) if parameter.size else value
+    return out
+
+
+def grid(tuning: Tuning, axes: Mapping[str, Sequence[Any]]) -> tuple[Params, ...]:
     """The cross product of option lists, first key outermost (like ``matrix:``); ``None`` in a list
-    (or ``false`` for a flag) means "not passed to guc"."""
+    (or ``false`` for a flag) means "not passed"."""
     keys = list(axes)
     combos = itertools.product(*(axes[k] for k in keys))
-    return tuple(GucOptions.from_mapping({k: v for k, v in zip(keys, combo, strict=True) if v is not None})
-                 for combo in combos)
+    return tuple(typed(tuning, dict(zip(keys, combo, strict=True))) for combo in combos)
 
 
-def explicit(items: Iterable[Mapping[str, Any]]) -> tuple[GucOptions, ...]:
-    return tuple(GucOptions.from_mapping(dict(item)) for item in items)
+def explicit(tuning: Tuning, items: Iterable[Mapping[str, Any]]) -> tuple[Params, ...]:
+    return tuple(typed(tuning, dict(item)) for item in items)
 
 
-def make_candidates(options: Sequence[GucOptions], extra_args: Sequence[str] = ()) -> tuple[Candidate, ...]:
-    return tuple(Candidate(i + 1, o, tuple(extra_args)) for i, o in enumerate(options))
+def default_grid(tuning: Tuning) -> tuple[Params, ...]:
+    """A kind's own search when a tune names no candidates: its parameters' declared values combined."""
+    return grid(tuning, {t.name: t.values for t in tuning.parameters if t.values})
 
 
-def repeated(options: Sequence[GucOptions]) -> list[tuple[int, int]]:
+def make_candidates(param_sets: Sequence[Mapping[str, Any]], extra_args: Sequence[str] = (),
+                    label: Callable[[Params, tuple[str, ...]], str] | None = None) -> tuple[Candidate, ...]:
+    """Numbered candidates; ``label`` shows one (default: guc's, the line tgftp prints)."""
+    show = label or (lambda params, extra: params_line(params, extra))
+    extra = tuple(extra_args)
+    return tuple(Candidate(i + 1, tuple(dict(p).items()), extra, show(dict(p), extra))
+                 for i, p in enumerate(param_sets))
+
+
+def repeated(param_sets: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]]:
     """(later, earlier) 1-based numbers of candidates that repeat an earlier one exactly."""
-    seen: dict[GucOptions, int] = {}
+    seen: dict[tuple[tuple[str, Any], ...], int] = {}
     out = []
-    for number, option in enumerate(options, start=1):
-        if option in seen:
-            out.append((number, seen[option]))
+    for number, params in enumerate(param_sets, start=1):
+        key = tuple(sorted(dict(params).items()))
+        if key in seen:
+            out.append((number, seen[key]))
         else:
-            seen[option] = number
+            seen[key] = number
     return out
 
 
@@ -115,10 +133,13 @@ def memory_endpoints(source: str, target: str) -> tuple[str, str]:
     return memory_url(source, "/dev/zero"), memory_url(target, "/dev/null")
 
 
-def resolve_candidates(value: Any) -> tuple[tuple[GucOptions, ...], str]:
-    """The candidates a DSL value names, and which form it had: tgftp-37, grid or list."""
+def resolve_candidates(value: Any, tuning: Tuning) -> tuple[tuple[Params, ...], str]:
+    """The candidates a DSL value names, and which form it had: tgftp-37, grid, list or (no value)
+    the kind's own default grid."""
+    if value is None:
+        return default_grid(tuning), "default"
     if value == TGFTP_37:
         return tgftp_37(), TGFTP_37
     if isinstance(value, dict):
-        return grid(value), "grid"
-    return explicit(value), "list"
+        return grid(tuning, value), "grid"
+    return explicit(tuning, value), "list"

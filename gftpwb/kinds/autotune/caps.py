@@ -1,21 +1,22 @@
-"""Kernel buffer caps: which ``-tcp-bs`` values the ends' kernels would cap to the same size.
+"""Kernel buffer caps: which socket buffer sizes the ends' kernels would cap to the same size.
 
 Linux caps a socket buffer a program asks for (``SO_SNDBUF`` / ``SO_RCVBUF``, which guc's
-``-tcp-bs`` sets) at ``net.core.wmem_max`` / ``net.core.rmem_max``. A transfer's window is bounded by
-the sender's send buffer and the receiver's receive buffer, so the cap of a path is
-``min(source wmem_max, target rmem_max)``; where one end cannot be read, the other alone. Two
-candidates that differ only in a ``-tcp-bs`` at or above that cap behave the same: they are marked
-as duplicates (the adaptive strategy does not run them; the exhaustive one runs them, as tgftp,
-and marks them). The shell reads the values (``gftpwb.kinds.autotune.run.caps``); this module only reasons.
+``-tcp-bs`` sets, and gfal-copy's ``--tcp-buffersize``) at ``net.core.wmem_max`` /
+``net.core.rmem_max``. A transfer's window is bounded by the sender's send buffer and the receiver's
+receive buffer, so the cap of a path is ``min(source wmem_max, target rmem_max)``; where one end
+cannot be read, the other alone. Two candidates that differ only in a buffer (a parameter the tuned
+kind declares ``socket_buffer``) at or above that cap behave the same: they are marked as
+duplicates (the adaptive strategy does not run them; the exhaustive one runs them, as tgftp, and
+marks them). The shell reads the values (``gftpwb.kinds.autotune.run.caps``); this module only reasons.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gftpwb.core.units import format_size_arg
-from gftpwb.kinds.guc.model import GucOptions
 
 from .candidates import Candidate
 
@@ -51,23 +52,30 @@ def path_cap(source: EndCaps, target: EndCaps) -> int | None:
     return min(values) if values else None
 
 
-def capped(options: GucOptions, cap: int | None) -> GucOptions:
-    if cap is None or options.tcp_buffer is None or options.tcp_buffer <= cap:
-        return options
-    return GucOptions(**{**options.set_options(), "tcp_buffer": cap})
-
-
-def duplicates(candidates: Sequence[Candidate], cap: int | None) -> dict[int, int]:
-    """{later candidate number: earlier candidate number} for candidates that behave the same once
-    the kernel caps their ``-tcp-bs``; only candidates whose buffer is actually capped count (exact
-    repeats are a scenario error, reported when it is loaded)."""
+def capped(params: dict[str, Any], buffers: Sequence[str], cap: int | None) -> dict[str, Any]:
+    """The values with every buffer above ``cap`` at ``cap`` (what the kernel gives)."""
     if cap is None:
+        return params
+    return {k: cap if k in buffers and isinstance(v, int) and v > cap else v for k, v in params.items()}
+
+
+def over_cap(candidate: Candidate, buffers: Sequence[str], cap: int | None) -> list[int]:
+    """The candidate's buffer sizes the kernel caps."""
+    return [v for k, v in candidate.params if k in buffers and cap is not None and isinstance(v, int) and v > cap]
+
+
+def duplicates(candidates: Sequence[Candidate], cap: int | None, buffers: Sequence[str] = ("tcp_buffer",)
+               ) -> dict[int, int]:
+    """{later candidate number: earlier candidate number} for candidates that behave the same once
+    the kernel caps their buffers (the parameters named in ``buffers``); only candidates whose buffer
+    is actually capped count (exact repeats are a scenario error, reported when it is loaded)."""
+    if cap is None or not buffers:
         return {}
-    first: dict[tuple[GucOptions, tuple[str, ...]], int] = {}
+    first: dict[tuple[Any, ...], int] = {}
     out: dict[int, int] = {}
     for candidate in candidates:
-        key = (capped(candidate.options, cap), candidate.extra_args)
-        if key in first and candidate.options.tcp_buffer is not None and candidate.options.tcp_buffer > cap:
+        key = (tuple(sorted(capped(candidate.values, buffers, cap).items())), candidate.extra_args)
+        if key in first and over_cap(candidate, buffers, cap):
             out[candidate.number] = first[key]
         else:
             first.setdefault(key, candidate.number)
@@ -75,8 +83,10 @@ def duplicates(candidates: Sequence[Candidate], cap: int | None) -> dict[int, in
 
 
 def notices(source: EndCaps, target: EndCaps, candidates: Sequence[Candidate],
-            dupes: dict[int, int]) -> list[tuple[str, str]]:
-    """(level, text) lines for the user: what was read, what could not be, what it means."""
+            dupes: dict[int, int], buffers: Sequence[str] = ("tcp_buffer",), flag: str = "-tcp-bs"
+            ) -> list[tuple[str, str]]:
+    """(level, text) lines for the user: what was read, what could not be, what it means (``buffers``:
+    the tuned kind's socket buffer parameters, ``flag``: how its messages name them)."""
     out: list[tuple[str, str]] = []
     ends = [source] if (source.host == target.host and source.known and target.known) else [source, target]
     for end in ends:
@@ -86,13 +96,12 @@ def notices(source: EndCaps, target: EndCaps, candidates: Sequence[Candidate],
                                 f"net.core.wmem_max={end.wmem_max}"))
         else:
             out.append(("warning", f"cannot read the buffer caps of {end.host} ({where}): {end.error}; "
-                                   "-tcp-bs values it caps cannot be recognised"))
+                                   f"{flag} values it caps cannot be recognised"))
     cap = path_cap(source, target)
-    over = sorted({c.options.tcp_buffer for c in candidates
-                   if cap is not None and c.options.tcp_buffer is not None and c.options.tcp_buffer > cap})
+    over = sorted({size for c in candidates for size in over_cap(c, buffers, cap)})
     if over:
         sizes = ", ".join(format_size_arg(b) for b in over)
-        out.append(("warning", f"-tcp-bs {sizes} exceed the kernel cap of {format_size_arg(cap or 0)} on this "
+        out.append(("warning", f"{flag} {sizes} exceed the kernel cap of {format_size_arg(cap or 0)} on this "
                                f"path and act as {format_size_arg(cap or 0)}; {len(dupes)} candidate(s) "
                                "duplicate an earlier one and are marked in the ranking"))
     return out

@@ -1,10 +1,11 @@
-"""Planning an auto-tune: one run spec for the whole tune, and the guc spec of each transfer in it.
+"""Planning an auto-tune: one run spec for the whole tune, and the spec of each transfer in it.
 
-The tune's spec carries everything the runner needs (its ``params`` hold the candidates and the
-strategy's settings), so ``plan.json`` documents the tune and ``--resume`` refuses a changed one.
-Each transfer is an ordinary guc spec: run id ``<test>#<candidate>/<n>`` (candidates count from 1,
-as tgftp users number its configurations), case = the tune's first case + candidate index, so every
-candidate has its own tag logs, ``<scenario>_#<case>_<n>.log``, like tgftp's batch lines.
+The tune's spec carries everything the runner needs (its ``params`` hold the kind of its transfers,
+the candidates and the strategy's settings), so ``plan.json`` documents the tune and ``--resume``
+refuses a changed one. Each transfer is an ordinary run of that kind (guc by default), made by the
+kind's tuning facet: run id ``<test>#<candidate>/<n>`` (candidates count from 1, as tgftp users
+number its configurations), case = the tune's first case + candidate index, so every guc candidate
+has its own tag logs, ``<scenario>_#<case>_<n>.log``, like tgftp's batch lines.
 """
 
 from __future__ import annotations
@@ -15,19 +16,16 @@ from typing import Any
 
 from gftpwb.core.harness.instances import child_harness, child_run_id
 from gftpwb.core.plan import run_id_on
-from gftpwb.core.registry import registry
+from gftpwb.core.registry import Tuning, registry
 from gftpwb.core.scenario.model import Scenario, TestModel
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import format_size_arg
-from gftpwb.kinds.guc.driver import build_argv, run_details
-from gftpwb.kinds.guc.model import GucOptions
 from gftpwb.kinds.simulated.link import LinkModel
 
-from .candidates import Candidate, make_candidates, memory_endpoints
+from .candidates import GUC, Candidate, make_candidates, memory_endpoints
 from .model import EXHAUSTIVE, AutotuneTest
 
 AUTOTUNE = "autotune"
-TRANSFER_KIND = "guc"  # an auto-tune's transfers are ordinary guc runs
 
 
 def plan_autotune(scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
@@ -36,9 +34,10 @@ def plan_autotune(scenario: Scenario, test: TestModel, first_case: int) -> tuple
                       else (test.source, test.target))
     host = test.on[0]
     params: dict[str, Any] = {
+        **({"transfers": test.transfers} if test.transfers != GUC else {}),  # guc's plans stay as they were
         "strategy": test.strategy,
         "candidate_set": test.candidate_set,
-        "candidates": [c.set_options() for c in test.candidates],
+        "candidates": [dict(c) for c in test.candidates],
         "margin_mib_s": test.margin_mib_s,
         "length": test.length,
         "extra_args": list(test.extra_args),
@@ -72,16 +71,28 @@ class TuneSettings:
     length: int
     repetitions: int
     budget: int
+    transfers: str = GUC  # the kind of its transfers (specs planned before other kinds were tuned: guc)
 
     @classmethod
     def of(cls, spec: RunSpec) -> TuneSettings:
         p = spec.params
-        options = [GucOptions.from_mapping(dict(o)) for o in p["candidates"]]
-        candidates = make_candidates(options, tuple(p.get("extra_args", ())))
+        transfers = str(p.get("transfers", GUC))
+        tuning = tuning_of(transfers)
+        candidates = make_candidates([dict(o) for o in p["candidates"]], tuple(p.get("extra_args", ())),
+                                     tuning.label_of)
         reps = int(p.get("repetitions", 10))
         return cls(strategy=p["strategy"], candidates=candidates, candidate_set=p.get("candidate_set", ""),
                    margin_mib_s=float(p["margin_mib_s"]), length=int(p["length"]), repetitions=reps,
-                   budget=int(p.get("budget", reps * len(candidates))))
+                   budget=int(p.get("budget", reps * len(candidates))), transfers=transfers)
+
+    @property
+    def tuning(self) -> Tuning:
+        return tuning_of(self.transfers)
+
+
+def tuning_of(kind: str) -> Tuning:
+    """The tuning facet of the kind an auto-tune's transfers are."""
+    return registry().kind(kind).tuning
 
 
 def transfer_run_id(tune: RunSpec, candidate: Candidate, n: int) -> str:
@@ -91,18 +102,19 @@ def transfer_run_id(tune: RunSpec, candidate: Candidate, n: int) -> str:
 
 
 def transfer_spec(tune: RunSpec, candidate: Candidate, n: int, length: int) -> RunSpec:
-    """The guc spec of the ``n``-th transfer (0-based) of ``candidate`` in the tune ``tune``."""
-    options = GucOptions(**{**candidate.options.set_options(), "length": length})
-    argv = build_argv(tune.source, tune.target, options, candidate.extra_args)
-    details = run_details(argv)
+    """The spec of the ``n``-th transfer (0-based) of ``candidate`` in the tune ``tune``: a run of the
+    tuned kind, as its tuning facet makes one."""
+    kind = str(tune.params.get("transfers", GUC))
+    made = tuning_of(kind).make_transfer(tune.source, tune.target, candidate.values, length, candidate.extra_args)
+    details = dict(made.details)
     if "trace" in tune.details:  # a traced tune traces its transfers
         details["trace"] = tune.details["trace"]
     return RunSpec(
         run_id=transfer_run_id(tune, candidate, n), scenario=tune.scenario, test_id=tune.test_id,
-        case=tune.case + candidate.index, repeat=n, kind=TRANSFER_KIND, host=tune.host,
-        argv=argv, params=options.set_options(), timeout_s=tune.timeout_s, length_bytes=length, comment=tune.comment,
-        source=tune.source, target=tune.target, engine=tune.engine, link=tune.link, details=details,
-        harness=child_harness(tune),
+        case=tune.case + candidate.index, repeat=n, kind=kind, host=tune.host,
+        argv=made.argv, params=made.params, timeout_s=tune.timeout_s, length_bytes=made.length_bytes,
+        comment=tune.comment, source=tune.source, target=tune.target, engine=tune.engine, link=tune.link,
+        details=details, harness=child_harness(tune),
     )
 
 
@@ -115,8 +127,10 @@ def describe(tune: RunSpec) -> list[str]:
         how = f"adaptive, at most {settings.budget} transfers"
     label = registry().engine_label(tune.engine)
     engine = f" {label}" if label else ""
+    size = f"-len {format_size_arg(settings.length)}" if settings.tuning.sets_length else \
+        f"{settings.transfers} copies of {format_size_arg(settings.length)}"
     lines = [f"{tune.run_id}:{engine} auto-tune of {len(settings.candidates)} candidates ({how}), "
-             f"-len {format_size_arg(settings.length)}, tie margin {settings.margin_mib_s:g} MB/s"]
+             f"{size}, tie margin {settings.margin_mib_s:g} MB/s"]
     for candidate in settings.candidates:
         spec = transfer_spec(tune, candidate, 0, settings.length)
         lines.append(f"  #{candidate.number}: {shlex.join(spec.argv)}")

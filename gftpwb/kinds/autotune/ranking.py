@@ -60,9 +60,11 @@ class Arm:
         return estimate(self.rates)
 
 
-def ranking_rows(arms: Sequence[Arm], pick: int | None, margin: float) -> tuple[RankingRow, ...]:
+def ranking_rows(arms: Sequence[Arm], pick: int | None, margin: float, buffer: str = "-tcp-bs"
+                 ) -> tuple[RankingRow, ...]:
     """Rows best first: the pick, then candidates still in the race by mean, then eliminated ones by
-    mean, then candidates not run, then candidates whose every run failed (with the reason)."""
+    mean, then candidates not run, then candidates whose every run failed (with the reason).
+    ``buffer``: how the tuned kind's socket buffer option is written (a twin's note names it)."""
     with_data = [a for a in arms if a.rates]
     leader = arms[pick] if pick is not None else max(with_data, key=lambda a: a.mean or 0.0, default=None)
 
@@ -82,16 +84,16 @@ def ranking_rows(arms: Sequence[Arm], pick: int | None, margin: float) -> tuple[
         rows.append(RankingRow(
             rank=rank, candidate=arm.candidate.label, mean_mib_s=est.mean, ci_low_mib_s=est.ci_low,
             ci_high_mib_s=est.ci_high, runs=arm.runs, failures=arm.failures, tied_with_leader=tied,
-            eliminated=arm.eliminated, eliminated_after=arm.eliminated_after, note=row_note(arm, arms, margin),
+            eliminated=arm.eliminated, eliminated_after=arm.eliminated_after, note=row_note(arm, arms, margin, buffer),
         ))
     return tuple(rows)
 
 
-def row_note(arm: Arm, arms: Sequence[Arm], margin: float) -> str:
+def row_note(arm: Arm, arms: Sequence[Arm], margin: float, buffer: str = "-tcp-bs") -> str:
     notes = []
     if arm.duplicate_of is not None:
         twin = arms[arm.duplicate_of - 1].candidate
-        notes.append(f"same kernel-capped -tcp-bs as {twin.label}")
+        notes.append(f"same kernel-capped {buffer} as {twin.label}")
     if arm.elimination:
         notes.append(arm.elimination)
     if arm.failures:

@@ -11,6 +11,7 @@ from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import ReportTable, registry
 from gftpwb.core.units import format_rate
 
+from .candidates import GUC
 from .ranking import tie_note
 
 MIB_NOTE = "MB and MiB both mean 2^20 bytes here, as in guc and tgftp."
@@ -61,7 +62,8 @@ def pick_lines(event: TuneUpdate) -> list[tuple[str, str]]:
     engine = f" {label}" if label else ""
     verdict = verdict_line(event.test_id, event.margin_mib_s, event.p_within_margin, event.stop_reason,
                            event.transfers_used)
-    return [(verdict, ""), (f"{event.test_id}:{engine} best guc parameters (as tgftp -a prints them):", ""),
+    tgftp = " (as tgftp -a prints them)" if event.transfers == GUC else ""
+    return [(verdict, ""), (f"{event.test_id}:{engine} best {event.transfers} parameters{tgftp}:", ""),
             (event.leader, "")]
 
 

@@ -37,6 +37,8 @@ class Tuner:
     """What both strategies share: the tallies, the pick and the ranking."""
 
     name = ""
+    #: How the tuned kind writes its socket buffer option (the ranking's note on kernel-capped twins).
+    buffer = "-tcp-bs"
 
     def __init__(self, candidates: Sequence[Candidate], margin_mib_s: float,
                  duplicates: dict[int, int] | None = None):
@@ -98,7 +100,7 @@ class Tuner:
         return "" if pick is None else self.candidates[pick].label
 
     def rows(self) -> tuple[RankingRow, ...]:
-        return ranking_rows(self.arms, self.pick(), self.margin)
+        return ranking_rows(self.arms, self.pick(), self.margin, self.buffer)
 
     def pooled_cv(self) -> float:
         return pooled_cv(self.arms)

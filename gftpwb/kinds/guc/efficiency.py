@@ -142,9 +142,19 @@ def baseline_records(records: Sequence[ResultRecord]) -> list[ResultRecord]:
 # --- memory to memory against disk to disk ------------------------------------------------------------
 
 
+MEMORY_DIRS = ("/dev/shm/", "/run/")  # tmpfs on Debian: test files there never touch a disk
+
+
+def files_in_memory(files: dict) -> bool:
+    """Whether a case's test files are on tmpfs at both ends (memory to memory with files)."""
+    return all(str(files.get(end, "")).startswith(MEMORY_DIRS) for end in ("source_dir", "target_dir"))
+
+
 def files_of_case(case: CaseSummary) -> dict | None:
-    """The ``details.files`` of a disk-to-disk case (its first run's), None for a memory one."""
-    return next((r.record.details.get("files") for r in case.runs if r.record.details.get("files")), None)
+    """The ``details.files`` of a disk-to-disk case (its first run's), None for a memory one (no
+    test files, or test files on tmpfs at both ends)."""
+    files = next((r.record.details.get("files") for r in case.runs if r.record.details.get("files")), None)
+    return None if files is None or files_in_memory(files) else files
 
 
 def _without_length(params: dict) -> dict:
@@ -221,8 +231,9 @@ def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
 
 
 DISK_CAPTION = (
-    "Rates incl. set-up, medians in MiB/s. Memory: /dev/zero to /dev/null with the same guc options (length "
-    "aside); disk: files made on the source and written on the target. disk / memory: ratio of means, "
+    "Rates incl. set-up, medians in MiB/s. Memory: /dev/zero to /dev/null, or test files on tmpfs at both "
+    "ends, with the same guc options (length aside); disk: files made on the source and written on the "
+    "target. disk / memory: ratio of means, "
     "95 % CI by percentile bootstrap. Source read, target write: the disk probe (files: {probe: true}), "
     "one O_DIRECT thread per stream with the gfapi kind's POSIX worker; limited by: the slowest of the "
     "two disks and the memory-to-memory rate when the disk rate is within 80 % of it, else the servers' "

@@ -54,6 +54,7 @@ from .keys import (
 )
 from .model import GucOptions, Test
 from .plan import guc_shape, plan_transfers
+from .tuning import GUC_TUNING
 
 # guc and connection tests: one row per case with the rates of its passed runs.
 TRANSFERS = ReportSection("transfers", 20, "gftpwb.kinds.guc.report:tables", charts="gftpwb.kinds.guc.charts:charts",
@@ -355,5 +356,6 @@ KIND = Kind(
             writes_taglog=True),
     report=TransferReport(TRANSFERS, figures=(RATE, GUC_AVG), metrics=RATE_METRICS),
     present=GucPresent(),
+    tuning=GUC_TUNING,
     exports={"tgftp-batchfile": "gftpwb.kinds.guc.kind:tgftp_batchfile_line"},
 )

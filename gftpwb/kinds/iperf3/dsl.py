@@ -67,6 +67,9 @@ def check_iperf3_test(test: TestInput) -> None:
             test.error(f"test '{tid}': unknown host '{host}' for {key} (not in hosts, and not 'local'; known: "
                        f"{known})", key if key in test.raw else (came_from if key == "client" and
                                                                  came_from in test.raw else None))
+    if server != LOCAL and test.inventory.get(server, {}).get("slurm_node") and "server_address" not in test.merged:
+        test.error(f"test '{tid}': the server runs on the Slurm node of slot '{server}', whose address is known "
+                   "only when the allocation is; set server_address: (for the lab's Slurm: 127.0.0.1)", "server")
     if server == LOCAL and client not in (None, LOCAL) and "server_address" not in test.merged:
         test.error(f"test '{tid}': the server runs on this machine and the client on '{client}'; set "
                    f"server_address: to the address at which '{client}' reaches this machine (for the lab: its "

@@ -268,6 +268,11 @@ class NetLab:
         lines += [f"{h.address}\t{h.netns} {state.prefix}-{h.name}" for h in state.hosts]
         with open(os.path.join(directory, "hosts"), "w", encoding="utf-8") as handle:
             handle.write(base.rstrip("\n") + "\n# gftpwb lab\n" + "\n".join(lines) + "\n")
+        # And resolv.conf naming loopback, where nothing answers: a namespace has no route to this
+        # machine's DNS server, and every lookup the files cannot answer (the AAAA of this machine's own
+        # name, which xrdcp and gfal-copy ask for) would wait out the resolver's timeouts (10 s seen).
+        with open(os.path.join(directory, "resolv.conf"), "w", encoding="utf-8") as handle:
+            handle.write("# gftpwb lab: no DNS in a namespace host\nnameserver 127.0.0.1\n")
         # And /etc/passwd with /bin/sh as root's shell: sshd runs every command through the login
         # shell, and bash would source this machine's ~/.bashrc for each one (slow; with pyenv it
         # can block on a lock). A lab host is a clean client: dash reads no start-up files.

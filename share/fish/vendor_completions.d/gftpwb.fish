@@ -51,7 +51,7 @@ function _shtab_gftpwb_using
 end
 
 set -g _shtab_gftpwb_commands validate schema run report compare results 'results list' 'results query' 'results views' trace 'trace export' 'trace summary' 'trace collect' tui import export log 'log get' 'log list-attributes' tgftp hosts 'hosts check' lab 'lab up' 'lab down' 'lab status' completion
-set -g _shtab_gftpwb_opts_with_value --address --csv --events --events-file --format --gluster-address --gluster-volume --hosts --html --junit --listen --metrics --only --openmetrics --out --output --port --progress --pushgateway --rate --results --results-base --resume --scenario --set --state-dir --threshold --top --trace --trace-to --trend --where -o
+set -g _shtab_gftpwb_opts_with_value --address --csv --events --events-file --format --gluster-address --gluster-volume --hosts --html --junit --lab-var --listen --metrics --only --openmetrics --out --output --port --progress --pushgateway --rate --results --results-base --resume --scenario --set --slurm --state-dir --threshold --top --trace --trace-to --trend --where -o
 
 complete -c gftpwb -e
 complete -c gftpwb -f
@@ -61,6 +61,7 @@ complete -c gftpwb -n _shtab_gftpwb_using -l version -d 'show program'"'"'s vers
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a validate -d 'check scenario files; errors as file:line:col: message'
 complete -c gftpwb -n '_shtab_gftpwb_using validate' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using validate' -l set -x -d 'give a variable of the scenario'"'"'s vars: a value (repeat for several; read as YAML: 4 is a number); overrides the default and GFTPWB_VAR_NAME'
+complete -c gftpwb -n '_shtab_gftpwb_using validate' -l lab-var -x -d 'like --set, for a value the lab offers every scenario (gftpwb lab status --vars prints them): a scenario that does not declare NAME ignores it'
 complete -c gftpwb -n '_shtab_gftpwb_using validate; and test $_shtab_gftpwb_npos -ge 0' -ka "(__fish_complete_path (commandline -ct))" -d FILE
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a schema -d 'print the scenario JSON Schema (draft-07)'
 complete -c gftpwb -n '_shtab_gftpwb_using schema' -s h -l help -d 'show this help message and exit'
@@ -70,6 +71,7 @@ complete -c gftpwb -n '_shtab_gftpwb_using run' -l results -xka "(__fish_complet
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l only -x -d 'run only this test, or one case of it: ID[CASE] (repeat or comma-separate for several)'
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l where -x -d 'run only the cases whose parameter has this value, e.g. parallel=4 or tcp_buffer!=8M (repeat or comma-separate: all must hold)'
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l set -x -d 'give a variable of the scenario'"'"'s vars: a value (repeat for several; read as YAML: 4 is a number); overrides the default and GFTPWB_VAR_NAME'
+complete -c gftpwb -n '_shtab_gftpwb_using run' -l lab-var -x -d 'like --set, for a value the lab offers every scenario (gftpwb lab status --vars prints them): a scenario that does not declare NAME ignores it'
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l dry-run -d 'print the planned guc commands and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l resume -xka "(__fish_complete_directories)" -d 'continue an interrupted run (default: the newest results of this scenario), skipping runs already recorded'
 complete -c gftpwb -n '_shtab_gftpwb_using run' -l progress -xka "auto always never" -d 'live progress line: auto (on a terminal), always, never (plain lines)'
@@ -135,6 +137,7 @@ complete -c gftpwb -n '_shtab_gftpwb_using tui' -s h -l help -d 'show this help 
 complete -c gftpwb -n '_shtab_gftpwb_using tui' -l results-base -xka "(__fish_complete_directories)" -d 'where results directories go and are browsed (default results/)'
 complete -c gftpwb -n '_shtab_gftpwb_using tui' -l accept-new-host-keys -d 'trust SSH hosts missing from their known_hosts file on first use (logged)'
 complete -c gftpwb -n '_shtab_gftpwb_using tui' -l set -x -d 'give a variable of the scenario'"'"'s vars: a value (repeat for several; read as YAML: 4 is a number); overrides the default and GFTPWB_VAR_NAME'
+complete -c gftpwb -n '_shtab_gftpwb_using tui' -l lab-var -x -d 'like --set, for a value the lab offers every scenario (gftpwb lab status --vars prints them): a scenario that does not declare NAME ignores it'
 complete -c gftpwb -n '_shtab_gftpwb_using tui; and test $_shtab_gftpwb_npos -eq 0' -ka "(__fish_complete_path (commandline -ct))" -d 'scenario to show and run (r); invalid ones show their problems at file:line:col'
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a import -d 'gftpwb import BATCHFILE [-o SCENARIO.yaml]: a tgftp batchfile as a scenario (to stdout without -o). gftpwb import taglogs LOG...: old tgftp (or gftpwb) tag logs as result records in a results directory of their own.'
 complete -c gftpwb -n '_shtab_gftpwb_using import' -s h -l help -d 'show this help message and exit'
@@ -167,8 +170,9 @@ complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l only -x -d 'check onl
 complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l json -d 'machine-readable output'
 complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l accept-new-host-keys -d 'trust hosts missing from their known_hosts file on first use and add their keys to it'
 complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l set -x -d 'give a variable of the scenario'"'"'s vars: a value (repeat for several; read as YAML: 4 is a number); overrides the default and GFTPWB_VAR_NAME'
+complete -c gftpwb -n '_shtab_gftpwb_using hosts check' -l lab-var -x -d 'like --set, for a value the lab offers every scenario (gftpwb lab status --vars prints them): a scenario that does not declare NAME ignores it'
 complete -c gftpwb -n '_shtab_gftpwb_using hosts check; and test $_shtab_gftpwb_npos -eq 0' -ka "(__fish_complete_path (commandline -ct))" -d SCENARIO
-complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a lab -d 'the local lab: a GridFTP server on loopback, and namespace test hosts'
+complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a lab -d 'the local lab: a GridFTP server on loopback, namespace test hosts, GlusterFS, Slurm'
 complete -c gftpwb -n '_shtab_gftpwb_using lab' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using lab; and test $_shtab_gftpwb_npos -eq 0' -a up -d 'start the lab'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -s h -l help -d 'show this help message and exit'
@@ -179,9 +183,11 @@ complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l hosts -x -d 'also create N
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l rate -x -d 'shape each host'"'"'s link with tc tbf (e.g. 400mbit)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l gridftp-on-hosts -d 'also run a GridFTP server in each namespace host'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l striped -d 'with --hosts N: striped GridFTP, a data node per side on each host and a front end per side on the bridge (guc -stripe from ftp://CONTROLLER:2812 to ftp://CONTROLLER:2813)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l xrootd -d 'also start xrootd serving root:// and http:// (with third-party copies) on loopback, and in each namespace host with --hosts N (ports: lab status)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l gluster -d 'also start glusterd and a single-brick volume for gfapi tests'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l gluster-address -x -d 'the volume'"'"'s server address, reachable by every client (default: 198.18.0.1 for the default state directory, else another 198.18.x.y address; the lab adds it to lo)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l gluster-volume -x -d 'the volume'"'"'s name (default gftpwb-demo for the default state directory, else gftpwb-<hash of the state directory>)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l slurm -x -d 'also start a Slurm cluster on this machine: munged, slurmctld and N slurmd (nodes n1..nN, partition lab); lab status --vars points scenarios at it'
 complete -c gftpwb -n '_shtab_gftpwb_using lab; and test $_shtab_gftpwb_npos -eq 0' -a down -d 'stop the lab'
 complete -c gftpwb -n '_shtab_gftpwb_using lab down' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using lab down' -l state-dir -xka "(__fish_complete_directories)" -d 'lab state directory (default $GFTPWB_LAB_DIR or ~/.local/state/gftpwb/lab)'
@@ -189,7 +195,7 @@ complete -c gftpwb -n '_shtab_gftpwb_using lab; and test $_shtab_gftpwb_npos -eq
 complete -c gftpwb -n '_shtab_gftpwb_using lab status' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l state-dir -xka "(__fish_complete_directories)" -d 'lab state directory (default $GFTPWB_LAB_DIR or ~/.local/state/gftpwb/lab)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l json -d 'machine-readable output'
-complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l vars -d 'print --set options that point a scenario'"'"'s variables at the lab (lab, ctrl, src, dst), as scenarios/teragrid-study.yaml takes them'
+complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l vars -d 'print --lab-var options that point a scenario'"'"'s variables at the lab (lab, ctrl, src, dst with namespace hosts; slurm_conf, slurm_nodes, slurm_partition with Slurm), as the shipped scenarios take them; a scenario uses those it declares and ignores the others'
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a completion -d 'print the shell completion script for bash, zsh or fish'
 complete -c gftpwb -n '_shtab_gftpwb_using completion' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using completion; and test $_shtab_gftpwb_npos -eq 0' -ka "bash zsh fish" -d 'the shell'

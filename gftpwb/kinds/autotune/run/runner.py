@@ -23,7 +23,8 @@ from gftpwb.core.runrecord import record_for
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import format_rate, format_size_arg
 from gftpwb.kinds.autotune import caps as capmath
-from gftpwb.kinds.autotune.plan import TRANSFER_KIND, TuneSettings, transfer_spec
+from gftpwb.kinds.autotune.candidates import GUC
+from gftpwb.kinds.autotune.plan import TuneSettings, transfer_spec
 from gftpwb.kinds.autotune.strategies import Tuner, make_tuner
 from gftpwb.shell.context import Interrupted, RunContext, utc_now_iso
 
@@ -39,7 +40,8 @@ def failure_text(record: ResultRecord) -> str:
 
 def tune_update(spec: RunSpec, tuner: Tuner, *, finished: bool = False) -> TuneUpdate:
     pick = tuner.pick()
-    return TuneUpdate(kind=spec.kind, test_id=spec.test_id, strategy=tuner.name, engine=spec.engine,
+    return TuneUpdate(kind=spec.kind, transfers=str(spec.params.get("transfers", GUC)), test_id=spec.test_id,
+                      strategy=tuner.name, engine=spec.engine,
                       transfers_used=tuner.transfers_used, budget=tuner.budget, margin_mib_s=tuner.margin,
                       rows=tuner.rows(), leader=None if pick is None else tuner.candidates[pick].label,
                       finished=finished, p_within_margin=tuner.p_within_margin() if finished else None,
@@ -59,7 +61,7 @@ def tune_details(spec: RunSpec, tuner: Tuner, ends: tuple[capmath.EndCaps, capma
         "replayed_transfers": replayed,
         "pick": None if arm is None else {"candidate": arm.candidate.number, "params": arm.candidate.label,
                                           "mean_mib_s": arm.mean, "runs": arm.runs},
-        "tgftp_line": tuner.pick_line(),
+        "tgftp_line": tuner.pick_line() if spec.params.get("transfers", GUC) == GUC else "",
         "p_within_margin": tuner.p_within_margin(),
         "pooled_cv": tuner.pooled_cv(),
         "stop_reason": tuner.stop_reason,
@@ -100,7 +102,8 @@ class Tune:
         self.t0 = time.monotonic()
         # Transfers an interrupted attempt of this tune finished (--resume): told, not run again.
         self.history = {r.run_id: r for r in ctx.history
-                        if r.test_id == spec.test_id and r.kind == TRANSFER_KIND and r.status in FINAL_STATUSES}
+                        if r.test_id == spec.test_id and r.kind == self.settings.transfers
+                        and r.status in FINAL_STATUSES}
         self.replayed = 0
         self.tuner: Tuner | None = None
         self.ends: tuple[capmath.EndCaps, capmath.EndCaps] = UNKNOWN_ENDS
@@ -119,10 +122,12 @@ class Tune:
     async def _prepare(self) -> Tuner:
         """Read the ends' buffer caps, tell the user what they mean, and set up the strategy."""
         spec, settings = self.spec, self.settings
+        buffers = [t for t in settings.tuning.parameters if t.socket_buffer]
+        names, flag = [t.name for t in buffers], (buffers[0].flag if buffers else "")
         self.ends = await read_path_caps(self.ctx, spec)
-        self.dupes = capmath.duplicates(settings.candidates, capmath.path_cap(*self.ends))
-        if not (spec.engine != REAL_ENGINE and capmath.path_cap(*self.ends) is None):
-            for level, text in capmath.notices(*self.ends, settings.candidates, self.dupes):
+        self.dupes = capmath.duplicates(settings.candidates, capmath.path_cap(*self.ends), names)
+        if buffers and not (spec.engine != REAL_ENGINE and capmath.path_cap(*self.ends) is None):
+            for level, text in capmath.notices(*self.ends, settings.candidates, self.dupes, names, flag):
                 self.ctx.publish(Notice(level=level, text=f"{spec.test_id}: {text}"))
         if spec.timeout_s:
             need = settings.length / 1048576 / spec.timeout_s
@@ -131,6 +136,7 @@ class Tune:
                 f"{need:.0f} MiB/s to finish within the {spec.timeout_s:g}s timeout; slower runs count as failed")))
         self.tuner = make_tuner(settings.strategy, settings.candidates, settings.margin_mib_s,
                                 repetitions=settings.repetitions, budget=settings.budget, duplicates=self.dupes)
+        self.tuner.buffer = flag or self.tuner.buffer
         self.ctx.publish(tune_update(spec, self.tuner))
         return self.tuner
 

@@ -48,7 +48,7 @@ from gftpwb.kinds.gfapi.protocol import Message, WorkerStream
 from gftpwb.kinds.gfapi.stats import summarize
 from gftpwb.kinds.gfapi.tracker import GfapiRun, ProcessState
 from gftpwb.shell import tracecontrol
-from gftpwb.shell.context import Interrupted, RunContext, utc_now_iso
+from gftpwb.shell.context import Interrupted, RunContext, run_program, utc_now_iso
 from gftpwb.shell.runners import unstoppable
 
 from .worker_build import WorkerBuilder, WorkerBuildError, default_cache_dir
@@ -220,11 +220,14 @@ class GfapiRunner:
     async def _launch(self, run: _Run, transport: Transport, host: str, p: int, binary: str) -> None:
         argv = worker_args(run.job, binary, host, p, io_trace=run.io_trace_path(host, p),
                            io_trace_every=run.trace.every, io_trace_level=run.trace.level)
+        marked = run_program.set(True)  # the run's own program (a Slurm step's failure policy applies)
         try:
             process = await transport.start(argv, stdin=True)
         except (StartError, OSError) as exc:
             run.publish(run.tracker.process_failed(host, p, f"cannot start the worker: {exc}"))
             return
+        finally:
+            run_program.reset(marked)
         run.procs[(host, p)] = process
         run.pump_of[(host, p)] = asyncio.create_task(self._pump(run, host, p, process))
 

@@ -96,8 +96,8 @@ class WorkerBuilder:
         self.cc = tuple(cc)
         self.source = source_bytes()
         self.build_id = build_id(self.source, self.cc)
-        self._known: dict[tuple[int, str, bool], str] = {}
-        self._locks: dict[tuple[int, str], asyncio.Lock] = {}
+        self._known: dict[tuple[object, str, bool], str] = {}
+        self._locks: dict[tuple[object, str], asyncio.Lock] = {}
 
     async def cache_dir(self, transport: Transport, host: str) -> str:
         """The cache directory on ``host``; an SSH host is asked for its $HOME (no shell needed)."""
@@ -120,11 +120,15 @@ class WorkerBuilder:
         if memo in self._known:
             return self._known[memo]
         directory = f"{await self.cache_dir(transport, host)}/{self.build_id}"
-        key = (id(transport), directory, need_gfapi)
+        # Hosts whose transports say they share their files (Slurm nodes with build: shared) build once.
+        scope = getattr(transport, "build_scope", None) or id(transport)
+        key = (scope, directory, need_gfapi)
         if key in self._known:
             return self._known[key]
-        lock = self._locks.setdefault((id(transport), directory), asyncio.Lock())
+        lock = self._locks.setdefault((scope, directory), asyncio.Lock())
         async with lock:  # hosts sharing a file system and a transport (local, namespaces) build once
+            if key in self._known:
+                return self._known[key]
             path = await self._find_or_build(transport, host, directory, need_gfapi)
         self._known[key] = self._known[memo] = path
         return path

@@ -1,0 +1,1 @@
+"""The ``http`` kind: HTTP/WebDAV copies with gfal-copy."""

@@ -1,0 +1,1 @@
+"""The http kind's runner."""

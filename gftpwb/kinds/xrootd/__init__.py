@@ -1,0 +1,1 @@
+"""The ``xrootd`` kind: XRootD copies with xrdcp."""

@@ -1,0 +1,1 @@
+"""The xrootd kind's runner."""
