@@ -43,7 +43,7 @@ def test_the_lab_names_its_two_hosts_and_the_variables_that_point_at_them(user):
     status = user.sh("gftpwb lab status")
     assert re.search(r"^  h1 .* sshd running$", status.stdout, flags=re.M), status
     assert re.search(r"^  h2 .* sshd running$", status.stdout, flags=re.M), status
-    names = re.findall(r"--set (\w+)=\S+", user.sh("gftpwb lab status --vars").stdout)
+    names = re.findall(r"--lab-var (\w+)=\S+", user.sh("gftpwb lab status --vars").stdout)
     assert names == ["lab", "ctrl", "src", "dst"]
 
 
