@@ -96,15 +96,16 @@ def test_ctrl_c_records_the_run_in_flight_as_interrupted_and_keeps_what_finished
 def test_resume_runs_only_what_is_left_and_the_journal_keeps_every_finished_run(walked):
     resumed, directory = walked["resumed"], walked["dir"]
     assert f"stopped: 3 run(s) (2 already done, resuming) -> {walked['relative']}" in resumed.stdout
+    user = walked["user"]
+    planned = [line.split(": ", 1)[0] for line in user.sh("gftpwb run stopped.yaml --dry-run").stdout.splitlines()]
+    assert len(planned) == 5 and planned[:3] == ["quick/0", "quick/1", "gated/0"]
     started = re.findall(r"^\[\d+/\d+\] (\S+): ", resumed.stdout, flags=re.M)
-    assert started == ["gated/0", "after[0]/0", "after[1]/0"]
+    assert started == planned[2:]  # what the first run left, in the plan's order
     assert resumed.stdout.rstrip().endswith(f"5 passed of 5 planned. Results: {walked['relative']}")
     journal = records(directory)
     assert journal[:3] == walked["journal_after_stop"]  # nothing that was written is lost or rewritten
-    assert [(r["run_id"], r["status"]) for r in journal[3:]] == [
-        ("gated/0", "passed"), ("after[0]/0", "passed"), ("after[1]/0", "passed")]
+    assert [(r["run_id"], r["status"]) for r in journal[3:]] == [(run_id, "passed") for run_id in planned[2:]]
     assert journal[3]["bytes"] == GATE_BYTES
-    user = walked["user"]
     runs = user.sh("gftpwb results query \"SELECT status, count(*) AS n FROM runs GROUP BY ALL ORDER BY ALL\" --csv")
     assert runs.stdout.split() == ["status,n", "passed,5"]
     attempts = user.sh("gftpwb results query \"SELECT status, count(*) AS n FROM records GROUP BY ALL ORDER BY ALL\" "
