@@ -68,9 +68,11 @@ def walked(tmp_path_factory, gridftp):
     first = user.start("gftpwb run stopped.yaml")
     first.wait_for_output("gated/0: globus-url-copy")
     eventually(lambda: guc_processes(str(gate)), "guc reading the FIFO")
+    relative = re.search(r"-> (results/\S+-stopped)\n", first.printed())[1]
+    mid_run = user.sh(f"gftpwb report {relative}")  # from another terminal, while the run goes on
     first.ctrl_c()
     stopped = first.finish(expect=130)
-    directory = home / re.search(r"-> (results/\S+-stopped)\n", stopped.stdout)[1]
+    directory = home / relative
     journal_after_stop = records(directory)
     eventually(lambda: not guc_processes(str(gate)), "guc to be gone after Ctrl-C",
                detail=lambda: guc_processes(str(gate)))
@@ -79,7 +81,16 @@ def walked(tmp_path_factory, gridftp):
     resumed = user.sh("gftpwb run stopped.yaml --resume")
     writer.join(timeout=60)
     return {"user": user, "dir": directory, "stopped": stopped, "journal_after_stop": journal_after_stop,
-            "resumed": resumed, "relative": directory.relative_to(home)}
+            "resumed": resumed, "relative": directory.relative_to(home), "mid_run": mid_run}
+
+
+def test_a_report_while_the_run_goes_on_says_it_is_still_running(walked):
+    """Not '3 not run': one is in flight and two wait their turn."""
+    last = walked["mid_run"].stdout.rstrip().splitlines()[-1]
+    assert re.fullmatch(r"2 passed of 5 planned; 3 not run yet: still running \(pid \d+: gftpwb run stopped.yaml\)",
+                        last), last
+    after = walked["user"].sh(f"gftpwb report {walked['relative']}").stdout.rstrip().splitlines()[-1]
+    assert after == "5 passed of 5 planned"  # once it ended, nothing says it runs
 
 
 def test_ctrl_c_records_the_run_in_flight_as_interrupted_and_keeps_what_finished(walked):
