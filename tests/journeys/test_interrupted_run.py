@@ -69,6 +69,7 @@ def walked(tmp_path_factory, gridftp):
     first.wait_for_output("gated/0: globus-url-copy")
     eventually(lambda: guc_processes(str(gate)), "guc reading the FIFO")
     relative = re.search(r"-> (results/\S+-stopped)\n", first.printed())[1]
+    eventually(lambda: len(records(home / relative)) == 2, "the two quick runs in the journal")
     mid_run = user.sh(f"gftpwb report {relative}")  # from another terminal, while the run goes on
     first.ctrl_c()
     stopped = first.finish(expect=130)
