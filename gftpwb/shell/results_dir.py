@@ -210,8 +210,12 @@ def resume_state(directory: str, specs: Sequence[RunSpec]) -> tuple[list[ResultR
     except (OSError, ValueError) as exc:
         raise ResumeError(f"cannot resume {directory}: unreadable meta.json ({exc})") from None
     if meta.get("plan_fingerprint") != plan_fingerprint(specs):
+        # the scenario may be the same and the selection not: the command that made it says which
+        command = recorded_command(directory)
+        made_by = f"; it was made by: {shlex.join(command)}" if command else ""
         raise ResumeError(f"cannot resume {directory}: the scenario's plan changed since that run (other tests, "
-                          "options, matrix or --only); start a new run instead")
+                          f"options, matrix, variables, --only or --where){made_by}; resume with what it ran, or "
+                          "start a new run instead")
     records, problems = read_journal(os.path.join(directory, JOURNAL_NAME))
     final = [r for r in latest_by_run(records).values() if r.status in FINAL_STATUSES]
     return final, frozenset(r.run_id for r in final), problems

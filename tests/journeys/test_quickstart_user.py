@@ -86,3 +86,20 @@ def test_compare_says_what_two_runs_a_side_let_a_user_conclude(user):
     assert table.column("verdict") == ["too few runs"] * 7, table.rows
     text = " ".join(compare.stdout.split())
     assert re.search(r"needs 4 runs a side", text), text
+
+
+def test_a_selection_runs_the_rows_asked_for_and_resumes_only_as_it_was_made(user):
+    """``--only parallel --where parallel=4`` runs the two rows the full table shows with -p 4, under the same
+    numbers; ``--resume`` of it without the selection is refused naming the command that made it."""
+    selection = "--only parallel --where parallel=4"
+    only = user.sh(f"gftpwb run scenarios/quickstart.yaml {selection} --results results/four")
+    assert only.stdout.rstrip().endswith("4 passed of 4 planned. Results: results/four")
+    full = table_titled(user.runs[0].stdout, "Results").records()
+    assert [(r["#"], r["guc options"]) for r in table_titled(only.stdout, "Results").records()] == \
+        [(r["#"], r["guc options"]) for r in full if r["guc options"].startswith("-p 4 ")]
+    refused = user.sh("gftpwb run scenarios/quickstart.yaml --resume results/four", expect=5)
+    assert refused.stderr.startswith("gftpwb: cannot resume results/four: the scenario's plan changed")
+    assert (f"it was made by: gftpwb run scenarios/quickstart.yaml {selection} --results results/four; resume with "
+            "what it ran") in refused.stderr
+    again = user.sh(f"gftpwb run scenarios/quickstart.yaml {selection} --resume results/four")
+    assert "0 run(s) (4 already done, resuming)" in again.stdout
