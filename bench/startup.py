@@ -2,15 +2,22 @@
 and the ``tgftp_log`` drop-in against the real tgftp_log 0.2.0 on the same logs.
 
 Each round runs every command once, in turn, so load on a shared machine hits them alike; the table
-gives the median (min-max) wall time of the rounds, with bare ``python -c pass`` as the floor.
+gives the median (min-max) wall time of the rounds, with bare ``python -c pass`` as the floor, and the
+median CPU time (user + system of the child, from ``wait4``), which load inflates far less than wall
+time: on a shared machine, read the ratios and the CPU column.
 
-    .venv/bin/python bench/startup.py [--rounds 21] [--pythonpath CHECKOUT] [--tgftp-log [--wheel]]
+    .venv/bin/python bench/startup.py [--rounds 21] [--pythonpath CHECKOUT] [--wheel] [--tgftp-log]
+        [--only validate]
 
 ``--tgftp-log`` adds the real tgftp_log (from ``--reference``, ``$GFTPWB_TGFTP_REFERENCE`` or
 ../shared/reference/tgftp-0.7.0) and the drop-in, reading RATE and COMMAND_OUTPUT from a tgftp log and
 from a gftpwb log, with the drop-in's ratio to the real script (the target: within 3x).
-``--wheel`` also measures the drop-in installed from a wheel into a fresh virtualenv, as users get
-it: the checkout's editable install puts setuptools' import finder into every interpreter start.
+``--wheel`` also measures gftpwb installed from a wheel into a fresh virtualenv and run by its console
+script, as users get it (the checkout's editable install puts setuptools' import finder into every
+interpreter start): this checkout's, and with ``--pythonpath`` that checkout's too, each built and
+installed without its dependencies, which the virtualenv finds in this interpreter's site-packages (a
+path line in a ``.pth`` file: the editable install's own ``.pth`` there is not run). ``--only WORD`` keeps the gftpwb
+commands whose name has WORD (the floor is always measured).
 
 ``--pythonpath`` also measures another checkout's gftpwb (e.g. a ``git archive`` of an older commit,
 with ``gftpwb/schemas`` (in older layouts also ``gftpwb/tui`` and ``gftpwb/converters``) linked to its
@@ -28,6 +35,7 @@ import os
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -36,8 +44,9 @@ ROOT = Path(__file__).resolve().parent.parent
 TAG_LOG = ROOT / "tests" / "golden" / "golden" / "golden_#000_000.log"
 GFTPWB = [sys.executable, "-m", "gftpwb"]
 
+FLOOR = "python -c pass (floor)"
 COMMANDS: list[tuple[str, list[str]]] = [
-    ("python -c pass (floor)", [sys.executable, "-c", "pass"]),
+    (FLOOR, [sys.executable, "-c", "pass"]),
     ("gftpwb --help", [*GFTPWB, "--help"]),
     ("gftpwb validate --help", [*GFTPWB, "validate", "--help"]),
     ("gftpwb validate scenarios/quickstart.yaml", [*GFTPWB, "validate", "scenarios/quickstart.yaml"]),
@@ -56,13 +65,18 @@ REFERENCE = ("import runpy, sys; sys.meta_path[:] = [f for f in sys.meta_path if
              "runpy.run_module('gftpwb', run_name='__main__', alter_sys=True)")
 
 
-def once(argv: list[str]) -> float:
+def once(argv: list[str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one run of ``argv``, exec to exit; CPU is the child's user + system time."""
     started = time.perf_counter()
-    proc = subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}")
-    return elapsed
+        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {err.decode()[-500:]}")
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
 TGFTP_LOG = """\
@@ -111,17 +125,30 @@ def reference_dir(given: str | None) -> Path:
     raise SystemExit("no tgftp 0.7.0 reference: pass --reference DIR or set GFTPWB_TGFTP_REFERENCE")
 
 
-def install_wheel(directory: Path) -> Path:
-    """Build gftpwb's wheel and install it without its dependencies (the drop-in needs none) into a
-    fresh virtualenv; returns that virtualenv's tgftp_log."""
+def install_wheel(directory: Path, source: Path = ROOT) -> Path:
+    """Build the wheel of the checkout ``source`` and install it without its dependencies into a fresh
+    virtualenv in ``directory``, which finds them in this interpreter's site-packages; returns that
+    virtualenv's bin directory."""
     quiet = {"check": True, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(directory / "wheel"), str(ROOT)], **quiet)
+                    str(directory / "wheel"), str(source)], **quiet)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(directory / "venv")], **quiet)
     wheel = next((directory / "wheel").glob("gftpwb-*.whl"))
     subprocess.run([sys.executable, "-m", "pip", "--python", str(directory / "venv" / "bin" / "python"), "install",
                     "--no-deps", "-q", str(wheel)], **quiet)
-    return directory / "venv" / "bin" / "tgftp_log"
+    purelib = next((directory / "venv" / "lib").glob("python*/site-packages"))
+    (purelib / "zz-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return directory / "venv" / "bin"
+
+
+def wheel_commands(work: Path, reference: str | None) -> None:
+    """The gftpwb commands again, from a wheel of this checkout (and of ``reference``)."""
+    installs = {"wheel": install_wheel(work / "this")}
+    if reference:
+        installs["reference wheel"] = install_wheel(work / "reference", Path(reference))
+    for label, bin_dir in installs.items():
+        COMMANDS.extend((f"{name} [{label}]", [str(bin_dir / "gftpwb"), *argv[3:]])
+                        for name, argv in list(COMMANDS) if argv[:3] == GFTPWB)
 
 
 def tgftp_log_commands(work: Path, reference: Path, wheel: bool) -> None:
@@ -141,7 +168,7 @@ def tgftp_log_commands(work: Path, reference: Path, wheel: bool) -> None:
     programs = {"tgftp_log (real)": str(reference / "bin" / "tgftp_log"),
                 f"tgftp_log {DROP_IN_ROWS} (this checkout)": str(Path(sys.executable).parent / "tgftp_log")}
     if wheel:
-        programs[f"tgftp_log {DROP_IN_ROWS} (wheel)"] = str(install_wheel(work))
+        programs[f"tgftp_log {DROP_IN_ROWS} (wheel)"] = str(install_wheel(work / "drop-in") / "tgftp_log")
     for log, path in logs.items():
         for attribute in ("GSIFTP_TRANSFER_RATE", "GSIFTP_TRANSFER_COMMAND_OUTPUT"):
             for label, program in programs.items():
@@ -153,12 +180,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--pythonpath", help="measure this checkout's gftpwb instead of the installed one")
     parser.add_argument("--tgftp-log", action="store_true", help="also the tgftp_log drop-in against the real one")
-    parser.add_argument("--wheel", action="store_true", help="with --tgftp-log: also the drop-in from a wheel")
+    parser.add_argument("--wheel", action="store_true", help="also from wheels, as users install gftpwb")
+    parser.add_argument("--only", metavar="WORD", help="only the gftpwb commands whose name has WORD")
     parser.add_argument("--reference", help="directory of the real tgftp 0.7.0 (with bin/tgftp_log)")
     args = parser.parse_args()
+    if args.only:
+        COMMANDS[:] = [(n, a) for n, a in COMMANDS if args.only in n or n == FLOOR]
     with tempfile.TemporaryDirectory() as work:
         if args.tgftp_log:
             tgftp_log_commands(Path(work), reference_dir(args.reference), args.wheel)
+        if args.wheel:
+            wheel_commands(Path(work), args.pythonpath)
         measure(args)
 
 
@@ -170,15 +202,20 @@ def measure(args: argparse.Namespace) -> None:
     for _, argv in COMMANDS:  # warm the page cache and __pycache__ first
         once(argv)
     times: dict[str, list[float]] = {name: [] for name, _ in COMMANDS}
+    cpu: dict[str, list[float]] = {name: [] for name, _ in COMMANDS}
+    load = os.getloadavg()[0]
     for _ in range(args.rounds):
         for name, argv in COMMANDS:
-            times[name].append(once(argv) * 1000)
-    print(f"| command | median ms | min-max ms |  ({args.rounds} rounds, load average "
-          f"{os.getloadavg()[0]:.1f})")
-    print("|---|---|---|")
+            wall, used = once(argv)
+            times[name].append(wall * 1000)
+            cpu[name].append(used * 1000)
+    print(f"| command | median ms | min-max ms | CPU median ms |  ({args.rounds} rounds, load average "
+          f"{load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end)")
+    print("|---|---|---|---|")
     for name, values in times.items():
         if " | " not in name:
-            print(f"| `{name}` | {statistics.median(values):.0f} | {min(values):.0f}-{max(values):.0f} |")
+            print(f"| `{name}` | {statistics.median(values):.0f} | {min(values):.0f}-{max(values):.0f} | "
+                  f"{statistics.median(cpu[name]):.0f} |")
     rows = [name for name in times if " | " in name]
     if rows:
         print()

@@ -1,7 +1,8 @@
 """guc run outcomes: statuses, bytes, both rates, and readable errors."""
 
 from gftpwb.core.units import GIB
-from gftpwb.kinds.guc.driver import GucRun, summarize_error
+from gftpwb.kinds.guc.driver import summarize_error
+from gftpwb.kinds.guc.session import GucRun
 
 PROGRESS = b"  4294967296 bytes      2048.00 MB/sec avg      2000.00 MB/sec inst\r\n"
 

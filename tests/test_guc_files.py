@@ -227,7 +227,7 @@ def test_a_multi_file_transfer_counts_on_across_files_and_is_not_a_stall():
     import json
 
     from gftpwb.core.samples import stalls
-    from gftpwb.kinds.guc.driver import GucOutputParser, GucRun
+    from gftpwb.kinds.guc.session import GucOutputParser, GucRun
 
     chunks = json.loads(MULTIFILE.read_text())["chunks"]
 

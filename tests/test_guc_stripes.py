@@ -16,8 +16,8 @@ from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.output import ProgressSample
 from gftpwb.core.plan import plan
 from gftpwb.core.units import GIB, MIB
-from gftpwb.kinds.guc.driver import GucRun
 from gftpwb.kinds.guc.markers import StripeTracker
+from gftpwb.kinds.guc.session import GucRun
 
 DATA = Path(__file__).parent / "data" / "guc"
 STDERR = (DATA / "striped-dbg.stderr").read_bytes()

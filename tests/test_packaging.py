@@ -57,7 +57,7 @@ def test_wheel_installs_and_imports(tmp_path):
             "assert 'site-packages' in gftpwb.converters.__file__, gftpwb.converters.__file__;"
             "from gftpwb.core.registry import registry;"
             "names = registry().kind_names();"
-            "assert names == ('guc', 'connection-test', 'autotune', 'gfapi', 'iperf3'), names;"
+            "assert names == ('guc', 'connection-test', 'autotune', 'gfapi', 'iperf3', 'xrootd', 'http'), names;"
             "assert 'site-packages' in gftpwb.tui.__file__, gftpwb.tui.__file__;"
             "assert s.scenario_schema()['title'] == 'gftpwb scenario';"
             "from gftpwb.core.event_stream import schema; assert schema()['title'].startswith('gftpwb run --events');"

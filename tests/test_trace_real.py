@@ -329,7 +329,7 @@ def test_guc_to_a_local_file_traced_with_read_pauses(tmp_path, gridftp, monkeypa
     every per-buffer line."""
     from gftpwb.core.dsl.loader import load_scenario_text
     from gftpwb.core.plan import plan
-    from gftpwb.kinds.guc import driver
+    from gftpwb.kinds.guc import session as driver  # the guc run session
     from gftpwb.shell import frontend
     from gftpwb.shell.session import RunRequest
 

@@ -22,8 +22,9 @@ from gftpwb.core.trace.iofmt import Header, IoEvent, encode
 from gftpwb.core.trace.reader import load_trace, parse_records
 from gftpwb.core.trace.setting import TraceSetting, parse_option
 from gftpwb.core.trace.summary import log2_histogram, percentile, summary_lines
-from gftpwb.kinds.guc.driver import DATA_DEBUG_PAUSE_S, GucRun, data_debug_only, with_debug
+from gftpwb.kinds.guc.driver import with_debug
 from gftpwb.kinds.guc.phases import GucPhases
+from gftpwb.kinds.guc.session import DATA_DEBUG_PAUSE_S, GucRun, data_debug_only
 
 SCENARIO = textwrap.dedent("""\
     version: 1

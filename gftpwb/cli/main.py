@@ -78,7 +78,8 @@ def _main(argv: list[str]) -> int:
         return tgftp_main(argv[1:], program="tgftp", as_process=True)
     from gftpwb.cli.parser import build_parser
 
-    args = parse(build_parser(), argv)
+    command = argv[0] if argv and not argv[0].startswith("-") else None  # only its part of the parser is built
+    args = parse(build_parser(command), argv)
     try:
         command = vars(args).get("func") or handler_of(args.handler)
         return command(args)

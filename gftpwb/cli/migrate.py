@@ -23,6 +23,7 @@ import sys
 from datetime import UTC, datetime
 
 from gftpwb import __version__
+from gftpwb.cli.outfiles import refuse_overwrite, write_output
 from gftpwb.converters.batchfile import ExportError, export_batchfile
 from gftpwb.converters.batchfile_format import MAX_BATCHFILE_BYTES, convert
 from gftpwb.converters.taglog import TagLogError, record_from_taglog
@@ -61,6 +62,14 @@ def _print_diagnostics(diagnostics) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     items: list[str] = args.items
+    if items[0] in ("parallel-libgfapi", "libgfapi-results"):
+        from gftpwb.cli.migrate_libgfapi import import_results_cmd, import_settings
+
+        if items[0] == "parallel-libgfapi":
+            return import_settings(items[1:], args)
+        if len(items) < 2:
+            raise UsageError("import libgfapi-results needs at least one log directory, result.csv or worker log")
+        return import_results_cmd(items[1:], args)
     if items[0] == "taglogs":
         if len(items) < 2:
             raise UsageError("import taglogs needs at least one tag log file")
@@ -72,28 +81,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     _print_diagnostics(result.warnings)
     load_scenario_text(result.text, f"{path} (as imported)")  # the converter's own promise, checked
     if args.output:
-        _refuse_overwrite(args.output, args.force)
-        _write(args.output, result.text)
+        refuse_overwrite(args.output, args.force)
+        write_output(args.output, result.text)
         _err(f"{path}: {result.tests} test(s) from a tgftp {result.version} batchfile -> {args.output} "
              f"({len(result.warnings)} warning(s))")
     else:
         sys.stdout.write(result.text)
     return EXIT_OK
-
-
-def _refuse_overwrite(path: str, force: bool) -> None:
-    if os.path.exists(path) and not force:
-        raise UsageError(f"{path} already exists; use --force to overwrite it")
-
-
-def _write(path: str, text: str) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 # --- tag logs -> records --------------------------------------------------------------------------
@@ -103,6 +97,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     """Tag logs -> a results directory of their own. A log that cannot be read (no tags, a damaged
     ``GFTPWB_RECORD``, a scenario name that is not a name) is reported at its file:line and the others
     are imported; exit 2 when any failed."""
+    args.scenario = args.scenario or "imported"
     if not re.fullmatch(NAME_PATTERN, args.scenario):
         raise UsageError(f"--scenario {args.scenario!r} is not a valid scenario name (letters, digits, '.', '_' and "
                          "'-', starting with a letter or digit)")
@@ -165,7 +160,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
              "the size over whole seconds (a transfer under a second counts as one), not timed to the microsecond "
              "as gftpwb's runs are; report and compare say so")
     meta = mask(meta)
-    _write(os.path.join(directory, "meta.json"), json.dumps(meta, indent=1) + "\n")
+    write_output(os.path.join(directory, "meta.json"), json.dumps(meta, indent=1) + "\n")
     from gftpwb.shell.sinks.console import ConsoleSink, plain_or_terminal_console
 
     ConsoleSink(plain_or_terminal_console(), live=False).print_table(records)
@@ -192,8 +187,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     for note in notes:
         _err(str(note))
     if args.output:
-        _refuse_overwrite(args.output, args.force)
-        _write(args.output, text)
+        refuse_overwrite(args.output, args.force)
+        write_output(args.output, text)
         _err(f"{args.source}: batchfile -> {args.output}")
     else:
         sys.stdout.write(text)

@@ -8,6 +8,7 @@ asyncssh, Rich or Textual (bench/startup.py measures it).
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from gftpwb import __version__
 
@@ -318,18 +319,36 @@ def add_lab(sub: Sub) -> None:
 
 def add_migration(sub: Sub) -> None:
     """import, export and log: tgftp batchfiles and tag logs (gftpwb.cli.migrate runs them)."""
-    p = sub.add_parser("import", help="tgftp batchfile -> scenario, or: import taglogs LOG... -> records",
+    p = sub.add_parser("import", help="tgftp batchfile or parallel-libgfapi settings -> scenario; tag logs or "
+                       "parallel-libgfapi results -> records",
                        description="gftpwb import BATCHFILE [-o SCENARIO.yaml]: a tgftp batchfile as a scenario "
                        "(to stdout without -o). gftpwb import taglogs LOG...: old tgftp (or gftpwb) tag logs as "
-                       "result records in a results directory of their own.")
-    p.add_argument("items", nargs="+", metavar="BATCHFILE | taglogs LOG")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the scenario here (batchfile import)")
+                       "result records in a results directory of their own. gftpwb import parallel-libgfapi "
+                       "[SETTINGS] [--clients LIST] [-o SCENARIO.yaml]: parallel-libgfapi's variables (an env file, "
+                       "the launcher script, or exported ones) and client list as a gfapi scenario. gftpwb import "
+                       "libgfapi-results PATH...: parallel-libgfapi's log directories (result.csv and the "
+                       "per-process logs) as result records in a results directory of their own.")
+    p.add_argument("items", nargs="+", metavar="BATCHFILE | taglogs LOG | parallel-libgfapi [SETTINGS] | "
+                   "libgfapi-results PATH")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the scenario here (batchfile, parallel-libgfapi)")
     p.add_argument("--force", action="store_true", help="overwrite an existing output file")
-    p.add_argument("--results", metavar="DIR", help="results directory for imported tag logs "
+    p.add_argument("--results", metavar="DIR", help="results directory for imported tag logs or results "
                    "(default results/<UTC timestamp>-imported-<scenario>)")
     p.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=argparse.SUPPRESS)
-    p.add_argument("--scenario", default="imported", metavar="NAME",
-                   help="scenario name for tag logs whose file name does not carry one (default imported)")
+    p.add_argument("--scenario", metavar="NAME",
+                   help="scenario name: of tag logs whose file name does not carry one (default imported), of "
+                   "the imported parallel-libgfapi scenario (default: the settings file's name) or results "
+                   "(default parallel-libgfapi)")
+    p.add_argument("--clients", metavar="LIST", help="parallel-libgfapi's client list, one host per line "
+                   "(default: the list the settings name, PGFAPI_CLIENTS or clients.list, when it is here)")
+    p.add_argument("--launcher", choices=("auto", "current", "first-release", "worker"), default="auto",
+                   help="how parallel-libgfapi read the variables: its launcher (PGFAPI_*), its first release "
+                   "(PSMF_* and the script's edited lines), or the worker run by itself (GFAPI_* only); "
+                   "default: told from the variables")
+    p.add_argument("--hosts-file", metavar="INVENTORY", help="a hosts: inventory (such as the lab's hosts.yaml) the "
+                   "scenario includes; clients named there are taken from it")
+    p.add_argument("--settings", metavar="SETTINGS", help="libgfapi-results: the settings the runs were made with "
+                   "(needed for a result.csv without its logs; checked against the logs)")
     handler(p, "gftpwb.cli.migrate:cmd_import")
 
     p = sub.add_parser("export", help="results -> tag logs, or scenario -> tgftp batchfile")
@@ -363,21 +382,43 @@ def add_completion(sub: Sub) -> None:
     handler(p, "gftpwb.cli.completion:cmd_completion")
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Unused:
+    """What the definition of a command that is not being run writes into: nothing. Every call is
+    taken and dropped (``add_argument``, groups, nested sub-commands, ``set_defaults``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return self._take
+
+    def _take(self, *args: Any, **kwargs: Any) -> _Unused:
+        return self
+
+
+class _OnlyCommand:
+    """The top level's sub-commands as :func:`build_parser` builds them for one command: that one
+    in full, the others by name and help only (they are listed, and a mistyped name is refused as
+    before). Building all of them was a tenth of a quick command's time."""
+
+    def __init__(self, sub: Sub, command: str):
+        self.sub, self.command = sub, command
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        if name == self.command:
+            return self.sub.add_parser(name, **kwargs)
+        self.sub.add_parser(name, help=kwargs.get("help"), add_help=False)
+        return _Unused()
+
+
+COMMANDS = (add_validate, add_schema, add_run, add_report, add_compare, add_results, add_trace, add_tui,
+            add_migration, add_tgftp, add_hosts, add_lab, add_completion)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or (``command``: the sub-command about to run) that command's part in
+    full and the others by name (what ``gftpwb COMMAND ...`` needs to parse and to say ``--help``)."""
     parser = argparse.ArgumentParser(prog="gftpwb", description="GridFTP / GlusterFS performance workbench.")
     parser.add_argument("--version", action="version", version=f"gftpwb {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    add_validate(sub)
-    add_schema(sub)
-    add_run(sub)
-    add_report(sub)
-    add_compare(sub)
-    add_results(sub)
-    add_trace(sub)
-    add_tui(sub)
-    add_migration(sub)
-    add_tgftp(sub)
-    add_hosts(sub)
-    add_lab(sub)
-    add_completion(sub)
+    target: Any = sub if command is None else _OnlyCommand(sub, command)
+    for add in COMMANDS:
+        add(target)
     return parser

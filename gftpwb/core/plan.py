@@ -8,9 +8,7 @@ what lets ``--resume`` skip the runs a journal already holds, and keeps tag log 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
-import json
 from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
@@ -111,6 +109,8 @@ def order_runs(cases: list[list[list[RunSpec]]], order: str = "sequential", seed
     else:
         units = [unit for runs in cases for unit in runs]
     if order == "random":
+        import hashlib  # only here and for fingerprints: OpenSSL is a noticeable part of a quick command
+
         def key(unit: list[RunSpec]) -> bytes:
             return hashlib.sha256(f"{seed}\x1f{unit[0].run_id}".encode()).digest()
 
@@ -122,6 +122,9 @@ def plan_fingerprint(specs: Iterable[RunSpec]) -> str:
     """A hash of what the runs will do; ``--resume`` refuses to continue a journal of another plan.
     Passwords in URLs are masked first: a hash is no place for them either (and a new password
     does not make another plan)."""
+    import hashlib
+    import json
+
     payload = [[s.run_id, list(s.argv), s.host, s.timeout_s, s.params, s.engine,
                 asdict(s.link) if s.link else None] + ([s.group] if s.group else []) + _extras(s)
                + (["tgftp_style"] if s.tgftp_style else []) for s in specs]

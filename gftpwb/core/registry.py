@@ -58,12 +58,24 @@ if TYPE_CHECKING:
     from importlib import metadata
 
     from gftpwb.core.records import ResultRecord
+    from gftpwb.core.reporttypes import Measured, ReportData, ReportTable
     from gftpwb.core.scenario.keys import Key
     from gftpwb.core.scenario.model import Scenario, TestModel
     from gftpwb.core.scenario.yamlpos import Path, Positions
     from gftpwb.core.specs import RunSpec
 
 ENTRY_POINT_GROUP = "gftpwb.kinds"
+# What reports are made of lives in gftpwb.core.reporttypes (made when a report is): still importable
+# from here, as it always was, without making those classes at every start.
+_REPORT_TYPES = frozenset({"DerivedFigure", "Measured", "ReportData", "ReportTable"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _REPORT_TYPES:
+        from gftpwb.core import reporttypes
+
+        return getattr(reporttypes, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def resolve(reference: str) -> Any:
@@ -155,55 +167,6 @@ class HostCheck:
 
 
 # --- reports ----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ReportTable:
-    """A table of the end-of-run report, as plain text cells; the console draws it (rich), other
-    front ends may draw it their way. ``rows`` are (cells, style), style a rich style name or "".
-
-    In a console too narrow for the table no number is cut: right-justified columns (numbers) and
-    the left-justified ones named in ``whole`` (short words: a verdict, a unit) keep their widest
-    cell on one line; the other left-justified columns are text (test ids, options, notes) whose
-    cells wrap and fold. When even that does not fit, the table is drawn in parts of whole columns,
-    each repeating the first ``keys`` columns (the test id and case number that name a row)."""
-
-    title: str
-    caption: str
-    columns: tuple[tuple[str, str], ...]  # (header, "left" | "right")
-    rows: tuple[tuple[tuple[str, ...], str], ...]
-    whole: tuple[str, ...] = ()  # headers of left-justified columns never folded
-    keys: int = 1  # leading columns repeated in every part of a table split to fit the console
-
-
-@dataclass(frozen=True)
-class DerivedFigure:
-    """A number a kind computes across cases (guc's efficiency against its iperf3 baseline, a stripe's
-    median rate), as one row of ``report --csv``: the case it belongs to, the figure's name and unit,
-    how many runs it rests on, the statistic (``"mean"``: a ratio of means, ``"median"``) and its
-    value with its 95 % interval, if any."""
-
-    test_id: str
-    case: int
-    kind: str
-    params_text: str
-    figure: str  # "efficiency.rate_guc_avg_mib_s", "stripe[0].mib_s"
-    unit: str  # "ratio", "MiB/s"
-    n: int
-    statistic: str  # "mean" or "median": the CSV column the value goes in
-    value: float | None
-    low: float | None = None
-    high: float | None = None
-
-
-@dataclass(frozen=True)
-class ReportData:
-    """A report table as data for ``report --json`` (``rows``: JSON objects with numbers, not text)
-    and ``report --csv`` (``figures``); ``name`` is its key in the JSON (``efficiency``)."""
-
-    name: str
-    rows: tuple[dict[str, Any], ...]
-    figures: tuple[DerivedFigure, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -309,15 +272,6 @@ class Exclusion:
 
 
 @dataclass(frozen=True)
-class Measured:
-    """A figure's value in one record; ``excluded`` says why a value the run has is not a statistic
-    (guc's average of a short transfer is "quantised"), "" when it is one (or there is none)."""
-
-    value: float | None
-    excluded: str = ""
-
-
-@dataclass(frozen=True)
 class Metric:
     """A number of a case that ``expect:`` can set a threshold on (``median_rate: ">= 900MiB/s"``).
     Either a statistic of one of the kind's figures (``figure`` and ``statistic``: median, mean, min,
@@ -415,6 +369,83 @@ class Planner(abc.ABC):
         return ()
 
 
+class ImportedDsl(Dsl):
+    """A kind's :class:`Dsl` named by ``"module:attribute"`` (a Dsl subclass or instance), imported on
+    its first use. A kind's module (its entry point) then costs nothing to load: ``gftpwb validate``
+    loads every kind but imports the language of only those its scenario uses (and none when the
+    installed kinds are gftpwb's own, whose schema is shipped: :func:`gftpwb.core.dsl.schema.scenario_schema`)."""
+
+    def __init__(self, reference: str):
+        self.reference = reference
+        self._target: Dsl | None = None
+
+    @property
+    def target(self) -> Dsl:
+        if self._target is None:
+            self._target = _facet(self.reference, Dsl)
+        return self._target
+
+    def test_keys(self) -> tuple[Key, ...]:
+        return self.target.test_keys()
+
+    def defaults_keys(self) -> tuple[Key, ...]:
+        return self.target.defaults_keys()
+
+    def definitions(self) -> dict[str, dict[str, Any]]:
+        return self.target.definitions()
+
+    def check(self, test: TestInput) -> None:
+        self.target.check(test)
+
+    def build(self, test: TestInput) -> TestModel:
+        return self.target.build(test)
+
+
+class ImportedPlanner(Planner):
+    """A kind's :class:`Planner` named by ``"module:attribute"``, imported on its first use (see
+    :class:`ImportedDsl`)."""
+
+    def __init__(self, reference: str):
+        self.reference = reference
+        self._target: Planner | None = None
+
+    @property
+    def target(self) -> Planner:
+        if self._target is None:
+            self._target = _facet(self.reference, Planner)
+        return self._target
+
+    def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
+        return self.target.plan(scenario, test, first_case)
+
+    def describe(self, spec: RunSpec, limit: str) -> list[str]:
+        return self.target.describe(spec, limit)
+
+    def programs(self, spec: RunSpec) -> tuple[Program, ...]:
+        return self.target.programs(spec)
+
+    def host_checks(self, spec: RunSpec) -> tuple[HostCheck, ...]:
+        return self.target.host_checks(spec)
+
+    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
+        return self.target.endpoints(spec)
+
+
+def _facet(reference: str, facet: type) -> Any:
+    """The facet ``reference`` names: an instance of ``facet``, or a subclass of it made with no arguments
+    (a plug-in that names a wrong one is reported as the registry reports a kind it cannot load)."""
+    try:
+        value = resolve(reference)
+        if isinstance(value, type) and issubclass(value, facet):
+            value = value()
+    except Exception as exc:
+        raise EnvironmentProblem(f"cannot load the facet {reference}: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(value, facet):
+        what = value.__name__ if isinstance(value, type) else type(value).__name__
+        raise EnvironmentProblem(f"{reference} names a {what}, not a {facet.__module__}.{facet.__name__}")
+    return value
+
+
 @dataclass(frozen=True)
 class Run:
     """How a kind's runs are carried out (required): the shell side, named by ``"module:attribute"``
@@ -452,6 +483,8 @@ class Report:
     def measure(self, record: ResultRecord) -> dict[str, Measured]:
         """Each of :attr:`figures` in a passed record (found by its path); override to leave a value
         out of the statistics with the reason (``Measured(value, excluded="quantised")``)."""
+        from gftpwb.core.reporttypes import Measured
+
         out = {}
         for figure in self.figures:
             value = _in_record(record, figure.path)
@@ -697,6 +730,13 @@ class Registry:
         self._engines: dict[str, Engine] = {}
         self._resolved: dict[str, Any] = {}
         self._memo: dict[str, Any] = {}
+        self._found: list[Any] | None = None
+
+    def entry_points(self) -> list[Any]:
+        """The plug-ins' entry points (read once; nothing of them imported)."""
+        if self._found is None:
+            self._found = sorted(self._entry_points(), key=lambda e: e.name)
+        return self._found
 
     def memo(self, key: str, make: Callable[[], Any]) -> Any:
         """``make()``'s value, made once per registry: what is derived from the plug-ins (the schema,
@@ -710,7 +750,7 @@ class Registry:
             return self._kinds
         kinds: dict[str, Kind] = {}
         engines: dict[str, Engine] = {}
-        for entry in sorted(self._entry_points(), key=lambda e: e.name):
+        for entry in self.entry_points():
             try:
                 plugin = entry.load()
             except Exception as exc:

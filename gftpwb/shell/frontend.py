@@ -33,7 +33,6 @@ from gftpwb.core.errors import (
     ScenarioError,
     UsageError,
 )
-from gftpwb.core.records import Summary
 from gftpwb.core.registry import registry
 from gftpwb.core.scenario.model import LOCAL, Host, Scenario
 from gftpwb.core.slurm.model import SlurmSetup
@@ -42,6 +41,7 @@ from gftpwb.core.specs import RunSpec
 if TYPE_CHECKING:
     from gftpwb.core.dsl.variables import Assignments
     from gftpwb.core.formats import Converted, InputFormat
+    from gftpwb.core.records import Summary
     from gftpwb.core.transport import Transport
 
     from .session import Outcome, RunRequest

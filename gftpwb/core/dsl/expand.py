@@ -17,10 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString
-
 from gftpwb.core.errors import Diagnostic, ScenarioError, UsageError
 from gftpwb.core.scenario.yamlpos import Path, Positions, load_yaml_with_positions
 
@@ -56,6 +52,8 @@ def expand_scenario(data: dict[str, Any], pos: Positions, text: str, filename: s
     hosts = data.get(HOSTS)
     if values is None and not (isinstance(hosts, dict) and INCLUDE in hosts):
         return out  # nothing to expand: the text stays byte for byte
+    from ruamel.yaml.comments import CommentedMap  # only now: ruamel is a tenth of validate's start-up
+
     tree = _storage_tree(text)
     _include_hosts(data, pos, tree, filename, values, out)
     if values is not None:
@@ -72,6 +70,8 @@ def expand_scenario(data: dict[str, Any], pos: Positions, text: str, filename: s
 
 def _storage_tree(text: str) -> Any:
     """The file's round-trip tree, quotes kept as written (so what is dumped reads back the same)."""
+    from ruamel.yaml import YAML
+
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     return yaml.load(text)
@@ -80,6 +80,8 @@ def _storage_tree(text: str) -> Any:
 def _quoted(value: Any) -> Any:
     """Values written into the stored scenario: text double-quoted, so no value (``?x``, ``- a``,
     ``#c``) can read as YAML syntax in any context."""
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
     if isinstance(value, str):
         return DoubleQuotedScalarString(value)
     if isinstance(value, list):
@@ -92,6 +94,8 @@ def _quoted(value: Any) -> Any:
 def stored_text(tree: Any, data: dict[str, Any]) -> str:
     """The expanded scenario as YAML, comments kept; checked to read back as ``data`` (the model's
     input), else written as JSON (valid YAML) so the stored file never means something else."""
+    from ruamel.yaml import YAML
+
     yaml = YAML(typ="rt")
     yaml.width = 4096  # keep long values (URLs, commands) on one line, as they were written
     yaml.indent(mapping=2, sequence=4, offset=2)
@@ -216,6 +220,8 @@ def _include_hosts(data: dict[str, Any], pos: Positions, tree: Any, filename: st
     hosts = data.get(HOSTS)
     if not isinstance(hosts, dict) or INCLUDE not in hosts:
         return
+    from ruamel.yaml.comments import CommentedMap
+
     spec = hosts[INCLUDE]
     where = (HOSTS, INCLUDE)
     if values is not None:
@@ -268,6 +274,8 @@ def _include_hosts(data: dict[str, Any], pos: Positions, tree: Any, filename: st
 def _read_include(name: str, filename: str, pos: Positions, at: Path, out: Expanded,
                   ) -> tuple[str, dict[str, Any], Positions, Any, Path] | None:
     """Read one included file: (its path, its hosts, their positions, its tree, the path of its hosts)."""
+    from ruamel.yaml.comments import CommentedMap
+
     path = os.path.expanduser(name)
     if not os.path.isabs(path) and not filename.startswith("<"):
         path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(filename)), path))
@@ -310,6 +318,8 @@ def _absolute_paths(entry: Any, path: str) -> Any:
 
 
 def _absolute_tree_paths(entry: Any, path: str) -> Any:
+    from ruamel.yaml.comments import CommentedMap
+
     if isinstance(entry, CommentedMap):
         for key in PATH_KEYS:
             if key in entry:

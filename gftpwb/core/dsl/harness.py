@@ -7,7 +7,6 @@ from ``Scenario.schedules``, so every kind gets dependencies, copies and delays 
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from gftpwb.core.errors import Diagnostic
@@ -26,6 +25,8 @@ def needs_of(raw: dict[str, Any]) -> list[str]:
 
 
 def _close(word: str, choices: list[str]) -> str:
+    import difflib  # only for a misspelt name
+
     close = difflib.get_close_matches(word, choices, n=1)
     return f"; did you mean '{close[0]}'?" if close else f"; its tests: {', '.join(choices)}"
 

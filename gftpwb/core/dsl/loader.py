@@ -8,7 +8,6 @@ this module checks what every scenario has: test ids, hosts, ``on:``, commands a
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -233,6 +232,8 @@ def host_diagnostics(data: dict[str, Any], pos: Positions, filename: str) -> lis
 
 
 def _did_you_mean(word: str, choices: list[str]) -> str:
+    import difflib  # only for a misspelt name
+
     close = difflib.get_close_matches(word, choices, n=1)
     if close:
         return f"; did you mean '{close[0]}'?"

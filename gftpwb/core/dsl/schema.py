@@ -3,13 +3,18 @@ keys and definitions of every registered kind and engine (:mod:`gftpwb.core.regi
 
 Validation uses the schema of the kinds installed, so a plug-in's keys are checked like the built-in
 ones. ``schemas/scenario.schema.json`` is that schema for gftpwb's own kinds (``make schema``),
-committed so editors can use it; ``tests/test_schema.py`` fails when the file, the kinds' key tables
-and their typed models drift apart.
+committed so editors can use it and shipped in the package; ``tests/test_schema.py`` fails when the
+file, the kinds' key tables and their typed models drift apart. When the plug-ins installed are
+exactly gftpwb's own (:data:`BUILTIN_PLUGINS`), validation reads that file instead of building the
+schema, which would import every kind's language: ``gftpwb validate`` then imports only the kinds its
+scenario uses (their facets are imported on first use: :class:`gftpwb.core.registry.ImportedDsl`).
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gftpwb.core.expect import all_metrics, schema_of
@@ -29,6 +34,17 @@ from gftpwb.core.scenario.keys import (
 from gftpwb.core.slurm.keys import slurm_definition
 
 EXPECT = "expect"
+# The plug-ins gftpwb ships: its entry points in pyproject.toml (tests/test_schema.py checks the two agree).
+BUILTIN_PLUGINS = frozenset({
+    ("guc", "gftpwb.kinds.guc.kind:KIND"),
+    ("connection-test", "gftpwb.kinds.connection_test.kind:KIND"),
+    ("autotune", "gftpwb.kinds.autotune.kind:KIND"),
+    ("gfapi", "gftpwb.kinds.gfapi.kind:KIND"),
+    ("iperf3", "gftpwb.kinds.iperf3.kind:KIND"),
+    ("xrootd", "gftpwb.kinds.xrootd.kind:KIND"),
+    ("http", "gftpwb.kinds.http.kind:KIND"),
+    ("simulated", "gftpwb.kinds.simulated.kind:ENGINE"),
+})
 
 
 def expect_key(metrics: tuple[Metric, ...], whose: str) -> Key:
@@ -103,8 +119,30 @@ def render_schema(schema: dict[str, Any] | None = None) -> str:
 
 
 def scenario_schema() -> dict[str, Any]:
-    """The schema scenarios are validated against: that of the kinds installed (built once)."""
-    return registry().memo("schema", build_schema)
+    """The schema scenarios are validated against: that of the kinds installed (built once; the
+    shipped file when they are gftpwb's own)."""
+    return registry().memo("schema", lambda: shipped_schema() or build_schema())
+
+
+def only_builtin_plugins() -> bool:
+    """Whether the plug-ins installed are exactly gftpwb's own (read from the entry points, none imported)."""
+    return {(e.name, e.value) for e in registry().entry_points()} == BUILTIN_PLUGINS
+
+
+def shipped_schema() -> dict[str, Any] | None:
+    """``schemas/scenario.schema.json`` as installed (``gftpwb.schemas``), when it is the schema of the
+    plug-ins installed; None otherwise (or when it cannot be read)."""
+    if not only_builtin_plugins():
+        return None
+    from importlib.util import find_spec
+
+    spec = find_spec("gftpwb.schemas")  # where the package's schemas are, found without importing it
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    try:
+        with open(os.path.join(locations[0], "scenario.schema.json"), encoding="utf-8") as handle:
+            return json.load(handle)
+    except (IndexError, OSError, ValueError):
+        return None
 
 
 def expected_forms() -> dict[str, str]:
@@ -122,15 +160,38 @@ def expected_forms() -> dict[str, str]:
     return registry().memo("expected forms", make)
 
 
-def kind_key_names() -> dict[str, frozenset[str]]:
+class _ByKind(Mapping[str, frozenset[str]]):
+    """Kind name -> a table derived from that kind alone, made on first use: asking about one kind
+    imports only that kind's language."""
+
+    def __init__(self, make: Callable[[Any], frozenset[str]]):
+        self._make = make
+        self._made: dict[str, frozenset[str]] = {}
+
+    def __getitem__(self, name: str) -> frozenset[str]:
+        if name not in self._made:
+            kind = registry().find(name)
+            if kind is None:
+                raise KeyError(name)
+            self._made[name] = self._make(kind)
+        return self._made[name]
+
+    def __iter__(self):
+        return iter(registry().kind_names())
+
+    def __len__(self) -> int:
+        return len(registry().kind_names())
+
+
+def kind_key_names() -> Mapping[str, frozenset[str]]:
     """Kind -> the names of the keys its tests take (what they inherit from ``defaults:``)."""
-    return registry().memo("kind keys", lambda: {
-        kind.name: frozenset(k.name for k in (*kind.dsl.test_keys(), *DEFAULT_ONLY_KEYS))
-        | (frozenset({EXPECT}) if kind.report.metrics else frozenset()) for kind in registry().kinds()})
+    return registry().memo("kind keys", lambda: _ByKind(lambda kind: frozenset(
+        k.name for k in (*kind.dsl.test_keys(), *DEFAULT_ONLY_KEYS))
+        | (frozenset({EXPECT}) if kind.report.metrics else frozenset())))
 
 
-def merged_key_names() -> dict[str, frozenset[str]]:
+def merged_key_names() -> Mapping[str, frozenset[str]]:
     """Kind -> the names of its mapping keys that merge key by key with the defaults' (``Key.merge``)."""
-    return registry().memo("merged keys", lambda: {
-        kind.name: frozenset(k.name for k in kind.dsl.test_keys() if k.merge)
-        | (frozenset({EXPECT}) if kind.report.metrics else frozenset()) for kind in registry().kinds()})
+    return registry().memo("merged keys", lambda: _ByKind(lambda kind: frozenset(
+        k.name for k in kind.dsl.test_keys() if k.merge)
+        | (frozenset({EXPECT}) if kind.report.metrics else frozenset())))

@@ -20,9 +20,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
 from gftpwb.core.harness.needs import cycle_text, find_cycle
 
 ENV_PREFIX = "GFTPWB_VAR_"
@@ -119,6 +116,9 @@ def scalar_text(value: Any) -> str:
 def parse_value(text: str) -> Any:
     """A value given on the command line or in the environment, read as a YAML value (``4`` is a
     number, ``[1, 4]`` a list, ``true`` a boolean); text YAML cannot read stays text."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
     try:
         value = YAML(typ="safe", pure=True).load(text)
     except YAMLError:

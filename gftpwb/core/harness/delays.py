@@ -8,7 +8,6 @@ record repeats it, and a run can be replayed exactly.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +52,8 @@ class Delay:
 def run_uniform(seed: int, key: str) -> float:
     """A number in [0, 1) that is a function of the seed and the key only (53 bits of their SHA-256),
     the same on every machine and Python version; cheap enough for plans of millions of runs."""
+    import hashlib  # only for a jittered delay: OpenSSL is a noticeable part of a quick command
+
     digest = hashlib.sha256(f"{seed}\0{key}".encode()).digest()
     return (int.from_bytes(digest[:8], "big") >> 11) / 9007199254740992.0  # 2**53
 

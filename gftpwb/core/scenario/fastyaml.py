@@ -9,8 +9,12 @@ keys, complex keys, several documents, ``%YAML``/``%TAG`` directives, any syntax
 and the caller loads the file with ruamel as before, which gives every error its message and position.
 A differential test (tests/test_bounded_inputs.py) checks that both paths give the same data and positions.
 
-Scalars are resolved by ruamel's own YAML 1.2 resolver and built by its safe constructor, so
-``on``, ``yes`` and ``0o17`` mean here what they mean with ruamel (not PyYAML's YAML 1.1).
+Scalars mean what they mean with ruamel (YAML 1.2, not PyYAML's 1.1: ``on`` and ``yes`` are text).
+The forms nearly every scenario is made of are read here without ruamel (:func:`quick_scalar`:
+text that ruamel's resolver never looks further at, ``true``/``false``/``null``, decimal integers,
+sizes and durations such as ``2G`` and ``60s``), so a quick command need not import it at all;
+any other plain scalar (``0.5``, ``0x1f``, ``1e3``, a date) goes to ruamel's own resolver and safe
+constructor. tests/test_bounded_inputs.py holds the two to the same answer.
 """
 
 from __future__ import annotations
@@ -19,12 +23,50 @@ import math
 import re
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml import nodes as rnodes
-from ruamel.yaml.error import YAMLError as RuamelError
+# PyYAML's pure-Python reader compiles this pattern when imported: a class of nearly all of Unicode,
+# about 58 M instructions (a tenth of ``gftpwb validate``). The fast path reads through libyaml and never
+# uses that reader, so the pattern is made on first use instead (:func:`_import_pyyaml`).
+PYYAML_NON_PRINTABLE = "[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]"
+
+
+class PatternOnFirstUse:
+    """A compiled pattern, compiled when first used (any attribute: ``search``, ``match``, ...)."""
+
+    def __init__(self, pattern: str, flags: int, make: Any):
+        self._args = (pattern, flags)
+        self._make = make
+        self._compiled: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._compiled is None:
+            self._compiled = self._make(*self._args)
+        return getattr(self._compiled, name)
+
+
+def _import_pyyaml() -> Any:
+    """``import yaml``, with :data:`PYYAML_NON_PRINTABLE` left to compile on first use (re.compile is
+    itself again when the import returns; every other pattern compiles as usual)."""
+    import sys
+
+    if "yaml" in sys.modules:
+        return sys.modules["yaml"]
+    real = re.compile
+
+    def compile_lazily(pattern: Any, flags: int = 0) -> Any:
+        if pattern == PYYAML_NON_PRINTABLE:
+            return PatternOnFirstUse(pattern, flags, real)
+        return real(pattern, flags)
+
+    re.compile = compile_lazily
+    try:
+        import yaml
+    finally:
+        re.compile = real
+    return yaml
+
 
 try:  # PyYAML with libyaml; without it every file takes the ruamel path
-    import yaml as _pyyaml
+    _pyyaml = _import_pyyaml()
 
     _LOADER: Any = _pyyaml.CSafeLoader
     _EVENTS: Any = (_pyyaml.ScalarEvent, _pyyaml.MappingStartEvent, _pyyaml.SequenceStartEvent,
@@ -35,10 +77,39 @@ except (ImportError, AttributeError):  # pragma: no cover - PyYAML is a dependen
     _LOADER = None
 
 # Characters libyaml and ruamel treat differently (tabs, carriage returns, BOMs, line separators,
-# controls): files with any of them take the ruamel path.
-_UNUSUAL = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# controls): files with any of them take the ruamel path. Written as the characters themselves, not as
+# the complement of those allowed (which reaches U+10FFFF: compiling it took a tenth of validate's time).
+_UNUSUAL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+# The same set, as it was first written: tests compare the two over every code point.
+USUAL = "\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
 _STRING = "tag:yaml.org,2002:str"
 PLAIN = (None, "")  # a plain scalar's style (libyaml's binding says "", PyYAML's Python parser None)
+
+# The first characters of a plain scalar that ruamel's YAML 1.2 resolver looks further at (its implicit
+# resolvers are keyed by first character); a scalar starting with any other character is text.
+RESOLVED_FIRST = frozenset("tTfF-+0123456789.<~nN=!&*")
+WORDS: dict[str, bool | None] = {"true": True, "True": True, "TRUE": True, "false": False, "False": False,
+                                  "FALSE": False, "null": None, "Null": None, "NULL": None, "~": None}
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+# digits then letters, none of e, b, o or x (1e3 is a float, 0b1, 0o7 and 0x1f are integers): 2G, 60s, 250ms
+_WORD_AFTER_DIGITS = re.compile(r"[0-9]+[ac-df-np-wyzAC-DF-NP-WYZ]+")
+UNKNOWN = object()  # quick_scalar leaves it to ruamel
+
+
+def quick_scalar(text: str) -> Any:
+    """What ruamel makes of the plain scalar ``text`` (not empty), for the forms scenarios are made of;
+    :data:`UNKNOWN` for the others."""
+    if text[0] not in RESOLVED_FIRST:
+        return text
+    if text in WORDS:
+        return WORDS[text]
+    if text[0] in "tTfFnN":  # only the words above resolve to something else
+        return text
+    if _DECIMAL.fullmatch(text):
+        return int(text)
+    if _WORD_AFTER_DIGITS.fullmatch(text):
+        return text
+    return UNKNOWN
 
 
 class Unsupported(Exception):
@@ -64,9 +135,7 @@ class _Builder:
     def __init__(self, budget: int, max_nesting: int):
         self.left = budget
         self.max_nesting = max_nesting
-        ruamel = YAML(typ="safe", pure=True)  # its resolver and constructor, wired to each other (YAML 1.2)
-        self.resolver = ruamel.resolver
-        self.constructor = ruamel.constructor
+        self.ruamel: Any = None  # its resolver and constructor, made when a scalar needs them
         self.plain: dict[str, Any] = {}  # plain scalar text -> value (values repeat: kinds, URLs, sizes)
         self.values: dict[tuple[Any, ...], tuple[int, int]] = {}
         self.keys: dict[tuple[Any, ...], tuple[int, int]] = {}
@@ -77,16 +146,22 @@ class _Builder:
         if not event.value:
             raise Unsupported("empty value")  # ruamel places it elsewhere (at the next token)
         if event.value not in self.plain:
-            self.plain[event.value] = self._resolve(event.value)
+            value = quick_scalar(event.value)
+            self.plain[event.value] = self._resolve(event.value) if value is UNKNOWN else value
         return self.plain[event.value]
 
     def _resolve(self, text: str) -> Any:
-        tag = self.resolver.resolve(rnodes.ScalarNode, text, (True, False))
+        from ruamel.yaml import YAML, nodes
+        from ruamel.yaml.error import YAMLError
+
+        if self.ruamel is None:
+            self.ruamel = YAML(typ="safe", pure=True)  # its resolver and constructor, wired to each other (1.2)
+        tag = self.ruamel.resolver.resolve(nodes.ScalarNode, text, (True, False))
         if tag == _STRING:
             return text
         try:
-            value = self.constructor.construct_object(rnodes.ScalarNode(tag, text), deep=True)
-        except RuamelError as exc:  # a plain `<<` as a value resolves to the merge tag and has no constructor
+            value = self.ruamel.constructor.construct_object(nodes.ScalarNode(tag, text), deep=True)
+        except YAMLError as exc:  # a plain `<<` as a value resolves to the merge tag and has no constructor
             raise Unsupported(str(exc)) from exc
         if isinstance(value, float) and not math.isfinite(value):
             raise Unsupported("not a finite number")  # ruamel's path reports it at its position

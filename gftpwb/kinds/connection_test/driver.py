@@ -20,8 +20,9 @@ from typing import Any
 
 from gftpwb.core.output import Outcome
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT
-from gftpwb.kinds.guc.driver import GucRun, summarize_error
+from gftpwb.kinds.guc.driver import summarize_error
 from gftpwb.kinds.guc.output import ParsedItem, TextLine
+from gftpwb.kinds.guc.session import GucRun
 
 from .argv import CONNECTION_TEST_LENGTH, build_connection_argv
 

@@ -3,9 +3,8 @@ whole kind (the XRootD and HTTP kinds are one call each)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import (
     Dsl,
     Exclusion,
@@ -22,16 +21,19 @@ from gftpwb.core.registry import (
     TestInput,
     Tuning,
 )
-from gftpwb.core.scenario.keys import Key
-from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel
-from gftpwb.core.specs import RunSpec
+from gftpwb.core.scenario.model import LOCAL
 
-from .dsl import build_copy_test, check_copy_test
-from .keys import copy_keys, definitions
-from .model import CopyTest
-from .plan import plan_copies
 from .relay import PYTHON
-from .tool import Tool
+
+if TYPE_CHECKING:  # the language and planning are imported when a test of the kind is read: the XRootD
+    # and HTTP kinds' manifests are made here, and loading a manifest must cost next to nothing
+    from gftpwb.core.records import ResultRecord
+    from gftpwb.core.scenario.keys import Key
+    from gftpwb.core.scenario.model import Scenario, TestModel
+    from gftpwb.core.specs import RunSpec
+
+    from .model import CopyTest
+    from .tool import Tool
 
 # The kinds of other transfer protocols on the same path, tabulated together, with the GridFTP
 # (guc) tests and iperf3 runs of the same results (ReportSection.also).
@@ -65,15 +67,23 @@ class CopyToolDsl(Dsl):
         self.tool, self.tpc_option, self.tpc_values = tool, tpc_option, tpc_values
 
     def test_keys(self) -> tuple[Key, ...]:
+        from .keys import copy_keys
+
         return copy_keys(self.tool)
 
     def definitions(self) -> dict[str, dict[str, Any]]:
+        from .keys import definitions
+
         return definitions(self.tool)
 
     def check(self, test: TestInput) -> None:
+        from .dsl import check_copy_test
+
         check_copy_test(self.tool, test, self.tpc_option, self.tpc_values)
 
     def build(self, test: TestInput) -> CopyTest:
+        from .dsl import build_copy_test
+
         return build_copy_test(self.tool, test)
 
 
@@ -82,6 +92,9 @@ class CopyToolPlanner(Planner):
         self.tool = tool
 
     def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
+        from .model import CopyTest
+        from .plan import plan_copies
+
         assert isinstance(test, CopyTest)
         return plan_copies(scenario, self.tool, test, first_case)
 

@@ -8,8 +8,6 @@ from typing import Any
 
 from gftpwb.core.registry import Transfer, Tunable, Tuning
 
-from .ends import copy_mode
-from .plan import live_progress
 from .tool import FLAG, SIZE_VALUE, Tool, label
 
 
@@ -25,6 +23,9 @@ def tuning(tool: Tool, module: str) -> Tuning:
 def transfer(tool: Tool, source: str, target: str, params: dict[str, Any], length: int | None,
              extra_args: Sequence[str]) -> Transfer:
     """One copy from ``source`` to ``target`` with these option values (in the tool's table order)."""
+    from .ends import copy_mode  # here: the kinds' manifests name this facet, and must load in no time
+    from .plan import live_progress
+
     values = {o.name: params[o.name] for o in tool.options if o.name in params and params[o.name] is not None}
     argv = tool.argv([tool.end(source)], tool.end(target), values, tuple(extra_args))
     mode = copy_mode(tool, source, target)

@@ -3,8 +3,9 @@
 * ``result.csv``: parallel-libgfapi's layout, so its users' scripts keep working: space separated,
   header ``elapsed-sec MBps Files-per-sec I/O-rq-per-sec``, one row per worker process (its
   threads' earliest start to latest end, counters summed; MBps is MiB/s as it always was). Only
-  processes whose threads all finished are listed, and every field is always written
-  (parallel-libgfapi dropped "file rate" under 10 files, which shifted IOPS into its column).
+  processes whose threads all finished are listed, and every field gftpwb measured is written
+  (parallel-libgfapi dropped "file rate" under 10 files, which shifted IOPS into its column; a figure
+  an imported record does not know is left empty, one space kept on each side).
 * ``threads.csv``: one row per thread with host, process and thread columns, its rates, its
   counters at the cluster's first-done instant and its latency percentiles per operation.
 * ``hosts.csv``: one row per host and a last ``cluster`` row: first-done and last-done rates,
@@ -36,7 +37,8 @@ def result_csv(gfapi: dict[str, Any]) -> str:
         last = proc.get("last_done")
         if proc.get("status") != "ok" or not last or last.get("mib_s") is None:
             continue
-        lines.append(f"{last['seconds']:.2f} {last['mib_s']:.2f} {last['files_s']:.2f} {last['iops']:.2f}")
+        lines.append(" ".join("" if last.get(k) is None else f"{last[k]:.2f}"
+                              for k in ("seconds", "mib_s", "files_s", "iops")))
     return "\n".join(lines) + "\n"
 
 

@@ -1,18 +1,26 @@
 """The ``gfapi`` kind: parallel small-file workers on a GlusterFS volume (libgfapi) or a POSIX
-directory, on one or many hosts (registered as entry point ``gftpwb.kinds: gfapi``)."""
+directory, on one or many hosts (registered as entry point ``gftpwb.kinds: gfapi``). This module is
+its manifest; its language and planning (:mod:`.facets`) are imported when a scenario has a gfapi test."""
 
 from __future__ import annotations
 
-from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import Dsl, Figure, Kind, Metric, Planner, Present, Report, ReportSection, Run, TestInput
-from gftpwb.core.scenario.keys import Key
-from gftpwb.core.scenario.model import Scenario, TestModel
-from gftpwb.core.specs import RunSpec
+from typing import TYPE_CHECKING
 
-from .dsl import build_gfapi_test, check_gfapi_test
-from .keys import GFAPI_KEYS
-from .model import GfapiTest
-from .plan import plan_gfapi
+from gftpwb.core.registry import (
+    Figure,
+    ImportedDsl,
+    ImportedPlanner,
+    Kind,
+    Metric,
+    Present,
+    Report,
+    ReportSection,
+    Run,
+)
+
+if TYPE_CHECKING:
+    from gftpwb.core.records import ResultRecord
+    from gftpwb.core.specs import RunSpec
 
 _LAST_DONE = ("details", "gfapi", "cluster", "last_done")
 # The figures of a gfapi run that are statistics of its case, at "last done" (the whole work): files/s
@@ -26,28 +34,6 @@ METRICS = (
     Metric("iops", "median IOPS at last done", "", IOPS.key, "median"),
     Metric("cv", "coefficient of variation of files/s (stdev / mean)", "%", FILES_S.key, "cv"),
 )
-
-
-class GfapiDsl(Dsl):
-    def test_keys(self) -> tuple[Key, ...]:
-        return GFAPI_KEYS
-
-    def check(self, test: TestInput) -> None:
-        check_gfapi_test(test)
-
-    def build(self, test: TestInput) -> GfapiTest:
-        return build_gfapi_test(test)
-
-
-class GfapiPlanner(Planner):
-    def plan(self, scenario: Scenario, test: TestModel, first_case: int) -> tuple[list[RunSpec], int]:
-        assert isinstance(test, GfapiTest)
-        return plan_gfapi(scenario, test, first_case)
-
-    def endpoints(self, spec: RunSpec) -> tuple[str, ...]:
-        """The volume's volfile server (glusterd), when the test uses a volume (not POSIX mode)."""
-        server = spec.params.get("server")
-        return (f"glusterfs://{server}:{spec.params.get('port', 24007)}/",) if server else ()
 
 
 class GfapiPresent(Present):
@@ -64,8 +50,8 @@ KIND = Kind(
     name="gfapi",
     description="parallel small-file workers on a GlusterFS volume (libgfapi) or a POSIX directory.",
     order=40,
-    dsl=GfapiDsl(),
-    planner=GfapiPlanner(),
+    dsl=ImportedDsl("gftpwb.kinds.gfapi.facets:GfapiDsl"),
+    planner=ImportedPlanner("gftpwb.kinds.gfapi.facets:GfapiPlanner"),
     run=Run("gftpwb.kinds.gfapi.run.runner:run",
             consumers=("gftpwb.kinds.gfapi.run.files:GfapiFilesSink",)),  # result.csv, threads.csv, hosts.csv per run
     report=Report(ReportSection("small files", 10, "gftpwb.kinds.gfapi.report:tables",

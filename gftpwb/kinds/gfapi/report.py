@@ -20,12 +20,14 @@ def gfapi_headline(record: ResultRecord) -> str:
     cluster = g.get("cluster") or {}
     last = cluster.get("last_done") or {}
     first = cluster.get("first_done") or {}
-    files_only = not cluster.get("bytes") and not cluster.get("ios")  # unlink: only files/s mean anything
+    files_only = cluster.get("bytes", 0) == 0 and cluster.get("ios", 0) == 0  # unlink: only files/s mean anything
+    counted = "" if cluster.get("files") is None else f"{cluster['files']} files"  # imported results may not know
     if files_only:
-        text = (f"{cluster.get('files', 0)} files: {_f(last.get('files_s'), 0)} files/s "
+        text = (f"{counted or 'files'}: {_f(last.get('files_s'), 0)} files/s "
                 f"(last done, {_f(last.get('seconds'), 3)}s)")
     else:
-        text = (f"{cluster.get('files', 0)} files, {human_bytes(cluster.get('bytes'))}: {_f(last.get('mib_s'))} "
+        size = "" if cluster.get("bytes") is None else human_bytes(cluster.get("bytes"))
+        text = (f"{', '.join(x for x in (counted, size) if x) or 'rates'}: {_f(last.get('mib_s'))} "
                 f"MiB/s, {_f(last.get('files_s'), 0)} files/s, {_f(last.get('iops'), 0)} IOPS "
                 f"(last done, {_f(last.get('seconds'), 3)}s)")
     if first:
@@ -66,11 +68,15 @@ def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
     counted = _counted(case)
     first = [((g.get("cluster") or {}).get("first_done") or {}) for g in counted]
     skews = [g["start_skew_ms"] for g in counted if g.get("start_skew_ms") is not None]
+    notes = case_notes(case)
+    imported = sum(1 for g in counted if g.get("imported"))
+    if imported:  # other tools' totals: a sum of per-process rates, not one common window
+        notes = "; ".join(n for n in (f"{imported} imported: sums of per-process rates", notes) if n)
     cells = (case.test_id, f"{case.case:03d}", setup_text(case.params), f"{case.passed}/{case.total}",
              _median(case, "files_s", 0), ci_text(stats.mean if stats else None, half, 0),
              cv_text(stats.cv if stats else None), _median(case, "mib_s", 1), _median(case, "iops", 0),
              _f(mean([x.get("mib_s") for x in first])), _f(mean([x.get("pct_done") for x in first])),
-             _f(max(skews) if skews else None, 2), case_notes(case))
+             _f(max(skews) if skews else None, 2), notes)
     return cells, "" if case.passed == case.total else "red"
 
 

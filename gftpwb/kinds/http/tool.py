@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from gftpwb.core.output import ParsedItem, ProgressSample
-from gftpwb.kinds.copytool.lines import LineParser, size_bytes
 from gftpwb.kinds.copytool.tool import CHOICE, COUNT, FLAG, SIZE_VALUE, Tool, ToolOption
+
+if TYPE_CHECKING:  # the output parser is imported when a run reads output, not when the kind loads
+    from gftpwb.core.output import ParsedItem
 
 GFAL_COPY = "gfal-copy"
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -46,6 +48,9 @@ OPTIONS = (
 
 
 def classify(stream: str, line: str) -> ParsedItem | bool | None:
+    from gftpwb.core.output import ProgressSample
+    from gftpwb.kinds.copytool.lines import size_bytes
+
     match = PROGRESS_RE.search(line)
     if match is not None:
         rate = size_bytes(match["rate"], match["ru"] or "B") / 1048576
@@ -56,6 +61,13 @@ def classify(stream: str, line: str) -> ParsedItem | bool | None:
     return True
 
 
+def make_parser() -> Any:
+    """A fresh parser of the tool's output lines."""
+    from gftpwb.kinds.copytool.lines import LineParser
+
+    return LineParser(classify)
+
+
 def summarize_error(lines: Sequence[str]) -> str:
     found = [line.split("error:", 1)[1].strip() for line in lines if line.startswith(f"{GFAL_COPY} error:")]
     return "\n".join(dict.fromkeys(found or [line.strip() for line in lines[-5:]]))
@@ -63,7 +75,7 @@ def summarize_error(lines: Sequence[str]) -> str:
 
 GFAL_TOOL = Tool(
     kind="http", program=GFAL_COPY, package="gfal2-util-scripts gfal2-plugin-http gfal2-plugin-file",
-    options=OPTIONS, parser=lambda: LineParser(classify), summarize_error=summarize_error,
+    options=OPTIONS, parser=make_parser, summarize_error=summarize_error,
     url_schemes=("http", "https", "dav", "davs"), fixed_args=("-f",),
     fixed_env=(("GFAL_PYTHONBIN", SYSTEM_PYTHON),), own_rate_step_s=None, files_style="recursive",
     local_prefix="file://",

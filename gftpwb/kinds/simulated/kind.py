@@ -3,16 +3,16 @@ model instead of running guc (registered as entry point ``gftpwb.kinds: simulate
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gftpwb.core.errors import Diagnostic
 from gftpwb.core.registry import Engine, TestInput, Vocabulary
-from gftpwb.core.scenario.keys import Key
-from gftpwb.core.specs import REAL_ENGINE, RunSpec
+from gftpwb.core.specs import REAL_ENGINE
 from gftpwb.core.units import parse_duration, parse_rate, parse_size
 
-from .keys import LINK_KEY, link_definition
-from .link import LinkModel
+if TYPE_CHECKING:
+    from gftpwb.core.scenario.keys import Key
+    from gftpwb.core.specs import RunSpec
 
 SIMULATED = "simulated"
 # Link keys the model divides by: zero is no link at all (and was a ZeroDivisionError in the model).
@@ -23,9 +23,13 @@ class SimulatedDsl(Vocabulary):
     """The link the model computes from, and the checks of its values."""
 
     def test_keys(self) -> tuple[Key, ...]:
+        from .keys import LINK_KEY
+
         return (LINK_KEY,)
 
     def definitions(self) -> dict[str, dict[str, Any]]:
+        from .keys import link_definition
+
         return {"link": link_definition()}
 
     def check(self, test: TestInput) -> None:
@@ -58,6 +62,8 @@ class SimulatedEngine(Engine):
     dsl = SimulatedDsl()
 
     def buffer_cap(self, spec: RunSpec) -> int | None:
+        from .link import LinkModel
+
         return (spec.link or LinkModel()).buffer_cap
 
     def banner(self, runs: int) -> str:

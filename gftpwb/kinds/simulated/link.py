@@ -21,7 +21,6 @@ How a configuration's rate comes about (rates in MiB/s, MB = 2^20 bytes as in gu
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -121,6 +120,8 @@ def _lognormal_sigma(cv: float) -> float:
 def run_rng(seed: int, key: str) -> np.random.Generator:
     """The generator of one run: a function of the link seed and the run's id only, so a run draws
     the same numbers whatever ran before it (resume, ``--only``, order)."""
+    import hashlib  # here: planning needs the link model, not its seeds
+
     import numpy as np
 
     digest = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from gftpwb.core.output import ParsedItem, ProgressSample
-from gftpwb.kinds.copytool.lines import LineParser, size_bytes
 from gftpwb.kinds.copytool.tool import BOOL_ENV, CHOICE, COUNT, SIZE_VALUE, Tool, ToolOption
+
+if TYPE_CHECKING:  # the output parser is imported when a run reads output, not when the kind loads
+    from gftpwb.core.output import ParsedItem
 
 XRDCP = "xrdcp"
 PROGRESS_RE = re.compile(
@@ -43,11 +45,21 @@ OPTIONS = (
 
 
 def classify(stream: str, line: str) -> ParsedItem | bool | None:
+    from gftpwb.core.output import ProgressSample
+    from gftpwb.kinds.copytool.lines import size_bytes
+
     match = PROGRESS_RE.match(line.strip())
     if match is None:
         return True
     rate = size_bytes(match["rate"], match["ru"]) / 1048576
     return ProgressSample(size_bytes(match["done"], match["du"]), round(rate, 3), None)
+
+
+def make_parser() -> Any:
+    """A fresh parser of the tool's output lines."""
+    from gftpwb.kinds.copytool.lines import LineParser
+
+    return LineParser(classify)
 
 
 def summarize_error(lines: Sequence[str]) -> str:
@@ -57,7 +69,7 @@ def summarize_error(lines: Sequence[str]) -> str:
 
 
 XRDCP_TOOL = Tool(
-    kind="xrootd", program=XRDCP, package="xrootd-client", options=OPTIONS, parser=lambda: LineParser(classify),
+    kind="xrootd", program=XRDCP, package="xrootd-client", options=OPTIONS, parser=make_parser,
     summarize_error=summarize_error, url_schemes=("root", "xroot", "roots"), fixed_args=("-f",),
     own_rate_step_s=1.0, files_style="each",
     description="XRootD copies with xrdcp: to and from an xrootd server, or between two (--tpc).")

@@ -51,7 +51,7 @@ function _shtab_gftpwb_using
 end
 
 set -g _shtab_gftpwb_commands validate schema run report compare results 'results list' 'results query' 'results views' trace 'trace export' 'trace summary' 'trace collect' tui import export log 'log get' 'log list-attributes' tgftp hosts 'hosts check' lab 'lab up' 'lab down' 'lab status' completion
-set -g _shtab_gftpwb_opts_with_value --address --csv --events --events-file --format --gluster-address --gluster-volume --hosts --html --junit --lab-var --listen --metrics --only --openmetrics --out --output --port --progress --pushgateway --rate --results --results-base --resume --scenario --set --slurm --state-dir --threshold --top --trace --trace-to --trend --where -o
+set -g _shtab_gftpwb_opts_with_value --address --clients --csv --events --events-file --format --gluster-address --gluster-volume --hosts --hosts-file --html --junit --lab-var --launcher --listen --metrics --only --openmetrics --out --output --port --progress --pushgateway --rate --results --results-base --resume --scenario --set --settings --slurm --state-dir --threshold --top --trace --trace-to --trend --where -o
 
 complete -c gftpwb -e
 complete -c gftpwb -f
@@ -139,13 +139,16 @@ complete -c gftpwb -n '_shtab_gftpwb_using tui' -l accept-new-host-keys -d 'trus
 complete -c gftpwb -n '_shtab_gftpwb_using tui' -l set -x -d 'give a variable of the scenario'"'"'s vars: a value (repeat for several; read as YAML: 4 is a number); overrides the default and GFTPWB_VAR_NAME'
 complete -c gftpwb -n '_shtab_gftpwb_using tui' -l lab-var -x -d 'like --set, for a value the lab offers every scenario (gftpwb lab status --vars prints them): a scenario that does not declare NAME ignores it'
 complete -c gftpwb -n '_shtab_gftpwb_using tui; and test $_shtab_gftpwb_npos -eq 0' -ka "(__fish_complete_path (commandline -ct))" -d 'scenario to show and run (r); invalid ones show their problems at file:line:col'
-complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a import -d 'gftpwb import BATCHFILE [-o SCENARIO.yaml]: a tgftp batchfile as a scenario (to stdout without -o). gftpwb import taglogs LOG...: old tgftp (or gftpwb) tag logs as result records in a results directory of their own.'
+complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a import -d 'gftpwb import BATCHFILE [-o SCENARIO.yaml]: a tgftp batchfile as a scenario (to stdout without -o). gftpwb import taglogs LOG...: old tgftp (or gftpwb) tag logs as result records in a results directory of their own. gftpwb import parallel-libgfapi [SETTINGS] [--clients LIST] [-o SCENARIO.yaml]: parallel-libgfapi'"'"'s variables (an env file, the launcher script, or exported ones) and client list as a gfapi scenario. gftpwb import libgfapi-results PATH...: parallel-libgfapi'"'"'s log directories (result.csv and the per-process logs) as result records in a results directory of their own.'
 complete -c gftpwb -n '_shtab_gftpwb_using import' -s h -l help -d 'show this help message and exit'
-complete -c gftpwb -n '_shtab_gftpwb_using import' -s o -l output -xka "(__fish_complete_path (commandline -ct))" -d 'write the scenario here (batchfile import)'
+complete -c gftpwb -n '_shtab_gftpwb_using import' -s o -l output -xka "(__fish_complete_path (commandline -ct))" -d 'write the scenario here (batchfile, parallel-libgfapi)'
 complete -c gftpwb -n '_shtab_gftpwb_using import' -l force -d 'overwrite an existing output file'
-complete -c gftpwb -n '_shtab_gftpwb_using import' -l results -xka "(__fish_complete_directories)" -d 'results directory for imported tag logs (default results/<UTC timestamp>-imported-<scenario>)'
-complete -c gftpwb -n '_shtab_gftpwb_using import' -l scenario -x -d 'scenario name for tag logs whose file name does not carry one (default imported)'
-complete -c gftpwb -n '_shtab_gftpwb_using import; and test $_shtab_gftpwb_npos -ge 0' -ka "(__fish_complete_path (commandline -ct))" -d 'BATCHFILE | taglogs LOG'
+complete -c gftpwb -n '_shtab_gftpwb_using import' -l results -xka "(__fish_complete_directories)" -d 'results directory for imported tag logs or results (default results/<UTC timestamp>-imported-<scenario>)'
+complete -c gftpwb -n '_shtab_gftpwb_using import' -l scenario -x -d 'scenario name: of tag logs whose file name does not carry one (default imported), of the imported parallel-libgfapi scenario (default: the settings file'"'"'s name) or results (default parallel-libgfapi)'
+complete -c gftpwb -n '_shtab_gftpwb_using import' -l clients -x -d 'parallel-libgfapi'"'"'s client list, one host per line (default: the list the settings name, PGFAPI_CLIENTS or clients.list, when it is here)'
+complete -c gftpwb -n '_shtab_gftpwb_using import' -l launcher -xka "auto current first-release worker" -d 'how parallel-libgfapi read the variables: its launcher (PGFAPI_*), its first release (PSMF_* and the script'"'"'s edited lines), or the worker run by itself (GFAPI_* only); default: told from the variables'
+complete -c gftpwb -n '_shtab_gftpwb_using import' -l hosts-file -x -d 'a hosts: inventory (such as the lab'"'"'s hosts.yaml) the scenario includes; clients named there are taken from it'
+complete -c gftpwb -n '_shtab_gftpwb_using import' -l settings -x -d 'libgfapi-results: the settings the runs were made with (needed for a result.csv without its logs; checked against the logs)'
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a export -d 'results -> tag logs, or scenario -> tgftp batchfile'
 complete -c gftpwb -n '_shtab_gftpwb_using export' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using export' -s o -l output -xka "(__fish_complete_path (commandline -ct))" -d 'taglogs: directory (default RESULTS_DIR itself); batchfile: file (default stdout)'

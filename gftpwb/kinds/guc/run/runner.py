@@ -16,8 +16,9 @@ from gftpwb.core.scenario.model import LOCAL
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.trace.setting import TraceSetting
 from gftpwb.core.transport import StartError
-from gftpwb.kinds.guc.driver import GucRun, unbuffered, with_debug
+from gftpwb.kinds.guc.driver import unbuffered, with_debug
 from gftpwb.kinds.guc.run.files import with_files
+from gftpwb.kinds.guc.session import GucRun
 from gftpwb.shell.commands import with_commands
 from gftpwb.shell.context import RunContext
 from gftpwb.shell.runners import run_process
