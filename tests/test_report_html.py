@@ -6,12 +6,11 @@ screenshot shows drawn charts."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from support.browser import browser
 from support.clihelp import gftpwb
 from support.report_fixture import write_mixed
 
@@ -20,12 +19,6 @@ from gftpwb.core.checks import Check
 from gftpwb.core.report_charts import per_case_charts
 from gftpwb.core.report_html import report_html
 from gftpwb.shell.results_index import read_directory
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-# Offline: every host name resolves to nothing, no proxy; a page that fetched anything would fail.
-BROWSER = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-           "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
-           "--enable-logging=stderr", "--v=0"]
 
 
 class Dom(HTMLParser):
@@ -106,11 +99,6 @@ def test_the_page_is_self_contained_and_the_same_for_the_same_input(base):
     assert "rate incl. set-up per case" in titles and "files/s per case" in titles
     assert "sweep #001 -p 4 -len 1G: rate over time" in titles and "tune: auto-tune ranking (exhaustive)" in titles
     assert "Expectations (1 of 2 violated)" in dom.headings and "Environment" in dom.headings
-
-
-def browser(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    assert CHROMIUM, "chromium is missing: scripts/install-deps.sh test installs it"
-    return subprocess.run([CHROMIUM, *BROWSER, *args], capture_output=True, text=True, timeout=timeout)
 
 
 def test_chromium_renders_every_chart_offline(base, tmp_path):

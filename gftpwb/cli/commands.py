@@ -4,6 +4,7 @@ work is the front-end service's (:mod:`gftpwb.shell.frontend`)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from gftpwb.core.errors import EXIT_OK, ScenarioError, UsageError
@@ -45,6 +46,14 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_never(args: argparse.Namespace) -> int:
     return EXIT_OK  # "gftpwb tgftp ..." never gets here: main() hands it to the drop-in first
+
+
+def base_of(directory: str, base: str) -> str:
+    """The results base the TUI lists in its results view (and starts further runs under): the usual one,
+    or the folder of this run's directory when ``--results`` (or ``--resume DIR``) put it elsewhere, so the
+    run just made is there to open (the view said 'No results under results/ yet.' after such a run)."""
+    parent = os.path.dirname(os.path.normpath(directory)) or "."
+    return base if os.path.abspath(parent) == os.path.abspath(base) else parent
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -97,7 +106,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.tui:
             from gftpwb.tui.launch import run_in_tui  # Textual is loaded only when the TUI is asked for
 
-            code = run_in_tui(request, scenario_path=args.scenario, results_base=args.results_base,
+            code = run_in_tui(request, scenario_path=args.scenario, results_base=base_of(directory, args.results_base),
                               overrides=frontend.parse_assignments(args.set, args.lab_var))
         else:
             from gftpwb.shell.sinks.console import ConsoleSink, plain_or_terminal_console

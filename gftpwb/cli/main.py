@@ -47,6 +47,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``argv`` names: ``gftpwb hosts check ...`` -> ``hosts check``'s."""
+    import argparse
+
+    for word in argv:
+        actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not actions:
+            break
+        chosen = actions[0].choices.get(word)
+        if chosen is not None:
+            parser = chosen
+    return parser
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, but an argument no option takes is refused by the command it was given
+    to, with that command's usage (argparse's own refusal shows ``gftpwb``'s, which lists no option of
+    any command: ``gftpwb report DIR --only x`` answered ``usage: gftpwb [-h] [--version] COMMAND ...``)."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        command_parser(parser, argv).error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
 def _main(argv: list[str]) -> int:
     if argv[:1] == ["tgftp"]:  # tgftp's own parser: its options and "--" cannot go through argparse
         from gftpwb.tgftp.run.dropin import tgftp_main
@@ -55,7 +79,7 @@ def _main(argv: list[str]) -> int:
     from gftpwb.cli.parser import build_parser
 
     command = argv[0] if argv and not argv[0].startswith("-") else None  # only its part of the parser is built
-    args = build_parser(command).parse_args(argv)
+    args = parse(build_parser(command), argv)
     try:
         command = vars(args).get("func") or handler_of(args.handler)
         return command(args)

@@ -27,6 +27,7 @@ from gftpwb.cli.outfiles import refuse_overwrite, write_output
 from gftpwb.converters.batchfile import ExportError, export_batchfile
 from gftpwb.converters.batchfile_format import MAX_BATCHFILE_BYTES, convert
 from gftpwb.converters.taglog import TagLogError, record_from_taglog
+from gftpwb.core.compare import WHOLE_SECOND_RATES
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
 from gftpwb.core.masking import mask
@@ -151,6 +152,13 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     meta = {"gftpwb_version": __version__, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "command": ["gftpwb", *sys.argv[1:]], "controller": socket.gethostname(), "scenario": label,
             "imported": True, "sources": [os.path.abspath(p) for p in paths], "runs": len(records)}
+    whole_seconds = sum(1 for r in records if r.details.get("written_by") == "tgftp")
+    if whole_seconds:
+        # tgftp timed a transfer with `date +%s` on both sides: its rate is the size over whole seconds
+        meta[WHOLE_SECOND_RATES] = whole_seconds
+        _err(f"gftpwb: note: {whole_seconds} of {len(records)} log(s) were written by tgftp: their rates are tgftp's, "
+             "the size over whole seconds (a transfer under a second counts as one), not timed to the microsecond "
+             "as gftpwb's runs are; report and compare say so")
     meta = mask(meta)
     write_output(os.path.join(directory, "meta.json"), json.dumps(meta, indent=1) + "\n")
     from gftpwb.shell.sinks.console import ConsoleSink, plain_or_terminal_console

@@ -26,6 +26,7 @@ from gftpwb.core.slurm.report import allocation_text
 from gftpwb.core.summary import DirectorySummary
 from gftpwb.shell.files import atomic_write
 from gftpwb.shell.html_report import write_html
+from gftpwb.shell.results_dir import holder
 from gftpwb.shell.results_index import read_directory
 from gftpwb.shell.sinks.console import PlainTable, plain_or_terminal_console, print_checks, print_report
 
@@ -64,6 +65,10 @@ def print_directory(console, summary: DirectorySummary) -> None:
     print_checks(console, summary.checks)
     planned = f" of {summary.planned} planned" if summary.planned is not None else ""
     not_run = f"; {len(summary.not_run)} not run" if summary.not_run else ""
+    running = holder(summary.path)
+    if running is not None:  # a run writes here now: what has not run yet may still run
+        not_run = f"; {len(summary.not_run)} not run yet" if summary.not_run else ""
+        not_run += f": still running ({running})"
     console.print(f"{counts_text(summary.counts)}{planned}{not_run}")
     for line in sample_notes(summary):
         console.print(Text(line, style="yellow"), soft_wrap=True)

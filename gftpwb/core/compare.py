@@ -284,13 +284,35 @@ def comparable_environment(host: Any) -> dict[str, str]:
     return out
 
 
+# meta.json of a directory imported from tag logs: how many of its runs tgftp timed (to the whole second)
+WHOLE_SECOND_RATES = "whole_second_rates"
+
+
+def whole_second_rates(meta: Any) -> int:
+    count = meta.get(WHOLE_SECOND_RATES) if isinstance(meta, dict) else None
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 0
+
+
+def rate_clock(meta: Any) -> str:
+    """Who timed a directory's rates: tgftp's tag logs, imported, carry tgftp's rate (the size over whole
+    seconds: a transfer of 0.1 s counts as 1 s); gftpwb times its own runs to the microsecond. A change
+    between the two is partly the clocks', so compare warns when they differ."""
+    whole = whole_second_rates(meta)
+    if whole:
+        return f"tgftp, to the whole second ({whole} of {meta.get('runs') or whole} runs)"
+    return "gftpwb, to the microsecond"
+
+
 def environment_differences(meta_a: dict[str, Any], meta_b: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     """(host, what, A's value, B's value) for every fact of a host that differs, and hosts only one
-    side used; the gftpwb versions too. Empty when neither recorded an environment."""
+    side used; the gftpwb versions too, and who timed the rates (tgftp's whole seconds, gftpwb's µs).
+    Empty when neither recorded an environment and both were timed alike."""
     out: list[tuple[str, str, str, str]] = []
     va, vb = meta_a.get("gftpwb_version"), meta_b.get("gftpwb_version")
     if va and vb and va != vb:
         out.append(("-", "gftpwb version", str(va), str(vb)))
+    if (whole_second_rates(meta_a) > 0) != (whole_second_rates(meta_b) > 0):
+        out.append(("-", "rates timed by", rate_clock(meta_a), rate_clock(meta_b)))
     hosts_a = ((meta_a.get("environment") or {}).get("hosts") or {}) if isinstance(meta_a, dict) else {}
     hosts_b = ((meta_b.get("environment") or {}).get("hosts") or {}) if isinstance(meta_b, dict) else {}
     if not hosts_a or not hosts_b:

@@ -82,6 +82,26 @@ def lock(directory: str, command: list[str], *, create: bool) -> DirectoryLock |
     return DirectoryLock(fd)
 
 
+def holder(directory: str) -> str | None:
+    """Who holds ``directory``'s lock now: the pid and command its lock file names (or ``"a gftpwb"``
+    when it names none); None when nobody does. Read from /proc/locks, never by taking the lock: a
+    report must not make a run that starts at that moment find its directory in use."""
+    try:
+        st = os.stat(os.path.join(directory, LOCK_NAME))
+        with open("/proc/locks", encoding="ascii", errors="replace") as handle:
+            locks = handle.read()
+    except OSError:
+        return None
+    device = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    if not any(line.split()[1:2] == ["FLOCK"] and device in line.split() for line in locks.splitlines()):
+        return None
+    text = ""
+    with contextlib.suppress(OSError), open(os.path.join(directory, LOCK_NAME), encoding="utf-8",
+                                             errors="replace") as handle:
+        text = handle.read(4096).strip()
+    return text or "a gftpwb"
+
+
 def new_results_dir(base: str, scenario: str, now: datetime | None = None) -> str:
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
     path = os.path.join(base, f"{stamp}-{scenario}")
@@ -190,8 +210,12 @@ def resume_state(directory: str, specs: Sequence[RunSpec]) -> tuple[list[ResultR
     except (OSError, ValueError) as exc:
         raise ResumeError(f"cannot resume {directory}: unreadable meta.json ({exc})") from None
     if meta.get("plan_fingerprint") != plan_fingerprint(specs):
+        # the scenario may be the same and the selection not: the command that made it says which
+        command = recorded_command(directory)
+        made_by = f"; it was made by: {shlex.join(command)}" if command else ""
         raise ResumeError(f"cannot resume {directory}: the scenario's plan changed since that run (other tests, "
-                          "options, matrix or --only); start a new run instead")
+                          f"options, matrix, variables, --only or --where){made_by}; resume with what it ran, or "
+                          "start a new run instead")
     records, problems = read_journal(os.path.join(directory, JOURNAL_NAME))
     final = [r for r in latest_by_run(records).values() if r.status in FINAL_STATUSES]
     return final, frozenset(r.run_id for r in final), problems

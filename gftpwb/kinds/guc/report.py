@@ -56,14 +56,22 @@ def _mode(case: CaseSummary) -> str:
     return text
 
 
+def _clock_note(case: CaseSummary) -> str:
+    """Runs imported from tgftp's own tag logs carry tgftp's rate, the size over whole seconds (a transfer
+    of 0.1 s counts as 1 s), not one timed on gftpwb's clock as the caption says: the row says so."""
+    whole = sum(1 for r in case.runs if r.record.details.get("written_by") == "tgftp")
+    return f"{whole} timed by tgftp to the whole second" if whole else ""
+
+
 def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
     """One row of the results table: a case's medians, mean ± CI and CV of the rate incl. set-up."""
     rate = case.figure("rate_incl_setup_mib_s")
     stats = rate.stats if rate else None
     ci = stats.ci_mean.half_width if stats and stats.ci_mean else None
+    notes = "; ".join(note for note in (_clock_note(case), case_notes(case)) if note)
     cells = (case.test_id, f"{case.case:03d}", case.params_text, _mode(case), f"{case.passed}/{case.total}",
              _median(case, "rate_incl_setup_mib_s"), ci_text(stats.mean if stats else None, ci),
-             cv_text(stats.cv if stats else None), _median(case, "rate_guc_avg_mib_s"), case_notes(case))
+             cv_text(stats.cv if stats else None), _median(case, "rate_guc_avg_mib_s"), notes)
     return cells, "" if case.passed == case.total else "red"
 
 

@@ -1,0 +1,73 @@
+"""The shipped multi-host example on the lab's namespace hosts, as the README and docs/lab.md say: ``gftpwb
+lab up --hosts 2``, ``gftpwb hosts check scenarios/multi-host.yaml $(gftpwb lab status --vars)``, ``gftpwb
+run`` of it the same way and ``gftpwb report``. The lab is one of this test's own (its own state directory
+and GridFTP port), so the shared default lab is never touched.
+
+What the user sees: every host of the scenario checks ok, every planned run passes, and the runs counted
+by validate, the run's closing line, its table, the journal and the report are the same."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from support.journey import User, table_titled
+from support.results import records
+
+from gftpwb.shell.lab.gridftp import free_port
+
+pytestmark = pytest.mark.real
+
+ROOT = Path(__file__).resolve().parents[2]
+VARS = "$(gftpwb lab status --vars)"
+
+
+@pytest.fixture(scope="module")
+def user(tmp_path_factory):
+    home = tmp_path_factory.mktemp("multi-host")
+    (home / "scenarios").mkdir()
+    shutil.copy(ROOT / "scenarios" / "multi-host.yaml", home / "scenarios")
+    user = User(home, env={"GFTPWB_LAB_DIR": str(home / "lab")})
+    try:
+        up = user.sh(f"gftpwb lab up --hosts 2 --port {free_port()}")
+        assert "2 namespace host(s)" in up.stdout, up
+        yield user
+    finally:
+        user.sh("gftpwb lab down")
+
+
+def test_the_lab_names_its_two_hosts_and_the_variables_that_point_at_them(user):
+    status = user.sh("gftpwb lab status")
+    assert re.search(r"^  h1 .* sshd running$", status.stdout, flags=re.M), status
+    assert re.search(r"^  h2 .* sshd running$", status.stdout, flags=re.M), status
+    names = re.findall(r"--lab-var (\w+)=\S+", user.sh("gftpwb lab status --vars").stdout)
+    assert names == ["lab", "ctrl", "src", "dst"]
+
+
+def test_hosts_check_passes_every_host_of_the_example(user):
+    check = user.sh(f"gftpwb hosts check scenarios/multi-host.yaml {VARS}")
+    table = table_titled(check.stdout, "Hosts of multi-host")
+    assert {row["host"]: row["status"] for row in table.records()} == {"local": "ok", "client1": "ok",
+                                                                       "client2": "ok"}
+
+
+def test_the_example_runs_as_shipped_and_every_command_counts_the_same_runs(user):
+    validate = user.sh(f"gftpwb validate scenarios/multi-host.yaml {VARS}")
+    planned = int(re.search(r"ok \(\d+ test\(s\), (\d+) run\(s\)\)", validate.stdout)[1])
+    run = user.sh(f"gftpwb run scenarios/multi-host.yaml {VARS} --results results/multi-host")
+    assert run.stdout.rstrip().endswith(f"{planned} passed of {planned} planned. Results: results/multi-host")
+    journal = records(user.home / "results" / "multi-host")
+    assert len(journal) == planned and all(r["status"] == "passed" for r in journal)
+    assert Counter(r["host"] for r in journal) == {"client1": 4, "client2": 5, "local": 1}
+    from_run = table_titled(run.stdout, "Results")
+    report = user.sh("gftpwb report results/multi-host")
+    from_report = table_titled(report.stdout, "Results")
+    assert from_report.rows == from_run.rows
+    assert sum(int(row["ok/runs"].split("/")[1]) for row in from_report.records()) == planned
+    assert [(row["test"], row["#"], row["ok/runs"]) for row in from_report.records()] == [
+        ("both-clients", "000", "4/4"), ("both-clients", "001", "4/4"), ("behind-jump", "002", "1/1"),
+        ("controller", "003", "1/1")]
+    assert report.stdout.rstrip().endswith(f"{planned} passed of {planned} planned")
