@@ -20,10 +20,6 @@ from support.results import records
 pytestmark = pytest.mark.real
 
 ROOT = Path(__file__).resolve().parents[2]
-ONE_NUMBERING = ("the tables' # column counts cases over the whole scenario while run ids and --only TEST[N] count "
-                 "them within the test, so --only parallel[3] runs what the table calls #004")
-SILENT_VERDICT = ("with two runs a side Mann-Whitney U cannot reach p < 0.05 (its smallest p is 0.333), yet compare "
-                  "says 'no significant change' for every case without saying that the test could not decide")
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +49,6 @@ def test_the_report_shows_the_cases_and_runs_the_run_showed(user):
     assert report.stdout.rstrip().endswith("14 passed of 14 planned")
 
 
-@pytest.mark.xfail(strict=True, reason=ONE_NUMBERING)
 def test_a_case_has_one_number_in_the_table_the_run_ids_and_only(user):
     table = table_titled(user.runs[0].stdout, "Results")
     journal = records(user.home / "results" / "before")
@@ -79,7 +74,6 @@ def test_compare_compares_every_case_the_report_shows(user):
     assert re.search(r"^7 compared: ", compare.stdout, flags=re.M), compare
 
 
-@pytest.mark.xfail(strict=True, reason=SILENT_VERDICT)
 def test_compare_says_what_two_runs_a_side_let_a_user_conclude(user):
     compare = user.sh("gftpwb compare results/before results/after")
     table = table_titled(compare.stdout, "B results/after")

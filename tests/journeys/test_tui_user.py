@@ -32,11 +32,6 @@ tests:
     expect: {{median_rate: ">= 100000MiB/s"}}    # violated: the run exits 8
 """
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-HEADER_ALL_PASSED = "the header says 'all passed' while 2 thresholds were violated (the run exits 8)"
-KEY_BAR_CUT = "at 80 columns the key bar of the results view ends in 'q Q'"
-THREADS_SUM = ("the threads view's totals add up the rates of runs that ran one after another (a sum no transfer "
-               "ever reached)")
-CASES_ALIKE = "at 80x24 the results view's cases have no parameters on screen, so the two par cases look the same"
 EXPECT_CUT = "at 80x24 the results view's list of directories cuts the expect cell '2/2 violated' to '2/2 viola'"
 
 
@@ -99,20 +94,17 @@ def test_the_results_view_shows_the_cases_and_medians_of_the_report(walked):
     assert "Results (rates in MiB/s)" in walked["screens"]["tables"]
 
 
-@pytest.mark.xfail(strict=True, reason=HEADER_ALL_PASSED)
 def test_the_header_says_how_the_run_ended(walked):
     for name, screen in walked["screens"].items():
         header = screen.splitlines()[0]
         assert "threshold" in header and "violated" in header, (name, header)
 
 
-@pytest.mark.xfail(strict=True, reason=KEY_BAR_CUT)
 def test_every_key_bar_ends_with_a_whole_key(walked):
     for name, screen in walked["screens"].items():
         assert "q Quit" in key_bar(screen), (name, key_bar(screen))
 
 
-@pytest.mark.xfail(strict=True, reason=THREADS_SUM)
 def test_the_threads_totals_never_add_up_runs_that_ran_one_after_another(walked):
     screen = walked["screens"]["threads"]
     rates = [float(line.split()[5]) for line in screen.splitlines() if re.match(r" (stream|par)\S*/\d ", line)]
@@ -121,7 +113,6 @@ def test_the_threads_totals_never_add_up_runs_that_ran_one_after_another(walked)
     assert total <= max(rates), (total, rates)
 
 
-@pytest.mark.xfail(strict=True, reason=CASES_ALIKE)
 def test_the_results_view_tells_two_cases_apart(walked):
     report = table_titled(walked["report"].stdout, "Results").records()
     opened = walked["screens"]["opened"]
