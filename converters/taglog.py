@@ -499,6 +499,10 @@ def _from_record_tag(line: str, number: int, tags: dict[str, str]) -> ImportedLo
     """The record of a ``GFTPWB_RECORD`` line (``number``: its line in the log). A damaged one is an
     error at its line, not a reason to read the log as tgftp's: its standard tags would give a record
     with another scenario, test and figures than the one gftpwb wrote."""
+    if not line.isascii():  # record_json writes ASCII only: a byte beyond it was put there since
+        column = next(i for i, char in enumerate(line) if not char.isascii()) + 1
+        raise TagLogError(f"<{RECORD}> is damaged: a character gftpwb never writes there (column {column}; "
+                          "the record is written in ASCII)", number)
     try:
         data = json.loads(line)
     except ValueError as exc:

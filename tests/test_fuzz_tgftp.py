@@ -151,7 +151,8 @@ def taglog_case(text: str, name: str, tmp_dir: str) -> str:
         if "GFTPWB_RECORD" in messages[0]:  # gftpwb's own record damaged: the error is at its line
             assert re.match(re.escape(path) + r":\d+: ", messages[0]), messages[0]
         return "refused with file[:line] (exit 2)"
-    assert code == 0 and all(m.startswith(f"{path}: note: ") for m in messages), messages
+    # a log's own notes name it; the import's closing note on logs tgftp wrote names the command
+    assert code == 0 and all(m.startswith((f"{path}: note: ", "gftpwb: note: ")) for m in messages), messages
     summary = read_directory(results)
     assert len(summary.records) == 1 and not summary.problems, summary.problems
     print_directory(Console(file=io.StringIO(), width=120), summary)
@@ -279,3 +280,17 @@ def test_an_imported_connection_test_without_times_reads_back(tmp_path):
     # an unclosed command tag swallows the rest: no START/END, so no seconds (the report used to fail on it)
     text = TAGLOG_SEEDS[3].replace("ftp://b/y\n</GSIFTP", "ftp://b<</GSIFTP")
     assert taglog_case(text, "tests.csv_#001_000.log", str(tmp_path)) == "imported (tgftp's log)"
+
+
+def test_a_gftpwb_record_with_a_byte_it_never_writes_is_an_error_at_its_line(tmp_path):
+    """gftpwb writes the record in ASCII; a byte that is not UTF-8 in one of its keys (found by
+    bench/reliability.py, seed 20261128) passed as an unknown field and made writing the journal a
+    traceback (surrogates not allowed)."""
+    log = tmp_path / "tests.csv_#001_000.log"
+    damaged = TAGLOG_SEEDS[0].replace('"rate_guc_avg_mib_s"', '"rat\udcffuc_avg_mib_s"', 1)
+    assert damaged != TAGLOG_SEEDS[0]
+    log.write_bytes(damaged.encode("utf-8", "surrogateescape"))
+    out = gftpwb("import", "taglogs", str(log), "--results", str(tmp_path / "r"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr.startswith(f"{log}:17: <GFTPWB_RECORD> is damaged: a character gftpwb never writes"), out.stderr
+    assert not (tmp_path / "r").exists()
