@@ -61,10 +61,10 @@ RECORD_COLUMNS = ("run", "status", "MiB/s incl.", "guc avg", "seconds", "paramet
 # thresholds leave, LiveTable.fit), then the statistics; the runs' counts and the figure's name last.
 CASE_COLUMNS = ("test", "parameters", "n", "median", "mean ± 95% CI", "CV", "expect", "runs", "figure")
 CASE_FIT = ("s1", "s6")  # the parameters' column narrows so the columns through expect stay on screen
-# gftpwb compare's columns: the case, its change and the verdict first (kept on screen at 80 columns,
-# the parameters narrowed for them), then the CI, p and the medians.
+# gftpwb compare's columns: the case, its change, the verdict and the change's CI first (kept on screen
+# at 80 columns, the parameters narrowed for them), then p and the medians.
 COMPARE_ORDER = (0, 1, 2, 6, 9, 7, 8, 4, 5, 3)
-COMPARE_FIT = ("x2", "x9")  # (keys are x<index in COMPARE_COLUMNS>)
+COMPARE_FIT = ("x2", "x7")  # (keys are x<index in COMPARE_COLUMNS>)
 VERDICT_AT = COMPARE_ORDER.index(9)
 # The CI's level is said once in the comparison's head, not in its column's header: "CI of change"
 # keeps the header whole at 80 columns.
