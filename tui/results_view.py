@@ -145,7 +145,8 @@ class ResultsView(View):
             yield Static(id="report-body")
         # the highlighted case in words over the table: always in view, the table scrolls under it
         yield Static(id="compare-note")
-        yield LiveTable([(label, f"x{i}") for label, i in zip(COMPARE_LABELS, COMPARE_ORDER, strict=True)], id="compare")
+        yield LiveTable([(label, f"x{i}") for label, i in zip(COMPARE_LABELS, COMPARE_ORDER, strict=True)],
+                        id="compare")
 
     def on_mount(self) -> None:
         self._dirs: list[ResultsDirInfo] = []
