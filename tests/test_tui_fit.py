@@ -11,15 +11,17 @@ import json
 
 import pytest
 from gftpwb.tui.app import VIEWS, WorkbenchApp
+from gftpwb.tui.run_view import command_lines
 from gftpwb.tui.widgets import LiveTable
 from rich.console import Console
 from rich.text import Text
 from support.polling import eventually_async
-from support.quickstart_events import write_quickstart
+from support.quickstart_events import mid_run_events, write_quickstart
 from support.results_pair import write_pair
-from textual.widgets import Static
+from textual.widgets import Log, Static
 from textual.widgets._footer import FooterKey
 
+from gftpwb.core.events import RunStarted
 from gftpwb.core.report_tables import directory_tables
 from gftpwb.shell.results_index import read_directory
 
@@ -202,3 +204,52 @@ async def test_report_tables_cut_no_number(tmp_path, size):
         missing = [number for number in numbers if number not in text]
         assert numbers and not missing, (missing, text)
         assert all(len(line) <= body.content_region.width for line in text.splitlines())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+async def test_the_run_views_command_shows_its_source_and_target(scenario_path, size):
+    """At 80 columns the run's ``$ globus-url-copy …`` line was cut at the right edge, in the head and in
+    the output log, and the target URL was lost: both show the source and the target, in lines that fit."""
+    events = mid_run_events(scenario_path)
+    command = next(e for e in reversed(events) if isinstance(e, RunStarted)).spec.argv
+    source, target = command[-2:]
+    app = WorkbenchApp(scenario_path, results_base="results", stable=True)
+    async with app.run_test(size=size) as pilot:
+        for event in events:
+            app.live(event)
+        await pilot.press("2")
+        await eventually_async(lambda: "$ globus-url-copy" in str(app.query_one("#run-cmd", Static).render()),
+                               "the run's command", pause=pilot.pause)
+        shown = app.query_one("#run-cmd", Static)
+        lines = str(shown.render()).splitlines()
+        assert len(lines) <= shown.content_region.height and all(len(line) <= shown.content_region.width
+                                                                 for line in lines), (lines, shown.content_region)
+        assert source in lines[0] and target in lines[-1], lines
+        log = app.query_one("#log", Log)
+        logged = [line for line in log.lines if len(line) > log.scrollable_content_region.width]
+        assert not logged, logged
+        assert target in "\n".join(log.lines)
+
+
+COMMAND = "globus-url-copy -vb -fast -p 4 -cc 2 -len 2G ftp://h:2811/dev/zero ftp://h:2811/dev/null"
+
+
+@pytest.mark.parametrize(("width", "expected"), [
+    (90, f"$ {COMMAND}"),
+    (60, "$ globus-url-copy -vb -fast -p 4 -cc 2 -len 2G\nftp://h:2811/dev/zero ftp://h:2811/dev/null"),
+    (45, "$ globus-url-copy -vb -fast -p 4 -cc 2 -len …\n… ftp://h:2811/dev/zero ftp://h:2811/dev/null"),
+    (42, "$ globus-url-copy … ftp://h:2811/dev/zero\n  ftp://h:2811/dev/null"),
+    (30, "$ globus-url-copy … ftp:/…zero\n  ftp://h:2811/dev/null"),
+])
+def test_a_command_wraps_and_then_folds_its_middle(width, expected):
+    """Whole when it fits, wrapped onto two lines, then its options folded, then its ends folded too."""
+    assert command_lines(COMMAND, width) == expected
+
+
+def test_a_command_with_long_urls_keeps_both_ends_of_each():
+    source = "gsiftp://dtn1.example.org:2811/data/project/run42/input/large-file.bin"
+    target = "gsiftp://dtn2.example.org:2811/scratch/project/run42/output/large-file.bin"
+    lines = command_lines(f"globus-url-copy -vb -fast -p 16 -cc 4 -len 20G {source} {target}", 60).splitlines()
+    assert len(lines) == 2 and all(len(line) <= 60 for line in lines), lines
+    assert lines[0].startswith("$ globus-url-copy … gsiftp://dtn1.") and lines[0].endswith("/large-file.bin")
+    assert lines[1].strip().startswith("gsiftp://dtn2.example.org") and "…" in lines[1]

@@ -28,6 +28,49 @@ from .widgets import RateChart, TailLog
 WIDE = 120  # from this width the monitors panel stands beside the chart, below it under the chart
 SPARK_NARROW = 12  # sparkline cells of a monitor's one-line row under the chart
 NARROW_ROWS = 3  # lines of the monitors panel under the chart (80x24 leaves the chart 6 rows with it)
+ELLIPSIS = "…"
+
+
+def fold_middle(word: str, width: int) -> str:
+    """``word`` in ``width`` cells, its middle folded into ``…`` when it is longer (a URL keeps its host
+    and its file)."""
+    if len(word) <= width:
+        return word
+    keep = max(width - len(ELLIPSIS), 2)
+    return word[: keep - keep // 2] + ELLIPSIS + word[len(word) - keep // 2:]
+
+
+def longest_start(words: Sequence[str], width: int) -> list[str]:
+    """The most leading ``words`` that fit ``width`` joined by spaces."""
+    taken: list[str] = []
+    for word in words:
+        if len(" ".join([*taken, word])) > width:
+            break
+        taken.append(word)
+    return taken
+
+
+def command_lines(command: str, width: int) -> str:
+    """The run's command in at most two lines of ``width``: whole on one line when it fits, wrapped at
+    its words onto two when they hold it, else with the middle folded into ``…``: the end keeps the last
+    two words (a copy's source and target, which a cut at the right edge lost), each folded in its own
+    middle only when the two do not fit a line together."""
+    line = f"$ {command}"
+    words = line.split(" ")
+    if width <= 0 or len(line) <= width:
+        return line
+    first = longest_start(words, width)
+    if first and len(" ".join(words[len(first):])) <= width:
+        return " ".join(first) + "\n" + " ".join(words[len(first):])
+    room = width - len(ELLIPSIS) - 1  # a line that leaves words out says so: "… " or " …"
+    tail = list(reversed(longest_start(list(reversed(words[2:])), room)))
+    if len(tail) >= min(2, len(words) - 2):
+        head = longest_start(words[: len(words) - len(tail)], room) or [fold_middle(words[0], room)]
+        return f"{' '.join(head)} {ELLIPSIS}\n{ELLIPSIS} {' '.join(tail)}"
+    if len(words) >= 4:  # "$ program … source" over "  target", each folded in its middle
+        lead = f"$ {words[1]} {ELLIPSIS} "
+        return lead + fold_middle(words[-2], width - len(lead)) + "\n  " + fold_middle(words[-1], width - 2)
+    return fold_middle(line, width)
 
 
 def monitor_title(rows: Sequence[MonitorRow], *, waiting: bool) -> str:
@@ -161,7 +204,9 @@ class RunView(View):
                                       f"{s.total if s else 0} planned", expect, why, (again, "dim")))
         command = self.query_one("#run-cmd", Static)
         command.display = shown is not None  # several runs in flight: their commands are in the log
-        command.update(Text(f"$ {shown.command}" if shown else "", style="dim", no_wrap=True, overflow="ellipsis"))
+        width = command.content_size.width or max(self.size.width - 2, 0)
+        command.update(Text(command_lines(shown.command, width) if shown else "", style="dim", no_wrap=True,
+                            overflow="ellipsis"))
         bar = self.query_one("#run-bar", ProgressBar)
         eta = self.query_one("#run-eta", Static)
         if shown is not None and shown.waiting:  # nothing reported yet: not "0 % moved 0 B"

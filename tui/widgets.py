@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -591,6 +592,20 @@ class TailLog(Log):
     def on_resize(self) -> None:
         if self.auto_scroll:
             self.scroll_end(animate=False)
+
+    def write_lines(self, lines: Iterable[str], scroll_end: bool | None = None) -> Log:
+        """Write ``lines``, each longer than the log is wide wrapped at its words (continued indented):
+        a command's target URL ran past the right edge at 80 columns."""
+        # Hidden (another view shown) the log has no width: it spans the screen's when shown.
+        width = self.scrollable_content_region.width or self.app.size.width - 2
+        if width > 8:
+            lines = [part for line in lines
+                     for part in (textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False)
+                                  if len(line) > width else [line])]
+        return super().write_lines(lines, scroll_end)
+
+    def write_line(self, line: str, scroll_end: bool | None = None) -> Log:
+        return self.write_lines([line], scroll_end)
 
 
 class FilterInput(Input):
