@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 
 import pytest
 from gftpwb.tui.app import VIEWS, WorkbenchApp
+from gftpwb.tui.results_view import CASE_COLUMNS
 from gftpwb.tui.run_view import command_lines
 from gftpwb.tui.widgets import LiveTable
 from rich.console import Console
@@ -22,6 +24,7 @@ from textual.widgets import Log, Static
 from textual.widgets._footer import FooterKey
 
 from gftpwb.core.events import RunStarted
+from gftpwb.core.live.cells import TUNE_COLUMNS
 from gftpwb.core.report_tables import directory_tables
 from gftpwb.shell.results_index import read_directory
 
@@ -253,3 +256,54 @@ def test_a_command_with_long_urls_keeps_both_ends_of_each():
     assert len(lines) == 2 and all(len(line) <= 60 for line in lines), lines
     assert lines[0].startswith("$ globus-url-copy … gsiftp://dtn1.") and lines[0].endswith("/large-file.bin")
     assert lines[1].strip().startswith("gsiftp://dtn2.example.org") and "…" in lines[1]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+async def test_the_comparisons_note_is_whole_on_every_row(tmp_path, size):
+    """At 80x24, on a case with too few runs, the note over the comparison hid its last two lines (what
+    "(CI)" means and how many cases stay undecided): on every row it shows whole, and says how many cases
+    the test cannot decide, the runs it needs a side, and that "(CI)" marks the CI's verdict."""
+    write_pair(tmp_path / "results")
+    app = WorkbenchApp(None, results_base=str(tmp_path / "results"))
+    async with app.run_test(size=size) as pilot:
+        await results_listed(pilot, app)
+        await pilot.press("m", "down", "m", "d")
+        await eventually_async(lambda: len(app.query_one("#compare", LiveTable).keys) >= 4, "the comparison",
+                               pause=pilot.pause)
+        table = app.query_one("#compare", LiveTable)
+        note = app.query_one("#compare-note", Static)
+        for row in range(len(table.keys)):
+            table.move_cursor(row=row)
+            await pilot.pause()
+            lines = folded_lines(note)
+            assert len(lines) <= note.content_region.height, (row, lines, note.content_region)
+        said = " ".join(line.strip() for line in lines)
+        assert "3 of 5 case(s): too few runs for the test (it needs 4 runs a side)" in said, said
+        assert "decided by the 95 % CI, marked (CI)" in said and "undecided" in said, said
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+async def test_an_open_directorys_runs_have_rows(tmp_path, size):
+    """With three directories listed, an open directory's runs table showed only its header at 80x24 (the
+    list and the cases took the rows): it shows runs, and the cases still show."""
+    a, _b = write_pair(tmp_path / "results")
+    shutil.copytree(a, tmp_path / "results" / "20261121T100000Z-mixed")
+    app = WorkbenchApp(None, results_base=str(tmp_path / "results"))
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("5")
+        await eventually_async(lambda: len(app.query_one("#dirs", LiveTable).keys) == 3, "the results directories",
+                               pause=pilot.pause)
+        await pilot.press("enter")
+        await eventually_async(lambda: len(app.query_one("#records", LiveTable).keys) > 10, "the runs",
+                               pause=pilot.pause)
+        await pilot.pause()
+        for table_id, rows in (("records", 3), ("cases", 3)):
+            table = app.query_one(f"#{table_id}", LiveTable)
+            shown = table.scrollable_content_region.height - table.header_height
+            assert shown >= rows, (table_id, shown, table.region)
+
+
+def test_the_tui_writes_95_percent_ci_as_everywhere_else():
+    """"95 % CI", with the space, as the reports, compare and the docs write it (the TUI wrote "95% CI")."""
+    assert "mean ± 95 % CI" in CASE_COLUMNS and "± 95 %" in TUNE_COLUMNS
+    assert not [label for label in (*CASE_COLUMNS, *TUNE_COLUMNS) if "95%" in label]

@@ -96,7 +96,7 @@ async def test_cases_thresholds_and_report_tables_of_a_real_run(past):
             assert row == list(case_cells(case, case_checks(summary, case)))  # core/summary's numbers
         assert [row[CASE_COLUMNS.index("expect")] for row in rows.values()] == ["met", "met", "VIOLATED"]
         assert [row[CASE_COLUMNS.index("n")] for row in rows.values()] == ["3", "3", "2"]
-        assert all("±" in row[CASE_COLUMNS.index("mean ± 95% CI")] for row in rows.values())  # mean ± half-width
+        assert all("±" in row[CASE_COLUMNS.index("mean ± 95 % CI")] for row in rows.values())  # mean ± half-width
         head = str(app.query_one("#detail-head").render())
         assert "expect 1/3 violated" in head
         # t: the report's tables, the kinds' sections generically, then the thresholds', as `report`

@@ -30,12 +30,13 @@ from gftpwb.core.compare import (
     ALPHA,
     COMPARE_COLUMNS,
     TEST_NAME,
+    TOO_FEW,
     VERDICT_STYLE,
     Comparison,
     change_cells,
     compare_summaries,
-    undecided_note,
 )
+from gftpwb.core.compare_decision import needed_text
 from gftpwb.core.compare_words import change_sentence, comparison_counts
 from gftpwb.core.errors import GftpwbError
 from gftpwb.core.export_csv import comparison_csv, csv_text, runs_csv
@@ -59,7 +60,7 @@ DIR_FIT = ("d1", "d4", 24)  # a name too long for the rest is cut with an ellips
 RECORD_COLUMNS = ("run", "status", "MiB/s incl.", "guc avg", "seconds", "parameters", "error")
 # What tells the cases apart first (their parameters: narrowed to what the statistics up to the
 # thresholds leave, LiveTable.fit), then the statistics; the runs' counts and the figure's name last.
-CASE_COLUMNS = ("test", "parameters", "n", "median", "mean ± 95% CI", "CV", "expect", "runs", "figure")
+CASE_COLUMNS = ("test", "parameters", "n", "median", "mean ± 95 % CI", "CV", "expect", "runs", "figure")
 CASE_FIT = ("s1", "s6")  # the parameters' column narrows so the columns through expect stay on screen
 # gftpwb compare's columns: the case, its change, the verdict and the change's CI first (kept on screen
 # at 80 columns, the parameters narrowed for them), then p and the medians.
@@ -74,7 +75,7 @@ COMPARE_LABELS = tuple(COMPARE_COLUMNS[i][0].removeprefix(f"{CI_LEVEL} ") for i 
 #: it starts at ``gftpwb compare --threshold``'s default.
 DEFAULT_THRESHOLD_PCT = 5.0
 THRESHOLD_STEPS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 15.0, 20.0, 25.0, 50.0)
-SHORT_HEIGHT = 36  # rows of the view under which a comparison shortens the directories' list
+SHORT_HEIGHT = 36  # rows of the view under which a comparison or an open directory shortens the list
 HTML_NAME = "report.html"  # where R writes a directory's HTML report: inside it, next to its runs
 KEYS_HINT = "   enter: open  esc: back"  # the other keys are in the key bar; one line at 80 columns
 
@@ -113,6 +114,19 @@ def case_cells(case: CaseSummary, checks: Sequence[Check] = ()) -> tuple[str, ..
     half = stats.ci_mean.half_width if stats.ci_mean is not None else None
     return (case.test_id, params, str(stats.n), rate_text(stats.median), ci_text(stats.mean, half), cv_text(stats.cv),
             expect, runs, figure)
+
+
+def undecided_brief(c: Comparison) -> str:
+    """``gftpwb compare``'s note on the cases its test cannot decide, in two lines at 80 columns (its
+    four ran past the note's height): how many, the runs the test needs, how many the CI decided (marked
+    ``(CI)``: the verdict is the CI's) and how many stay undecided; "" when the test decided every case."""
+    needing = [x for x in c.changes if x.runs_needed is not None]
+    if not needing:
+        return ""
+    need = max(x.runs_needed for x in needing if x.runs_needed is not None)
+    by_ci = sum(1 for x in needing if x.verdict != TOO_FEW)
+    return (f"{len(needing)} of {len(c.changes)} case(s): too few runs for the test (it needs {needed_text(need)}); "
+            f"{by_ci} decided by the {CI_LEVEL} CI, marked (CI); {len(needing) - by_ci} undecided. Repeat them.")
 
 
 def case_checks(summary: DirectorySummary, case: CaseSummary) -> list[Check]:
@@ -280,8 +294,12 @@ class ResultsView(View):
 
     def _fit_comparison(self) -> None:
         """A comparison in a short terminal (80x24) keeps the directories' list to the marked two: its
-        head, the verdict in words and the table need the rows."""
-        self.set_class(self._diff is not None and self.size.height < SHORT_HEIGHT, "-short-comparison")
+        head, the verdict in words and the table need the rows. An open directory there keeps the list
+        to two rows and its cases to about a third, so its runs have rows too."""
+        short = self.size.height < SHORT_HEIGHT
+        self.set_class(self._diff is not None and short, "-short-comparison")
+        # an open directory's runs had only their header left at 80x24 (the list and the cases took it)
+        self.set_class(self._diff is None and self._open is not None and short, "-short-detail")
 
     def on_resize(self) -> None:
         self._fit_comparison()
@@ -406,8 +424,8 @@ class ResultsView(View):
             x = c.changes[int(key) if key is not None else 0]
             lines.append(Text.assemble((f"{x.test_id} {x.params_text}: ".lstrip(), "bold"),
                                        (change_sentence(x, c.threshold_pct), VERDICT_STYLE.get(x.verdict, "") or "")))
-        if undecided_note(c):
-            lines.append(Text(undecided_note(c), style="yellow"))
+        if undecided_brief(c):
+            lines.append(Text(undecided_brief(c), style="yellow"))
         for what, cases in (("only in A", c.only_a), ("only in B", c.only_b)):
             if cases:
                 lines.append(Text(f"{what}: {'; '.join(cases)}", style="dim"))

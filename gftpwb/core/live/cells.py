@@ -70,7 +70,7 @@ def tune_panel(update: TuneUpdate, spec: RunSpec | None, test_ids: tuple[str, ..
 
 TEST_COLUMNS = ("test", "kind", "host(s)", "status", "runs", "last MiB/s", "note")
 THREAD_COLUMNS = ("run", "host", "thread", "%", "MiB", "MiB/s", "IOPS", "files/s", "state")
-TUNE_COLUMNS = ("#", "candidate", "MiB/s", "±95%", "runs", "mark", "note")
+TUNE_COLUMNS = ("#", "candidate", "MiB/s", "± 95 %", "runs", "mark", "note")
 
 
 def test_cells(row: TestRow) -> tuple[str, ...]:
