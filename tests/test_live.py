@@ -241,7 +241,24 @@ def test_thread_totals_sum_spread_and_first_and_last_done():
     assert totals.cv == pytest.approx(0.5)  # stdev 5 of mean 10
     assert (totals.done, totals.first_done_s, totals.last_done_s) == (2, 2.0, 3.5)
     assert totals_text(totals) == ("4 row(s)  ·  60.0 MiB  ·  30.0 MiB/s in all  ·  per row 5.0 to 15.0 MiB/s "
-                                   "(CV 50.0 %)  ·  2 done: first after 2.0s, last after 3.5s")
+                                   "(CV 50.0 %)  ·  2 done: first 2.0s after the start, last 3.5s after")
+
+
+def test_thread_totals_of_runs_one_after_another_say_each_ones_duration():
+    """"10 done: first after 0.8s, last after 1.1s" of runs made one after another read as times since
+    the scenario's start: they are each run's duration, and say so."""
+    from gftpwb.core.live.cells import thread_totals, totals_text
+
+    rows = [ThreadRow(key=f"k{n}", run_id=f"r/{n}", host="h", thread="all", percent=100.0, mib=64.0, mib_s=500.0 + n,
+                      iops=None, files_s=None, state="passed") for n in range(10)]
+    one_after_another = {f"r/{n}": n for n in range(10)}
+    totals = thread_totals(rows, {f"k{n}": 0.8 + n / 30 for n in range(10)}, one_after_another)
+    text = totals_text(totals)
+    assert text.endswith("(10 runs one after another)  ·  per row 500.0 to 509.0 MiB/s (CV 0.6 %)  ·  "
+                         "10 done, each in 0.8s to 1.1s"), text
+    same = thread_totals(rows[:3], {"k0": 0.8, "k1": 0.8, "k2": 0.8}, one_after_another)
+    assert totals_text(same).endswith("3 done, each in 0.8s")
+    assert totals_text(thread_totals(rows[:1], {"k0": 0.8})).endswith("1 done in 0.8s")
 
 
 def test_simulated_runs_are_marked_in_the_scenario_run_and_thread_rows():

@@ -14,7 +14,7 @@ import pytest
 from gftpwb.tui.app import VIEWS, WorkbenchApp
 from gftpwb.tui.results_view import CASE_COLUMNS
 from gftpwb.tui.run_view import command_lines
-from gftpwb.tui.widgets import LiveTable
+from gftpwb.tui.widgets import FastTable, LiveTable
 from rich.console import Console
 from rich.text import Text
 from support.polling import eventually_async
@@ -23,8 +23,11 @@ from support.results_pair import write_pair
 from textual.widgets import Log, Static
 from textual.widgets._footer import FooterKey
 
-from gftpwb.core.events import RunStarted
+from gftpwb.core.dsl.loader import load_scenario
+from gftpwb.core.events import RunStarted, ScenarioStarted, WorkerProgress
 from gftpwb.core.live.cells import TUNE_COLUMNS
+from gftpwb.core.live.models import MIB
+from gftpwb.core.plan import plan
 from gftpwb.core.report_tables import directory_tables
 from gftpwb.shell.results_index import read_directory
 
@@ -307,3 +310,29 @@ def test_the_tui_writes_95_percent_ci_as_everywhere_else():
     """"95 % CI", with the space, as the reports, compare and the docs write it (the TUI wrote "95% CI")."""
     assert "mean ± 95 % CI" in CASE_COLUMNS and "± 95 %" in TUNE_COLUMNS
     assert not [label for label in (*CASE_COLUMNS, *TUNE_COLUMNS) if "95%" in label]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+async def test_the_threads_table_needs_no_sideways_scroll(scenario_path, size):
+    """With more rows than fit at 80x24, the threads table ran a cell past the right edge beside its
+    vertical scrollbar: its state column was cut ("runnin") and a horizontal scrollbar drew a stray
+    "▏" on the row under the table. It fits: no horizontal scrollbar, every row's state whole."""
+    spec = plan(load_scenario(scenario_path))[0]
+    events: list = [ScenarioStarted(scenario="quickstart", results_dir="results/x", plan=(spec,), t=1000.0),
+                    RunStarted(spec=spec, argv=spec.argv, started_at="", t=1000.0)]
+    for host in ("client1", "client2"):
+        for thread in range(12):
+            mib = 3.0 * (thread + 1) + (30.0 if host == "client2" else 0.0)
+            events.append(WorkerProgress(run_id=spec.run_id, host=host, thread=thread, state="running", files=30,
+                                         bytes=int(mib * MIB), ios=int(mib * 16), elapsed_s=1.5, files_total=200,
+                                         t=1001.5))
+    app = WorkbenchApp(scenario_path, results_base="results", stable=True)
+    async with app.run_test(size=size) as pilot:
+        for event in events:
+            app.live(event)
+        await pilot.press("3")
+        table = app.query_one("#thread-table", FastTable)
+        await eventually_async(lambda: len(table._rows) == 24, "the 24 rows", pause=pilot.pause)
+        await pilot.pause()
+        assert table.virtual_size.width <= table.scrollable_content_region.width, (table.virtual_size, table.region)
+        assert not table.show_horizontal_scrollbar

@@ -192,7 +192,7 @@ class FastTable(ScrollView, can_focus=True):
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"fast-table--header", "fast-table--cursor"}
     DEFAULT_CSS = """
-    FastTable { height: 1fr; }
+    FastTable { height: 1fr; scrollbar-size-vertical: 1; }  /* the rows' cells need the columns at 80 */
     FastTable > .fast-table--header { text-style: bold; background: $panel; }
     FastTable > .fast-table--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
     FastTable:blur > .fast-table--cursor { background: $block-cursor-blurred-background; }
@@ -276,7 +276,8 @@ class FastTable(ScrollView, can_focus=True):
     # --- drawing --------------------------------------------------------------------------------
 
     def _total_width(self) -> int:
-        return sum(width + 2 for width in self._widths)
+        """Each column with a space either side, but the last one's right: the rows end at its text."""
+        return sum(width + 2 for width in self._widths) - 1
 
     def _fit(self) -> bool:
         """Give a "bar" column the width the others leave; True if a width changed."""
@@ -285,7 +286,11 @@ class FastTable(ScrollView, can_focus=True):
             if justify != "bar":
                 continue
             others = sum(w + 2 for i, w in enumerate(self._widths) if i != index)
-            width = max(cell_len(label), self.size.width - others - 2 - 1)  # 1: room for the scrollbar
+            # room for the vertical scrollbar (1 cell, DEFAULT_CSS): at Textual's 2, a table of more rows
+            # than fit ran a cell past the edge, cut its last column and drew a horizontal scrollbar's
+            # stray "▏" under its rows
+            room = self.styles.scrollbar_size_vertical
+            width = max(cell_len(label), self.size.width - others - 2 - room)
             if width != self._widths[index]:
                 self._widths[index] = width
                 changed = True
@@ -313,7 +318,7 @@ class FastTable(ScrollView, can_focus=True):
             segments.append(Segment(" "))
             segments.append(Segment(text, self._style(style)))
             segments.append(Segment(" "))
-        return Strip(segments, self._total_width())
+        return Strip(segments[:-1], self._total_width())
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width

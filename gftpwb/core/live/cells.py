@@ -129,9 +129,21 @@ def totals_text(totals: ThreadTotals) -> str:
         parts.append(f"per row {rate_text(totals.min_mib_s)} to {rate_text(totals.max_mib_s)} MiB/s"
                      + (f" (CV {cv_text(totals.cv)})" if totals.cv is not None else ""))
     if totals.done:
-        parts.append(f"{totals.done} done: first after {duration_text(totals.first_done_s)}, "
-                     f"last after {duration_text(totals.last_done_s)}")
+        parts.append(done_text(totals))
     return "  ·  ".join(parts)
+
+
+def done_text(totals: ThreadTotals) -> str:
+    """How long the finished rows took, each from its own start: rows that ran at the same time (one
+    run's threads or streams) as elbencho says it, ``8 done: first 1.2s after the start, last 1.5s
+    after``; rows of runs one after another as the range of their durations, ``10 done, each in 0.8s to
+    1.1s`` ("first after 0.8s, last after 1.1s" read as times since the scenario's start)."""
+    first, last = duration_text(totals.first_done_s), duration_text(totals.last_done_s)
+    if first == last:
+        return f"{totals.done} done, each in {first}" if totals.done > 1 else f"1 done in {first}"
+    if len(totals.at_a_time) == 1:
+        return f"{totals.done} done: first {first} after the start, last {last} after"
+    return f"{totals.done} done, each in {first} to {last}"
 
 
 def tune_cells(row: TuneRowView) -> tuple[str, ...]:
