@@ -21,6 +21,7 @@ import pytest
 from gftpwb.converters.taglog import parse_tags
 from support.clihelp import gftpwb
 from support.results import records
+from support.terminal import Terminal
 
 pytestmark = pytest.mark.real
 
@@ -178,6 +179,53 @@ def test_run_tui_reports_an_invalid_scenario_before_opening(tmp_path):
     out = gftpwb("run", str(path), "--tui")
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.startswith(f"{path}:4:46: unknown key 'parallel'")
+
+
+BAD = "version: 1\nname: bad\ntests:\n  - {id: a, kind: guc, source: s, target: t, parallel: 4}\n"
+GOOD = "version: 1\nname: bad\ntests:\n  - {id: a, kind: guc, source: s, target: t, options: {parallel: 4}}\n"
+
+
+def test_tui_on_an_invalid_scenario_offers_reload_and_quits_as_validate_does(tmp_path):
+    """``gftpwb tui bad.yaml``: the key bar offered ``r Run`` (which only said there was nothing to run)
+    and not ``l`` to reload; the auto-tune view offered ``c Copy line  w Save line`` with nothing to copy;
+    and ``q`` exited 0 where ``validate`` exits 2. The bar offers l Reload, no key that does nothing, and
+    quitting ends as validate does: its errors on the terminal, exit 2."""
+    (tmp_path / "bad.yaml").write_text(BAD)
+    validate = gftpwb("validate", "bad.yaml", cwd=tmp_path)
+    assert validate.returncode == 2
+    tui = Terminal.gftpwb("tui", "bad.yaml", cwd=tmp_path)
+    try:
+        screen = tui.wait_for("l Reload")
+        bar = screen.splitlines()[-1]
+        assert "r Run" not in bar and "q Quit" in bar, bar
+        tui.press("4")
+        screen = tui.wait_for("No auto-tune test has reported yet")
+        assert "Copy line" not in screen and "Save line" not in screen, screen
+        tui.press("q")
+        code = tui.wait()
+    finally:
+        tui.close()
+    assert code == validate.returncode == 2
+    closing = tui.printed_after_closing()
+    assert validate.stderr.strip() in closing and "Traceback" not in closing, closing
+
+
+def test_tui_on_a_scenario_fixed_and_reloaded_runs_and_quits_with_0(tmp_path):
+    """Fixed and reloaded with l, the scenario is valid: the bar offers r Run again (not l), and q ends
+    as a session that ran nothing does (0), validate's refusal no longer applies."""
+    (tmp_path / "bad.yaml").write_text(BAD)
+    tui = Terminal.gftpwb("tui", "bad.yaml", cwd=tmp_path)
+    try:
+        tui.wait_for("l Reload")
+        (tmp_path / "bad.yaml").write_text(GOOD)
+        tui.press("l")
+        screen = tui.wait_for("r Run")
+        assert "l Reload" not in screen.splitlines()[-1], screen
+        tui.press("q")
+        code = tui.wait()
+    finally:
+        tui.close()
+    assert code == 0 and "unknown key" not in tui.printed_after_closing()
 
 
 def test_run_tui_refuses_a_used_results_directory_before_opening(tmp_path, gridftp):

@@ -17,6 +17,7 @@ from gftpwb.tui.run_view import command_lines
 from gftpwb.tui.widgets import FastTable, LiveTable
 from rich.console import Console
 from rich.text import Text
+from support.live_events import RANKING
 from support.polling import eventually_async
 from support.quickstart_events import mid_run_events, write_quickstart
 from support.results_pair import write_pair
@@ -24,7 +25,7 @@ from textual.widgets import Log, Static
 from textual.widgets._footer import FooterKey
 
 from gftpwb.core.dsl.loader import load_scenario
-from gftpwb.core.events import RunStarted, ScenarioStarted, WorkerProgress
+from gftpwb.core.events import RunStarted, ScenarioStarted, TuneUpdate, WorkerProgress
 from gftpwb.core.live.cells import TUNE_COLUMNS
 from gftpwb.core.live.models import MIB
 from gftpwb.core.plan import plan
@@ -336,3 +337,21 @@ async def test_the_threads_table_needs_no_sideways_scroll(scenario_path, size):
         await pilot.pause()
         assert table.virtual_size.width <= table.scrollable_content_region.width, (table.virtual_size, table.region)
         assert not table.show_horizontal_scrollbar
+
+
+async def test_the_autotune_bar_offers_copy_and_save_only_with_a_line(scenario_path):
+    """``c Copy line  w Save line`` were in the key bar with nothing to copy: they show once a leader
+    (and so a guc line) is there."""
+    spec = plan(load_scenario(scenario_path))[0]
+    app = WorkbenchApp(scenario_path, results_base="results", stable=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("4")
+        await pilot.pause()
+        assert not [key for key, _ in footer_keys(app) if "line" in key], footer_keys(app)
+        for event in (ScenarioStarted(scenario="quickstart", results_dir="results/x", plan=(spec,), t=1000.0),
+                      TuneUpdate(test_id=spec.test_id, strategy="adaptive", engine="simulated", transfers_used=4,
+                                 budget=40, margin_mib_s=20.0, rows=RANKING, leader=RANKING[0].candidate,
+                                 finished=False, t=1001.0)):
+            app.live(event)
+        await eventually_async(lambda: {"c Copy line", "w Save line"} <= {key for key, _ in footer_keys(app)},
+                               "c and w in the key bar", pause=pilot.pause)

@@ -67,6 +67,8 @@ class WorkbenchApp(App[None]):
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("slash,f", "filter", "Filter", key_display="/"),
         Binding("e", "export", "Export"),
+        # l reloads the scenario file; the key bar offers it only while the file is invalid (check_action)
+        Binding("l", "reload_invalid", "Reload"),
         Binding("l", "reload", "Reload scenario", show=False),
         *(Binding(str(n), f"view('{key}')", label, show=False) for n, (key, label, _) in enumerate(VIEWS, start=1)),
     ]
@@ -89,6 +91,8 @@ class WorkbenchApp(App[None]):
         self.live = LiveState()
         self.scenario: Scenario | None = None
         self.diagnostics: list[Diagnostic] = []
+        self.invalid_exit_code = 0  # the code validate gives the scenario's problems (2), while it has them
+        self.ever_valid = False  # the scenario loaded once: quitting then is not validate's refusal
         self.filter_text = ""
         self.summary: Summary | None = None
         self.stopping = False
@@ -191,13 +195,32 @@ class WorkbenchApp(App[None]):
         assert self.scenario_path is not None
         try:
             self.scenario = service.load(self.scenario_path, self.overrides)  # tgftp batchfiles too
-            self.diagnostics = []
+            self.diagnostics, self.invalid_exit_code, self.ever_valid = [], 0, True
         except ScenarioError as exc:
             self.scenario = None
-            self.diagnostics = list(exc.diagnostics)
+            self.diagnostics, self.invalid_exit_code = list(exc.diagnostics), exc.exit_code
+            self.refresh_bindings()  # l Reload instead of r Run
             return
+        self.refresh_bindings()
         if not self.live.active:
             self.live.show_plan(self.scenario.name, plan(self.scenario))
+
+    @property
+    def invalid(self) -> bool:
+        """A scenario file was given and does not load: its problems show, nothing can run."""
+        return self.scenario_path is not None and self.scenario is None and bool(self.diagnostics)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The key bar offers what does something now: with an invalid scenario, ``l Reload`` instead of
+        ``r Run`` (which only said there was nothing to run); elsewhere ``l`` works without being shown."""
+        if action == "run":
+            return not self.invalid
+        if action == "reload_invalid":
+            return self.invalid
+        return True
+
+    def action_reload_invalid(self) -> None:
+        self.action_reload()
 
     def action_reload(self) -> None:
         if self.scenario_path is None:

@@ -34,6 +34,10 @@ def cmd_tui(args: argparse.Namespace) -> int:
                        accept_new_host_keys=args.accept_new_host_keys,
                        overrides=service.parse_assignments(args.set, args.lab_var))
     app.run()
+    if app.diagnostics and not app.ever_valid:  # as validate ends: its problems on stderr, its exit code
+        for diagnostic in app.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        return app.invalid_exit_code
     print_results(app)
     return service.exit_code(app.summary)
 

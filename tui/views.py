@@ -293,6 +293,10 @@ class TuneView(View):
 
     def refresh_view(self) -> None:
         panel = self.panel()
+        has_line = panel is not None and bool(panel.guc_line)
+        if has_line != getattr(self, "_line_keys", None):  # the key bar offers c and w only with a line
+            self._line_keys = has_line
+            self.refresh_bindings()
         head = self.query_one("#tune-head", Static)
         line = self.query_one("#tune-line", Static)
         progress = self.query_one("#tune-progress")
@@ -343,6 +347,17 @@ class TuneView(View):
     def export_table(self) -> Table:
         panel = self.panel()
         return TUNE_COLUMNS, [tune_cells(row) for row in panel.rows] if panel else []
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Copy and Save only once there is a line to copy: before, the key bar offered keys that did
+        nothing (refresh_view shows them when the first leader arrives)."""
+        if action in ("copy_line", "save_line"):
+            return self._has_line()
+        return True
+
+    def _has_line(self) -> bool:
+        panel = self.panel()
+        return panel is not None and bool(panel.guc_line)
 
     def action_copy_line(self) -> None:
         panel = self.panel()
