@@ -5,13 +5,17 @@ included. The real guc is held to the same rules: it reads every form the check 
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, seed, settings
+from hypothesis import strategies as st
 from support.clihelp import gftpwb
+from support.fuzzseed import FUZZ_SEED, say_seed
 
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
@@ -54,6 +58,43 @@ def test_what_guc_reads_is_allowed(value):
 def test_typos_are_named(value):
     problem = url_problem(value)
     assert problem is not None and REFUSED[value] in problem
+
+
+SEVERAL = {
+    "FTP://127.0.0.1:28x1/dev/zero": ["lower case", "port '28x1' is not a port number"],
+    "htp://h:99999/x": ["unknown URL scheme 'htp'", "did you mean http?", "port '99999' is not a port number"],
+    "ftp//h:0/x": ["is not a URL", "port '0' is not a port number"],
+    "FTP://h": ["lower case", "has no path after the host"],
+    "FILE://tmp/x": ["lower case", "names the host 'tmp'"],
+    "Gsiftp://host_x/x": ["lower case", "'host_x' is not a host name"],
+}
+
+
+@pytest.mark.parametrize("value", SEVERAL)
+def test_every_problem_of_a_url_is_named_and_no_url_that_is_still_wrong_is_suggested(value):
+    problem = url_problem(value)
+    assert problem is not None and all(part in problem for part in SEVERAL[value]), problem
+    assert suggestion(problem) is None, problem
+
+
+def suggestion(problem: str) -> str | None:
+    """The URL a message offers in place of the one written, if it offers one."""
+    found = re.search(r"(?:did you mean|lower case:) '([^']*)'", problem)
+    return found[1] if found else None
+
+
+@seed(FUZZ_SEED)
+@settings(max_examples=400, deadline=None)
+@given(scheme=st.sampled_from(["ftp", "FTP", "Ftp", "htp", "gsifpt", "fil", "FILE", "sshfpt", "https", "zz"]),
+       sep=st.sampled_from(["://", "//", ":/", ":", ":///"]),
+       host=st.sampled_from(["h", "127.0.0.1", "", "host_x", "[::1]", "user@h", "tmp", "localhost"]),
+       port=st.sampled_from(["", ":2811", ":28x1", ":0", ":99999", ":"]),
+       path=st.sampled_from(["", "/x", "/dev/zero", "//abs"]))
+def test_a_url_a_message_suggests_passes_the_check_itself(scheme, sep, host, port, path):
+    say_seed()
+    problem = url_problem(f"{scheme}{sep}{host}{port}{path}")
+    offered = suggestion(problem) if problem else None
+    assert offered is None or url_problem(offered) is None, (problem, url_problem(offered))
 
 
 SCENARIO = """\
