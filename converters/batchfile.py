@@ -40,6 +40,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from gftpwb import __version__
 from gftpwb.core.commands import Command, from_shell_text, to_dsl
+from gftpwb.core.dsl.repeats import SEQUENTIAL
 from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.limits import limits, too_many_runs
 from gftpwb.core.plan import first_cases, matrix_points
@@ -675,6 +676,13 @@ _TEST_KEYS_DROPPED = {
     "on": "tgftp runs every line on the machine it runs on",
     "trace": "tgftp records no trace",
 }
+# Keys a batchfile cannot hold only when they say something else than tgftp does (no warm-up, the
+# sequential order, which a test without a matrix has whatever it says): when, and what tgftp does instead.
+_TEST_VALUES_DROPPED = {
+    "warmup": (lambda value, matrix: bool(value), "tgftp counts every exec: the warm-up runs become counted runs"),
+    "order": (lambda value, matrix: value != SEQUENTIAL and matrix,
+              "tgftp runs a line's execs one after another, then the next line's: the order becomes sequential"),
+}
 _SCENARIO_KEYS_DROPPED = {
     "loops": "tgftp runs the file once",
     "concurrent_tests": "tgftp runs one line at a time",
@@ -682,6 +690,21 @@ _SCENARIO_KEYS_DROPPED = {
     "seed": "tgftp has no random delays",
     "trace": "tgftp records no trace",
 }
+
+
+def _dropped_keys(block: Any, *, test: bool) -> list[tuple[str, str]]:
+    """The keys of a test (or the defaults) a batchfile cannot hold, each with what tgftp does instead,
+    in the order the block says them."""
+    if not isinstance(block, dict):
+        return []
+    matrix = bool(block.get("matrix")) if test else True  # the defaults' keys reach tests with a matrix too
+    out = []
+    for key, value in block.items():
+        if key in _TEST_KEYS_DROPPED:
+            out.append((key, _TEST_KEYS_DROPPED[key]))
+        elif key in _TEST_VALUES_DROPPED and _TEST_VALUES_DROPPED[key][0](value, matrix):
+            out.append((key, _TEST_VALUES_DROPPED[key][1]))
+    return out
 
 
 class _KeyFinder:
@@ -711,18 +734,13 @@ class _KeyFinder:
             if key in self.data:
                 out.append(self._warn((key,), f"{key}: is not in the batchfile ({why})"))
         defaults = self.data.get("defaults")
-        for key, why in _TEST_KEYS_DROPPED.items():
-            if isinstance(defaults, dict) and key in defaults:
-                out.append(self._warn(("defaults", key), f"defaults: {key}: is not in the batchfile ({why})"))
+        for key, why in _dropped_keys(defaults, test=False):
+            out.append(self._warn(("defaults", key), f"defaults: {key}: is not in the batchfile ({why})"))
         tests = self.data.get("tests")
         for index, test in enumerate(tests if isinstance(tests, list) else []):
-            if not isinstance(test, dict):
-                continue
-            for key, why in _TEST_KEYS_DROPPED.items():
-                if key in test:
-                    name = test.get("id", f"#{index}")
-                    out.append(self._warn(("tests", index, key),
-                                          f"test {name}: {key}: is not in the batchfile ({why})"))
+            for key, why in _dropped_keys(test, test=True):
+                name = test.get("id", f"#{index}")
+                out.append(self._warn(("tests", index, key), f"test {name}: {key}: is not in the batchfile ({why})"))
         return out
 
     def _warn(self, path: tuple[str | int, ...], message: str) -> Diagnostic:

@@ -474,3 +474,41 @@ def test_the_shipped_example_batchfile_imports():
     result, s = imported(path.read_text(), header="", name=path.name)
     assert [t.kind for t in s.tests] == ["guc", "guc", "connection-test"]
     assert [str(w).split(": warning: ")[1][:22] for w in result.warnings] == ["tgftp 0.7.0 left out -"]
+
+
+def test_export_warns_at_their_lines_about_warm_ups_and_an_order_tgftp_cannot_keep():
+    """tgftp counts every exec (a warm-up becomes a counted run) and runs a line's execs before the next
+    line's (interleaved becomes sequential); what says nothing else than tgftp does is not warned about."""
+    text = textwrap.dedent("""\
+        version: 1
+        name: m
+        defaults:
+          source: /dev/zero
+          target: /dev/null
+          options: {length: 1M}
+          warmup: 1
+        tests:
+          - id: sweep
+            kind: guc
+            matrix: {parallel: [1, 4]}
+            repeat: 3
+            order: interleaved
+          - id: plain
+            kind: guc
+            repeat: 2
+            warmup: 0
+            order: random
+          - id: kept
+            kind: guc
+            matrix: {parallel: [1, 4]}
+            repeat: 2
+            order: sequential
+        """)
+    _batch, notes = export_batchfile(load_scenario_text(text, "m.yaml"))
+    said = [f"{n.line}:{n.column}: {n.message}" for n in notes]
+    assert said == [
+        "7:3: defaults: warmup: is not in the batchfile (tgftp counts every exec: the warm-up runs become counted "
+        "runs)",
+        "13:5: test sweep: order: is not in the batchfile (tgftp runs a line's execs one after another, then the "
+        "next line's: the order becomes sequential)",
+    ]
