@@ -49,6 +49,7 @@ from gftpwb.core.scenario.model import Scenario
 from gftpwb.kinds.guc.model import Test
 from gftpwb.kinds.guc.urls import url_problem
 from gftpwb.tgftp.args import TgftpUsage
+from gftpwb.tgftp.departures import connection_test_length_note, sticky_flag_notes
 from gftpwb.tgftp.model import (
     FIELD_NAMES,
     BatchLine,
@@ -110,9 +111,7 @@ class _Reader:
         self.filename = filename
         self.warnings: list[Diagnostic] = []
         self.errors: list[Diagnostic] = []  # what stops the import: raised together at its end
-        self.sticky_connection_test: int | None = None  # line that set --connection-test (B1)
-        self.sticky_timeout = False  # some line set --timeout (B2 then no longer bites)
-        self.sticky_comment: int | None = None  # line that set --log-comment (B1)
+        self.sticky_notes: dict[int, list[tuple[int, str]]] = {}  # line -> where B1 or B2 bit (gftpwb.tgftp.departures)
         self.log_names: dict[str, int] = {}
 
     def warn(self, line: int, column: int, message: str, draft: TestDraft | None = None) -> None:
@@ -188,6 +187,7 @@ def import_batchfile(text: str, filename: str, env: Mapping[str, str] | None = N
     reader = _Reader(filename)
     text = _control_characters(text, reader)
     batch = read_batch(text, filename, PROGRAM, env)
+    reader.sticky_notes = sticky_flag_notes(batch)
     lines = text.replace("\r\n", "\n").split("\n") if batch.crlf else text.split("\n")
     version, header_line = _header(lines, reader)
     if batch.crlf:
@@ -267,7 +267,7 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
     fields = entry.fields + [""] * (10 - len(entry.fields))
     draft = TestDraft(line=entry.line, number=number, data={})
     col = {name: _column(entry, i) for i, name in enumerate(FIELD_NAMES)}
-    _sticky_notes(reader, entry, fields, col, draft)
+    _sticky_notes(reader, entry, draft)
     if not entry.executions:
         reader.warn(entry.line, col["execs"], f"execs {entry.execs_text!r}: tgftp ran this line zero times; "
                                               "skipped")
@@ -328,9 +328,7 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
             reader.warn(entry.line, col["gsiftp-params"], "tgftp ignores gsiftp-params in a connection test (it "
                                                           "runs guc -dbg -vb); not imported", draft)
         if (5, 0) <= _version_tuple(version) <= (7, 0):
-            reader.warn(entry.line, col["connection-test"], f"tgftp {version} left out -len 1 in connection tests, "
-                                                            "so one from /dev/zero ran until its 30 s timeout and "
-                                                            "was logged as failed; gftpwb moves one byte", draft)
+            reader.warn(entry.line, col["connection-test"], connection_test_length_note(version), draft)
         if fields[4] not in ("", "30"):
             reader.warn(entry.line, col["timeout"], "tgftp ignores the timeout of a connection test (always 30 s); "
                                                     "gftpwb uses its 30 s default too", draft)
@@ -353,35 +351,14 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
     _log_filename(reader, entry, fields, child.value("--log-filename"), col["log-filename"], data, draft, position)
     _comment_and_commands(reader, entry.line, col, child.value("--log-comment"), child.value("--pre-command"),
                           child.value("--post-command"), data, draft)
-    if entry.connection_test:
-        reader.sticky_connection_test = reader.sticky_connection_test or entry.line
     draft.data = data
     return draft
 
 
-def _sticky_notes(reader: _Reader, entry: BatchLine, fields: list[str], col: dict[str, int],
-                  draft: TestDraft) -> None:
+def _sticky_notes(reader: _Reader, entry: BatchLine, draft: TestDraft) -> None:
     """tgftp's bugs B1 and B2, which gftpwb does not reproduce: say where they changed what tgftp ran."""
-    if not entry.connection_test and reader.sticky_connection_test is not None:
-        reader.warn(entry.line, col["connection-test"], f"tgftp ran this line as a connection test too (bug B1: the "
-                                                        f"connection-test flag of line "
-                                                        f"{reader.sticky_connection_test} stuck); gftpwb runs the "
-                                                        "transfer", draft)
-    if fields[4] == "" and not reader.sticky_timeout:
-        reader.warn(entry.line, col["timeout"], "tgftp failed this test with a usage error (bug B2: an empty timeout "
-                                                "before any line had set one left a stray '0' on its command line); "
-                                                "gftpwb runs it without a time limit", draft)
-    reader.sticky_timeout = reader.sticky_timeout or fields[4] != ""
-    if fields[6] == "" and reader.sticky_comment is not None:
-        swallowed = ("--pre-command" if fields[7] else "--post-command" if fields[8]
-                     else "--" if fields[2].strip() else "")
-        if swallowed:
-            reader.warn(entry.line, col["log-comment"], f"tgftp failed this test with a usage error (bug B1: the "
-                                                        f"--log-comment flag of line {reader.sticky_comment} stuck, "
-                                                        f"took {swallowed!r} as the comment and left the next word as "
-                                                        "an unknown option); gftpwb runs it", draft)
-    if fields[6]:
-        reader.sticky_comment = reader.sticky_comment or entry.line
+    for column, message in reader.sticky_notes.get(entry.line, ()):
+        reader.warn(entry.line, column, message, draft)
 
 
 def _expansion_notes(reader: _Reader, line: int, execution: Execution, draft: TestDraft) -> None:
