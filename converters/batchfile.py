@@ -46,6 +46,7 @@ from gftpwb.core.limits import limits, too_many_runs
 from gftpwb.core.plan import first_cases, matrix_points
 from gftpwb.core.scenario.keys import NAME_PATTERN
 from gftpwb.core.scenario.model import Scenario
+from gftpwb.kinds.connection_test.facets import CONNECTION_TEST_TIMEOUT_S
 from gftpwb.kinds.guc.model import Test
 from gftpwb.kinds.guc.urls import url_problem
 from gftpwb.tgftp.args import TgftpUsage
@@ -332,6 +333,8 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
         if fields[4] not in ("", "30"):
             reader.warn(entry.line, col["timeout"], "tgftp ignores the timeout of a connection test (always 30 s); "
                                                     "gftpwb uses its 30 s default too", draft)
+        elif fields[4]:
+            data["timeout"] = 30  # what the line said, so an export writes it back (an empty field stays empty)
     else:
         data["args"] = list(test.argv[1:-2])
         data["tgftp_style"] = True
@@ -346,8 +349,10 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
                                                     "infinite, so no time limit; none set", draft)
         elif timeout.seconds:
             data["timeout"] = int(timeout.seconds) if timeout.seconds == int(timeout.seconds) else timeout.seconds
-    if len(entry.executions) != 1:
-        data["repeat"] = len(entry.executions)
+        elif fields[4]:
+            data["timeout"] = 0  # said no limit (an empty field, which says nothing, stays out)
+    if len(entry.executions) != 1 or fields[9] != "":
+        data["repeat"] = len(entry.executions)  # what the line said, 1 too: an empty execs field stays empty
     _log_filename(reader, entry, fields, child.value("--log-filename"), col["log-filename"], data, draft, position)
     _comment_and_commands(reader, entry.line, col, child.value("--log-comment"), child.value("--pre-command"),
                           child.value("--post-command"), data, draft)
@@ -535,9 +540,12 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[Diagnostic]]:
     (at the scenario's file:line:col where a key says it).
 
     guc parameters are those of the guc call gftpwb makes for the test (its ``args``, or its options with
-    ``-vb`` where gftpwb adds it), so tgftp runs the same transfer; every line carries an explicit timeout
-    (``0`` = none, which also steers clear of tgftp's bug B2), and a comment gets a leading ``#`` when
-    it has none (tgftp runs any other comment as a command). tgftp 0.7.0's bug B1 is steered clear of
+    ``-vb`` where gftpwb adds it), so tgftp runs the same transfer; the timeout and execs fields say what
+    the scenario says and are empty where it says nothing (tgftp's defaults are gftpwb's: no time limit
+    for a transfer, 30 s for a connection test, one execution), so an imported batchfile comes back
+    as it was written, except that the first line gets an explicit timeout (``0``, or ``30`` for a
+    connection test) to steer clear of tgftp's bug B2; a comment gets a leading ``#`` when it has none
+    (tgftp runs any other comment as a command). tgftp 0.7.0's bug B1 is steered clear of
     too, so tgftp runs every line as written: connection tests go after the transfers (after a ``yes``
     line tgftp ran every later line as a connection test), and once a line has a log-comment every later
     line has one (``true``, a command that prints nothing: the log's comment stays empty; a line without
@@ -582,7 +590,7 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[Diagnostic]]:
                                                          "later line as one (bug B1)"))
     lines = [f"{HEADER_PREFIX}{EXPORT_VERSION}", FIELDS_LINE, f"#  exported by gftpwb {__version__} from scenario "
              f"{scenario.name}"]
-    commented = False
+    commented = timeout_set = False
     for line in (line for block in (*transfers, *connection_tests) for line in block):
         if _is_line(line):
             fields = line.split(";")
@@ -590,7 +598,10 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[Diagnostic]]:
                 commented = True
             elif commented:
                 fields[6] = NO_COMMENT  # tgftp's sticky --log-comment (bug B1) would swallow the next word
-                line = ";".join(fields)
+            if not fields[4] and not timeout_set:  # bug B2: tgftp failed such a line; say the default
+                fields[4] = f"{CONNECTION_TEST_TIMEOUT_S:g}" if fields[3] == "yes" else "0"
+            timeout_set = True
+            line = ";".join(fields)
         lines.append(line)
     if commented and any(_is_line(line) and line.split(";")[6] == NO_COMMENT for line in lines):
         notes.append(Diagnostic(scenario.path or scenario.name, 0, 0, f"lines without a comment after one with a "
@@ -613,7 +624,10 @@ def _export_line(test: Any, variant: int, case: int, words: tuple[str, ...], con
     params = " ".join(_quoted(w, 3) for w in words)
     connection = "yes" if connection_test else "no"
     timeout = test.timeout_s or 0
-    timeout_text = f"{timeout:g}"
+    # what the scenario says, and an empty field where it says nothing (tgftp's default: no limit for a
+    # transfer, 30 s for a connection test, as gftpwb's); export_batchfile fills one that B2 would bite
+    timeout_text = f"{timeout:g}" if where.says(test, "timeout") else ""
+    execs_text = str(test.repeat) if where.says(test, "repeat") or test.repeat != 1 else ""
     log_name = ""
     if test.log_filename:
         stem, suffix = ((test.log_filename[:-4], ".log") if test.log_filename.endswith(".log")
@@ -639,7 +653,7 @@ def _export_line(test: Any, variant: int, case: int, words: tuple[str, ...], con
         _field(params, "options", test),
         connection, timeout_text, _field(_quoted(log_name, 2) if log_name else "", "log_filename", test),
         comment_field, _command_field(test.pre, "pre", test), _command_field(test.post, "post", test),
-        str(test.repeat),
+        execs_text,
     ]
     return ";".join(fields)
 
@@ -701,6 +715,15 @@ class _KeyFinder:
         path: tuple[str | int, ...] = ("tests", test.index, *key)
         line, column = self.positions.of_key(path) if self.positions is not None else (0, 0)
         return Diagnostic(self.file, line, column, f"test {test.id}: {message}", "warning")
+
+    def says(self, test: Any, key: str) -> bool:
+        """Whether the scenario's file gives ``key`` for ``test`` (in the test or the defaults); True
+        when there is no file to look in."""
+        if not isinstance(self.data, dict) or self.positions is None:
+            return True
+        tests, defaults = self.data.get("tests"), self.data.get("defaults")
+        raw = tests[test.index] if isinstance(tests, list) and test.index < len(tests) else {}
+        return (isinstance(raw, dict) and key in raw) or (isinstance(defaults, dict) and key in defaults)
 
     def dropped(self) -> list[Diagnostic]:
         """A warning for each key the batchfile cannot hold, at the key."""

@@ -512,3 +512,34 @@ def test_export_warns_at_their_lines_about_warm_ups_and_an_order_tgftp_cannot_ke
         "13:5: test sweep: order: is not in the batchfile (tgftp runs a line's execs one after another, then the "
         "next line's: the order becomes sequential)",
     ]
+
+
+def test_import_then_export_writes_back_what_each_field_said_and_an_empty_field_stays_empty():
+    """A connection test's timeout 30 and an empty one, a transfer's 0 and (after a line set one, so
+    tgftp's bug B2 does not bite) an empty one, execs 1 and an empty execs field."""
+    body = ("ftp://h/dev/zero;ftp://h/dev/null;-len 1M;no;0;;;;;1\n"
+            "ftp://h/dev/zero;ftp://h/dev/null;-len 2M;no;;;;;;\n"
+            "ftp://h/dev/zero;ftp://h/dev/null;-len 3M;no;60;;;;;2\n"
+            "ftp://h/x;ftp://h/dev/null;;yes;30;;;;;\n"
+            "ftp://h/y;ftp://h/dev/null;;yes;;;;;;1\n")
+    result, scenario = imported(body)
+    assert not any("skipped" in warning for warning in warnings_of(result))
+    batch, _notes = export_batchfile(scenario)
+    assert [line for line in batch.splitlines() if not line.startswith("#")] == body.splitlines()
+
+
+def test_an_exported_first_line_without_a_timeout_gets_tgftps_default_written_out():
+    """tgftp's bug B2: an empty timeout before any line had set one was a usage error."""
+    scenario = load_scenario_text(textwrap.dedent("""\
+        version: 1
+        name: b2
+        tests:
+          - {id: c, kind: connection-test, source: ftp://h/x, target: ftp://h/dev/null}
+          - {id: t, kind: guc, source: ftp://h/x, target: ftp://h/dev/null}
+          - {id: u, kind: guc, source: ftp://h/x, target: ftp://h/dev/null}
+        """), "b2.yaml")
+    batch, _notes = export_batchfile(scenario)
+    assert [line.split(";")[4] for line in batch.splitlines() if not line.startswith("#")] == ["0", "", ""]
+    only_probe = load_scenario_text("version: 1\nname: p\ntests:\n  - {id: c, kind: connection-test, source: "
+                                    "ftp://h/x, target: ftp://h/dev/null}\n", "p.yaml")
+    assert export_batchfile(only_probe)[0].splitlines()[-1].split(";")[4] == "30"
