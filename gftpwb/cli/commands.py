@@ -84,7 +84,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(mask_text("\n".join(registry().kind(spec.kind).planner.describe(spec, limit))))
         return EXIT_OK
     frontend.preflight(specs, scenario.hosts, slurm=scenario.slurm)
-    directory = frontend.results_dir(scenario, args.results_base, results=args.results, resume=args.resume)
+    directory = frontend.results_dir(scenario, args.results_base, results=args.results, resume=args.resume,
+                                    specs=specs)
     from gftpwb.shell.session import RunRequest
 
     from .liveout import open_outputs
