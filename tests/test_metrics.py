@@ -232,6 +232,33 @@ def test_run_with_a_metrics_port_in_use_is_refused_before_anything_runs(tmp_path
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.parametrize(("option", "code"), [
+    (["--metrics", "9464"], 2), (["--metrics", "127.0.0.1:{held}"], 3), (["--pushgateway", "ftp://x"], 2),
+    (["--events-file", "{tmp}/no-such-dir/events.jsonl"], 2), (["--events-file", "{tmp}"], 2)])
+def test_a_dry_run_refuses_what_the_run_would_refuse(tmp_path, fake_guc, option, code):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        given = [part.format(held=held.getsockname()[1], tmp=tmp_path) for part in option]
+        dry = gftpwb("run", str(tmp_path / "s.yaml"), "--dry-run", *given)
+        real = gftpwb("run", str(tmp_path / "s.yaml"), "--results", str(tmp_path / "r"), *given)
+    assert (dry.returncode, real.returncode) == (code, code), dry.stderr + real.stderr
+    assert dry.stderr == real.stderr and dry.stdout == ""
+    assert not (tmp_path / "r").exists() and not (tmp_path / "no-such-dir").exists()
+
+
+def test_a_dry_run_opens_the_endpoint_only_to_check_it(tmp_path, fake_guc):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = gftpwb("run", str(tmp_path / "s.yaml"), "--dry-run", "--metrics", f"127.0.0.1:{port}")
+    assert out.returncode == 0 and out.stderr == "" and out.stdout.startswith("a/0: globus-url-copy")
+    with socket.socket() as again:  # closed again: the port is free
+        again.bind(("127.0.0.1", port))
+
+
 def test_a_pushgateway_that_cannot_be_reached_loses_no_result(tmp_path, fake_guc):
     (tmp_path / "s.yaml").write_text(SCENARIO)
     with socket.socket() as held:
