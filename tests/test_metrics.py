@@ -8,6 +8,7 @@ import json
 import socket
 import subprocess
 import urllib.request
+from pathlib import Path
 
 import pytest
 from prometheus_client.exposition import generate_latest
@@ -171,6 +172,39 @@ def test_the_endpoint_serves_and_refuses_a_port_in_use():
             serve(f"127.0.0.1:{server.port}", sink.registry)
     finally:
         server.close()
+
+
+def low_port() -> tuple[int, bool]:
+    """A port below 1024 nobody listens on, and whether the system lets this process listen there."""
+    for port in range(1023, 512, -1):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except PermissionError:
+                return port, False
+            except OSError:
+                continue  # in use
+            return port, True
+    raise AssertionError("every port from 513 to 1023 is in use")
+
+
+def test_a_port_below_1024_is_served_where_the_system_allows_it_refused_where_not():
+    """The port as given, as Prometheus' exporters take it: gftpwb adds no rule of its own, and its docs
+    say so (they said a port below 1024 was refused, and as root gftpwb served it)."""
+    port, allowed = low_port()
+    if allowed:
+        server = serve(f"127.0.0.1:{port}", MetricsSink().registry)
+        try:
+            assert server.port == port
+            assert urllib.request.urlopen(server.url, timeout=10).status == 200
+        finally:
+            server.close()
+    else:
+        with pytest.raises(EnvironmentProblem, match=rf"--metrics 127.0.0.1:{port}: cannot listen: the system does "
+                                                     "not let this user listen on that port"):
+            serve(f"127.0.0.1:{port}", MetricsSink().registry)
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "live-results.md").read_text()
+    assert "port below 1024 |" not in doc and "A port below 1024 works where the system lets the user" in doc
 
 
 @pytest.mark.parametrize("address", ["9464", "localhost:http", "127.0.0.1:70000", ""])
