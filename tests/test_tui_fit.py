@@ -9,8 +9,6 @@ from __future__ import annotations
 import io
 
 import pytest
-from gftpwb.tui.app import VIEWS, WorkbenchApp
-from gftpwb.tui.widgets import LiveTable
 from rich.console import Console
 from support.polling import eventually_async
 from support.quickstart_events import write_quickstart
@@ -19,6 +17,8 @@ from textual.widgets._footer import FooterKey
 
 from gftpwb.core.report_tables import directory_tables
 from gftpwb.shell.results_index import read_directory
+from gftpwb.tui.app import VIEWS, WorkbenchApp
+from gftpwb.tui.widgets import LiveTable
 
 
 @pytest.fixture
