@@ -138,7 +138,7 @@ def test_bare_resume_continues_the_newest_run_with_runs_left_never_a_finished_on
     base = finished_and_interrupted(tmp_path)
     finished = base / "20260101T000000Z-clitest"
     meta = (finished / "meta.json").read_bytes()
-    out = gftpwb("run", write(tmp_path), "--results-base", str(base), "--resume")
+    out = gftpwb("run", write(tmp_path), "--results-base", str(base), "--resume", env={"COLUMNS": "400"})
     assert out.returncode == 0, out.stderr
     assert f"2 run(s) (2 already done, resuming) -> {base / 'mine'}" in out.stdout
     assert len((base / "mine" / "results.jsonl").read_text().splitlines()) == 4
