@@ -7,12 +7,15 @@ report tables cut no number ("939.8 ± 22"): they are drawn at the view's width,
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from rich.console import Console
+from rich.text import Text
 from support.polling import eventually_async
 from support.quickstart_events import write_quickstart
 from support.results_pair import write_pair
+from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from gftpwb.core.report_tables import directory_tables
@@ -106,6 +109,69 @@ async def test_the_comparisons_verdict_is_whole_on_screen(tmp_path, size):
         assert len(rows) == len(verdicts) >= 4
         for row, verdict in zip(rows, verdicts, strict=True):
             assert verdict in row, (verdict, row)
+
+
+def columns_on_screen(app: WorkbenchApp, table: LiveTable) -> list[tuple[str, str]]:
+    """Each column of a table: "whole" (its header and cells inside the screen), "past" (it starts past
+    the right edge: reached by scrolling) or "cut" (the edge runs through it)."""
+    visible = table.scrollable_content_region.width
+    out, start = [], 0
+    for column in table.ordered_columns:
+        end = start + column.get_render_width(table)
+        out.append((str(column.label), "whole" if end <= visible else "past" if start >= visible else "cut"))
+        start = end
+    return out
+
+
+def folded_lines(widget: Static) -> list[str]:
+    """What a Static says, folded at its width as the screen shows it."""
+    width = widget.content_region.width
+    console = Console(width=width, file=io.StringIO())
+    return [line.plain for line in Text(str(widget.content)).wrap(console, width)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+async def test_the_comparisons_head_and_columns_are_whole(tmp_path, size):
+    """At 80 columns the comparison's counts were cut at the right edge ("3 with too few"), the last
+    column's header too ("95 % CI of chang"), and a number could be cut where the edge ran through it:
+    every line of the head shows whole, the columns through the change's CI are on screen whole (the
+    CI's level said in the head), and a column is either whole or past the edge."""
+    write_pair(tmp_path / "results")
+    app = WorkbenchApp(None, results_base=str(tmp_path / "results"))
+    async with app.run_test(size=size) as pilot:
+        await results_listed(pilot, app)
+        await pilot.press("m", "down", "m", "d")
+        await eventually_async(lambda: len(app.query_one("#compare", LiveTable).keys) >= 4, "the comparison",
+                               pause=pilot.pause)
+        head = app.query_one("#detail-head", Static)
+        lines = folded_lines(head)
+        assert len(lines) <= head.content_region.height, (lines, head.content_region)
+        said = " ".join(line.strip() for line in lines)
+        assert "5 compared: 1 faster, 0 slower, 1 without a significant change, 3 with too few runs to say" in said
+        assert "CI: 95 % bootstrap" in said
+        shown = columns_on_screen(app, app.query_one("#compare", LiveTable))
+        assert [label for label, _ in shown][:6] == ["test", "#", "parameters", "change", "verdict", "CI of change"]
+        assert all(where == "whole" for _, where in shown[:6]), shown
+        assert all(where != "cut" for _, where in shown), shown
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+async def test_the_directories_list_is_whole(tmp_path, size):
+    """At 80 columns the list of results directories cut its expect cell ("1/2 viola" of a directory
+    named as a run names it, <stamp>-<scenario of 10 letters>): every column is on screen whole; a
+    directory whose name does not say its scenario says it after the name."""
+    results = tmp_path / "results"
+    for directory, name in zip(write_pair(results), ("first", "20261123T100000Z-mixedstudy"), strict=True):
+        meta = json.loads((directory / "meta.json").read_text())
+        (directory / "meta.json").write_text(json.dumps({**meta, "scenario": "mixedstudy"}))
+        directory.rename(results / name)
+    app = WorkbenchApp(None, results_base=str(results))
+    async with app.run_test(size=size) as pilot:
+        await results_listed(pilot, app)
+        dirs = app.query_one("#dirs", LiveTable)
+        assert all(where == "whole" for _, where in columns_on_screen(app, dirs)), columns_on_screen(app, dirs)
+        names = {str(dirs.row_cells(key)[1]) for key in dirs.keys}
+        assert names == {"20261123T100000Z-mixedstudy", "first  scenario mixedstudy"}, names
 
 
 def _column(table: LiveTable, label: str) -> int:

@@ -52,23 +52,31 @@ from .opener import open_in_browser
 from .views import Table, View, _contains, fields
 from .widgets import LiveTable, Row
 
-DIR_COLUMNS = ("", "results directory", "scenario", "created (UTC)", "records", "expect")
+# The scenario is said after the directory's name only when the name does not end with it (the default
+# name, <UTC stamp>-<scenario>, does): 80 columns then hold every column, expect whole.
+DIR_COLUMNS = ("", "results directory", "created (UTC)", "records", "expect")
+DIR_FIT = ("d1", "d4", 24)  # a name too long for the rest is cut with an ellipsis, never the expect cell
 RECORD_COLUMNS = ("run", "status", "MiB/s incl.", "guc avg", "seconds", "parameters", "error")
 # What tells the cases apart first (their parameters: narrowed to what the statistics up to the
 # thresholds leave, LiveTable.fit), then the statistics; the runs' counts and the figure's name last.
 CASE_COLUMNS = ("test", "parameters", "n", "median", "mean ± 95% CI", "CV", "expect", "runs", "figure")
 CASE_FIT = ("s1", "s6")  # the parameters' column narrows so the columns through expect stay on screen
-# gftpwb compare's columns: the case, its change and the verdict first (kept on screen at 80 columns,
-# the parameters narrowed for them), then the CI, p and the medians.
+# gftpwb compare's columns: the case, its change, the verdict and the change's CI first (kept on screen
+# at 80 columns, the parameters narrowed for them), then p and the medians.
 COMPARE_ORDER = (0, 1, 2, 6, 9, 7, 8, 4, 5, 3)
-COMPARE_FIT = ("x2", "x9")  # (keys are x<index in COMPARE_COLUMNS>)
+COMPARE_FIT = ("x2", "x7")  # (keys are x<index in COMPARE_COLUMNS>)
 VERDICT_AT = COMPARE_ORDER.index(9)
+# The CI's level is said once in the comparison's head, not in its column's header: "CI of change"
+# keeps the header whole at 80 columns.
+CI_LEVEL = "95 %"
+COMPARE_LABELS = tuple(COMPARE_COLUMNS[i][0].removeprefix(f"{CI_LEVEL} ") for i in COMPARE_ORDER)
 #: The comparison's significance threshold (|change| at least this many %), stepped by + and -;
 #: it starts at ``gftpwb compare --threshold``'s default.
 DEFAULT_THRESHOLD_PCT = 5.0
 THRESHOLD_STEPS = (0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 15.0, 20.0, 25.0, 50.0)
+SHORT_HEIGHT = 36  # rows of the view under which a comparison shortens the directories' list
 HTML_NAME = "report.html"  # where R writes a directory's HTML report: inside it, next to its runs
-KEYS_HINT = "   enter: open  t: report tables  m: mark  d: compare  esc: back  R: HTML"
+KEYS_HINT = "   enter: open  esc: back"  # the other keys are in the key bar; one line at 80 columns
 
 def expect_text(checks: list[Check]) -> tuple[str, str]:
     """A case's or a directory's thresholds (``expect:``) in a cell: ``met``, ``VIOLATED``, ``1/3
@@ -79,6 +87,14 @@ def expect_text(checks: list[Check]) -> tuple[str, str]:
     if not violated:
         return ("met" if len(checks) == 1 else f"{len(checks)} met"), "green"
     return ("VIOLATED" if len(checks) == 1 else f"{violated}/{len(checks)} violated"), VIOLATED_STYLE
+
+
+def directory_cell(info: ResultsDirInfo) -> str | Text:
+    """A results directory's name, and its scenario when the name does not say it (``first  scenario
+    tuijourney``; the default name ``20261128T002412Z-tuijourney`` does)."""
+    if not info.scenario or info.name == info.scenario or info.name.endswith(f"-{info.scenario}"):
+        return info.name
+    return Text.assemble(info.name, ("  scenario ", "dim"), info.scenario)
 
 
 def case_cells(case: CaseSummary, checks: Sequence[Check] = ()) -> tuple[str, ...]:
@@ -129,7 +145,8 @@ class ResultsView(View):
             yield Static(id="report-body")
         # the highlighted case in words over the table: always in view, the table scrolls under it
         yield Static(id="compare-note")
-        yield LiveTable([(COMPARE_COLUMNS[i][0], f"x{i}") for i in COMPARE_ORDER], id="compare")
+        yield LiveTable([(label, f"x{i}") for label, i in zip(COMPARE_LABELS, COMPARE_ORDER, strict=True)],
+                        id="compare")
 
     def on_mount(self) -> None:
         self._dirs: list[ResultsDirInfo] = []
@@ -145,6 +162,7 @@ class ResultsView(View):
         self._comparisons: dict[tuple, Comparison | None] = {}
         self._html: dict[str, str] = {}  # directory -> the HTML report R wrote of it
         self.threshold_pct = DEFAULT_THRESHOLD_PCT  # the comparison's, changed with + and -
+        self.query_one("#dirs", LiveTable).fit(*DIR_FIT)
         self.query_one("#cases", LiveTable).fit(*CASE_FIT)
         self.query_one("#compare", LiveTable).fit(*COMPARE_FIT)
         self._show("cases")
@@ -254,14 +272,23 @@ class ResultsView(View):
         for info in dirs:
             mark = letters.get(info.path, "")
             expect, style = self._expect(info.path)
-            rows.append((info.path, [Text(mark, style="bold yellow"), info.name, info.scenario,
+            rows.append((info.path, [Text(mark, style="bold yellow"), directory_cell(info),
                                      info.created_at.replace("T", " ")[:16], str(info.records),
                                      Text(expect, style=style)]))
         self.query_one("#dirs", LiveTable).show(rows)
         self._refresh_detail()
 
+    def _fit_comparison(self) -> None:
+        """A comparison in a short terminal (80x24) keeps the directories' list to the marked two: its
+        head, the verdict in words and the table need the rows."""
+        self.set_class(self._diff is not None and self.size.height < SHORT_HEIGHT, "-short-comparison")
+
+    def on_resize(self) -> None:
+        self._fit_comparison()
+
     def _refresh_detail(self) -> None:
         detail = self.query_one("#detail-head", Static)
+        self._fit_comparison()
         if self._diff is not None:
             self._show("compare")
             self._draw_comparison(detail)
@@ -354,10 +381,12 @@ class ResultsView(View):
             table.show([])
             note.update("")
             return
-        detail.update(Text.assemble(names, "   ", fields(("threshold", f"{c.threshold_pct:g} %")),
-                                    ("  +/-: change it", "dim"), "\n", (comparison_counts(c), "bold"),
+        # one thing a line, each folded at the view's width (nothing cut at the right edge): the two
+        # directories, the counts, then the threshold and how the table's figures are made
+        detail.update(Text.assemble(names, "\n", (comparison_counts(c), "bold"), "\n",
+                                    fields(("threshold", f"{c.threshold_pct:g} %")), ("  +/-: change it", "dim"),
                                     (f"   medians of counted runs; p: {TEST_NAME}; significant when p < {ALPHA} and "
-                                     f"|change| >= {c.threshold_pct:g} %", "dim")))
+                                     f"|change| >= {c.threshold_pct:g} %; CI: {CI_LEVEL} bootstrap", "dim")))
         rows: list[Row] = []
         for n, x in enumerate(c.changes):
             cells, style = change_cells(x)
@@ -558,4 +587,5 @@ class ResultsView(View):
             self.app.notify("exported (full precision): " + ", ".join(written), timeout=10)
 
     def export_table(self) -> Table:
-        return DIR_COLUMNS[1:5], [(d.name, d.scenario, d.created_at, str(d.records)) for d in self._shown_dirs()]
+        return ("results directory", "scenario", "created (UTC)", "records"), \
+            [(d.name, d.scenario, d.created_at, str(d.records)) for d in self._shown_dirs()]

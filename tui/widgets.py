@@ -57,8 +57,8 @@ class LiveTable(DataTable):
         """Narrow column ``key`` (a long text: parameters), its cells cut with an ellipsis, so the
         columns up to ``through`` stay on screen; as wide as its widest cell when every column fits,
         else the room the others leave but no more than ``enough`` cells (the columns after
-        ``through`` get the rest, then run past the right edge: they scroll). Kept up as the table's
-        width and cells change."""
+        ``through`` get the rest, then run past the right edge: they scroll; the first of them the
+        screen cannot hold whole starts past it). Kept up as the table's width and cells change."""
         self._fitted = (key, through, least, enough)
         self._fit()
 
@@ -75,6 +75,7 @@ class LiveTable(DataTable):
 
         natural = self._widths[index]
         width = max(least, min(natural, left(self._widths[:last + 1]), max(enough, left(self._widths))))
+        width += self._past_the_edge(index, last, width)
         column = self.columns[ColumnKey(key)]
         if column.auto_width or column.width != width:
             column.auto_width = False
@@ -82,8 +83,25 @@ class LiveTable(DataTable):
             self._require_update_dimensions = True
             self.refresh()
 
+    def _past_the_edge(self, index: int, last: int, width: int) -> int:
+        """How much wider the narrowed column must be for the first column after ``through`` that the
+        screen cannot hold whole to start past its right edge: it is reached by scrolling, never shown
+        cut (a number cut at the edge reads as another number)."""
+        padding = 2 * self.cell_padding
+        visible = self.size.width - (self.styles.scrollbar_size_vertical if self.show_vertical_scrollbar else 0)
+        widths = [width if i == index else w for i, w in enumerate(self._widths)]
+        start = 0
+        for i, w in enumerate(widths):
+            if start + w + padding > visible:
+                return visible - start if i > last and start < visible else 0
+            start += w + padding
+        return 0
+
     def on_resize(self) -> None:
         self._fit()
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        self._fit()  # the scrollbar takes columns: what the screen holds whole changes
 
     def _update_dimensions(self, new_rows) -> None:
         """Textual 8.2 keeps a row rendered before the idle pass measured the new rows in its render
