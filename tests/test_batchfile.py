@@ -8,11 +8,11 @@ import subprocess
 import textwrap
 
 import pytest
-from gftpwb.converters.batchfile import export_batchfile, import_batchfile, scenario_name_for, split_fields
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.clihelp import gftpwb
 
+from gftpwb.converters.batchfile import export_batchfile, import_batchfile, scenario_name_for, split_fields
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.plan import plan

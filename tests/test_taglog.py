@@ -6,6 +6,9 @@ import subprocess
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from gftpwb.converters.taglog import (
     STANDARD_TAGS,
     TagLogError,
@@ -17,9 +20,6 @@ from gftpwb.converters.taglog import (
     parse_tags,
     record_from_taglog,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from gftpwb.core.records import STATUSES, ResultRecord
 from gftpwb.core.units import GIB
 from gftpwb.tgftp.model import rate_text

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog, get_attribute
 from support.clihelp import gftpwb
 
+from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog, get_attribute
 from gftpwb.core.records import ResultRecord
 from gftpwb.tgftp.args import TgftpUsage, parse_tgftp_args
 from gftpwb.tgftp.log import Usage, parse_args

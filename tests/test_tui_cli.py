@@ -18,9 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from gftpwb.converters.taglog import parse_tags
 from support.clihelp import gftpwb
 from support.results import records
+
+from gftpwb.converters.taglog import parse_tags
 
 pytestmark = pytest.mark.real
 

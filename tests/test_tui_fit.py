@@ -10,8 +10,6 @@ import io
 import json
 
 import pytest
-from gftpwb.tui.app import VIEWS, WorkbenchApp
-from gftpwb.tui.widgets import LiveTable
 from rich.console import Console
 from rich.text import Text
 from support.polling import eventually_async
@@ -22,6 +20,8 @@ from textual.widgets._footer import FooterKey
 
 from gftpwb.core.report_tables import directory_tables
 from gftpwb.shell.results_index import read_directory
+from gftpwb.tui.app import VIEWS, WorkbenchApp
+from gftpwb.tui.widgets import LiveTable
 
 
 @pytest.fixture
