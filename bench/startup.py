@@ -154,7 +154,6 @@ def wheel_commands(work: Path, reference: str | None) -> None:
 def tgftp_log_commands(work: Path, reference: Path, wheel: bool) -> None:
     """Add the real tgftp_log and the drop-in(s) on a tgftp log and a gftpwb log to COMMANDS."""
     from gftpwb.converters.taglog import format_taglog
-
     from gftpwb.core.records import ResultRecord
 
     logs = {"tgftp log": work / "tests.csv_#000_000.log", "gftpwb log": work / "bench_#000_000.log"}

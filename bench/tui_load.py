@@ -27,9 +27,6 @@ import statistics
 import time
 from typing import ClassVar
 
-from gftpwb.tui.app import WorkbenchApp
-from gftpwb.tui.views import ThreadsView
-from gftpwb.tui.widgets import FastTable
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -47,6 +44,9 @@ from gftpwb.core.events import (
 )
 from gftpwb.core.live.state import LiveState
 from gftpwb.core.specs import RunSpec
+from gftpwb.tui.app import WorkbenchApp
+from gftpwb.tui.views import ThreadsView
+from gftpwb.tui.widgets import FastTable
 
 MIB = 1048576
 

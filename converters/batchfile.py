@@ -40,14 +40,17 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from gftpwb import __version__
 from gftpwb.core.commands import Command, from_shell_text, to_dsl
+from gftpwb.core.dsl.repeats import SEQUENTIAL
 from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.limits import limits, too_many_runs
 from gftpwb.core.plan import first_cases, matrix_points
 from gftpwb.core.scenario.keys import NAME_PATTERN
 from gftpwb.core.scenario.model import Scenario
+from gftpwb.kinds.connection_test.facets import CONNECTION_TEST_TIMEOUT_S
 from gftpwb.kinds.guc.model import Test
 from gftpwb.kinds.guc.urls import url_problem
 from gftpwb.tgftp.args import TgftpUsage
+from gftpwb.tgftp.departures import connection_test_length_note, sticky_flag_notes
 from gftpwb.tgftp.model import (
     FIELD_NAMES,
     BatchLine,
@@ -109,9 +112,7 @@ class _Reader:
         self.filename = filename
         self.warnings: list[Diagnostic] = []
         self.errors: list[Diagnostic] = []  # what stops the import: raised together at its end
-        self.sticky_connection_test: int | None = None  # line that set --connection-test (B1)
-        self.sticky_timeout = False  # some line set --timeout (B2 then no longer bites)
-        self.sticky_comment: int | None = None  # line that set --log-comment (B1)
+        self.sticky_notes: dict[int, list[tuple[int, str]]] = {}  # line -> where B1 or B2 bit (gftpwb.tgftp.departures)
         self.log_names: dict[str, int] = {}
 
     def warn(self, line: int, column: int, message: str, draft: TestDraft | None = None) -> None:
@@ -187,6 +188,7 @@ def import_batchfile(text: str, filename: str, env: Mapping[str, str] | None = N
     reader = _Reader(filename)
     text = _control_characters(text, reader)
     batch = read_batch(text, filename, PROGRAM, env)
+    reader.sticky_notes = sticky_flag_notes(batch)
     lines = text.replace("\r\n", "\n").split("\n") if batch.crlf else text.split("\n")
     version, header_line = _header(lines, reader)
     if batch.crlf:
@@ -266,7 +268,7 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
     fields = entry.fields + [""] * (10 - len(entry.fields))
     draft = TestDraft(line=entry.line, number=number, data={})
     col = {name: _column(entry, i) for i, name in enumerate(FIELD_NAMES)}
-    _sticky_notes(reader, entry, fields, col, draft)
+    _sticky_notes(reader, entry, draft)
     if not entry.executions:
         reader.warn(entry.line, col["execs"], f"execs {entry.execs_text!r}: tgftp ran this line zero times; "
                                               "skipped")
@@ -327,12 +329,12 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
             reader.warn(entry.line, col["gsiftp-params"], "tgftp ignores gsiftp-params in a connection test (it "
                                                           "runs guc -dbg -vb); not imported", draft)
         if (5, 0) <= _version_tuple(version) <= (7, 0):
-            reader.warn(entry.line, col["connection-test"], f"tgftp {version} left out -len 1 in connection tests, "
-                                                            "so one from /dev/zero ran until its 30 s timeout and "
-                                                            "was logged as failed; gftpwb moves one byte", draft)
+            reader.warn(entry.line, col["connection-test"], connection_test_length_note(version), draft)
         if fields[4] not in ("", "30"):
             reader.warn(entry.line, col["timeout"], "tgftp ignores the timeout of a connection test (always 30 s); "
                                                     "gftpwb uses its 30 s default too", draft)
+        elif fields[4]:
+            data["timeout"] = 30  # what the line said, so an export writes it back (an empty field stays empty)
     else:
         data["args"] = list(test.argv[1:-2])
         data["tgftp_style"] = True
@@ -347,40 +349,21 @@ def _draft(reader: _Reader, entry: BatchLine, version: str, env: Mapping[str, st
                                                     "infinite, so no time limit; none set", draft)
         elif timeout.seconds:
             data["timeout"] = int(timeout.seconds) if timeout.seconds == int(timeout.seconds) else timeout.seconds
-    if len(entry.executions) != 1:
-        data["repeat"] = len(entry.executions)
+        elif fields[4]:
+            data["timeout"] = 0  # said no limit (an empty field, which says nothing, stays out)
+    if len(entry.executions) != 1 or fields[9] != "":
+        data["repeat"] = len(entry.executions)  # what the line said, 1 too: an empty execs field stays empty
     _log_filename(reader, entry, fields, child.value("--log-filename"), col["log-filename"], data, draft, position)
     _comment_and_commands(reader, entry.line, col, child.value("--log-comment"), child.value("--pre-command"),
                           child.value("--post-command"), data, draft)
-    if entry.connection_test:
-        reader.sticky_connection_test = reader.sticky_connection_test or entry.line
     draft.data = data
     return draft
 
 
-def _sticky_notes(reader: _Reader, entry: BatchLine, fields: list[str], col: dict[str, int],
-                  draft: TestDraft) -> None:
+def _sticky_notes(reader: _Reader, entry: BatchLine, draft: TestDraft) -> None:
     """tgftp's bugs B1 and B2, which gftpwb does not reproduce: say where they changed what tgftp ran."""
-    if not entry.connection_test and reader.sticky_connection_test is not None:
-        reader.warn(entry.line, col["connection-test"], f"tgftp ran this line as a connection test too (bug B1: the "
-                                                        f"connection-test flag of line "
-                                                        f"{reader.sticky_connection_test} stuck); gftpwb runs the "
-                                                        "transfer", draft)
-    if fields[4] == "" and not reader.sticky_timeout:
-        reader.warn(entry.line, col["timeout"], "tgftp failed this test with a usage error (bug B2: an empty timeout "
-                                                "before any line had set one left a stray '0' on its command line); "
-                                                "gftpwb runs it without a time limit", draft)
-    reader.sticky_timeout = reader.sticky_timeout or fields[4] != ""
-    if fields[6] == "" and reader.sticky_comment is not None:
-        swallowed = ("--pre-command" if fields[7] else "--post-command" if fields[8]
-                     else "--" if fields[2].strip() else "")
-        if swallowed:
-            reader.warn(entry.line, col["log-comment"], f"tgftp failed this test with a usage error (bug B1: the "
-                                                        f"--log-comment flag of line {reader.sticky_comment} stuck, "
-                                                        f"took {swallowed!r} as the comment and left the next word as "
-                                                        "an unknown option); gftpwb runs it", draft)
-    if fields[6]:
-        reader.sticky_comment = reader.sticky_comment or entry.line
+    for column, message in reader.sticky_notes.get(entry.line, ()):
+        reader.warn(entry.line, column, message, draft)
 
 
 def _expansion_notes(reader: _Reader, line: int, execution: Execution, draft: TestDraft) -> None:
@@ -557,9 +540,12 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[Diagnostic]]:
     (at the scenario's file:line:col where a key says it).
 
     guc parameters are those of the guc call gftpwb makes for the test (its ``args``, or its options with
-    ``-vb`` where gftpwb adds it), so tgftp runs the same transfer; every line carries an explicit timeout
-    (``0`` = none, which also steers clear of tgftp's bug B2), and a comment gets a leading ``#`` when
-    it has none (tgftp runs any other comment as a command). tgftp 0.7.0's bug B1 is steered clear of
+    ``-vb`` where gftpwb adds it), so tgftp runs the same transfer; the timeout and execs fields say what
+    the scenario says and are empty where it says nothing (tgftp's defaults are gftpwb's: no time limit
+    for a transfer, 30 s for a connection test, one execution), so an imported batchfile comes back
+    as it was written, except that the first line gets an explicit timeout (``0``, or ``30`` for a
+    connection test) to steer clear of tgftp's bug B2; a comment gets a leading ``#`` when it has none
+    (tgftp runs any other comment as a command). tgftp 0.7.0's bug B1 is steered clear of
     too, so tgftp runs every line as written: connection tests go after the transfers (after a ``yes``
     line tgftp ran every later line as a connection test), and once a line has a log-comment every later
     line has one (``true``, a command that prints nothing: the log's comment stays empty; a line without
@@ -604,7 +590,7 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[Diagnostic]]:
                                                          "later line as one (bug B1)"))
     lines = [f"{HEADER_PREFIX}{EXPORT_VERSION}", FIELDS_LINE, f"#  exported by gftpwb {__version__} from scenario "
              f"{scenario.name}"]
-    commented = False
+    commented = timeout_set = False
     for line in (line for block in (*transfers, *connection_tests) for line in block):
         if _is_line(line):
             fields = line.split(";")
@@ -612,7 +598,10 @@ def export_batchfile(scenario: Scenario) -> tuple[str, list[Diagnostic]]:
                 commented = True
             elif commented:
                 fields[6] = NO_COMMENT  # tgftp's sticky --log-comment (bug B1) would swallow the next word
-                line = ";".join(fields)
+            if not fields[4] and not timeout_set:  # bug B2: tgftp failed such a line; say the default
+                fields[4] = f"{CONNECTION_TEST_TIMEOUT_S:g}" if fields[3] == "yes" else "0"
+            timeout_set = True
+            line = ";".join(fields)
         lines.append(line)
     if commented and any(_is_line(line) and line.split(";")[6] == NO_COMMENT for line in lines):
         notes.append(Diagnostic(scenario.path or scenario.name, 0, 0, f"lines without a comment after one with a "
@@ -635,7 +624,10 @@ def _export_line(test: Any, variant: int, case: int, words: tuple[str, ...], con
     params = " ".join(_quoted(w, 3) for w in words)
     connection = "yes" if connection_test else "no"
     timeout = test.timeout_s or 0
-    timeout_text = f"{timeout:g}"
+    # what the scenario says, and an empty field where it says nothing (tgftp's default: no limit for a
+    # transfer, 30 s for a connection test, as gftpwb's); export_batchfile fills one that B2 would bite
+    timeout_text = f"{timeout:g}" if where.says(test, "timeout") else ""
+    execs_text = str(test.repeat) if where.says(test, "repeat") or test.repeat != 1 else ""
     log_name = ""
     if test.log_filename:
         stem, suffix = ((test.log_filename[:-4], ".log") if test.log_filename.endswith(".log")
@@ -661,7 +653,7 @@ def _export_line(test: Any, variant: int, case: int, words: tuple[str, ...], con
         _field(params, "options", test),
         connection, timeout_text, _field(_quoted(log_name, 2) if log_name else "", "log_filename", test),
         comment_field, _command_field(test.pre, "pre", test), _command_field(test.post, "post", test),
-        str(test.repeat),
+        execs_text,
     ]
     return ";".join(fields)
 
@@ -675,6 +667,13 @@ _TEST_KEYS_DROPPED = {
     "on": "tgftp runs every line on the machine it runs on",
     "trace": "tgftp records no trace",
 }
+# Keys a batchfile cannot hold only when they say something else than tgftp does (no warm-up, the
+# sequential order, which a test without a matrix has whatever it says): when, and what tgftp does instead.
+_TEST_VALUES_DROPPED = {
+    "warmup": (lambda value, matrix: bool(value), "tgftp counts every exec: the warm-up runs become counted runs"),
+    "order": (lambda value, matrix: value != SEQUENTIAL and matrix,
+              "tgftp runs a line's execs one after another, then the next line's: the order becomes sequential"),
+}
 _SCENARIO_KEYS_DROPPED = {
     "loops": "tgftp runs the file once",
     "concurrent_tests": "tgftp runs one line at a time",
@@ -682,6 +681,21 @@ _SCENARIO_KEYS_DROPPED = {
     "seed": "tgftp has no random delays",
     "trace": "tgftp records no trace",
 }
+
+
+def _dropped_keys(block: Any, *, test: bool) -> list[tuple[str, str]]:
+    """The keys of a test (or the defaults) a batchfile cannot hold, each with what tgftp does instead,
+    in the order the block says them."""
+    if not isinstance(block, dict):
+        return []
+    matrix = bool(block.get("matrix")) if test else True  # the defaults' keys reach tests with a matrix too
+    out = []
+    for key, value in block.items():
+        if key in _TEST_KEYS_DROPPED:
+            out.append((key, _TEST_KEYS_DROPPED[key]))
+        elif key in _TEST_VALUES_DROPPED and _TEST_VALUES_DROPPED[key][0](value, matrix):
+            out.append((key, _TEST_VALUES_DROPPED[key][1]))
+    return out
 
 
 class _KeyFinder:
@@ -702,6 +716,15 @@ class _KeyFinder:
         line, column = self.positions.of_key(path) if self.positions is not None else (0, 0)
         return Diagnostic(self.file, line, column, f"test {test.id}: {message}", "warning")
 
+    def says(self, test: Any, key: str) -> bool:
+        """Whether the scenario's file gives ``key`` for ``test`` (in the test or the defaults); True
+        when there is no file to look in."""
+        if not isinstance(self.data, dict) or self.positions is None:
+            return True
+        tests, defaults = self.data.get("tests"), self.data.get("defaults")
+        raw = tests[test.index] if isinstance(tests, list) and test.index < len(tests) else {}
+        return (isinstance(raw, dict) and key in raw) or (isinstance(defaults, dict) and key in defaults)
+
     def dropped(self) -> list[Diagnostic]:
         """A warning for each key the batchfile cannot hold, at the key."""
         if not isinstance(self.data, dict) or self.positions is None:
@@ -711,18 +734,13 @@ class _KeyFinder:
             if key in self.data:
                 out.append(self._warn((key,), f"{key}: is not in the batchfile ({why})"))
         defaults = self.data.get("defaults")
-        for key, why in _TEST_KEYS_DROPPED.items():
-            if isinstance(defaults, dict) and key in defaults:
-                out.append(self._warn(("defaults", key), f"defaults: {key}: is not in the batchfile ({why})"))
+        for key, why in _dropped_keys(defaults, test=False):
+            out.append(self._warn(("defaults", key), f"defaults: {key}: is not in the batchfile ({why})"))
         tests = self.data.get("tests")
         for index, test in enumerate(tests if isinstance(tests, list) else []):
-            if not isinstance(test, dict):
-                continue
-            for key, why in _TEST_KEYS_DROPPED.items():
-                if key in test:
-                    name = test.get("id", f"#{index}")
-                    out.append(self._warn(("tests", index, key),
-                                          f"test {name}: {key}: is not in the batchfile ({why})"))
+            for key, why in _dropped_keys(test, test=True):
+                name = test.get("id", f"#{index}")
+                out.append(self._warn(("tests", index, key), f"test {name}: {key}: is not in the batchfile ({why})"))
         return out
 
     def _warn(self, path: tuple[str | int, ...], message: str) -> Diagnostic:

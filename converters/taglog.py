@@ -26,7 +26,7 @@ from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, STATUSES, TIMEOUT, 
 from gftpwb.core.scenario.keys import NAME_PATTERN
 from gftpwb.core.undecodable import restore_undecodable, set_aside_undecodable
 from gftpwb.core.units import GIB, KIB, MIB
-from gftpwb.kinds.guc.driver import summarize_error
+from gftpwb.kinds.guc.driver import quantised, summarize_error
 from gftpwb.kinds.guc.gucargs import length_from_args, split_guc_args
 from gftpwb.kinds.guc.output import GucOutputParser, ProgressSample
 from gftpwb.tgftp.bash import echo_e
@@ -584,6 +584,8 @@ def _from_tgftp_tags(tags: dict[str, str], name: str, scenario: str, case: int) 
     if status != PASSED:
         detail = summarize_error(output.splitlines())
         error = "\n".join(part for part in (error_text, detail) if part)
+    if status == PASSED and progress is not None and quantised(progress.bytes, progress.avg_mib_s):
+        details["guc_avg_quantised"] = True  # as a run of gftpwb's with the same output is marked
     kind = "connection-test" if "-dbg" in guc_argv else "guc"
     record = ResultRecord(
         **log_identity(name, scenario, case).fields(), kind=kind, host="unknown", argv=argv, status=status,

@@ -24,16 +24,17 @@ FILES = {
     "fish": "share/fish/vendor_completions.d/gftpwb.fish",
     "man": "share/man/man1/gftpwb.1",
 }
+CLI_DOC = "docs/cli.md"  # its exit-code table is the man page's EXIT STATUS
 
 
 def generated() -> dict[str, str]:
     """What each file of share/ should hold, generated now from the parser."""
     os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal: the files must not depend on it
     from gftpwb import __version__
-    from gftpwb.cli.completion import SHELLS, completion_script, manual_page
+    from gftpwb.cli.completion import SHELLS, completion_script, exit_codes_of, manual_page
 
     texts = {shell: completion_script(shell) for shell in SHELLS}
-    texts["man"] = manual_page(__version__)
+    texts["man"] = manual_page(__version__, exit_codes_of((ROOT / CLI_DOC).read_text(encoding="utf-8")))
     return {FILES[name]: text for name, text in texts.items()}
 
 

@@ -9,10 +9,10 @@ import textwrap
 import time
 
 import pytest
-from gftpwb.converters.taglog import parse_tags
 from support.clihelp import gftpwb, popen
 from support.results import records
 
+from gftpwb.converters.taglog import parse_tags
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.events import RunFinished, TuneUpdate

@@ -8,11 +8,11 @@ import subprocess
 import textwrap
 
 import pytest
-from gftpwb.converters.batchfile import export_batchfile, import_batchfile, scenario_name_for, split_fields
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.clihelp import gftpwb
 
+from gftpwb.converters.batchfile import export_batchfile, import_batchfile, scenario_name_for, split_fields
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.plan import plan
@@ -474,3 +474,72 @@ def test_the_shipped_example_batchfile_imports():
     result, s = imported(path.read_text(), header="", name=path.name)
     assert [t.kind for t in s.tests] == ["guc", "guc", "connection-test"]
     assert [str(w).split(": warning: ")[1][:22] for w in result.warnings] == ["tgftp 0.7.0 left out -"]
+
+
+def test_export_warns_at_their_lines_about_warm_ups_and_an_order_tgftp_cannot_keep():
+    """tgftp counts every exec (a warm-up becomes a counted run) and runs a line's execs before the next
+    line's (interleaved becomes sequential); what says nothing else than tgftp does is not warned about."""
+    text = textwrap.dedent("""\
+        version: 1
+        name: m
+        defaults:
+          source: /dev/zero
+          target: /dev/null
+          options: {length: 1M}
+          warmup: 1
+        tests:
+          - id: sweep
+            kind: guc
+            matrix: {parallel: [1, 4]}
+            repeat: 3
+            order: interleaved
+          - id: plain
+            kind: guc
+            repeat: 2
+            warmup: 0
+            order: random
+          - id: kept
+            kind: guc
+            matrix: {parallel: [1, 4]}
+            repeat: 2
+            order: sequential
+        """)
+    _batch, notes = export_batchfile(load_scenario_text(text, "m.yaml"))
+    said = [f"{n.line}:{n.column}: {n.message}" for n in notes]
+    assert said == [
+        "7:3: defaults: warmup: is not in the batchfile (tgftp counts every exec: the warm-up runs become counted "
+        "runs)",
+        "13:5: test sweep: order: is not in the batchfile (tgftp runs a line's execs one after another, then the "
+        "next line's: the order becomes sequential)",
+    ]
+
+
+def test_import_then_export_writes_back_what_each_field_said_and_an_empty_field_stays_empty():
+    """A connection test's timeout 30 and an empty one, a transfer's 0 and (after a line set one, so
+    tgftp's bug B2 does not bite) an empty one, execs 1 and an empty execs field."""
+    body = ("ftp://h/dev/zero;ftp://h/dev/null;-len 1M;no;0;;;;;1\n"
+            "ftp://h/dev/zero;ftp://h/dev/null;-len 2M;no;;;;;;\n"
+            "ftp://h/dev/zero;ftp://h/dev/null;-len 3M;no;60;;;;;2\n"
+            "ftp://h/x;ftp://h/dev/null;;yes;30;;;;;\n"
+            "ftp://h/y;ftp://h/dev/null;;yes;;;;;;1\n")
+    result, scenario = imported(body)
+    assert not any("skipped" in warning for warning in warnings_of(result))
+    batch, _notes = export_batchfile(scenario)
+    assert [line for line in batch.splitlines() if not line.startswith("#")] == body.splitlines()
+
+
+def test_an_exported_first_line_without_a_timeout_gets_tgftps_default_written_out():
+    """tgftp's bug B2: an empty timeout before any line had set one was a usage error."""
+    scenario = load_scenario_text(textwrap.dedent("""\
+        version: 1
+        name: b2
+        tests:
+          - {id: c, kind: connection-test, source: ftp://h/x, target: ftp://h/dev/null}
+          - {id: t, kind: guc, source: ftp://h/x, target: ftp://h/dev/null}
+          - {id: u, kind: guc, source: ftp://h/x, target: ftp://h/dev/null}
+        """), "b2.yaml")
+    batch, _notes = export_batchfile(scenario)
+    assert [line.split(";")[4] for line in batch.splitlines() if not line.startswith("#")] == ["0", "", ""]
+    only_probe = load_scenario_text("version: 1\nname: p\ntests:\n  - {id: c, kind: connection-test, source: "
+                                    "ftp://h/x, target: ftp://h/dev/null}\n", "p.yaml")
+    assert export_batchfile(only_probe)[0].splitlines()[-1].split(";")[4] == "30"

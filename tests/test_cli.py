@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import textwrap
 
 from support.clihelp import gftpwb
@@ -107,10 +108,55 @@ def test_resume_refuses_a_changed_plan(tmp_path, fake_guc):
 def test_resume_of_a_complete_run_runs_nothing(tmp_path, fake_guc):
     results = str(tmp_path / "r")
     assert gftpwb("run", write(tmp_path), "--results", results).returncode == 0
+    meta = (tmp_path / "r" / "meta.json").read_bytes()
     out = gftpwb("run", write(tmp_path), "--resume", results)
     assert out.returncode == 0, out.stderr
     assert "0 run(s) (4 already done, resuming)" in out.stdout
     assert len((tmp_path / "r" / "results.jsonl").read_text().splitlines()) == 4
+    assert (tmp_path / "r" / "meta.json").read_bytes() == meta  # no "resumed" entry for an attempt that ran nothing
+
+
+def finished_and_interrupted(tmp_path):
+    """Under base/: a finished run of the scenario copied in (newer on disk, older by its own start
+    time) and a run made with --results base/mine that a crash left with two runs of four."""
+    base = tmp_path / "base"
+    assert gftpwb("run", write(tmp_path), "--results", str(tmp_path / "done")).returncode == 0
+    assert gftpwb("run", write(tmp_path), "--results", str(base / "mine")).returncode == 0
+    journal = base / "mine" / "results.jsonl"
+    journal.write_text("".join(journal.read_text().splitlines(keepends=True)[:2]))
+    backdate(tmp_path / "done", "2026-01-01T00:00:00+00:00")
+    shutil.copytree(tmp_path / "done", base / "20260101T000000Z-clitest")  # copied last: newest on disk
+    return base
+
+
+def backdate(directory, created_at):
+    meta = json.loads((directory / "meta.json").read_text())
+    (directory / "meta.json").write_text(json.dumps({**meta, "created_at": created_at}, indent=1) + "\n")
+
+
+def test_bare_resume_continues_the_newest_run_with_runs_left_never_a_finished_one(tmp_path, fake_guc):
+    base = finished_and_interrupted(tmp_path)
+    finished = base / "20260101T000000Z-clitest"
+    meta = (finished / "meta.json").read_bytes()
+    out = gftpwb("run", write(tmp_path), "--results-base", str(base), "--resume", env={"COLUMNS": "400"})
+    assert out.returncode == 0, out.stderr
+    assert f"2 run(s) (2 already done, resuming) -> {base / 'mine'}" in out.stdout
+    assert len((base / "mine" / "results.jsonl").read_text().splitlines()) == 4
+    assert (finished / "meta.json").read_bytes() == meta
+
+
+def test_bare_resume_when_every_run_is_finished_says_so_and_touches_nothing(tmp_path, fake_guc):
+    base = finished_and_interrupted(tmp_path)
+    assert gftpwb("run", write(tmp_path), "--results-base", str(base), "--resume").returncode == 0
+    backdate(base / "mine", "2026-06-01T00:00:00+00:00")  # the newest by its start time, older on disk
+    metas = {d.name: (d / "meta.json").read_bytes() for d in base.iterdir()}
+    out = gftpwb("run", write(tmp_path), "--results-base", str(base), "--resume")
+    assert out.returncode == 2, out.stderr
+    assert "nothing to resume: every run of clitest under" in out.stderr
+    assert f"the newest, {base / 'mine'} (started 2026-06-01T00:00:00+00:00), holds all its 4 run(s), and " \
+           "nothing is left to run" in " ".join(out.stderr.split())
+    assert "Traceback" not in out.stderr
+    assert {d.name: (d / "meta.json").read_bytes() for d in base.iterdir()} == metas
 
 
 def test_resume_without_anything_to_resume(tmp_path):

@@ -190,6 +190,22 @@ def test_missing_required_and_bad_kind_and_version():
     ]
 
 
+def test_a_value_not_among_the_choices_gets_the_one_it_most_likely_meant():
+    """As an unknown key does: ``kind: gcu`` is a typo of guc; a value like none of them lists them only."""
+    errs = errors_of("""\
+        version: 1
+        name: k
+        tests:
+          - {id: a, kind: gcu, source: /dev/zero, target: /dev/null}
+          - {id: b, kind: guc, source: /dev/zero, target: /dev/null, order: interleave}
+    """)
+    assert errs == [
+        f"s.yaml:4:19: tests[0].kind: 'gcu' is not one of: {', '.join(registry().kind_names())}; did you mean 'guc'?",
+        "s.yaml:5:69: tests[1].order: 'interleave' is not one of: sequential, interleaved, random; did you mean "
+        "'interleaved'?",
+    ]
+
+
 def test_yaml_syntax_error_has_position():
     errs = errors_of("""\
         version: 1

@@ -19,8 +19,6 @@ import random
 import re
 import shutil
 
-from gftpwb.converters.batchfile import decode_batchfile, import_batchfile
-from gftpwb.converters.taglog import format_taglog
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -29,6 +27,8 @@ from support.fuzzseed import FUZZ_SEED, say_seed
 
 from gftpwb.cli.migrate import import_taglogs
 from gftpwb.cli.report import print_directory
+from gftpwb.converters.batchfile import decode_batchfile, import_batchfile
+from gftpwb.converters.taglog import format_taglog
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
 from gftpwb.core.plan import plan

@@ -114,7 +114,7 @@ def test_schema_rejects_unknown_workload_and_bad_volume():
     """)
     assert "g.yaml:7:11: tests[0].volume: missing required key 'server'" in errs
     assert ("g.yaml:8:13: tests[0].workload: 'seq-write' is not one of: seq-wr, seq-rd, rnd-wr, rnd-rd, unlink, "
-            "rw-mix") in errs
+            "rw-mix; did you mean 'seq-wr'?") in errs
     assert "g.yaml:9:17: tests[0].dirs_per_dir: must be at least 2, got 1" in errs
 
 

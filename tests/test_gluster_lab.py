@@ -1,6 +1,7 @@
 """`gftpwb lab up --gluster` / `status` / `down` against the real glusterd: exactly our volume, then nothing."""
 
 import json
+import shutil
 import subprocess
 
 import pytest
@@ -47,6 +48,27 @@ def test_up_status_down(tmp_path):
     assert not (tmp_path / "lab" / "gluster").exists()
     status = json.loads(gftpwb("lab", "status", "--json", "--state-dir", state).stdout)
     assert "gluster" not in status
+
+
+def test_up_makes_the_volume_again_when_its_brick_folder_is_gone(tmp_path):
+    """A lab whose brick folder went while the volume stayed defined (the state directory cleared by hand,
+    a machine's /tmp emptied at boot) came back with 'the brick did not come online within 60s' on every
+    `lab up`: glusterd never starts a brick without its folder. The lab makes the volume again."""
+    state = str(tmp_path / "lab")
+    port = str(free_port())
+    volume = volume_name(state)
+    try:
+        assert gftpwb("lab", "up", "--gluster", "--state-dir", state, "--port", port).returncode == 0
+        subprocess.run(["gluster", "--mode=script", "volume", "stop", volume, "force"], capture_output=True,
+                       check=True)
+        shutil.rmtree(tmp_path / "lab" / "gluster")
+        again = gftpwb("lab", "up", "--gluster", "--state-dir", state, "--port", port)
+        assert again.returncode == 0, again.stderr
+        status = json.loads(gftpwb("lab", "status", "--json", "--state-dir", state).stdout)
+        assert status["gluster"]["running"] is True and (tmp_path / "lab" / "gluster" / "brick").is_dir()
+    finally:
+        gftpwb("lab", "down", "--state-dir", state)
+    assert volume not in volumes()
 
 
 def test_a_loopback_brick_address_is_refused_before_anything_is_made(tmp_path):

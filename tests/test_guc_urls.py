@@ -5,14 +5,20 @@ included. The real guc is held to the same rules: it reads every form the check 
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, seed, settings
+from hypothesis import strategies as st
 from support.clihelp import gftpwb
+from support.fuzzseed import FUZZ_SEED, say_seed
 
+from gftpwb.core.dsl.loader import load_scenario_text
+from gftpwb.core.errors import ScenarioError
 from gftpwb.kinds.guc.urls import url_problem
 
 ALLOWED = ["ftp://127.0.0.1:2811/dev/zero", "gsiftp://dtn.example.org/data/x", "sshftp://h/x", "http://h:8080/x",
@@ -54,6 +60,43 @@ def test_typos_are_named(value):
     assert problem is not None and REFUSED[value] in problem
 
 
+SEVERAL = {
+    "FTP://127.0.0.1:28x1/dev/zero": ["lower case", "port '28x1' is not a port number"],
+    "htp://h:99999/x": ["unknown URL scheme 'htp'", "did you mean http?", "port '99999' is not a port number"],
+    "ftp//h:0/x": ["is not a URL", "port '0' is not a port number"],
+    "FTP://h": ["lower case", "has no path after the host"],
+    "FILE://tmp/x": ["lower case", "names the host 'tmp'"],
+    "Gsiftp://host_x/x": ["lower case", "'host_x' is not a host name"],
+}
+
+
+@pytest.mark.parametrize("value", SEVERAL)
+def test_every_problem_of_a_url_is_named_and_no_url_that_is_still_wrong_is_suggested(value):
+    problem = url_problem(value)
+    assert problem is not None and all(part in problem for part in SEVERAL[value]), problem
+    assert suggestion(problem) is None, problem
+
+
+def suggestion(problem: str) -> str | None:
+    """The URL a message offers in place of the one written, if it offers one."""
+    found = re.search(r"(?:did you mean|lower case:) '([^']*)'", problem)
+    return found[1] if found else None
+
+
+@seed(FUZZ_SEED)
+@settings(max_examples=400, deadline=None)
+@given(scheme=st.sampled_from(["ftp", "FTP", "Ftp", "htp", "gsifpt", "fil", "FILE", "sshfpt", "https", "zz"]),
+       sep=st.sampled_from(["://", "//", ":/", ":", ":///"]),
+       host=st.sampled_from(["h", "127.0.0.1", "", "host_x", "[::1]", "user@h", "tmp", "localhost"]),
+       port=st.sampled_from(["", ":2811", ":28x1", ":0", ":99999", ":"]),
+       path=st.sampled_from(["", "/x", "/dev/zero", "//abs"]))
+def test_a_url_a_message_suggests_passes_the_check_itself(scheme, sep, host, port, path):
+    say_seed()
+    problem = url_problem(f"{scheme}{sep}{host}{port}{path}")
+    offered = suggestion(problem) if problem else None
+    assert offered is None or url_problem(offered) is None, (problem, url_problem(offered))
+
+
 SCENARIO = """\
 version: 1
 name: urls
@@ -92,6 +135,54 @@ def test_validate_names_each_bad_url_at_its_line_and_column_and_a_defaults_once(
         "65535)"]
     assert gftpwb("run", str(path), "--results", str(tmp_path / "r")).returncode == 2
     assert not (tmp_path / "r").exists()  # nothing ran
+
+
+WITH_SCHEMA_ERRORS = """\
+version: 1
+name: typos
+defaults:
+  target: ftp//127.0.0.1:2811/dev/null
+  options: {length: 512M}
+  expect: {cv: "< 50 percent"}
+tests:
+  - id: sweep
+    kind: guc
+    source: FTP://127.0.0.1:2811/dev/zero
+    matrix: {parallel: [1, 4], blocksize: [1M, 4M]}
+"""
+
+
+def test_a_bad_url_is_reported_in_the_same_pass_as_the_schemas_errors(tmp_path):
+    """Every problem of the file before anything runs: not the schema's first, the URL's on the next try."""
+    path = tmp_path / "typos.yaml"
+    path.write_text(WITH_SCHEMA_ERRORS)
+    out = gftpwb("validate", str(path))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.splitlines() == [
+        f"{path}:4:11: defaults.target: 'ftp//127.0.0.1:2811/dev/null' is not a URL, so guc would take it for a "
+        "local file of that name; did you mean 'ftp://127.0.0.1:2811/dev/null'?",
+        f"{path}:6:16: defaults.expect.cv: bad threshold '< 50 percent': write <op> <value>, op one of <, <=, >, "
+        ">=, ==, e.g. '< 5%' (a percentage)",
+        f"{path}:10:13: test 'sweep' source: 'FTP://127.0.0.1:2811/dev/zero': guc reads the scheme only in lower "
+        "case: 'ftp://127.0.0.1:2811/dev/zero'",
+        f"{path}:11:32: unknown key 'blocksize' in tests[0].matrix; did you mean 'block_size'?"]
+
+
+@pytest.mark.parametrize("broken", [
+    "defaults: [a]\ntests:\n  - {id: a, kind: guc, source: htp://h/x, target: 5}\n",
+    "tests:\n  - {kind: guc, source: htp://h/x, target: [1]}\n  - [x]\n  - 7\n  - {id: b, kind: [guc]}\n",
+    "tests: {a: 1}\n",
+    "tests:\n  - {id: t, kind: autotune, source: htp://h/x, target: /dev/null, strategy: [1]}\n",
+    "tests:\n  - {id: x, kind: xrootd, source: gsiftp://h/x, target: /dev/null, repeat: 0}\n",
+])
+def test_the_checks_of_single_values_take_any_invalid_rest_without_a_traceback(broken):
+    """A schema error and a URL the check can read: both reported; a value of the wrong type is the schema's."""
+    with pytest.raises(ScenarioError) as raised:
+        load_scenario_text(f"version: 1\nname: broken\n{broken}", "b.yaml")
+    messages = [d.message for d in raised.value.diagnostics]
+    url_errors = [m for m in messages if "htp://h/x" in m or "gsiftp://h/x is no URL" in m]
+    assert len(url_errors) == (0 if "tests: {" in broken else 1), messages
+    assert len(messages) > len(url_errors)  # the schema's errors are there too
 
 
 def test_a_batchfile_line_guc_cannot_read_is_skipped_with_a_warning_at_its_field(tmp_path):

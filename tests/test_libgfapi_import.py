@@ -8,12 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
+
 from gftpwb.converters.libgfapi import import_parallel_libgfapi, read_clients
 from gftpwb.converters.libgfapi_logs import parse_result_csv, parse_worker_log, tool_totals
 from gftpwb.converters.libgfapi_results import Settings, ToolResults, import_results
 from gftpwb.converters.libgfapi_settings import choose_launcher, resolve
 from gftpwb.converters.shellenv import read_assignments
-
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import ScenarioError
 

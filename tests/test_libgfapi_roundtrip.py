@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import shlex
 
-from gftpwb.converters.libgfapi import import_parallel_libgfapi, read_clients
-from gftpwb.converters.libgfapi_logs import parse_result_csv, parse_worker_log, tool_totals
-from gftpwb.converters.libgfapi_results import ToolResults, import_results
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from support.fuzzseed import FUZZ_SEED, say_seed
 
+from gftpwb.converters.libgfapi import import_parallel_libgfapi, read_clients
+from gftpwb.converters.libgfapi_logs import parse_result_csv, parse_worker_log, tool_totals
+from gftpwb.converters.libgfapi_results import ToolResults, import_results
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.kinds.gfapi.csvfiles import result_csv
 

@@ -8,6 +8,7 @@ import json
 import socket
 import subprocess
 import urllib.request
+from pathlib import Path
 
 import pytest
 from prometheus_client.exposition import generate_latest
@@ -173,6 +174,39 @@ def test_the_endpoint_serves_and_refuses_a_port_in_use():
         server.close()
 
 
+def low_port() -> tuple[int, bool]:
+    """A port below 1024 nobody listens on, and whether the system lets this process listen there."""
+    for port in range(1023, 512, -1):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except PermissionError:
+                return port, False
+            except OSError:
+                continue  # in use
+            return port, True
+    raise AssertionError("every port from 513 to 1023 is in use")
+
+
+def test_a_port_below_1024_is_served_where_the_system_allows_it_refused_where_not():
+    """The port as given, as Prometheus' exporters take it: gftpwb adds no rule of its own, and its docs
+    say so (they said a port below 1024 was refused, and as root gftpwb served it)."""
+    port, allowed = low_port()
+    if allowed:
+        server = serve(f"127.0.0.1:{port}", MetricsSink().registry)
+        try:
+            assert server.port == port
+            assert urllib.request.urlopen(server.url, timeout=10).status == 200
+        finally:
+            server.close()
+    else:
+        with pytest.raises(EnvironmentProblem, match=rf"--metrics 127.0.0.1:{port}: cannot listen: the system does "
+                                                     "not let this user listen on that port"):
+            serve(f"127.0.0.1:{port}", MetricsSink().registry)
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "live-results.md").read_text()
+    assert "port below 1024 |" not in doc and "A port below 1024 works where the system lets the user" in doc
+
+
 @pytest.mark.parametrize("address", ["9464", "localhost:http", "127.0.0.1:70000", ""])
 def test_a_metrics_address_must_be_host_and_port(address):
     with pytest.raises(UsageError, match="write HOST:PORT"):
@@ -230,6 +264,33 @@ def test_run_with_a_metrics_port_in_use_is_refused_before_anything_runs(tmp_path
     assert out.stderr == (f"gftpwb: --metrics 127.0.0.1:{port}: cannot listen: the port is in use (another program "
                           "listens there); pick another or 0 for any; nothing was run\n")
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(("option", "code"), [
+    (["--metrics", "9464"], 2), (["--metrics", "127.0.0.1:{held}"], 3), (["--pushgateway", "ftp://x"], 2),
+    (["--events-file", "{tmp}/no-such-dir/events.jsonl"], 2), (["--events-file", "{tmp}"], 2)])
+def test_a_dry_run_refuses_what_the_run_would_refuse(tmp_path, fake_guc, option, code):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        given = [part.format(held=held.getsockname()[1], tmp=tmp_path) for part in option]
+        dry = gftpwb("run", str(tmp_path / "s.yaml"), "--dry-run", *given)
+        real = gftpwb("run", str(tmp_path / "s.yaml"), "--results", str(tmp_path / "r"), *given)
+    assert (dry.returncode, real.returncode) == (code, code), dry.stderr + real.stderr
+    assert dry.stderr == real.stderr and dry.stdout == ""
+    assert not (tmp_path / "r").exists() and not (tmp_path / "no-such-dir").exists()
+
+
+def test_a_dry_run_opens_the_endpoint_only_to_check_it(tmp_path, fake_guc):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = gftpwb("run", str(tmp_path / "s.yaml"), "--dry-run", "--metrics", f"127.0.0.1:{port}")
+    assert out.returncode == 0 and out.stderr == "" and out.stdout.startswith("a/0: globus-url-copy")
+    with socket.socket() as again:  # closed again: the port is free
+        again.bind(("127.0.0.1", port))
 
 
 def test_a_pushgateway_that_cannot_be_reached_loses_no_result(tmp_path, fake_guc):

@@ -7,14 +7,15 @@ import subprocess
 import sys
 import tomllib
 import venv
+import zipfile
 from pathlib import Path
+
+import pytest
 
 import gftpwb.converters
 import gftpwb.schemas
-import gftpwb.tui
-import pytest
-
 import gftpwb.tgftp
+import gftpwb.tui
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,3 +74,20 @@ def test_wheel_installs_and_imports(tmp_path):
                        ("tgftp_log", "tgftp_log - v0.2.0")):
         out = subprocess.run([env_dir / "bin" / name, "--version"], capture_output=True, text=True, cwd=tmp_path)
         assert out.stdout.strip() == line, out.stderr
+
+
+@pytest.mark.slow
+def test_the_editable_install_is_quiet(tmp_path):
+    """`make demo` runs `pip install -e .`: setuptools' editable build says nothing a new user must act on (a
+    package-dir mapping made it install a meta path finder and warn "be careful with folders ... with the
+    same name"); every package is where its name says, so the install is the project's root on sys.path."""
+    hook = f"from setuptools.build_meta import build_editable; print(build_editable({str(tmp_path)!r}))"
+    built = subprocess.run([sys.executable, "-W", "default", "-c", hook], cwd=ROOT, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    said = built.stdout + built.stderr
+    assert "BuildBackendWarning" not in said and "careful with folders" not in said, said
+    assert "meta path finder" not in said, said
+    (wheel,) = tmp_path.glob("gftpwb-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        (pth,) = [name for name in archive.namelist() if name.endswith(".pth")]
+        assert archive.read(pth).decode().split() == [str(ROOT)]

@@ -7,10 +7,11 @@ from __future__ import annotations
 import io
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, given, seed, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.table import Table
+from support.fuzzseed import FUZZ_SEED, say_seed
 
 from gftpwb.core.registry import ReportTable
 from gftpwb.shell.sinks.plain_table import PlainTable, _plain, rich_table
@@ -173,3 +174,46 @@ def test_what_rich_drew_without_cutting_is_drawn_as_before(table: ReportTable, w
         event("as wide as the console (narrowed by rich)" if widest >= width - 1 else "fits")
         assert _drawn(rich_table(table), width, False) == before
         assert _drawn(PlainTable(table), width, False) == before
+
+
+# guc's results table with long parameter columns (guc options, notes), as `gftpwb report` draws it
+_GUC_COLUMNS = (("test", "left"), ("#", "right"), ("guc options", "left"), ("mode", "left"), ("ok/runs", "right"),
+                ("median", "right"), ("mean ± 95 % CI", "right"), ("CV", "right"), ("guc avg", "right"),
+                ("notes", "left"))
+_OPTIONS = ["-p 8", "-tcp-bs 16M", "-len 2G", "-cc 4", "-fast", "-bs 1M", "-pp -ipv6", "-stripe", "-sync-level 3",
+            "copy_mode=pull", "checksum=adler32", "page_checksums=false"]
+_NOTES = ["guc avg: 2 quantised", "1 warm-up", "outliers parallel[3]/1, parallel[3]/4", "xrdcp avg: 1 per file",
+          "2 timed by tgftp to the whole second"]
+
+
+@st.composite
+def guc_results_tables(draw: st.DrawFn) -> ReportTable:
+    rows = []
+    for case in range(draw(st.integers(1, 6))):
+        rows.append(((draw(st.sampled_from(["parallel", "stream-mode", "extended-block-size", "tpc"])),
+                      f"{case:03d}", " ".join(draw(st.lists(st.sampled_from(_OPTIONS), min_size=1, max_size=7))),
+                      draw(st.sampled_from(["extended", "stream (no -vb)", "third-party"])), "2/2", "2147.7",
+                      draw(_NUMBER), "17.3 %", "1954.9",
+                      "; ".join(draw(st.lists(st.sampled_from(_NOTES), max_size=3)))), ""))
+    return ReportTable("Results (rates in MiB/s)", "MB and MiB both mean 2^20 bytes here. guc avg: median of guc's "
+                       "own average; quantised ones (transfers under 1 s) left out.", _GUC_COLUMNS, tuple(rows), keys=2)
+
+
+_BOX = "│┃┏┓┗┛┡┩┣┫┳┻╇╋━─┌┐└┘├┤┬┴┼"
+
+
+@seed(FUZZ_SEED)
+@settings(max_examples=150, deadline=None)
+@given(guc_results_tables(), st.integers(60, 200), st.booleans())
+def test_no_header_or_cell_word_is_broken_at_any_width(table: ReportTable, width: int, colours: bool) -> None:
+    """A report table narrower than its natural width wraps its cells and headers at spaces and, where
+    even that does not fit, is drawn in parts: every word on the screen is one of the table's words,
+    whole (never ``parall`` over ``el``, ``guc option`` over ``s``)."""
+    say_seed()
+    words = {word for text in (table.title, table.caption, *(name for name, _ in table.columns),
+                               *(cell for cells, _ in table.rows for cell in cells)) for word in text.split()}
+    words |= {"(continued)"}
+    drawn = _drawn(rich_table(table), width, False)
+    assert _drawn(PlainTable(table), width, colours) == _drawn(rich_table(table), width, colours)
+    shown = {word for line in drawn.splitlines() for word in line.translate({ord(c): " " for c in _BOX}).split()}
+    assert shown <= words, (sorted(shown - words), drawn)

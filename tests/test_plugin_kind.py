@@ -18,7 +18,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from gftpwb.tui.app import WorkbenchApp
 from support.clihelp import gftpwb
 from support.polling import eventually_async
 from textual.widgets import DataTable
@@ -28,6 +27,7 @@ from gftpwb.core.errors import EnvironmentProblem, ScenarioError
 from gftpwb.core.plan import plan
 from gftpwb.core.registry import registry, reset_registry
 from gftpwb.shell import frontend
+from gftpwb.tui.app import WorkbenchApp
 
 FOLDER = Path(__file__).resolve().parent / "tinykind"
 SCENARIO = """\

@@ -103,6 +103,7 @@ def test_download_upload_and_third_party_copies_on_loopback(xrootd_lab, tmp_path
     assert modes == {"xr-down": "download", "xr-tpc": "third-party", "http-up": "upload", "http-tpc": "third-party"}
     assert all(r["bytes"] > 0 and r["rate_incl_setup_mib_s"] > 0 for r in records)
     assert "Protocols on the same path" in done.stdout
+    assert "XRootD copies" in done.stdout and "HTTP copies" in done.stdout  # each kind's cases, as guc's
     report = run(["report", str(results), "--json"], tmp_path)
     tables = json.loads(report.stdout)["directories"][0]["tables"]
     protocols = {row["protocol"] for row in tables["protocols"]}

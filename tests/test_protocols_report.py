@@ -61,8 +61,9 @@ def test_each_protocol_against_iperf3_and_gridftp_with_the_same_streams_and_medi
 
 
 def test_the_table_and_its_data_say_the_same():
-    (table,) = report.tables(records())
+    *_, table = report.tables(records())
     data = {row["test_id"]: row for row in report.data(records(), [])[0].rows}
+    assert table.title == "Protocols on the same path"
     assert [cells[1] for cells, _ in table.rows] == ["g", "x", "iperf3", "g-tpc", "x-tpc"]
     assert data["x"]["vs_gridftp"] == "slower" and data["x"]["medium"] == "memory"
 
@@ -127,3 +128,74 @@ def test_too_few_runs_for_a_verdict_say_so():
     assert rows["x"].verdict == "too few runs to tell" and round(rows["x"].change) == -75
     assert report.can_be_significant(4, 4) and report.can_be_significant(3, 5)
     assert not report.can_be_significant(3, 3) and not report.can_be_significant(3, 4)
+
+
+def copies() -> list[ResultRecord]:
+    """An HTTP test of two copy modes (nothing else tells its cases apart) and an XRootD test whose
+    xrdcp averages are quantised in one case, all third-party, without a GridFTP case to compare with."""
+    out = []
+    http = files("http://h1:8094/dev/shm/p/a/", "http://h2:8094/dev/shm/p/b/")
+    xrootd = files("root://h1:1094//dev/shm/p/a/", "root://h2:1094//dev/shm/p/b/")
+    for n in range(3):
+        for case, mode in enumerate(("pull", "push")):
+            out.append(record("tpc", "http", 170.0 + 90 * case + n, n, params={"copy_mode": mode}, case=case,
+                              details={"mode": "third-party", **http}))
+        for case, quantised in ((2, True), (3, False)):
+            out.append(record("x-tpc", "xrootd", 150.0 + case + n, n, params={"tpc": "only", "streams": case},
+                              case=case, iperf3=140.0 + n, details={"mode": "third-party", **xrootd,
+                                                         **({"guc_avg_quantised": True} if quantised else {})}))
+    return out
+
+
+def test_each_copy_tool_kind_has_a_table_of_its_cases_as_guc_has():
+    xrootd, http, protocols = report.tables(copies())
+    assert (xrootd.title, http.title, protocols.title) == (
+        "XRootD copies (rates in MiB/s)", "HTTP copies (rates in MiB/s)", "Protocols on the same path")
+    assert [name for name, _ in xrootd.columns] == ["test", "#", "xrdcp options", "mode", "ok/runs", "median",
+                                                    "mean ± 95 % CI", "CV", "xrdcp avg", "notes"]
+    assert "xrdcp avg" not in [name for name, _ in http.columns]  # gfal-copy reports no average of its own
+    assert "gfal-copy reports no average" in http.caption and "transfers under 10 s" in xrootd.caption
+    rows = {cells[1]: cells for cells, _ in (*xrootd.rows, *http.rows)}
+    assert rows["000"][2] == "copy_mode=pull" and rows["001"][2] == "copy_mode=push"  # never two alike
+    assert rows["000"][3] == "third-party" and rows["000"][4] == "3/3" and rows["000"][5] == "171.0"
+    assert rows["000"][6] == "171.0 ± 2.5"
+    assert rows["002"][8] == "-" and rows["002"][9] == "xrdcp avg: 3 quantised"  # left out, and said so
+    assert rows["003"][8] == "141.0" and rows["003"][9] == ""
+
+
+def test_rows_of_one_test_say_how_they_differ_and_a_comparison_not_made_reads_a_dash():
+    *_, protocols = report.tables(copies())
+    columns = [name for name, _ in protocols.columns]
+    rows = {cells[2]: dict(zip(columns, cells, strict=True)) for cells, _ in protocols.rows}
+    assert rows["000"]["differs by"] == "copy_mode=pull" and rows["001"]["differs by"] == "copy_mode=push"
+    assert rows["002"]["differs by"] == "-" and rows["002"]["streams"] == "2"  # streams: a column of their own
+    assert {row["vs GridFTP"] for row in rows.values()} == {"-"} == {row["vs iperf3"] for row in rows.values()}
+    data = {row["case"]: row for row in report.data(copies(), [])[0].rows}
+    assert data[0]["differs"] == {"copy_mode": "pull"} and data[1]["params_text"] == "copy_mode=push"
+    (by_streams,) = report.charts(copies(), {})  # a line each: pull and push are not one line
+    assert {line.label for line in by_streams.lines} == {
+        "HTTP (tpc copy_mode=pull)", "HTTP (tpc copy_mode=push)", "XRootD (x-tpc)"}
+    (intervals,) = report.charts([r for r in copies() if r.kind == "http"], {})
+    assert [p.label for p in intervals.points] == ["HTTP (tpc copy_mode=pull, 1)", "HTTP (tpc copy_mode=push, 1)"]
+
+
+def test_the_report_of_copies_in_the_console_html_and_json(tmp_path):
+    import json
+
+    from support.clihelp import gftpwb
+
+    (tmp_path / "results.jsonl").write_text("".join(r.to_json() + "\n" for r in copies()))
+    shown = gftpwb("report", str(tmp_path), env={"COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    assert "HTTP copies" in shown.stdout and "XRootD copies" in shown.stdout
+    assert shown.stdout.count("copy_mode=pull") == 2 and "xrdcp avg: 3 quantised" in shown.stdout
+    made = gftpwb("report", str(tmp_path), "--html", str(tmp_path / "r.html"), "--json")
+    assert made.returncode == 0, made.stderr
+    html = (tmp_path / "r.html").read_text()
+    assert "HTTP copies" in html and "copy_mode=push" in html and "xrdcp avg: 3 quantised" in html
+    (directory,) = json.loads(made.stdout)["directories"]
+    rows = directory["tables"]["protocols"]
+    assert [r["differs"] for r in rows if r["kind"] == "http"] == [{"copy_mode": "pull"}, {"copy_mode": "push"}]
+    case = next(c for c in directory["cases"] if c["case"] == 2)
+    own = next(f for f in case["figures"] if f["key"] == "rate_guc_avg_mib_s")
+    assert own["label"] == "xrdcp avg" and own["excluded"] == {"quantised": 3}

@@ -9,11 +9,11 @@ import textwrap
 import time
 
 import pytest
-from gftpwb.converters.taglog import epoch_seconds, parse_tags
 from support.clihelp import gftpwb, popen
 from support.processes import guc_processes
 from support.results import records
 
+from gftpwb.converters.taglog import epoch_seconds, parse_tags
 from gftpwb.shell.lab.gridftp import free_port
 from gftpwb.tgftp.model import rate_text
 

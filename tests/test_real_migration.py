@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
-from gftpwb.converters.taglog import STANDARD_TAGS, epoch_seconds, get_attribute, parse_tags
 from support.clihelp import gftpwb
 from support.results import records
 
+from gftpwb.converters.taglog import STANDARD_TAGS, epoch_seconds, get_attribute, parse_tags
 from gftpwb.shell.lab.gridftp import GridftpLab, free_port
 from gftpwb.tgftp.model import rate_text
 

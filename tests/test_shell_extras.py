@@ -3,6 +3,7 @@ shipped in the wheel under share/, and loaded by the real bash, zsh and fish and
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import subprocess
 import sys
@@ -109,3 +110,46 @@ def test_install_copies_them_under_a_prefix(tmp_path):
     assert shell_extras.install(str(tmp_path)) == 0
     for relative in shell_extras.FILES.values():
         assert (tmp_path / relative).read_bytes() == (ROOT / relative).read_bytes()
+
+
+def test_no_option_is_hidden_from_help():
+    """What the docs use, --help, the man page and completion show (--results-base was hidden from all three)."""
+    from gftpwb.cli.parser import build_parser
+
+    def hidden(parser, path):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from hidden(sub, f"{path} {name}")
+            elif action.help == argparse.SUPPRESS:
+                yield f"{path} {'/'.join(action.option_strings) or action.dest}"
+
+    assert list(hidden(build_parser(), "gftpwb")) == []
+    out = subprocess.run([sys.executable, "-m", "gftpwb", "run", "--help"], capture_output=True, text=True)
+    assert "--results-base DIR" in out.stdout
+    assert "\\-\\-results\\-base" in MAN.read_text() and "--results-base" in BASH.read_text()
+
+
+def test_the_man_page_exit_status_is_the_exit_table_of_the_docs():
+    from gftpwb.cli.completion import exit_codes_of
+    from gftpwb.core import errors
+
+    documented = exit_codes_of((ROOT / "docs" / "cli.md").read_text())
+    codes = {int(code) for row, _ in documented for code in row.split(",")}
+    defined = {value for name, value in vars(errors).items() if name.startswith("EXIT_") and isinstance(value, int)}
+    assert codes == defined
+    page = MAN.read_text()
+    status = page.split(".SH EXIT STATUS", 1)[1].split(".SH", 1)[0]
+    assert [line for line in status.splitlines() if line[:1].isdigit()] == [row for row, _ in documented]
+    assert "pushgateway" in status and "Slurm" in status
+
+
+def test_see_also_names_only_what_is_installed():
+    """No tgftp(1): no package installs a page of that name; the drop-ins this package installs answer --help."""
+    import tomllib
+
+    see_also = MAN.read_text().split(".SH SEE ALSO", 1)[1]
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert "tgftp(1)" not in see_also
+    assert {"tgftp", "tgftp_log"} <= set(scripts)
+    assert "tgftp \\-\\-help" in see_also and "tgftp_log \\-\\-help" in see_also

@@ -8,7 +8,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from gftpwb.tui.app import WorkbenchApp
 from support.polling import eventually, eventually_async
 from support.slurm import jobs, tasks_of
 from support.tui import cells
@@ -16,6 +15,7 @@ from support.tui import cells
 from gftpwb.core.live import read
 from gftpwb.core.slurm.report import allocation_text
 from gftpwb.shell.results_index import read_directory
+from gftpwb.tui.app import WorkbenchApp
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 SIZE = (120, 40)

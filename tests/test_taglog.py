@@ -6,6 +6,9 @@ import subprocess
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from gftpwb.converters.taglog import (
     STANDARD_TAGS,
     TagLogError,
@@ -17,9 +20,6 @@ from gftpwb.converters.taglog import (
     parse_tags,
     record_from_taglog,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from gftpwb.core.records import STATUSES, ResultRecord
 from gftpwb.core.units import GIB
 from gftpwb.tgftp.model import rate_text
@@ -344,3 +344,67 @@ def test_logs_of_earlier_gftpwb_versions_with_their_tags_at_the_end_still_import
     text = format_taglog(record)
     own, standard = text.split("<GSIFTP_TRANSFER_LOG_COMMENT>\n", 1)
     assert record_from_taglog("<GSIFTP_TRANSFER_LOG_COMMENT>\n" + standard + own, "x.log").record == record
+
+
+# A log the real tgftp 0.7.0 wrote on the lab: guc moved 1 GiB in about half a second, so its -vb
+# average (2048.00 MB/sec) is a few 0.1 s steps, as quantised as a run of gftpwb's with this output.
+TGFTP_070_SHORT = """<GSIFTP_TRANSFER_LOG_COMMENT>
+#stream mode
+</GSIFTP_TRANSFER_LOG_COMMENT>
+<TGFTP_COMMAND>
+/opt/tgftp/bin/tgftp --source ftp://127.0.0.1:2811/dev/zero --target ftp://127.0.0.1:2811/dev/null --timeout 60 \
+--log-filename ex.csv_#000_000.log --log-comment #stream mode -- -vb -len 1G
+</TGFTP_COMMAND>
+<GSIFTP_TRANSFER_COMMAND>
+globus-url-copy -vb -len 1G ftp://127.0.0.1:2811/dev/zero ftp://127.0.0.1:2811/dev/null
+</GSIFTP_TRANSFER_COMMAND>
+<GSIFTP_TRANSFER_COMMAND_OUTPUT>
+Source: ftp://127.0.0.1:2811/dev/
+Dest:   ftp://127.0.0.1:2811/dev/
+  zero  ->  null
+
+   1073741824 bytes      2048.00 MB/sec avg      2048.00 MB/sec inst
+
+</GSIFTP_TRANSFER_COMMAND_OUTPUT>
+<GSIFTP_TRANSFER_START>
+2026-11-28_00:26:07
+</GSIFTP_TRANSFER_START>
+<GSIFTP_TRANSFER_END>
+2026-11-28_00:26:08
+</GSIFTP_TRANSFER_END>
+<GSIFTP_TRANSFER_SIZE>
+1 GB
+</GSIFTP_TRANSFER_SIZE>
+<GSIFTP_TRANSFER_RATE>
+1024 MB/s
+</GSIFTP_TRANSFER_RATE>
+"""
+
+
+def test_guc_s_average_in_a_tgftp_log_is_quantised_as_in_a_run_of_gftpwbs():
+    from gftpwb.kinds.guc.session import GucRun
+
+    short = record_from_taglog(TGFTP_070_SHORT, "ex.csv_#000_000.log").record
+    assert short.rate_guc_avg_mib_s == 2048.0 and short.details["guc_avg_quantised"] is True
+    run = GucRun()  # the same output, read by a run of gftpwb's
+    run.feed("stdout", TGFTP_070_SHORT.split("<GSIFTP_TRANSFER_COMMAND_OUTPUT>\n")[1].split("</")[0].encode())
+    assert run.outcome(0, 0.6).details.get("guc_avg_quantised") is True
+    long = record_from_taglog(TGFTP_070_PASSED, "tests.csv_#003_001.log").record  # 4 GiB at 1950.5: 2.1 s
+    assert "guc_avg_quantised" not in long.details
+
+
+def test_import_taglogs_then_report_notes_the_quantised_guc_average(tmp_path):
+    from support.clihelp import gftpwb
+
+    for repeat in (0, 1):
+        (tmp_path / f"ex.csv_#000_00{repeat}.log").write_text(TGFTP_070_SHORT)
+    imported = gftpwb("import", "taglogs", *sorted(str(p) for p in tmp_path.glob("*.log")),
+                      "--results", str(tmp_path / "r"))
+    assert imported.returncode == 0, imported.stderr
+    shown = gftpwb("report", str(tmp_path / "r"), env={"COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    assert "guc avg: 2 quantised" in shown.stdout
+    data = json.loads(gftpwb("report", str(tmp_path / "r"), "--json").stdout)
+    (case,) = data["directories"][0]["cases"]
+    guc_avg = next(f for f in case["figures"] if f["key"] == "rate_guc_avg_mib_s")
+    assert guc_avg["excluded"] == {"quantised": 2} and guc_avg["stats"] is None

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 
-from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog, record_from_taglog
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from support.fuzzseed import FUZZ_SEED, say_seed
 
+from gftpwb.converters.taglog import STANDARD_TAGS, format_taglog, record_from_taglog
 from gftpwb.core.masking import mask, mask_text
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.undecodable import as_text, escape, restore_undecodable, set_aside_undecodable, unescape

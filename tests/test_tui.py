@@ -11,10 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-from gftpwb.tui.app import WorkbenchApp
-from gftpwb.tui.results_view import ResultsView
-from gftpwb.tui.views import ThreadsView
-from gftpwb.tui.widgets import ChoiceScreen, ConfirmScreen, FastTable, LiveTable, RateChart
 from support.polling import eventually_async
 from support.processes import guc_processes
 from support.results import records
@@ -27,6 +23,10 @@ from gftpwb.core.live import read
 from gftpwb.shell.executor import Executor
 from gftpwb.shell.frontend import exit_code
 from gftpwb.shell.results_index import read_directory
+from gftpwb.tui.app import WorkbenchApp
+from gftpwb.tui.results_view import ResultsView
+from gftpwb.tui.views import ThreadsView
+from gftpwb.tui.widgets import ChoiceScreen, ConfirmScreen, FastTable, LiveTable, RateChart
 
 # --- real GridFTP -------------------------------------------------------------------------------
 
@@ -524,8 +524,9 @@ async def test_resume_in_the_tui_runs_only_what_is_left(tmp_path, fake_guc):
 
 
 async def test_fast_table_draws_rows_follows_the_cursor_scrolls_and_sorts_on_header_clicks():
-    from gftpwb.tui.widgets import FastTable
     from textual.app import App
+
+    from gftpwb.tui.widgets import FastTable
 
     clicked: list[str] = []
 

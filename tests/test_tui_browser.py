@@ -11,14 +11,14 @@ import shutil
 import stat
 from pathlib import Path
 
-from gftpwb.tui.app import WorkbenchApp
-from gftpwb.tui.opener import browser_argv, open_in_browser
-from gftpwb.tui.results_view import HTML_NAME
 from support.polling import eventually, eventually_async
 from support.results_pair import write_pair
 from support.tui import Notes
 
 from gftpwb.shell.results_index import read_directory
+from gftpwb.tui.app import WorkbenchApp
+from gftpwb.tui.opener import browser_argv, open_in_browser
+from gftpwb.tui.results_view import HTML_NAME
 
 SIZE = (120, 40)
 

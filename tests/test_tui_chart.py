@@ -10,8 +10,6 @@ import re
 
 import plotext
 import pytest
-from gftpwb.tui.app import WorkbenchApp
-from gftpwb.tui.widgets import FRAME_ROWS, RateChart, y_axis
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 from plotext._figure import _figure_class
@@ -24,6 +22,8 @@ from gftpwb.core.events import Progress, RunFinished, RunStarted, ScenarioStarte
 from gftpwb.core.live import read
 from gftpwb.core.live.models import MIB
 from gftpwb.core.live.state import LiveState
+from gftpwb.tui.app import WorkbenchApp
+from gftpwb.tui.widgets import FRAME_ROWS, RateChart, y_axis
 
 
 @pytest.fixture

@@ -18,10 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from gftpwb.converters.taglog import parse_tags
 from support.clihelp import gftpwb
 from support.results import records
 from support.terminal import Terminal
+
+from gftpwb.converters.taglog import parse_tags
 
 pytestmark = pytest.mark.real
 

@@ -11,10 +11,6 @@ import json
 import shutil
 
 import pytest
-from gftpwb.tui.app import VIEWS, WorkbenchApp
-from gftpwb.tui.results_view import CASE_COLUMNS
-from gftpwb.tui.run_view import command_lines
-from gftpwb.tui.widgets import FastTable, LiveTable
 from rich.console import Console
 from rich.text import Text
 from support.live_events import RANKING
@@ -31,6 +27,10 @@ from gftpwb.core.live.models import MIB
 from gftpwb.core.plan import plan
 from gftpwb.core.report_tables import directory_tables
 from gftpwb.shell.results_index import read_directory
+from gftpwb.tui.app import VIEWS, WorkbenchApp
+from gftpwb.tui.results_view import CASE_COLUMNS
+from gftpwb.tui.run_view import command_lines
+from gftpwb.tui.widgets import FastTable, LiveTable
 
 
 @pytest.fixture

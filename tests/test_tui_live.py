@@ -11,14 +11,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from gftpwb.tui import launch
-from gftpwb.tui.app import WorkbenchApp
 from rich.console import Console
 from support.polling import eventually_async
 from support.tui import SIZE
 
 from gftpwb.core.live import read
 from gftpwb.core.trace.iofmt import OP_LEVEL, decode
+from gftpwb.tui import launch
+from gftpwb.tui.app import WorkbenchApp
 
 
 def write_scenario(tmp_path: Path, body: str, name: str = "tuilive") -> str:

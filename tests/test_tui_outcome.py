@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gftpwb.tui.app import WorkbenchApp
 from support.live_events import PLAN, record, started
 from support.polling import eventually_async
 from support.quickstart_events import mid_run_events, write_quickstart
@@ -21,6 +20,7 @@ from gftpwb.core.live import read
 from gftpwb.core.records import Summary
 from gftpwb.shell.frontend import exit_code
 from gftpwb.shell.results_index import read_directory
+from gftpwb.tui.app import WorkbenchApp
 
 SIZE = (80, 24)
 

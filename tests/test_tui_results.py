@@ -14,18 +14,6 @@ import os
 from pathlib import Path
 
 import pytest
-from gftpwb.tui.app import WorkbenchApp
-from gftpwb.tui.results_view import (
-    CASE_COLUMNS,
-    COMPARE_ORDER,
-    DEFAULT_THRESHOLD_PCT,
-    HTML_NAME,
-    THRESHOLD_STEPS,
-    VERDICT_AT,
-    ResultsView,
-    case_cells,
-    case_checks,
-)
 from rich.table import Table
 from support.clihelp import gftpwb
 from support.polling import eventually_async
@@ -38,6 +26,18 @@ from gftpwb.core.compare_words import change_sentence, comparison_counts
 from gftpwb.core.report_tables import directory_tables
 from gftpwb.core.summary import DirectorySummary
 from gftpwb.shell.results_index import read_directory
+from gftpwb.tui.app import WorkbenchApp
+from gftpwb.tui.results_view import (
+    CASE_COLUMNS,
+    COMPARE_ORDER,
+    DEFAULT_THRESHOLD_PCT,
+    HTML_NAME,
+    THRESHOLD_STEPS,
+    VERDICT_AT,
+    ResultsView,
+    case_cells,
+    case_checks,
+)
 
 SIZE = (120, 40)
 EXIT_VIOLATED = 8  # a threshold (expect:) was violated: README, errors.py

@@ -73,6 +73,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     only = [item for value in args.only for item in value.split(",") if item]
     specs = plan(scenario, only, args.where)
     if args.dry_run:
+        from .liveout import check_outputs
+
+        check_outputs(args)  # what the run would refuse before it starts, the dry run refuses too
         if scenario.slurm is not None:
             print(scenario.slurm.describe())
         for monitor in scenario.monitors:
@@ -84,7 +87,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(mask_text("\n".join(registry().kind(spec.kind).planner.describe(spec, limit))))
         return EXIT_OK
     frontend.preflight(specs, scenario.hosts, slurm=scenario.slurm)
-    directory = frontend.results_dir(scenario, args.results_base, results=args.results, resume=args.resume)
+    directory = frontend.results_dir(scenario, args.results_base, results=args.results, resume=args.resume,
+                                    specs=specs)
     from gftpwb.shell.session import RunRequest
 
     from .liveout import open_outputs

@@ -10,6 +10,7 @@ scripts and the man page into ``share/``, which the wheel installs under its pre
 from __future__ import annotations
 
 import argparse
+import re
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -48,40 +49,36 @@ def completion_script(shell: str) -> str:
     return shtab.complete(annotated_parser(), shell=shell)
 
 
-EXIT_STATUS = """.TP
-0
-every run passed
-.TP
-1
-some run failed or timed out; hosts check: a host failed; compare \\-\\-fail\\-on\\-regression: a case got slower
-.TP
-2
-invalid input: a scenario (each problem at file:line:col) or the command line
-.TP
-3
-the environment is not ready: a required tool is missing, or a host fails the preflight
-.TP
-4
-the lab could not be started
-.TP
-5
-\\-\\-resume refused: the plan changed
-.TP
-6
-the results directory is in use by another gftpwb
-.TP
-7
-results could not be written
-.TP
-8
-every run passed, but a threshold (expect:) was violated
-.TP
-129, 130, 143
-stopped by SIGHUP, SIGINT or SIGTERM, after the run in flight was recorded as interrupted"""
+EXIT_TABLE_HEADING = "## Exit codes"
 
 
-def manual_page(version: str) -> str:
-    """``gftpwb(1)`` in roff, from the parser (argparse-manpage: a development tool, in the docs extra)."""
+def exit_codes_of(markdown: str) -> list[tuple[str, str]]:
+    """(code, meaning) of each row of the exit-code table under ``## Exit codes`` of docs/cli.md: the one
+    table the man page's EXIT STATUS is made from, so the two never disagree."""
+    section = markdown.split(EXIT_TABLE_HEADING, 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or cells[0] == "code" or set(cells[0]) <= {"-", ":"}:
+            continue  # prose, the heading row, the separator row
+        if len(cells) != 2 or not cells[0][:1].isdigit():
+            raise ValueError(f"exit-code table: a row is not '| CODE | MEANING |': {line}")
+        rows.append((cells[0], cells[1]))
+    if not rows:
+        raise ValueError(f"no exit-code table under {EXIT_TABLE_HEADING!r}")
+    return rows
+
+
+def roff_text(markdown: str) -> str:
+    """A table cell's Markdown as roff running text: links as their text, code as plain words."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown).replace("`", "")
+    text = text.replace("\\", "\\e").replace("-", "\\-")
+    return f"\\&{text}" if text[:1] in (".", "'") else text
+
+
+def manual_page(version: str, exit_codes: list[tuple[str, str]]) -> str:
+    """``gftpwb(1)`` in roff, from the parser (argparse-manpage: a development tool, in the docs extra);
+    ``exit_codes`` from docs/cli.md (:func:`exit_codes_of`)."""
     from argparse_manpage.manpage import Manpage
 
     page = Manpage(annotated_parser(), _data={
@@ -89,9 +86,11 @@ def manual_page(version: str) -> str:
         "manual_title": "gftpwb manual", "manual_section": 1,
         "description": "the GridFTP / GlusterFS performance workbench",
     })
-    page.add_section("exit status", "=", EXIT_STATUS)
-    page.add_section("see also", "=", "tgftp(1), globus-url-copy(1); the manual in the docs/ directory of gftpwb's "
-                     "sources, and gftpwb COMMAND \\-\\-help.")
+    status = "\n".join(f".TP\n{code}\n{roff_text(meaning)}" for code, meaning in exit_codes)
+    page.add_section("exit status", "=", status)
+    page.add_section("see also", "=", roff_text(
+        "globus-url-copy(1); tgftp --help and tgftp_log --help, the drop-ins for tgftp 0.7.0 and tgftp_log 0.2.0 "
+        "this package installs; the manual in the docs/ directory of gftpwb's sources, and gftpwb COMMAND --help."))
     return str(page)
 
 

@@ -10,6 +10,8 @@ subscribers like the console and the TUI's live state, so they see exactly the s
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -55,6 +57,31 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsageError("--events and --events-file: choose one (--events jsonl writes to stdout)")
     if args.events and args.tui:
         raise UsageError("--events jsonl writes to stdout, where the TUI draws: use --events-file PATH with --tui")
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse what :func:`open_outputs` would refuse, for ``--dry-run``, which opens nothing: the
+    ``--metrics`` endpoint is opened and closed at once (the same checks: HOST:PORT, a port in use, an
+    address not of this machine), the ``--pushgateway`` URL is checked, and the ``--events-file`` is
+    looked at without being made (a FIFO would wait for its reader)."""
+    if args.metrics:
+        from prometheus_client import CollectorRegistry
+
+        from gftpwb.shell.metrics import serve
+
+        serve(args.metrics, CollectorRegistry()).close()
+    if args.pushgateway:
+        from gftpwb.shell.metrics import check_gateway_url
+
+        check_gateway_url(args.pushgateway)
+    if args.events_file:
+        path = args.events_file
+        where = path if os.path.exists(path) else os.path.dirname(path) or "."
+        if not os.path.isdir(os.path.dirname(path) or "."):
+            raise UsageError(f"--events-file {path}: cannot write it: {os.strerror(errno.ENOENT)}")
+        if not os.access(where, os.W_OK) or os.path.isdir(path):
+            why = errno.EISDIR if os.path.isdir(path) else errno.EACCES
+            raise UsageError(f"--events-file {path}: cannot write it: {os.strerror(why)}")
 
 
 def open_outputs(args: argparse.Namespace, scenario: str, warn: Callable[[str], None]) -> LiveOutputs:

@@ -5,8 +5,8 @@ The conversions themselves are pure (``gftpwb.tgftp``); this module reads and wr
 Where imported tag logs go: ``gftpwb import taglogs LOG...`` writes their records to a results
 directory of their own, ``results/<UTC timestamp>-imported-<scenario>/`` (or ``--results DIR``), with
 ``results.jsonl`` and a ``meta.json`` that says where they came from. It looks like any other results
-directory to readers, but its name never matches a scenario, so ``gftpwb run --resume`` never picks
-it up. Logs named like tgftp's batch logs (``tests.csv_#003_001.log``) keep their scenario, test
+directory to readers, but its meta.json says ``"imported": true`` and it has no plan, so ``gftpwb run
+--resume`` never picks it up. Logs named like tgftp's batch logs (``tests.csv_#003_001.log``) keep their scenario, test
 (``test-003``) and repeat, the same run ids ``gftpwb run tests.csv`` gives, so old and new results
 line up run by run.
 """
@@ -169,7 +169,8 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
 
 
 def _imported_dir(base: str, label: str) -> str:
-    # "<stamp>-imported-<scenario>": never taken for a run of <scenario> by --resume (see results_dir).
+    # "<stamp>-imported-<scenario>": never taken for a run of <scenario> by --resume (its meta.json says
+    # "imported" and it has no plan: see results_dir.run_directories).
     return rd.new_results_dir(base, f"imported-{label}")
 
 

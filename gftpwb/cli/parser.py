@@ -49,7 +49,8 @@ def add_run(sub: Sub) -> None:
     p.add_argument("scenario", metavar="SCENARIO")
     p.add_argument("--results", metavar="DIR", help="results directory of this run "
                    "(default results/<UTC timestamp>-<scenario name>)")
-    p.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=argparse.SUPPRESS)
+    p.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE,
+                   help="where new results directories go and where a bare --resume looks (default results/)")
     p.add_argument("--only", metavar="ID", action="append", default=[],
                    help="run only this test, or one case of it: ID[CASE], CASE the case's number as the tables' # "
                         "column and the run ids give it (repeat or comma-separate for several)")
@@ -59,8 +60,8 @@ def add_run(sub: Sub) -> None:
     add_set(p)
     p.add_argument("--dry-run", action="store_true", help="print the planned guc commands and exit")
     p.add_argument("--resume", nargs="?", const="", metavar="DIR",
-                   help="continue an interrupted run (default: the newest results of this scenario), "
-                        "skipping runs already recorded")
+                   help="continue an interrupted run, skipping runs already recorded (default: the newest "
+                        "directory of this scenario under the results base with runs left; never a finished one)")
     p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                    help="live progress line: auto (on a terminal), always, never (plain lines)")
     p.add_argument("--accept-new-host-keys", action="store_true",
@@ -335,7 +336,8 @@ def add_migration(sub: Sub) -> None:
     p.add_argument("--force", action="store_true", help="overwrite an existing output file")
     p.add_argument("--results", metavar="DIR", help="results directory for imported tag logs or results "
                    "(default results/<UTC timestamp>-imported-<scenario>)")
-    p.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE, help=argparse.SUPPRESS)
+    p.add_argument("--results-base", metavar="DIR", default=DEFAULT_RESULTS_BASE,
+                   help="where the results directory of imported records goes without --results (default results/)")
     p.add_argument("--scenario", metavar="NAME",
                    help="scenario name: of tag logs whose file name does not carry one (default imported), of "
                    "the imported parallel-libgfapi scenario (default: the settings file's name) or results "

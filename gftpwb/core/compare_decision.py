@@ -22,9 +22,10 @@ as evidence that nothing changed. So:
   significant. The same fallback as asv's ``continuous``, which also drops to confidence intervals
   when the Mann-Whitney test cannot reach its threshold with the samples it has.
 
-The floor is that of the exact test (scipy's choice below 9 runs a side without ties; with ties it
-switches to the normal approximation, whose p for 3 and 3 can dip under 0.05, but that is an
-artefact of the approximation at such sizes, so the floor is taken from the run counts alone).
+The floor is that of the exact test, which small samples get with or without ties
+(:mod:`gftpwb.core.mannwhitney`: scipy switches to the normal approximation on any tie, whose p for
+2 and 2 runs can be 0.221 and for 3 and 3 under 0.05, an artefact of the approximation at such
+sizes); ties can only raise it, so it is taken from the run counts alone.
 """
 
 from __future__ import annotations

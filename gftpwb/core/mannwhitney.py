@@ -1,20 +1,32 @@
-"""The two-sided Mann-Whitney U test as ``scipy.stats.mannwhitneyu`` computes it, without importing
-``scipy.stats``. Pure.
+"""The two-sided Mann-Whitney U test: ``scipy.stats.mannwhitneyu``'s U and p, except that small
+samples with ties get the exact p too, without importing ``scipy.stats`` for large ones. Pure.
 
 ``gftpwb compare`` tests each case (1000 of them on a large base): importing ``scipy.stats`` took
 0.3-0.8 s of its CPU and its per-call machinery (axis and NaN policies, array-API dispatch) about
 half a millisecond a case, for a sum of ranks and one normal tail. Here the normal approximation
-(the method scipy picks when both samples have more than 8 values, or when there are ties) is
-computed with the same operations in the same order: the average ranks, U, the tie-corrected
-standard deviation, the continuity correction and ``scipy.special.ndtr``, so U and p are scipy's.
-The exact distribution (small samples without ties) is left to ``scipy.stats``, imported only then.
-``tests/test_mannwhitney.py`` holds both to scipy with hypothesis.
+(the method scipy picks when both samples have more than 8 values) is computed with the same
+operations in the same order: the average ranks, U, the tie-corrected standard deviation, the
+continuity correction and ``scipy.special.ndtr``, so U and p are scipy's. The exact distribution of
+small samples without ties is left to ``scipy.stats``, imported only then.
+
+Small samples with ties are where this departs from scipy: its ``method="auto"`` switches to the
+normal approximation on any tie, whose p at such sizes is far too small (2 runs a side, one side's
+two equal: 0.221, where no arrangement of 4 values can give under 0.333: tgftp's whole-second
+timing makes such ties common). Here they get the exact p of the permutation test on the average
+ranks (:func:`_exact_tied_p`: what ``scipy.stats.permutation_test`` gives with every arrangement
+enumerated), so a p is never smaller than the data can support. ``tests/test_mannwhitney.py``
+holds all three to scipy with hypothesis.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
+
+#: The work (tie groups x arrangements' sums) up to which small tied samples get the exact p; past
+#: it (thousands of runs on the larger side) the normal approximation is close enough.
+EXACT_TIED_BUDGET = 50_000_000
 
 
 def _chooses_exact(n1: int, n2: int, ties: bool) -> bool:
@@ -22,9 +34,15 @@ def _chooses_exact(n1: int, n2: int, ties: bool) -> bool:
     return not (n1 > 8 and n2 > 8) and not ties
 
 
+def _small(n1: int, n2: int) -> bool:
+    """Samples small enough for the exact distribution (scipy's rule: either side 8 or fewer)."""
+    return not (n1 > 8 and n2 > 8)
+
+
 def mann_whitney_u(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
-    """(U of ``x``, two-sided p-value) of ``scipy.stats.mannwhitneyu(x, y, alternative="two-sided")``
-    (continuity correction, ``method="auto"``); both samples non-empty and finite."""
+    """(U of ``x``, two-sided p-value): ``scipy.stats.mannwhitneyu(x, y, alternative="two-sided")``
+    (continuity correction, ``method="auto"``), but the exact p for small samples with ties; both
+    samples non-empty and finite."""
     import numpy as np
     from scipy.special import ndtr
 
@@ -44,6 +62,10 @@ def mann_whitney_u(x: Sequence[float], y: Sequence[float]) -> tuple[float, float
     ranks = (ends - (counts - 1) / 2)[inverse]
     r1 = np.sum(ranks[:n1])
     u1 = r1 - n1 * (n1 + 1) / 2
+    if _small(n1, n2):
+        exact = _exact_tied_p(counts, inverse[:n1], n1, n2)
+        if exact is not None:
+            return float(u1), exact
     u2 = n1 * n2 - u1
     u = np.maximum(u1, u2)
     t = counts.astype(float)
@@ -59,3 +81,38 @@ def mann_whitney_u(x: Sequence[float], y: Sequence[float]) -> tuple[float, float
     p *= 2
     p = np.clip(p, 0.0, 1.0)
     return float(u1), float(p)
+
+
+def _exact_tied_p(counts: Any, groups_of_x: Any, n1: int, n2: int) -> float | None:
+    """The exact two-sided p of the rank-sum test with ties, as ``scipy.stats.permutation_test`` gives
+    it with every arrangement enumerated: of all C(n1 + n2, n1) ways to split the values into samples
+    of n1 and n2, twice the share on the rarer side of the observed rank sum (at or beyond it), at
+    most 1. (With ties the average ranks need not be symmetric about their mean, so the two tails
+    differ.) ``counts``: how many values each distinct value (in order) has; ``groups_of_x``: the
+    distinct value each x is. None when the work would exceed :data:`EXACT_TIED_BUDGET`.
+
+    Counted by dynamic programming over the tie groups, in doubled ranks (whole numbers): ways[j, s]
+    is the number of ways to take j values with doubled rank sum s, for the smaller sample (the
+    tails of the other's sum are the same, swapped)."""
+    import numpy as np
+
+    n = n1 + n2
+    k = min(n1, n2)  # count the smaller side: fewer rows
+    ends = np.cumsum(counts)
+    doubled = (2 * ends - (counts - 1)).astype(np.int64)  # twice each group's average rank
+    top = int(doubled[-1]) * k
+    if len(counts) * (k + 1) * (top + 1) > EXACT_TIED_BUDGET:
+        return None
+    observed = int(np.sum(doubled[groups_of_x]))
+    if n1 > n2:
+        observed = int(np.sum(doubled * counts)) - observed  # the other side's sum
+    ways = np.zeros((k + 1, top + 1))
+    ways[0, 0] = 1.0
+    for size, rank in zip(counts.tolist(), doubled.tolist(), strict=True):
+        before = ways.copy()
+        for c in range(1, min(size, k) + 1):  # take c of the group's equal values
+            shift = c * rank
+            ways[c:, shift:] += math.comb(size, c) * before[:-c, :top + 1 - shift]
+    below = float(ways[k, :observed + 1].sum())
+    above = float(ways[k, observed:].sum())
+    return min(1.0, 2 * min(below, above) / math.comb(n, k))

@@ -113,7 +113,9 @@ class TestInput:
 
     @property
     def id(self) -> str:
-        return str(self.raw["id"])
+        """The test's id; its place (``tests[2]``) for a test without one (only when the schema's
+        error says so and :meth:`Dsl.check_values` still looks at its values)."""
+        return str(self.raw["id"]) if "id" in self.raw else f"tests[{self.index}]"
 
     @property
     def path(self) -> Path:
@@ -340,6 +342,14 @@ class Dsl(Vocabulary, abc.ABC):
     def build(self, test: TestInput) -> TestModel:
         """The typed model of a valid test (``test.merged`` holds its values with defaults)."""
 
+    def check_values(self, test: TestInput) -> None:
+        """Problems of single values (a URL's typo) that are worth reporting even when the scenario
+        breaks the schema: the loader calls this instead of :meth:`check` then, so every problem of
+        the file is reported in one pass. Nothing of the test has been checked: read each value
+        defensively (``test.merged.get(key)``, its type checked) and leave a value of the wrong type
+        to the schema's error."""
+        return None
+
 
 class Planner(abc.ABC):
     """How a test of a kind becomes run specs, and what those runs need before they start (required)."""
@@ -396,6 +406,9 @@ class ImportedDsl(Dsl):
 
     def check(self, test: TestInput) -> None:
         self.target.check(test)
+
+    def check_values(self, test: TestInput) -> None:
+        self.target.check_values(test)
 
     def build(self, test: TestInput) -> TestModel:
         return self.target.build(test)

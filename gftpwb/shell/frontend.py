@@ -159,16 +159,14 @@ DEFAULT_BASE = "results"  # gftpwb.shell.results_dir.DEFAULT_BASE, without impor
 
 
 def results_dir(scenario: Scenario, base: str = DEFAULT_BASE, *, results: str | None = None,
-                resume: str | None = None) -> str:
-    """The results directory of a run: ``results`` if given; with ``resume`` (a directory, or "" for
-    the newest one of this scenario under ``base``) that one; else a new ``<base>/<UTC>-<scenario>``."""
+                resume: str | None = None, specs: Sequence[RunSpec] | None = None) -> str:
+    """The results directory of a run: ``results`` if given; with ``resume`` that directory, or for ""
+    the newest one of this scenario under ``base`` that has runs left (of the plan ``specs`` when there
+    is one: :func:`gftpwb.shell.results_dir.to_resume`); else a new ``<base>/<UTC>-<scenario>``."""
     from . import results_dir as rd  # the journal, tag logs and events: loaded only when a run starts
 
     if resume is not None:
-        directory = resume or rd.latest_for(base, scenario.name)
-        if not directory:
-            raise UsageError(f"nothing to resume: no results of {scenario.name} under {base}/")
-        return directory
+        return resume or rd.to_resume(base, scenario.name, specs)
     return results or rd.new_results_dir(base, scenario.name)
 
 

@@ -129,8 +129,10 @@ class MetricsServer:
 
 
 def serve(address: str, registry: CollectorRegistry) -> MetricsServer:
-    """Serve ``registry`` at ``http://HOST:PORT/metrics``; a port in use, a host that is not this
-    machine's or a port it may not open is refused with a clear message (exit 3) before anything runs."""
+    """Serve ``registry`` at ``http://HOST:PORT/metrics`` on the port as given (below 1024 too, where the
+    system lets this user listen, as Prometheus' exporters do); a port in use, a host that is not this
+    machine's or a port the system does not let it open is refused with a clear message (exit 3) before
+    anything runs."""
     host, port = parse_address(address)
     try:
         server, thread = start_http_server(port, addr=host, registry=registry)
@@ -138,7 +140,9 @@ def serve(address: str, registry: CollectorRegistry) -> MetricsServer:
         raise EnvironmentProblem(f"--metrics {address}: unknown host {host!r} ({exc.strerror})") from None
     except OSError as exc:
         why = {errno.EADDRINUSE: "the port is in use (another program listens there); pick another or 0 for any",
-               errno.EACCES: "not allowed to listen there (ports below 1024 need root)",
+               errno.EACCES: "the system does not let this user listen on that port (ports below "
+                             "net.ipv4.ip_unprivileged_port_start, 1024 by default, need root or "
+                             "CAP_NET_BIND_SERVICE); pick a higher one",
                errno.EADDRNOTAVAIL: f"{host} is not an address of this machine"}.get(exc.errno or 0,
                                                                                    exc.strerror or str(exc))
         raise EnvironmentProblem(f"--metrics {address}: cannot listen: {why}; nothing was run") from None

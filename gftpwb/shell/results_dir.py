@@ -21,6 +21,7 @@ import os
 import shlex
 import socket
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -168,35 +169,96 @@ def _write(path: str, text: str) -> None:
     atomic_write(path, text)
 
 
-def latest_for(base: str, scenario: str) -> str | None:
-    """The newest results directory of ``scenario`` under ``base`` (names sort by time).
+@dataclass(frozen=True)
+class RunDirectory:
+    """A results directory a ``gftpwb run`` of a scenario made, as ``--resume`` weighs it."""
 
-    Names are ``<stamp>-<scenario>`` or ``<stamp>-<scenario>.<n>`` (a second run within the same
-    second), and scenario names may hold dots themselves (``bench.2``, ``tests.csv``): a name that
-    fits both ways is settled by the scenario meta.json recorded."""
+    path: str
+    started_at: datetime  # meta.json's created_at: when that run began (a copied directory keeps it)
+    fingerprint: str
+    planned: int  # runs of its plan (plan.json)
+    left: int  # of them, how many have no final record in its journal (an interrupted one counts as left)
+
+    @property
+    def finished(self) -> bool:
+        return self.left == 0
+
+
+def run_directories(base: str, scenario: str) -> list[RunDirectory]:
+    """The directories under ``base`` that runs of ``scenario`` made, newest first by the start time
+    their meta.json records (not by the disk's times: a copied or touched directory is not newer).
+    Whatever their names (``--results base/mine`` too); imported tag logs and directories without a
+    readable meta.json and plan are no runs to resume."""
     try:
-        entries = os.listdir(base)
+        entries = sorted(os.scandir(base), key=lambda entry: entry.name)
     except (FileNotFoundError, NotADirectoryError):
+        return []
+    found = []
+    for entry in entries:
+        if entry.is_dir():
+            directory = _run_directory(entry.path, scenario)
+            if directory is not None:
+                found.append(directory)
+    return sorted(found, key=lambda d: d.started_at, reverse=True)  # stable: same second, by name
+
+
+def _run_directory(path: str, scenario: str) -> RunDirectory | None:
+    meta = _read_json(os.path.join(path, "meta.json"))
+    if not isinstance(meta, dict) or meta.get("scenario") != scenario or meta.get("imported"):
         return None
-    names: list[tuple[str, int, str]] = []  # (stamp, n, name): the newest is the largest
-    for name in entries:
-        rest = name.split("-", 1)[-1]
-        suffix = rest[len(scenario) + 1:]
-        if rest != scenario and not (rest.startswith(f"{scenario}.") and suffix.isdigit()):
-            continue
-        recorded = _recorded_scenario(os.path.join(base, name))
-        if recorded is None or recorded == scenario:
-            names.append((name.split("-", 1)[0], int(suffix) if rest != scenario else 0, name))
-    return os.path.join(base, max(names)[2]) if names else None
-
-
-def _recorded_scenario(directory: str) -> str | None:
+    fingerprint, started_at = meta.get("plan_fingerprint"), _timestamp(meta.get("created_at"))
+    plan_list = _read_json(os.path.join(path, "plan.json"))
+    if not isinstance(fingerprint, str) or started_at is None or not isinstance(plan_list, list):
+        return None
+    planned = {item.get("run_id") for item in plan_list if isinstance(item, dict)}
     try:
-        with open(os.path.join(directory, "meta.json"), encoding="utf-8") as handle:
-            value = json.load(handle).get("scenario")
-    except (OSError, ValueError, AttributeError):
+        records, _ = read_journal(os.path.join(path, JOURNAL_NAME))
+    except OSError:
+        return None  # a journal it cannot read: resume_state could not continue it either
+    done = {r.run_id for r in latest_by_run(records).values() if r.status in FINAL_STATUSES}
+    return RunDirectory(path, started_at, fingerprint, len(planned), len(planned - done))
+
+
+def _read_json(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
         return None
-    return value if isinstance(value, str) and value else None
+
+
+def _timestamp(value: object) -> datetime | None:
+    try:
+        stamp = datetime.fromisoformat(str(value))
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
+
+
+def to_resume(base: str, scenario: str, specs: Sequence[RunSpec] | None = None) -> str:
+    """The directory a bare ``--resume`` continues: the newest one of ``scenario`` under ``base`` with
+    runs left and no gftpwb writing to it, of this plan if one is (``specs``), else of any plan (then
+    :func:`resume_state` refuses it, naming the command that made it). A finished directory is never
+    taken: when every one is, UsageError says which is the newest and that nothing is left to run."""
+    directories = run_directories(base, scenario)
+    if not directories:
+        raise UsageError(f"nothing to resume: no results of {scenario} under {base}/; run it without --resume")
+    unfinished = [d for d in directories if not d.finished]
+    free = [d for d in unfinished if holder(d.path) is None]
+    if not free:
+        newest = directories[0]
+        if unfinished:
+            raise BusyError(f"nothing to resume: the results of {scenario} with runs left under {base}/ are in "
+                            f"use by another gftpwb ({', '.join(d.path for d in unfinished)}); wait for it to end")
+        raise UsageError(f"nothing to resume: every run of {scenario} under {base}/ is finished; the newest, "
+                         f"{newest.path} (started {newest.started_at.isoformat()}), holds all its {newest.planned} "
+                         "run(s), and nothing is left to run; run the scenario without --resume for a new run")
+    if specs is not None:
+        fingerprint = plan_fingerprint(specs)
+        for directory in free:
+            if directory.fingerprint == fingerprint:
+                return directory.path
+    return free[0].path
 
 
 def resume_state(directory: str, specs: Sequence[RunSpec]) -> tuple[list[ResultRecord], frozenset[str], list[str]]:

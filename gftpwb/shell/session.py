@@ -72,6 +72,12 @@ class PreparedRun:
     lock: rd.DirectoryLock | None = None  # held from here to the end of execute()
     stream: TraceStream | None = None  # the live trace stream (--trace-to), connected before anything is written
 
+    @property
+    def nothing_left(self) -> bool:
+        """A resumed directory whose every planned run already has its record: the run adds nothing to
+        it, meta.json included (no ``resumed`` entry for an attempt that ran nothing)."""
+        return self.request.resume and all(spec.run_id in self.done for spec in self.request.specs)
+
     def release(self) -> None:
         """Unlock the results directory (execute() does it at its end; a front end that prepared a
         run and then did not execute it calls this)."""
@@ -208,7 +214,8 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
                 if not executor.stopping:
                     raise
             probing = None
-        if directory is not None and request.record_environment and not executor.stopping:
+        if directory is not None and request.record_environment and not executor.stopping \
+                and not prepared.nothing_left:
             # the kinds' specs of one pass (loops and copies run on the same hosts, against the same servers)
             planned = getattr(request.specs, "base", request.specs)
             probing = asyncio.ensure_future(collect_environment(list(planned), transports))

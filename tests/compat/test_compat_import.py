@@ -14,6 +14,7 @@ import sys
 
 import pytest
 from compat.corpus import BATCH, SINGLE
+
 from gftpwb.converters.taglog import record_from_taglog
 
 IDENTITY = ("scenario", "test_id", "run_id", "case", "repeat")

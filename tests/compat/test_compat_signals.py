@@ -24,8 +24,9 @@ from pathlib import Path
 import pytest
 from compat.conftest import tgftp_program
 from compat.harness import VENV_BIN, Lab, tool_env
-from gftpwb.converters.taglog import get_attribute
 from support.polling import eventually
+
+from gftpwb.converters.taglog import get_attribute
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 BATCH = ("#%tgftp%v0.7.0\n{url}/dev/zero;{url}/dev/null;-vb;no;60;;;;;2\n"

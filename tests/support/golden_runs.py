@@ -12,7 +12,9 @@ with ``python tests/support/golden_runs.py``): third-party stream-mode runs lost
 console its statistics table and the auto-tune lines, and real runs write ``samples.jsonl``. The tgftp rewrite
 regenerated them for its tag-log and record changes only: the GFTPWB_* tags moved before tgftp's
 own, GSIFTP_TRANSFER_RATE/SIZE follow tgftp's formulas, records gain ``details.vb_added`` and plans
-gain ``tgftp_style`` and ``on_failure``.
+gain ``tgftp_style`` and ``on_failure``. The auto-tune's warm start regenerated them for its own facts
+only: the plan's ``warm_start``, the adaptive tune's record and console line saying what the history
+did (a cold search here: no earlier campaign), and the ranking's ``start`` column.
 
 Only clock readings differ from run to run. :func:`normalise` replaces them (start and end times,
 durations, and the rates computed from durations of real processes) by placeholders, on both sides;
@@ -72,6 +74,10 @@ def _record(data: dict) -> dict:
         data["seconds"] = WALL
     if data.get("engine") == "real" and data.get("rate_incl_setup_mib_s") is not None:
         data["rate_incl_setup_mib_s"] = WALL
+    for key in ("warm_start", "warm_start_plan"):  # the results base the tune read: a fresh folder each time
+        warm = (data.get("details") or {}).get(key)
+        if isinstance(warm, dict) and warm.get("history"):
+            data["details"] = {**data["details"], key: {**warm, "history": "<history>"}}
     commands = (data.get("details") or {}).get("commands")
     if commands:
         data["details"] = {**data["details"], "commands": {

@@ -6,10 +6,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from gftpwb.tui.app import WorkbenchApp
-
 from gftpwb.core.bus import EventBus
 from gftpwb.shell.executor import Executor
+from gftpwb.tui.app import WorkbenchApp
 
 SIZE = (80, 24)
 NOW = 1012.3  # the snapshot apps' clock: a fixed moment of the recorded events

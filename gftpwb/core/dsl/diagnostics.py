@@ -219,8 +219,11 @@ def _one_of(w: Where) -> list[Diagnostic]:
 
 
 def _enum(w: Where) -> list[Diagnostic]:
-    choices = ", ".join(str(v) for v in w.error.validator_value)
-    return w.said(f"{w.error.instance!r} is not one of: {choices}")
+    """The choices, and the one a typo most likely meant (``kind: gcu``), as for an unknown key."""
+    choices = [str(v) for v in w.error.validator_value]
+    close = difflib.get_close_matches(w.error.instance, choices, n=1) if isinstance(w.error.instance, str) else []
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return w.said(f"{w.error.instance!r} is not one of: {', '.join(choices)}{hint}")
 
 
 def _bound(w: Where) -> list[Diagnostic]:

@@ -28,6 +28,7 @@ from .quickcheck import verdict
 from .schema import kind_key_names, merged_key_names, scenario_schema
 from .slurm import build_slurm, expand_slurm_on, slots_of, slurm_diagnostics
 from .source import decode_source, read_source
+from .valuechecks import value_diagnostics
 
 
 def load_scenario(path: str, *, overrides: Mapping[str, str] | None = None,
@@ -55,8 +56,8 @@ def load_scenario_text(text: str, filename: str = "<scenario>", *, overrides: Ma
         errors = schema_diagnostics(data, pos, filename)
     else:
         errors = []
-    if errors:
-        raise ScenarioError(errors)
+    if errors:  # the kinds' checks need a valid test; those of single values run anyway, in the same pass
+        raise ScenarioError([*errors, *value_diagnostics(data, pos, filename)])
     errors = slurm_diagnostics(data, pos, filename)
     if errors:
         raise ScenarioError(errors)

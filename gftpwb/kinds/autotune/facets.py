@@ -19,7 +19,7 @@ from gftpwb.core.scenario.keys import Key
 from gftpwb.core.scenario.model import LOCAL, Scenario, TestModel, on_tuple
 from gftpwb.core.specs import REAL_ENGINE, RunSpec
 from gftpwb.core.units import parse_rate, parse_size
-from gftpwb.kinds.guc.facets import check_ends, timeout_of
+from gftpwb.kinds.guc.facets import check_ends, check_urls, timeout_of
 from gftpwb.kinds.simulated.link import build_link
 
 from .candidates import GUC, TGFTP_37, repeated, resolve_candidates
@@ -44,6 +44,10 @@ class AutotuneDsl(Dsl):
 
     def definitions(self) -> dict[str, dict[str, Any]]:
         return {"autotune_candidates": candidates_schema(), "autotune_warm_start": warm_start_schema()}
+
+    def check_values(self, test: TestInput) -> None:
+        if test.merged.get("transfers", GUC) == GUC:  # another kind's URLs are its own
+            check_urls(test)
 
     def check(self, test: TestInput) -> None:
         raw, merged = test.raw, test.merged

@@ -86,7 +86,9 @@ def tune_facts(record: ResultRecord) -> dict[str, str | float | int | bool | Non
             "p_within_margin": d.get("p_within_margin"), "margin_mib_s": d.get("margin_mib_s"),
             "transfers_used": d.get("transfers_used"), "budget": d.get("budget"),
             "stop_reason": stop_text(d.get("stop_reason") or "", d.get("transfers_used") or 0) if d else None,
-            "start": start_text(d.get("warm_start")), "warm_start": (d.get("warm_start") or {}).get("text")}
+            # None, not the table's "-", where the tune had no warm start to say anything about
+            "start": start_text(d["warm_start"]) if d.get("warm_start") else None,
+            "warm_start": (d.get("warm_start") or {}).get("text")}
 
 
 def start_text(warm: dict[str, Any] | None) -> str:
@@ -116,7 +118,7 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
                  ci_text(facts["pick_mean_mib_s"], half), str(row.get("runs", "-")),
                  p_text(facts["p_within_margin"]), f"{d.get('transfers_used', '-')}/{d.get('budget', '-')}",
                  str(stopped or "-")]
-        rows.append((cells, "" if record.status == "passed" else "red", facts["start"]))
+        rows.append((cells, "" if record.status == "passed" else "red", facts["start"] or "-"))
     if not rows:
         return []
     columns = [("test", "left"), ("strategy", "left"), ("pick", "left"), ("mean ± 95 % CI", "right"),

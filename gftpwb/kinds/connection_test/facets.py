@@ -9,7 +9,7 @@ from gftpwb.core.registry import Dsl, Planner, Program, TestInput
 from gftpwb.core.scenario.keys import COMMAND_KEYS, LOG_FILENAME_KEY, Key
 from gftpwb.core.scenario.model import Scenario, TestModel
 from gftpwb.core.specs import RunSpec
-from gftpwb.kinds.guc.facets import GUC_PROGRAM, build_transfer_test, check_ends, transfer_endpoints
+from gftpwb.kinds.guc.facets import GUC_PROGRAM, build_transfer_test, check_ends, check_urls, transfer_endpoints
 from gftpwb.kinds.guc.keys import shared_keys
 from gftpwb.kinds.guc.model import GucOptions, Test
 from gftpwb.kinds.guc.plan import plan_transfers
@@ -30,6 +30,9 @@ class ConnectionTestDsl(Dsl):
 
     def check(self, test: TestInput) -> None:
         check_ends(test)
+
+    def check_values(self, test: TestInput) -> None:
+        check_urls(test)
 
     def build(self, test: TestInput) -> Test:
         return build_transfer_test(test, CONNECTION_TEST_TIMEOUT_S)

@@ -39,6 +39,17 @@ def _report(test: TestInput, name: str, message: str) -> None:
         test.error(message, "options" if "options" in test.raw else None)
 
 
+def check_copy_urls(tool: Tool, test: TestInput) -> None:
+    """Each of source and target that is text and looks like a URL: one the tool takes. Needs only the
+    two values, so it also runs on a scenario that breaks the schema (``Dsl.check_values``)."""
+    for key in ("source", "target"):
+        end = test.merged.get(key)
+        if isinstance(end, str) and "://" in end and not end.startswith("file://") and not tool.is_url(end):
+            schemes = ", ".join(f"{s}://" for s in tool.url_schemes)
+            test.error(f"test '{test.id}': {key} {end} is no URL {tool.program} takes here ({schemes}, or a path on "
+                       "the host it runs on)", key)
+
+
 def check_copy_test(tool: Tool, test: TestInput, tpc_option: str, tpc_values: tuple[str, ...]) -> None:
     """Ends, one host, TPC options only between two servers, files and baseline as for guc."""
     tid, merged = test.id, test.merged
@@ -48,11 +59,7 @@ def check_copy_test(tool: Tool, test: TestInput, tpc_option: str, tpc_values: tu
     if test.errors:
         return
     source, target = str(merged["source"]), str(merged["target"])
-    for key, end in (("source", source), ("target", target)):
-        if "://" in end and not end.startswith("file://") and not tool.is_url(end):
-            schemes = ", ".join(f"{s}://" for s in tool.url_schemes)
-            test.error(f"test '{tid}': {key} {end} is no URL {tool.program} takes here ({schemes}, or a path on the "
-                       "host it runs on)", key)
+    check_copy_urls(tool, test)
     on = on_tuple(merged.get("on", LOCAL))
     if len(on) > 1 and (merged.get("files") is not None or merged.get("baseline") is not None):
         test.error(f"test '{tid}': files: and baseline: need one host in on:", "on" if "on" in test.raw else None)

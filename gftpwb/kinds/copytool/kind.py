@@ -81,6 +81,11 @@ class CopyToolDsl(Dsl):
 
         check_copy_test(self.tool, test, self.tpc_option, self.tpc_values)
 
+    def check_values(self, test: TestInput) -> None:
+        from .dsl import check_copy_urls
+
+        check_copy_urls(self.tool, test)
+
     def build(self, test: TestInput) -> CopyTest:
         from .dsl import build_copy_test
 

@@ -1,14 +1,17 @@
 """The "protocols on the same path" section: GridFTP (guc), XRootD (xrdcp), HTTP (gfal-copy) and
 iperf3 cases of one results directory side by side. Pure.
 
-A row per case: its protocol, streams and medium (memory: tmpfs test files or /dev/zero; disk; ", third-party"
+First a table of each copy-tool kind's cases (:mod:`.cases`: options, mode, statistics, the tool's own
+average), then the comparison. A row per case: its protocol, test, case number and the options in
+which it differs from the other cases of its test (``copy_mode=pull``; streams have their own
+column), streams and medium (memory: tmpfs test files or /dev/zero; disk; ", third-party"
 when the client only steers a copy between two servers), the
 median rate incl. set-up with its 95 % interval, the efficiency against iperf3 (ratio of the means of
 the counted runs, bootstrap interval, as guc's ``baseline:``: the case's own baseline runs, else an
 iperf3 test's case with the same streams), and compare's verdict against the GridFTP case with the
 same streams and medium, third-party copies against GridFTP's server-to-server ones (Mann-Whitney U,
 p < 0.05 and at least 5 % apart; else "no significant change"; "too few runs to tell" when no
-p-value under 0.05 is possible with so few runs).
+p-value under 0.05 is possible with so few runs). A comparison that cannot be made reads ``-``.
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ from typing import Any
 from gftpwb.core.compare import NO_DATA, compare_figure
 from gftpwb.core.format import ci_text, human_bytes, rate_text
 from gftpwb.core.records import ResultRecord
-from gftpwb.core.registry import ReportData, ReportTable
+from gftpwb.core.registry import ReportData, ReportTable, registry
 from gftpwb.core.stats import ratio_of_means, seed_of
 from gftpwb.core.summary import CaseSummary, summarize_cases
 from gftpwb.kinds.guc.efficiency import files_in_memory
+
+from . import cases as case_tables
 
 RATE = "rate_incl_setup_mib_s"
 IPERF3_RATE = "rate_guc_avg_mib_s"  # iperf3's receiver rate, where a guc record keeps guc's average
@@ -99,11 +104,30 @@ def counted(case: CaseSummary, key: str) -> list[float]:
     return [v for r in case.runs if r.counted and key not in r.excluded for v in [r.values.get(key)] if v is not None]
 
 
+def differing(case: CaseSummary, cases: Sequence[CaseSummary]) -> dict[str, Any]:
+    """The case's parameters whose values differ among its test's cases of its kind (its streams
+    aside, a column of their own): what tells two rows of one test apart."""
+    siblings = [c for c in cases if c.test_id == case.test_id and c.kind == case.kind]
+    names = dict.fromkeys(name for c in siblings for name in c.params if name not in STREAM_PARAMS)
+    return {name: case.params.get(name) for name in names
+            if len({repr(c.params.get(name)) for c in siblings}) > 1 and name in case.params}
+
+
+def differing_text(kind: str, values: dict[str, Any]) -> str:
+    """The differing parameters as the kind writes parameters (``copy_mode=pull``, guc's ``-tcp-bs 8M``)."""
+    if not values:
+        return "-"
+    found = registry().find(kind)
+    return found.present.params_text(dict(values)) if found is not None else \
+        " ".join(f"{k}={v}" for k, v in values.items())
+
+
 class Row:
     """One case of the section and what it is compared with."""
 
     def __init__(self, case: CaseSummary, cases: Sequence[CaseSummary]):
         self.case = case
+        self.differs = differing(case, cases)
         self.protocol = PROTOCOL.get(case.kind, case.kind)
         self.streams = streams_of(case)
         self.medium = medium_of(case)
@@ -141,18 +165,29 @@ class Row:
             return TOO_FEW, change.change_pct
         return change.verdict, change.change_pct
 
+    def line_label(self) -> str:
+        """``HTTP (tpc copy_mode=pull)``: the line of the case's test and differing options in a chart."""
+        differs = f" {differing_text(self.case.kind, self.differs)}" if self.differs else ""
+        return f"{self.protocol} ({self.case.test_id}{differs})"
+
+    def label(self) -> str:
+        """``HTTP (tpc copy_mode=pull, 1)``: the case in a chart, its differing options said."""
+        return f"{self.line_label()[:-1]}, {self.streams})"
+
     def cells(self) -> tuple[str, ...]:
         s, e = self.stats, self.efficiency
         ci = s.ci_median.half_width if s is not None and s.ci_median is not None else None
         eff = "-" if e is None else ci_text(e.value * 100, e.ci.half_width * 100 if e.ci else None, 0) + " %"
         change = "" if self.change is None else f" ({self.change:+.0f} %)"
-        return (self.protocol, self.case.test_id, str(self.streams), self.medium, str(s.n if s else 0),
-                ci_text(s.median if s else None, ci), eff, f"{self.verdict}{change}" if self.verdict else "")
+        return (self.protocol, self.case.test_id, f"{self.case.case:03d}", differing_text(self.case.kind, self.differs),
+                str(self.streams), self.medium, str(s.n if s else 0), ci_text(s.median if s else None, ci), eff,
+                f"{self.verdict}{change}" if self.verdict else "-")
 
     def data(self) -> dict[str, Any]:
         s, e = self.stats, self.efficiency
         return {"protocol": self.protocol, "kind": self.case.kind, "test_id": self.case.test_id,
-                "case": self.case.case, "streams": self.streams, "medium": self.medium, "n": s.n if s else 0,
+                "case": self.case.case, "params": dict(self.case.params), "params_text": self.case.params_text,
+                "differs": dict(self.differs), "streams": self.streams, "medium": self.medium, "n": s.n if s else 0,
                 "median_mib_s": s.median if s else None,
                 "ci_median": [s.ci_median.low, s.ci_median.high] if s and s.ci_median else None,
                 "efficiency": e.value if e else None,
@@ -168,22 +203,26 @@ def rows(records: Sequence[ResultRecord]) -> list[Row]:
     return sorted(out, key=lambda r: (r.medium, r.streams, order.get(r.protocol, 9), r.case.test_id))
 
 
-COLUMNS = (("protocol", "left"), ("test", "left"), ("streams", "right"), ("medium", "left"), ("n", "right"),
-           ("median MiB/s (95 % CI)", "right"), ("vs iperf3", "right"), ("vs GridFTP", "left"))
+COLUMNS = (("protocol", "left"), ("test", "left"), ("#", "right"), ("differs by", "left"), ("streams", "right"),
+           ("medium", "left"), ("n", "right"), ("median MiB/s (95 % CI)", "right"), ("vs iperf3", "right"),
+           ("vs GridFTP", "left"))
+COPY_TOOLS = {kind: name for kind, name in PROTOCOL.items() if kind not in (GUC, IPERF3)}
 
 
 def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
+    """Each copy-tool kind's cases, then the protocols side by side."""
     found = rows(records)
     if not any(r.case.kind not in (GUC, IPERF3) for r in found):
         return []
-    return [ReportTable(
+    return [*case_tables.tables(summarize_cases(records), COPY_TOOLS), ReportTable(
         title="Protocols on the same path",
-        caption="median rate incl. set-up; vs iperf3: mean rate / iperf3's mean receiver rate on the same path and "
+        caption="median rate incl. set-up; differs by: the case's options that differ from those of the "
+                "other cases of its test; vs iperf3: mean rate / iperf3's mean receiver rate on the same path and "
                 "streams; vs GridFTP: compare's verdict against the guc case of the same streams and medium, "
                 "third-party copies against server-to-server ones (Mann-Whitney U, p < 0.05 and at least "
                 f"{THRESHOLD_PCT:g} % apart; too few runs to tell when so few that no p could be under 0.05: 3 "
                 "and 3 runs at best give 0.1)",
-        columns=COLUMNS, rows=tuple((r.cells(), "") for r in found), whole=("protocol", "medium"), keys=2)]
+        columns=COLUMNS, rows=tuple((r.cells(), "") for r in found), whole=("protocol", "medium"), keys=3)]
 
 
 def data(records: Sequence[ResultRecord], cases: Sequence[Any]) -> list[ReportData]:
@@ -207,9 +246,9 @@ def charts(records: Sequence[ResultRecord], samples: Any) -> list[Any]:
         here = [r for r in found if r.medium == medium]
         if len({r.streams for r in here}) > 1:
             lines = []
-            for label in dict.fromkeys(f"{r.protocol} ({r.case.test_id})" for r in here):
+            for label in dict.fromkeys(r.line_label() for r in here):
                 points = sorted((float(r.streams), float(r.stats.median)) for r in here  # type: ignore[union-attr]
-                                if f"{r.protocol} ({r.case.test_id})" == label)
+                                if r.line_label() == label)
                 lines.append(Line(label, tuple(x for x, _ in points), tuple(y for _, y in points)))
             iperf3 = any(r.case.kind == IPERF3 for r in here)
             out.append(LineChart(f"Protocols on the same path, {medium}: median by streams", "streams",
@@ -220,7 +259,7 @@ def charts(records: Sequence[ResultRecord], samples: Any) -> list[Any]:
             points = []
             for r in here:
                 ci = r.stats.ci_median  # type: ignore[union-attr]
-                points.append(Point(f"{r.protocol} ({r.case.test_id}, {r.streams})", float(r.stats.median),  # type: ignore[union-attr]
+                points.append(Point(r.label(), float(r.stats.median),  # type: ignore[union-attr]
                                     ci.low if ci else None, ci.high if ci else None))
             out.append(IntervalChart(f"Protocols on the same path, {medium}", "protocol (test, streams)",
                                      "median rate incl. set-up (MiB/s)", tuple(points),

@@ -21,6 +21,15 @@ GUC_STEP_S = 0.1
 QUANTISED_STEPS = 10
 
 
+def quantised(moved: int | None, avg_mib_s: float | None) -> bool:
+    """Whether guc's average covers fewer than QUANTISED_STEPS of its 0.1 s steps (the time it implies,
+    bytes over average, is what guc measured in those steps): guc's output says so wherever it is read,
+    in a run of gftpwb's or in a tag log tgftp wrote."""
+    if not moved or not avg_mib_s:
+        return False
+    return moved / (avg_mib_s * 1048576) < GUC_STEP_S * QUANTISED_STEPS
+
+
 def option_args(options: GucOptions) -> list[str]:
     """guc flags for the set options, in table order: ``-p 4 -tcp-bs 8M -len 4G``."""
     args: list[str] = []

@@ -61,15 +61,22 @@ def timeout_of(merged: dict[str, Any], default: float) -> float | None:
 
 def check_ends(test: TestInput, *, guc_urls: bool = True) -> None:
     """A transfer needs a source and a target (from the test or the defaults), each (``guc_urls``: the
-    transfers are guc's) a URL guc reads or a local path (:mod:`gftpwb.kinds.guc.urls`); a bad one is
-    reported where it is written (a default's once, however many tests take it: the loader drops
-    repeated diagnostics)."""
+    transfers are guc's) a URL guc reads or a local path (:func:`check_urls`)."""
+    for key in ("source", "target"):
+        if not test.merged.get(key):
+            test.error(f"test '{test.id}' has no {key} (set it on the test or in defaults)")
+    if guc_urls:
+        check_urls(test)
+
+
+def check_urls(test: TestInput) -> None:
+    """Each of the test's source and target that is text: a URL guc reads or a local path
+    (:mod:`gftpwb.kinds.guc.urls`); a bad one is reported where it is written (a default's once,
+    however many tests take it: the loader drops repeated diagnostics). Needs only the two values, so
+    it also runs on a scenario that breaks the schema (:meth:`~gftpwb.core.registry.Dsl.check_values`)."""
     for key in ("source", "target"):
         value = test.merged.get(key)
-        if not value:
-            test.error(f"test '{test.id}' has no {key} (set it on the test or in defaults)")
-            continue
-        problem = url_problem(str(value)) if guc_urls else None
+        problem = url_problem(value) if isinstance(value, str) and value else None
         if problem is None:
             continue
         if key in test.raw:
@@ -254,6 +261,9 @@ class GucDsl(Dsl):
         check_mode(test)
         check_baseline(test)
         check_files(test)
+
+    def check_values(self, test: TestInput) -> None:
+        check_urls(test)
 
     def build(self, test: TestInput) -> Test:
         raw = test.raw

@@ -17,7 +17,7 @@ from gftpwb.core.rates import mib_per_s
 from gftpwb.core.records import FAILED, INTERRUPTED, PASSED, TIMEOUT, bound_output
 from gftpwb.core.units import format_duration
 
-from .driver import GUC, GUC_STEP_S, QUANTISED_STEPS, summarize_error
+from .driver import GUC, quantised, summarize_error
 from .markers import StripeTracker
 from .output import GucOutputParser, ParsedItem, ProgressSample, TextLine
 
@@ -158,11 +158,3 @@ class GucRun:
         if quantised(moved, guc_avg):
             details["guc_avg_quantised"] = True
         return Outcome(PASSED, nbytes, mib_per_s(nbytes, wall_seconds), guc_avg, "", output, details)
-
-
-def quantised(moved: int | None, avg_mib_s: float | None) -> bool:
-    """Whether guc's average covers fewer than QUANTISED_STEPS of its 0.1 s steps (the time it implies,
-    bytes over average, is what guc measured in those steps)."""
-    if not moved or not avg_mib_s:
-        return False
-    return moved / (avg_mib_s * 1048576) < GUC_STEP_S * QUANTISED_STEPS

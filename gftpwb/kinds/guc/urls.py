@@ -40,11 +40,16 @@ def _close_scheme(word: str) -> str | None:
 @functools.lru_cache(maxsize=4096)
 def url_problem(value: str) -> str | None:
     """What is wrong with ``value`` as a guc source or target, in words; None when guc reads it as
-    meant (a URL of a scheme it knows, or a local path). Cached: the tests of a generated scenario
-    (20,000 of them) mostly share a few URLs."""
+    meant (a URL of a scheme it knows, or a local path). Every problem is named; a URL is suggested
+    only when it passes this check itself (a suggestion that fixed the scheme but kept a bad port
+    would be another error on the next try). Cached: the tests of a generated scenario (20,000 of
+    them) mostly share a few URLs."""
     if "://" in value:
         scheme, rest = value.split("://", 1)
-        return _scheme_problem(value, scheme, rest) or _url_rest_problem(value, scheme, rest)
+        if scheme in SCHEMES:
+            problem = _rest_problem(scheme, rest)
+            return None if problem is None else _about(value, problem)
+        return _scheme_problem(value, scheme, rest)
     if value.startswith("~"):
         return f"{value!r}: guc does not expand ~ (no shell runs it); write the whole path"
     match = _SCHEME_LIKE.match(value)
@@ -59,26 +64,46 @@ def url_problem(value: str) -> str | None:
     meant = scheme.lower() if scheme.lower() in SCHEMES else (_close_scheme(scheme) if "/" in sep else None)
     if meant is None:
         return None  # a relative path that merely starts with a word and a colon or two slashes
-    return (f"{value!r} is not a URL, so guc would take it for a local file of that name; did you mean "
-            f"'{meant}://{rest}'?")
+    said = f"{value!r} is not a URL, so guc would take it for a local file of that name"
+    further = _rest_problem(meant, rest)
+    if further is None:
+        return f"{said}; did you mean '{meant}://{rest}'?"
+    return f"{said}; written as a URL ({meant}://), {_as_clause(further)}"
 
 
-def _scheme_problem(value: str, scheme: str, rest: str) -> str | None:
-    if scheme in SCHEMES:
-        return None
-    if scheme.lower() in SCHEMES:
-        return f"{value!r}: guc reads the scheme only in lower case: '{scheme.lower()}://{rest}'"
-    meant = _close_scheme(scheme)
-    hint = f"; did you mean '{meant}://{rest}'?" if meant else ""
-    return f"{value!r}: unknown URL scheme '{scheme}' (guc reads {_SCHEME_LIST}){hint}"
+def _about(value: str, problem: str) -> str:
+    """``problem`` (a phrase of :func:`_rest_problem`) said of ``value``."""
+    return f"{value!r} {problem}" if problem.startswith(("has ", "names ")) else f"{value!r}: {problem}"
 
 
-def _url_rest_problem(value: str, scheme: str, rest: str) -> str | None:
+def _as_clause(problem: str) -> str:
+    """``problem`` as a clause of its own after another problem of the same URL."""
+    return f"it {problem}" if problem.startswith(("has ", "names ")) else problem
+
+
+def _scheme_problem(value: str, scheme: str, rest: str) -> str:
+    lower = scheme.lower() in SCHEMES
+    meant = scheme.lower() if lower else _close_scheme(scheme)
+    further = _rest_problem(meant, rest) if meant else None
+    if lower:
+        said = f"{value!r}: guc reads the scheme only in lower case"
+        return f"{said}: '{meant}://{rest}'" if further is None else f"{said} ({meant}); {_as_clause(further)}"
+    said = f"{value!r}: unknown URL scheme '{scheme}' (guc reads {_SCHEME_LIST}"
+    if meant is None:
+        return f"{said})"  # no scheme to read the rest by
+    if further is None:
+        return f"{said}); did you mean '{meant}://{rest}'?"
+    return f"{said}; did you mean {meant}?); {_as_clause(further)}"
+
+
+def _rest_problem(scheme: str, rest: str) -> str | None:
+    """What is wrong with what follows ``scheme://``, as a phrase (``has no host: ...``, ``port '28x1'
+    is not ...``); None when guc reads it."""
     authority, slash, _path = rest.partition("/")
     if scheme == "file":
         if authority not in ("", "localhost"):
-            return (f"{value!r} names the host '{authority}', which guc ignores (it opens /{_path}); a local "
-                    "file is file:///path, with three slashes")
+            return (f"names the host '{authority}', which guc ignores (it opens /{_path}); a local file is "
+                    "file:///path, with three slashes")
         return None
     hostport = authority.rpartition("@")[2]
     if hostport.startswith("[") and "]" in hostport:
@@ -91,11 +116,11 @@ def _url_rest_problem(value: str, scheme: str, rest: str) -> str | None:
         port_text = port_text_or if colon else None
         bad_after = False
     if not host:
-        return f"{value!r} has no host: {scheme}://HOST[:PORT]/PATH"
+        return f"has no host: {scheme}://HOST[:PORT]/PATH"
     if bad_after or not (_HOST.match(host) or _IPV6.match(host)):
-        return f"{value!r}: '{host}' is not a host name guc reads (letters, digits, '-' and '.', or [IPv6])"
+        return f"'{host}' is not a host name guc reads (letters, digits, '-' and '.', or [IPv6])"
     if port_text is not None and not (port_text.isdigit() and 1 <= int(port_text) <= 65535):
-        return f"{value!r}: port '{port_text}' is not a port number (1 to 65535)"
+        return f"port '{port_text}' is not a port number (1 to 65535)"
     if not slash:
-        return f"{value!r} has no path after the host; guc needs one: {value}/PATH"
+        return f"has no path after the host; guc needs one: {scheme}://{rest}/PATH"
     return None

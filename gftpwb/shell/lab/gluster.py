@@ -203,6 +203,16 @@ class GlusterLab:
         if exists and brick != spec:
             raise LabError(f"volume {volume} exists with brick {brick}, not {spec}; remove it "
                            f"(gluster volume stop/delete {volume}) or use another --state-dir")
+        if exists and not online and not os.path.isdir(self.brick):
+            # the brick's folder went (the state directory removed by hand, a lab down while glusterd did
+            # not answer): the volume's data is gone with it and glusterd never starts a brick without its
+            # folder, so the lab makes the volume again
+            _gluster("volume", "stop", volume, "force")
+            deleted = _gluster("volume", "delete", volume)
+            if deleted.returncode != 0:
+                raise LabError(f"volume {volume}'s brick folder {self.brick} is gone and the volume could not "
+                               f"be deleted to make it again: {_why(deleted)}")
+            exists = False
         if not exists:
             if os.path.exists(self.brick):  # left over from a volume deleted outside the lab: ours to clear
                 shutil.rmtree(self.brick)

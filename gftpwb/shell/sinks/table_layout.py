@@ -9,16 +9,17 @@ number, so the columns are laid out here and rich only draws them:
   word or splitting a number cell (its text wrapped at spaces) at the widths rich gives it: the
   same characters as rich draws;
 * otherwise the text columns (left-justified: test ids, options, notes) are narrowed first, the
-  widest in turn, down to :data:`TEXT_FLOOR` characters (their cells wrap at spaces and fold long
-  words onto the next line, nothing lost), then the columns kept whole (right-justified numbers,
-  and the left-justified ones a table names in ``ReportTable.whole``), down to their widest cell
-  (headers wrap at spaces);
+  widest in turn, down to their widest word (their cells and headers wrap at spaces), then the
+  columns kept whole (right-justified numbers, and the left-justified ones a table names in
+  ``ReportTable.whole``), down to their widest cell (headers wrap at spaces); no word is broken
+  (``parall`` over ``el`` reads as two words);
 * when even that does not fit, the table is split into parts of whole columns, one under the other,
   as many columns in a part as fit without folding a word (one column at least), each part
   repeating the table's key columns (``ReportTable.keys``: the test id and case number) so a
   row reads across the parts; the title is on the first part (the others say "continued"), the
   caption under the last;
-* a single column wider than the console by itself is folded to the console's width.
+* only a word wider than the console by itself is folded (its column narrowed down to
+  :data:`TEXT_FLOOR` characters, then to the console's width).
 
 Both :func:`gftpwb.shell.sinks.plain_table.rich_table` and
 :class:`~gftpwb.shell.sinks.plain_table.PlainTable` lay out with :func:`layout`, from the same
@@ -126,7 +127,7 @@ def layout(measures: Sequence[Measure], keys: int, max_width: int, extra: Callab
     everything = tuple(range(len(measures)))
     if max_width - extra(len(measures)) < 1:
         return None
-    widths = plan(measures, max_width - extra(len(measures)), pad)
+    widths = plan(measures, max_width - extra(len(measures)), pad, fold=False)
     if widths is not None:
         return [Part(everything, tuple(widths), True, True)]
     if max_width - extra(1) < pad + 1:
@@ -143,9 +144,11 @@ def layout(measures: Sequence[Measure], keys: int, max_width: int, extra: Callab
                 groups[-1].append(i)
             else:
                 groups.append([i])
-        # a column drawn alone always fits: its width is capped at the room
-        found = [fitted(repeated + group) for group in groups]
+        found = [fitted(repeated + group, fold=False) for group in groups]
         if all(f is not None for f in found):
             break
+    else:  # a word wider than the console by itself: folded (a column drawn alone always fits, its
+        # width capped at the room)
+        found = [fitted(repeated + group) for group in groups]
     return [Part(tuple(repeated + group), tuple(widths), n == 0, n == len(groups) - 1)
             for n, (group, widths) in enumerate(zip(groups, found, strict=True)) if widths is not None]

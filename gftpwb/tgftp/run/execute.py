@@ -29,8 +29,10 @@ from gftpwb.shell.context import RunContext
 from gftpwb.shell.executor import Executor
 from gftpwb.shell.sinks.taglogs import write_taglog
 from gftpwb.tgftp.args import EX_FAILED, EX_INTERRUPTED, EX_OK, EX_USAGE, TgftpArgs, parse_tgftp_args
+from gftpwb.tgftp.departures import CONNECTION_TEST, column_of, connection_test_length_note, sticky_flag_notes
 from gftpwb.tgftp.model import (
     EX_SHELL,
+    SUPPORTED_VERSION,
     SingleTest,
     comment_echo,
     eval_code,
@@ -310,12 +312,16 @@ def run_batch(path: str, program: str, screen: Screen, env: dict[str, str], chil
         return EX_USAGE
     if batch.autotune:
         return run_autotune_batch(batch, path, program, screen, env, child)
+    departures = sticky_flag_notes(batch)  # where tgftp's bugs would have run the line otherwise, as import says
     for entry in batch.lines:
         for line in entry.stdout:
             screen.out(line)
         for line in entry.stderr:
             screen.err(line)
-        for column, note in entry.notes:
+        notes = [*entry.notes, *departures.get(entry.line, ())]
+        if entry.connection_test:
+            notes.append((column_of(entry, CONNECTION_TEST), connection_test_length_note(SUPPORTED_VERSION)))
+        for column, note in sorted(notes):
             screen.err(f"{path}:{entry.line}:{column}: warning: {note}")
         if entry.test is None:
             continue
