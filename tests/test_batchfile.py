@@ -463,8 +463,11 @@ def test_a_batchfile_run_can_be_resumed_by_name(tmp_path, fake_guc):
     assert directory.name.endswith("-site.csv")
     assert sorted(p.name for p in directory.glob("*.log")) == ["site.csv_#000_000.log", "site.csv_#000_001.log"]
     assert (directory / "scenario.yaml").read_text().startswith("# Imported by gftpwb")
+    journal = directory / "results.jsonl"
+    journal.write_text(journal.read_text().splitlines(keepends=True)[0])  # killed after its first run
     out = gftpwb("run", str(batch), "--resume", cwd=tmp_path)  # finds it although the name holds a dot
-    assert out.returncode == 0 and "2 already done, resuming" in out.stdout
+    assert out.returncode == 0 and "1 already done, resuming" in out.stdout, out.stdout + out.stderr
+    assert len(journal.read_text().splitlines()) == 2
 
 
 def test_the_shipped_example_batchfile_imports():

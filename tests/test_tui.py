@@ -416,13 +416,13 @@ async def test_results_view_lists_opens_and_diffs_two_runs(tmp_path, fake_guc, m
             latest = app.live.results_dir
             app.summary = None
         await pilot.press("5")
-        await pilot.pause()
-        dirs = cells(app, "dirs")
+        dirs = await eventually_async(lambda: len(cells(app, "dirs")) == 2 and cells(app, "dirs"),
+                                      "both results directories listed", pause=pilot.pause)
         # the scenario is in the name (<stamp>-tuitest), not said again after it
         assert len(dirs) == 2 and all(row[1].endswith("-tuitest") and row[3] == "2" for row in dirs.values())
         await pilot.press("enter")
-        await pilot.pause()
-        assert list(cells(app, "records")) == ["a[0]/0", "a[1]/0"]
+        await eventually_async(lambda: list(cells(app, "records")) == ["a[0]/0", "a[1]/0"], "the opened runs",
+                               pause=pilot.pause)
         assert [row[5] for row in cells(app, "records").values()] == ["-p 1 -len 3M", "-p 4 -len 3M"]  # parameters
         # Per case: its parameters, n, median, mean ± CI (none for one run), CV, thresholds (none here), runs,
         # figure, from core/summary.
@@ -434,12 +434,13 @@ async def test_results_view_lists_opens_and_diffs_two_runs(tmp_path, fake_guc, m
             assert row == [case.test_id, case.params_text, "1", rate_text(stats.median), rate_text(stats.mean), "-", "",
                            "1/1 passed", "rate incl. set-up (MiB/s)"]
         await pilot.press("m", "down", "m", "d")
-        await pilot.pause()
-        compared = cells(app, "compare")  # gftpwb compare's rows (tests/test_tui_results.py checks them)
+        # the statistics libraries load in a worker thread on first use: wait for the comparison's rows
+        compared = await eventually_async(lambda: cells(app, "compare"), "the comparison's rows", pause=pilot.pause)
+        # gftpwb compare's rows (tests/test_tui_results.py checks them)
         assert [(row[0], row[2]) for row in compared.values()] == [("a", "-p 1 -len 3M"), ("a", "-p 4 -len 3M")]
         await pilot.press("e")
-        await pilot.pause()
-        (exported,) = Path(latest).glob("gftpwb-compare-*.csv")  # exports go with the newer run, B
+        (exported,) = await eventually_async(lambda: list(Path(latest).glob("gftpwb-compare-*.csv")),
+                                             "the exported comparison", pause=pilot.pause)  # with the newer run, B
         assert next(csv.reader(exported.open()))[:3] == ["a", "b", "test"]
         assert app.query_one(ResultsView).display
 
