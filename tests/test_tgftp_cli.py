@@ -273,8 +273,10 @@ def test_the_tgftp_log_drop_in_loads_nothing_but_itself(tmp_path):
               "print(sorted(set(sys.modules) - before), file=sys.stderr); sys.exit(code)")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert (out.returncode, out.stdout) == (0, "512 MB/s\n")
-    # the package gftpwb.tgftp imports nothing itself
-    assert ast.literal_eval(out.stderr.strip().splitlines()[-1]) == ["gftpwb", "gftpwb.tgftp", "gftpwb.tgftp.log"]
+    # the package gftpwb.tgftp imports nothing itself (``__future__``: the annotations directive's module,
+    # already loaded when an editable install's import hook did it first)
+    loaded = set(ast.literal_eval(out.stderr.strip().splitlines()[-1])) - {"__future__"}
+    assert sorted(loaded) == ["gftpwb", "gftpwb.tgftp", "gftpwb.tgftp.log"]
 
 
 def test_a_timeout_coreutils_refuses_fails_the_test_without_running_guc(tmp_path, fake_guc):
