@@ -30,11 +30,11 @@ from gftpwb.core.compare import (
     ALPHA,
     COMPARE_COLUMNS,
     TEST_NAME,
-    TOO_FEW,
     VERDICT_STYLE,
     Comparison,
     change_cells,
     compare_summaries,
+    undecided,
 )
 from gftpwb.core.compare_decision import needed_text
 from gftpwb.core.compare_words import change_sentence, comparison_counts
@@ -120,13 +120,11 @@ def undecided_brief(c: Comparison) -> str:
     """``gftpwb compare``'s note on the cases its test cannot decide, in two lines at 80 columns (its
     four ran past the note's height): how many, the runs the test needs, how many the CI decided (marked
     ``(CI)``: the verdict is the CI's) and how many stay undecided; "" when the test decided every case."""
-    needing = [x for x in c.changes if x.runs_needed is not None]
-    if not needing:
+    u = undecided(c)
+    if u is None:
         return ""
-    need = max(x.runs_needed for x in needing if x.runs_needed is not None)
-    by_ci = sum(1 for x in needing if x.verdict != TOO_FEW)
-    return (f"{len(needing)} of {len(c.changes)} case(s): too few runs for the test (it needs {needed_text(need)}); "
-            f"{by_ci} decided by the {CI_LEVEL} CI, marked (CI); {len(needing) - by_ci} undecided. Repeat them.")
+    return (f"{u.cases} of {u.of} case(s): too few runs for the test (it needs {needed_text(u.runs_needed)}); "
+            f"{u.by_ci} decided by the {CI_LEVEL} CI, marked (CI); {u.cases - u.by_ci} undecided. Repeat them.")
 
 
 def case_checks(summary: DirectorySummary, case: CaseSummary) -> list[Check]:

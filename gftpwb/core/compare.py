@@ -377,17 +377,35 @@ def verdict_cell(x: Change) -> str:
     return x.verdict + (BY_CI_MARK if x.basis == "ci" and x.verdict in (FASTER, SLOWER, SAME) else "")
 
 
+@dataclass(frozen=True)
+class Undecided:
+    """The cases a comparison's test cannot decide: how many of all, the runs a side the neediest one
+    needs, and how many of them the CI of the change decided (the rest stay undecided)."""
+
+    cases: int
+    of: int
+    runs_needed: int
+    by_ci: int
+
+
+def undecided(c: Comparison) -> Undecided | None:
+    """:class:`Undecided` of ``c``; None when the test could decide every case."""
+    needing = [x.runs_needed for x in c.changes if x.runs_needed is not None]
+    if not needing:
+        return None
+    by_ci = sum(1 for x in c.changes if x.runs_needed is not None and x.verdict != TOO_FEW)
+    return Undecided(len(needing), len(c.changes), max(needing), by_ci)
+
+
 def undecided_note(c: Comparison) -> str:
     """What the table's ``(CI)`` and ``too few runs`` mean and the runs that would let the test decide
     (the most any case needs); "" when the test could decide every case."""
-    needing = [x for x in c.changes if x.runs_needed is not None]
-    if not needing:
+    u = undecided(c)
+    if u is None:
         return ""
-    need = max(x.runs_needed for x in needing if x.runs_needed is not None)
-    by_ci = sum(1 for x in needing if x.verdict != TOO_FEW)
-    return (f"{len(needing)} of {len(c.changes)} case(s) have too few runs for {TEST_NAME} to reach p < {ALPHA} at "
-            f"all (it needs {needed_text(need)}): {by_ci} decided by the 95 % CI of the change, marked (CI); "
-            f"{len(needing) - by_ci} with too few runs to say. Repeat the cases to let the test decide.")
+    return (f"{u.cases} of {u.of} case(s) have too few runs for {TEST_NAME} to reach p < {ALPHA} at "
+            f"all (it needs {needed_text(u.runs_needed)}): {u.by_ci} decided by the 95 % CI of the change, marked "
+            f"(CI); {u.cases - u.by_ci} with too few runs to say. Repeat the cases to let the test decide.")
 
 
 def change_cells(x: Change) -> tuple[tuple[str, ...], str]:
