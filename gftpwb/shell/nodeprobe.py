@@ -39,14 +39,14 @@ async def check_slurm_nodes(setup: SlurmSetup, slots: Sequence[str], *,
     token = launch_group.set(GROUP)
     try:
         allocation = await launcher.ensure()  # AllocationError: the caller's exit 10
-        reports = await asyncio.gather(*(_check_slot(launcher, slot, allocation.node_of(slot)) for slot in slots))
+        reports = await asyncio.gather(*(check_slot(launcher, slot, allocation.node_of(slot)) for slot in slots))
         return list(reports), launcher.environment
     finally:
         launch_group.reset(token)
         await launcher.close()
 
 
-async def _check_slot(launcher, slot: str, node: str | None) -> HostReport:
+async def check_slot(launcher, slot: str, node: str | None) -> HostReport:
     started = time.monotonic()
     address = node or "-"
 
