@@ -259,13 +259,14 @@ def add_tgftp(sub: Sub) -> None:
 
 
 def add_hosts(sub: Sub) -> None:
-    p = sub.add_parser("hosts", help="the hosts of a scenario's inventory")
+    p = sub.add_parser("hosts", help="the hosts of a scenario's inventory and the nodes of its Slurm allocation")
     hosts_sub = p.add_subparsers(dest="hosts_command", required=True, metavar="ACTION")
-    q = hosts_sub.add_parser("check", help="connect to every host: reachability, login, guc, gcc/libgfapi, clock "
-                             "offset, TCP buffer caps (exit 1 if a host fails)")
+    q = hosts_sub.add_parser("check", help="connect to every host and Slurm node: reachability, login, guc, "
+                             "gcc/libgfapi, clock offset, TCP buffer caps (exit 1 if a host fails)")
     q.add_argument("scenario", metavar="SCENARIO")
     q.add_argument("--only", metavar="HOST", action="append", default=[],
-                   help="check only these hosts (repeat or comma-separate; 'local' is this machine)")
+                   help="check only these hosts or Slurm node slots (repeat or comma-separate; 'local' is this "
+                   "machine)")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.add_argument("--accept-new-host-keys", action="store_true",
                    help="trust hosts missing from their known_hosts file on first use and add their keys to it")
