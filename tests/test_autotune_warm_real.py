@@ -65,7 +65,7 @@ def test_a_cold_then_a_warm_campaign_on_loopback(tmp_path, gridftp):
     assert out.returncode == 0, out.stdout + out.stderr
     details = tune_of(base / "warm")["details"]
     warm = details["warm_start"]
-    assert warm["warm"] and [u["ref"] for u in warm["used"]] == ["cold:tune"]
+    assert warm["warm"] and [u["ref"] for u in warm["used"]] == ["cold:tune"], (warm, cold["path"], details["path"])
     assert warm["history"] == str(base) and 0.5 <= warm["used"][0]["similarity"] <= 1.0
     assert "warm start from 1 earlier campaign(s)" in out.stdout and "history used: auto-tune cold:tune" in out.stdout
     if warm["fell_back"]:  # the machine's load moved the rates more than the history ever did

@@ -355,3 +355,14 @@ async def test_the_autotune_bar_offers_copy_and_save_only_with_a_line(scenario_p
             app.live(event)
         await eventually_async(lambda: {"c Copy line", "w Save line"} <= {key for key, _ in footer_keys(app)},
                                "c and w in the key bar", pause=pilot.pause)
+
+
+def test_a_default_name_says_its_scenario_even_with_a_second_runs_number():
+    """Two runs begun within one second are <stamp>-NAME and <stamp>-NAME.1: neither repeats the scenario."""
+    from gftpwb.tui.results_view import names_its_scenario
+
+    assert names_its_scenario("20261128T014736Z-tuitest", "tuitest")
+    assert names_its_scenario("20261128T014736Z-tuitest.1", "tuitest")
+    assert names_its_scenario("20261128T014736Z-tests.csv.2", "tests.csv")
+    assert not names_its_scenario("first", "tuitest")
+    assert not names_its_scenario("20261128T014736Z-tuitest.x", "tuitest")

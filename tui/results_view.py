@@ -90,10 +90,20 @@ def expect_text(checks: list[Check]) -> tuple[str, str]:
     return ("VIOLATED" if len(checks) == 1 else f"{violated}/{len(checks)} violated"), VIOLATED_STYLE
 
 
+def names_its_scenario(name: str, scenario: str) -> bool:
+    """``name`` is the scenario's or a default results directory's name: ``<stamp>-<scenario>``, or
+    ``<stamp>-<scenario>.<n>`` for a later run started within the same second."""
+    if name == scenario or name.endswith(f"-{scenario}"):
+        return True
+    head, _, number = name.rpartition(".")
+    return number.isdigit() and head.endswith(f"-{scenario}")
+
+
 def directory_cell(info: ResultsDirInfo) -> str | Text:
     """A results directory's name, and its scenario when the name does not say it (``first  scenario
-    tuijourney``; the default name ``20261128T002412Z-tuijourney`` does)."""
-    if not info.scenario or info.name == info.scenario or info.name.endswith(f"-{info.scenario}"):
+    tuijourney``; the default name ``20261128T002412Z-tuijourney`` does, and so does
+    ``20261128T002412Z-tuijourney.1``, the second run made in the same second)."""
+    if not info.scenario or names_its_scenario(info.name, info.scenario):
         return info.name
     return Text.assemble(info.name, ("  scenario ", "dim"), info.scenario)
 
