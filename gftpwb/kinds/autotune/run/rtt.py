@@ -1,8 +1,9 @@
 """The round-trip time to a transfer's ends, measured where its transfers start: the shortest of a
 few TCP connects to each end's host and port (one SYN, one SYN-ACK: one round trip, the cost GridFTP
 pays for its control and data connections; the shortest, as ping's minimum, because waiting for a
-busy CPU or a queue only ever adds to a connect, and a loaded machine must not make a path look new), by ``python3 -E -S -c`` on the tune's host through its
-transport, so a remote client host measures its own path. An end that cannot be reached, a host
+busy CPU or a queue only ever adds to a connect, and a loaded machine must not make a path look
+new), by ``python3 -E -S -c`` on the tune's host through its transport, so a remote client host
+measures its own path. An end that cannot be reached, a host
 without python3, or a local file end gives no figure; the warm start then compares paths without it.
 """
 
