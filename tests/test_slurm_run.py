@@ -4,6 +4,7 @@ that cannot be had is exit 10 with nothing made."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -65,7 +66,9 @@ tests:
 """
     out = gftpwb("run", write(tmp_path, text), "--results", str(tmp_path / "r"), timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "info: slurm: job" in out.stdout and "node1=n1, node2=n2, node3=n3" in out.stdout
+    # which 3 of the lab's 4 nodes Slurm grants is its choice; each slot has a node of its own
+    granted = re.search(r"node1=(n\d), node2=(n\d), node3=(n\d)", out.stdout)
+    assert "info: slurm: job" in out.stdout and granted and len(set(granted.groups())) == 3, out.stdout
     found = records(tmp_path / "r")
     copies = [r for r in found if r["kind"] == "guc"]
     assert sorted(r["run_id"] for r in copies) == sorted(f"copy/{k}@node{i}" for i in (1, 2, 3) for k in (0, 1))
