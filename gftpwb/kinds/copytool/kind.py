@@ -128,13 +128,10 @@ class CopyToolPlanner(Planner):
         return tuple(out)
 
     def describe(self, spec: RunSpec, limit: str) -> list[str]:
-        lines = super().describe(spec, limit)
-        files = spec.details.get("files")
-        if files:
-            from gftpwb.kinds.guc.files import FileSet
+        from gftpwb.kinds.guc.files import plan_line
 
-            lines.append(f"{' ' * len(spec.run_id)}  {FileSet.from_dict(files).describe()}")
-        return lines
+        line = plan_line(spec.details, spec.run_id)
+        return [*super().describe(spec, limit), *([line] if line else [])]
 
 
 class CopyToolReport(Report):

@@ -293,13 +293,10 @@ class GucPlanner(Planner):
         return transfer_endpoints(spec)
 
     def describe(self, spec: RunSpec, limit: str) -> list[str]:
-        lines = super().describe(spec, limit)
-        files = spec.details.get("files")
-        if files:
-            from .files import FileSet
+        from .files import plan_line
 
-            lines.append(f"{' ' * len(spec.run_id)}  {FileSet.from_dict(files).describe()}")
-        return lines
+        line = plan_line(spec.details, spec.run_id)
+        return [*super().describe(spec, limit), *([line] if line else [])]
 
 
 def tgftp_batchfile_line(test: Test, point: dict[str, Any]) -> tuple[tuple[str, ...], bool, str]:

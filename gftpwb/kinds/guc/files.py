@@ -300,3 +300,10 @@ def list_path(run_id: str) -> str:
     """Where a run's ``-f`` list goes on guc's host (one per run id, removed after the run)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in run_id)
     return f"/tmp/gftpwb-list-{safe}.txt"
+
+
+def plan_line(details: dict[str, Any], run_id: str) -> str | None:
+    """The line ``--dry-run`` shows under a run that moves a file set (what it moves, indented under the
+    run's id), or None for a run without one: guc's and the copy tools' plans say it alike."""
+    files = details.get("files")
+    return f"{' ' * len(run_id)}  {FileSet.from_dict(files).describe()}" if files else None
