@@ -27,14 +27,12 @@ batchfile (one line per test case), which makes the round trip testable.
 from __future__ import annotations
 
 import contextlib
-import io
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
@@ -63,6 +61,8 @@ from gftpwb.tgftp.model import (
     split_fields,
 )
 from gftpwb.tgftp.shellwords import quote_word
+
+from .yamlout import scenario_yaml
 
 HEADER_PREFIX = "#%tgftp%v"
 AUTOTUNE_MAGIC = "#%tgftp_autotuning_batchfile"
@@ -495,12 +495,7 @@ def _render(name: str, base: str, version: str, drafts: list[TestDraft], trailin
         if before:
             tests.yaml_set_comment_before_after_key(len(tests) - 1, before="\n".join(before), indent=2)
     doc["tests"] = tests
-    yaml = YAML()
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.width = 4096
-    stream = io.StringIO()
-    yaml.dump(doc, stream)
-    text = stream.getvalue()
+    text = scenario_yaml(doc)
     if trailing:
         text += "".join(f"  # {_comment_text(line)}\n" if line else "  #\n" for line in trailing)
     return text

@@ -22,13 +22,11 @@ the scenario includes (``hosts: {include: FILE}``) are taken from there.
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from gftpwb import __version__
@@ -38,6 +36,7 @@ from gftpwb.core.scenario.model import LOCAL
 
 from .libgfapi_settings import CURRENT, LAUNCHERS, RANDOM, WORKER, Origin, ToolRun, choose_launcher, resolve
 from .shellenv import ShellEnv, read_assignments
+from .yamlout import scenario_yaml
 
 _NAME_RE = re.compile(NAME_PATTERN)
 LOOPBACK = re.compile(r"^(localhost(\.localdomain)?|127(\.\d{1,3}){3}|::1|ip6-localhost)$")
@@ -371,12 +370,7 @@ def render_scenario(name: str, description: str, drafts: Sequence[TestDraft], *,
             tests.yaml_set_comment_before_after_key(len(tests) - 1, before="\n".join(
                 "gftpwb: " + " ".join(note.split()) for note in draft.notes), indent=2)
     doc["tests"] = tests
-    yaml = YAML()
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.width = 4096
-    stream = io.StringIO()
-    yaml.dump(doc, stream)
-    return stream.getvalue()
+    return scenario_yaml(doc)
 
 
 __all__ = ["CURRENT", "LAUNCHERS", "Client", "ClientList", "ImportResult", "import_env", "import_parallel_libgfapi",
