@@ -17,8 +17,6 @@ from typing import Protocol
 from gftpwb.core.slurm.wire import STOP, Hello, launch_words, parse_control
 from gftpwb.core.transport import ProcessLost, StartError
 
-from ..pumps import Put, merged_output
-
 CHUNK = 65536
 STREAMS_WAIT_S = 30.0  # after `started`, the output connections are at most this far behind
 STOP_SLACK_S = 3.0  # beyond the grace, before a task that does not end is cut loose
@@ -186,24 +184,38 @@ class TaskProcess:
                 self.lose("its output connections never arrived")
                 return
 
-    async def _pump(self, name: str, reader: asyncio.StreamReader | None, put: Put) -> None:
-        try:
-            while reader is not None:
-                data = await reader.read(CHUNK)
-                if not data:
-                    break
-                await put((name, data))
-        except (OSError, ConnectionError) as exc:
-            await put(ProcessLost(f"{self.where}: its {name} connection broke: {exc}"))
-
     async def output(self) -> AsyncIterator[tuple[str, bytes]]:
         await self._streams()
-        readers = {name: self._readers.get("out" if name == "stdout" else "err") for name in ("stdout", "stderr")}
-        async with contextlib.aclosing(merged_output(readers, self._pump)) as items:
-            async for item in items:
-                if isinstance(item, BaseException):
-                    raise item  # a broken output connection: the task is lost
-                yield item
+        queue: asyncio.Queue[tuple[str, bytes] | BaseException | None] = asyncio.Queue()
+
+        async def pump(name: str) -> None:
+            reader = self._readers.get("out" if name == "stdout" else "err")
+            try:
+                while reader is not None:
+                    data = await reader.read(CHUNK)
+                    if not data:
+                        break
+                    await queue.put((name, data))
+            except (OSError, ConnectionError) as exc:
+                await queue.put(ProcessLost(f"{self.where}: its {name} connection broke: {exc}"))
+            finally:
+                await queue.put(None)
+
+        tasks = [asyncio.create_task(pump("stdout")), asyncio.create_task(pump("stderr"))]
+        open_streams = len(tasks)
+        try:
+            while open_streams:
+                item = await queue.get()
+                if item is None:
+                    open_streams -= 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    yield item
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
         if self.exited.done() and self.exited.exception() is not None:
             raise self.exited.exception()  # type: ignore[misc]
 
