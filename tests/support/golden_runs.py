@@ -14,7 +14,8 @@ regenerated them for its tag-log and record changes only: the GFTPWB_* tags move
 own, GSIFTP_TRANSFER_RATE/SIZE follow tgftp's formulas, records gain ``details.vb_added`` and plans
 gain ``tgftp_style`` and ``on_failure``. The auto-tune's warm start regenerated them for its own facts
 only: the plan's ``warm_start``, the adaptive tune's record and console line saying what the history
-did (a cold search here: no earlier campaign), and the ranking's ``start`` column.
+did (a cold search here: no earlier campaign), and the ranking's ``start`` column. The simulated link's
+noise that only slows regenerated ``golden-sim`` for its simulated times and rates only.
 
 Only clock readings differ from run to run. :func:`normalise` replaces them (start and end times,
 durations, and the rates computed from durations of real processes) by placeholders, on both sides;

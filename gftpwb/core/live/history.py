@@ -4,6 +4,11 @@ The history counts bytes moved per second rather than sampling reported rates: g
 2 s (every 5 s in third-party mode) and often only once, at its exit, so a sampled rate would read
 zero, or one instant, while gigabytes move. A report's new bytes are spread back over the time since
 the previous report (or the start), which is where they moved.
+
+A run another engine carries out (the simulated one) moves nothing on this clock: its bytes and
+seconds are its engine's, and a simulated auto-tune finishes a hundred 4 GiB transfers in a second of
+wall time. Its figures are the simulated ones: for such runs a bucket holds their MiB and their own
+seconds, and reads as the rate they had (MiB over their seconds), never bytes over the wall clock.
 """
 
 from __future__ import annotations
@@ -12,7 +17,14 @@ import math
 from collections import deque
 from collections.abc import Iterable
 
+from gftpwb.core.specs import REAL_ENGINE
+
 from .models import MIB, RunState
+
+
+def on_own_clock(run: RunState) -> bool:
+    """A run whose times are its engine's, not the wall clock's (the simulated engine's)."""
+    return run.spec.engine != REAL_ENGINE
 
 
 class RateHistory:
@@ -20,7 +32,9 @@ class RateHistory:
     A series gives MiB/s per bucket (the newest bucket over the part of it gone by).
 
     ``by_host`` keeps the same buckets per host of the runs (``RunSpec.host``), so the run view can
-    draw one line per host when a run or a batch spans several.
+    draw one line per host when a run or a batch spans several. ``engine_moved`` and ``engine_seconds``
+    (and ``engine_by_host``) hold the same for runs on their engine's clock (:func:`on_own_clock`):
+    their MiB and their engine's seconds, whose ratio a bucket reads as.
     """
 
     def __init__(self, step_s: float = 1.0, length: int = 900):
@@ -29,26 +43,45 @@ class RateHistory:
         self.t0: float | None = None
         self.moved: dict[int, float] = {}
         self.by_host: dict[str, dict[int, float]] = {}
+        self.engine_moved: dict[int, float] = {}
+        self.engine_seconds: dict[int, float] = {}
+        self.engine_by_host: dict[str, tuple[dict[int, float], dict[int, float]]] = {}
         self.last_t: float | None = None  # the newest event time
 
     def restart(self, t: float) -> None:
         self.moved.clear()
         self.by_host.clear()
+        self.engine_moved.clear()
+        self.engine_seconds.clear()
+        self.engine_by_host.clear()
         self.t0 = self.last_t = t
 
-    def account(self, run: RunState, total_bytes: int, t: float) -> None:
-        """Place the bytes ``run`` moved since its last report into the history, evenly over that time."""
+    def account(self, run: RunState, total_bytes: int, t: float, engine_s: float | None = None) -> None:
+        """Place the bytes ``run`` moved since its last report into the history, evenly over that time.
+        ``engine_s``: for a run on its engine's clock, its elapsed seconds on that clock at this report."""
         self.last_t = t if self.last_t is None else max(self.last_t, t)
         if run.accounted_t is None or self.t0 is None:
             return
         delta = total_bytes - run.accounted_bytes
-        if delta > 0:
+        if on_own_clock(run):
+            seconds = (engine_s or 0.0) - run.accounted_engine_s
+            if delta > 0 and seconds > 0:
+                self._account_engine(run.spec.host, delta / MIB, seconds, run.accounted_t, t)
+                run.accounted_engine_s = engine_s or 0.0
+        elif delta > 0:
             self.spread(delta / MIB, run.accounted_t, t, self.moved)
             host = self.by_host.get(run.spec.host)
             if host is None:
                 host = self.by_host[run.spec.host] = {}
             self.spread(delta / MIB, run.accounted_t, t, host, trim=True)
         run.accounted_bytes, run.accounted_t = total_bytes, max(run.accounted_t, t)
+
+    def _account_engine(self, host: str, mib: float, seconds: float, start: float, end: float) -> None:
+        self.spread(mib, start, end, self.engine_moved)
+        self.spread(seconds, start, end, self.engine_seconds)
+        moved, spent = self.engine_by_host.setdefault(host, ({}, {}))
+        self.spread(mib, start, end, moved, trim=True)
+        self.spread(seconds, start, end, spent, trim=True)
 
     def spread(self, mib: float, start: float, end: float, into: dict[int, float], *, trim: bool = False) -> None:
         """Add ``mib`` to the buckets of [start, end] in proportion to their overlap; ``trim`` (always
@@ -66,7 +99,8 @@ class RateHistory:
                 high = min(end, t0 + (bucket + 1) * step)
                 if high > low:
                     into[bucket] = into.get(bucket, 0.0) + mib * (high - low) / (end - start)
-        if (trim or into is self.moved) and len(into) > self.length:
+        if (trim or into is self.moved or into is self.engine_moved or into is self.engine_seconds) \
+                and len(into) > self.length:
             oldest = last - self.length
             for bucket in [b for b in into if b < oldest]:
                 del into[bucket]
@@ -82,13 +116,21 @@ class RateHistory:
         if end_bucket < 0:
             return []
         estimate: dict[int, float] = {}
+        engine_mib: dict[int, float] = {}
+        engine_s: dict[int, float] = {}
         end = min(now, until)
         for run in in_flight:
             if run.inst and run.accounted_t is not None and end > run.accounted_t:
-                self.spread(run.inst * (end - run.accounted_t), run.accounted_t, end, estimate)
+                if on_own_clock(run):  # its last rate for the time since: a MiB a second per MiB/s
+                    self.spread(run.inst * (end - run.accounted_t), run.accounted_t, end, engine_mib)
+                    self.spread(end - run.accounted_t, run.accounted_t, end, engine_s)
+                else:
+                    self.spread(run.inst * (end - run.accounted_t), run.accounted_t, end, estimate)
         spans = [self.step_s] * (end_bucket - first + 1) if whole else self._spans(first, end_bucket, until)
-        return [(self.moved.get(b, 0.0) + estimate.get(b, 0.0)) / span for b, span in zip(range(first, end_bucket + 1),
-                                                                                           spans, strict=True)]
+        return [(self.moved.get(b, 0.0) + estimate.get(b, 0.0)) / span
+                + _ratio(self.engine_moved.get(b, 0.0) + engine_mib.get(b, 0.0),
+                         self.engine_seconds.get(b, 0.0) + engine_s.get(b, 0.0))
+                for b, span in zip(range(first, end_bucket + 1), spans, strict=True)]
 
     def _spans(self, first: int, last: int, until: float) -> list[float]:
         """Seconds each bucket covers up to ``until``: ``step_s`` for past ones; the newest, still filling,
@@ -118,15 +160,33 @@ class RateHistory:
         if last < 0:
             return {}
         estimates: dict[str, dict[int, float]] = {}
+        engine: dict[str, tuple[dict[int, float], dict[int, float]]] = {}
         end = min(now, until)
         for run in in_flight:
             if run.inst and run.accounted_t is not None and end > run.accounted_t:
-                self.spread(run.inst * (end - run.accounted_t), run.accounted_t, end,
-                            estimates.setdefault(run.spec.host, {}))
+                if on_own_clock(run):
+                    mib, spent = engine.setdefault(run.spec.host, ({}, {}))
+                    self.spread(run.inst * (end - run.accounted_t), run.accounted_t, end, mib)
+                    self.spread(end - run.accounted_t, run.accounted_t, end, spent)
+                else:
+                    self.spread(run.inst * (end - run.accounted_t), run.accounted_t, end,
+                                estimates.setdefault(run.spec.host, {}))
         spans = [self.step_s] * (last - first + 1) if whole else self._spans(first, last, until)
-        hosts = [*self.by_host, *(h for h in estimates if h not in self.by_host)]
-        return {host: [(self.by_host.get(host, {}).get(b, 0.0) + estimates.get(host, {}).get(b, 0.0)) / span
-                       for b, span in zip(range(first, last + 1), spans, strict=True)] for host in hosts}
+        hosts = list(dict.fromkeys([*self.by_host, *self.engine_by_host, *estimates, *engine]))
+
+        def value(host: str, b: int, span: float) -> float:
+            moved, spent = self.engine_by_host.get(host, ({}, {}))
+            mib, seconds = engine.get(host, ({}, {}))
+            return ((self.by_host.get(host, {}).get(b, 0.0) + estimates.get(host, {}).get(b, 0.0)) / span
+                    + _ratio(moved.get(b, 0.0) + mib.get(b, 0.0), spent.get(b, 0.0) + seconds.get(b, 0.0)))
+
+        return {host: [value(host, b, span) for b, span in zip(range(first, last + 1), spans, strict=True)]
+                for host in hosts}
+
+
+def _ratio(mib: float, seconds: float) -> float:
+    """MiB over seconds of runs on their engine's clock; 0 where none ran."""
+    return mib / seconds if seconds > 0 else 0.0
 
 
 class LogBuffer:
