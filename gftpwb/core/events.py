@@ -176,6 +176,8 @@ class TuneUpdate(Event):
     #: The kind of the runs it varies (guc, as tgftp -a; xrootd, http).
     transfers: str = "guc"
     warm_start: str = ""  # what the history did for an adaptive tune, one line ("": not an adaptive tune)
+    #: The leader's transfer as it runs (its command line, ``leader`` being its label); "" without a leader.
+    leader_command: str = ""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ own, GSIFTP_TRANSFER_RATE/SIZE follow tgftp's formulas, records gain ``details.v
 gain ``tgftp_style`` and ``on_failure``. The auto-tune's warm start regenerated them for its own facts
 only: the plan's ``warm_start``, the adaptive tune's record and console line saying what the history
 did (a cold search here: no earlier campaign), and the ranking's ``start`` column. The simulated link's
-noise that only slows regenerated ``golden-sim`` for its simulated times and rates only.
+noise that only slows regenerated ``golden-sim`` for its simulated times and rates only, and naming a
+candidate by what ran for its stream-mode candidate's label, ``(no options)`` where it was ``-vb``.
 
 Only clock readings differ from run to run. :func:`normalise` replaces them (start and end times,
 durations, and the rates computed from durations of real processes) by placeholders, on both sides;
