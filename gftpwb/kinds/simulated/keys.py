@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gftpwb.core.scenario.bounds import MAX_SEED, MAX_TIME_SCALE, whole
 from gftpwb.core.scenario.keys import DURATION, FRACTION, RATE, SIZE, Key, object_schema, ref
 
 # The simulated engine's link model (gftpwb/kinds/simulated/link.py); every key is optional.
@@ -20,9 +21,9 @@ LINK_KEYS: tuple[Key, ...] = (
     Key("outliers", FRACTION, "Share of runs slowed further, to 0.5-0.8x of their rate (a competing flow, a "
         "stall). Default 0."),
     Key("failures", FRACTION, "Share of runs that fail. Default 0."),
-    Key("seed", {"type": "integer", "minimum": 0},
+    Key("seed", whole(0, MAX_SEED),
         "Seed of the model's random numbers; the same seed and run id always give the same result. Default 0."),
-    Key("time_scale", {"type": "number", "minimum": 0},
+    Key("time_scale", {"type": "number", "minimum": 0, "maximum": MAX_TIME_SCALE},
         "Let a simulated transfer take this share of its simulated duration in real time (1 = real time). "
         "Default 0: results arrive at once."),
 )
