@@ -17,6 +17,7 @@ only: the plan's ``warm_start``, the adaptive tune's record and console line say
 did (a cold search here: no earlier campaign), and the ranking's ``start`` column. The simulated link's
 noise that only slows regenerated ``golden-sim`` for its simulated times and rates only, and naming a
 candidate by what ran for its stream-mode candidate's label, ``(no options)`` where it was ``-vb``.
+Saying where a guc run's size came from regenerated ``golden`` for ``details.size_from`` only.
 
 Only clock readings differ from run to run. :func:`normalise` replaces them (start and end times,
 durations, and the rates computed from durations of real processes) by placeholders, on both sides;
