@@ -26,11 +26,17 @@ DEFAULT_PORT = 2811
 DEFAULT_ADDRESS = "127.0.0.1"
 
 
-def default_state_dir() -> str:
-    if os.environ.get("GFTPWB_LAB_DIR"):
-        return os.environ["GFTPWB_LAB_DIR"]
+def user_state_dir() -> str:
+    """The user's own lab, the one every command uses when told of no other (no ``--state-dir``, no
+    ``GFTPWB_LAB_DIR``): only it takes the standard names and ports (GlusterFS's demo volume, xrootd's
+    1094 and 8094); any other lab takes its own, so labs side by side never meet."""
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
     return os.path.join(base, "gftpwb", "lab")
+
+
+def default_state_dir() -> str:
+    """The lab a command uses unless given ``--state-dir``: ``$GFTPWB_LAB_DIR``, else the user's own."""
+    return os.environ.get("GFTPWB_LAB_DIR") or user_state_dir()
 
 
 @dataclass
