@@ -275,8 +275,8 @@ def add_hosts(sub: Sub) -> None:
 
 
 def add_lab_up_options(q: argparse.ArgumentParser) -> None:
-    q.add_argument("--port", type=int, default=LAB_PORT, help=f"GridFTP port (default {LAB_PORT})")
-    q.add_argument("--address", default=LAB_ADDRESS, help=f"address (default {LAB_ADDRESS})")
+    q.add_argument("--port", type=int, help=f"GridFTP port (default: the running lab's, else {LAB_PORT})")
+    q.add_argument("--address", help=f"address (default: the running lab's, else {LAB_ADDRESS})")
     q.add_argument("--hosts", type=int, default=0, metavar="N",
                    help="also create N test hosts: network namespaces with their own sshd")
     q.add_argument("--rate", metavar="RATE", help="shape each host's link with tc tbf (e.g. 400mbit)")
@@ -315,8 +315,8 @@ def add_lab(sub: Sub) -> None:
             q.add_argument("--json", action="store_true", help="machine-readable output")
             q.add_argument("--vars", action="store_true", help="print --lab-var options that point a scenario's "
                            "variables at the lab (lab, ctrl, src, dst with namespace hosts; slurm_conf, slurm_nodes, "
-                           "slurm_partition with Slurm), as the shipped scenarios take them; a scenario uses those "
-                           "it declares and ignores the others")
+                           "slurm_partition with Slurm; volume, gluster with GlusterFS), as the shipped scenarios take "
+                           "them; a scenario uses those it declares and ignores the others")
         handler(q, "gftpwb.cli.lab:cmd_lab")
 
 
