@@ -15,10 +15,12 @@ def rate_text(value: float | None, digits: int = 1) -> str:
 
 # How a confidence interval is printed, everywhere (console, TUI, HTML, the docs):
 #
-# * an interval symmetric about its estimate (Student's t around a mean) as ``estimate ± half-width``
-#   (:func:`ci_text`): the same two numbers as its bounds, in the width a table has at 80 columns;
-# * an interval that is not (the percentile bootstrap of a median, of a ratio, of a change) as its
-#   bounds, ``[low, high]`` (:func:`interval_text`): ``-41.6 ± 18.1 %`` would say the change could be as
+# * an interval symmetric about its estimate (Student's t around a mean: an auto-tune's race) as
+#   ``estimate ± half-width`` (:func:`ci_text`): the same two numbers as its bounds, in the width a
+#   table has at 80 columns;
+# * an interval that is not (a figure's mean on the log scale, a median's, a ratio's, a change's:
+#   gftpwb.core.intervals) as its bounds, ``[low, high]`` (:func:`interval_text`, after its estimate
+#   :func:`estimate_text`): ``-41.6 ± 18.1 %`` would say the change could be as
 #   far above the estimate as below it, which the interval [-48.0, -11.9] % does not say, and the
 #   midpoint of the bounds is not the estimate either. Brackets and a comma, never a dash between the
 #   bounds, whose minus signs would read as nonsense (``-3733.3-6619.2``).
@@ -44,6 +46,17 @@ def interval_text(low: float | None, high: float | None, digits: int = 1, *, sig
         return "-"
     fmt = f"+.{digits}f" if signed else f".{digits}f"
     return f"[{low:{fmt}}, {high:{fmt}}]" + (f" {unit}" if unit else "")
+
+
+def estimate_text(centre: float | None, low: float | None, high: float | None, digits: int = 1) -> str:
+    """An estimate and its interval's bounds, for a table cell: ``813.8 [702.4, 941.6]``; the estimate
+    alone without an interval (too few runs: the column's legend says from how many there is one);
+    ``-`` without an estimate."""
+    if centre is None:
+        return "-"
+    if low is None or high is None:
+        return f"{centre:.{digits}f}"
+    return f"{centre:.{digits}f} {interval_text(low, high, digits)}"
 
 
 def pm_text(half_width: float | None, digits: int = 0) -> str:
