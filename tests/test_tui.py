@@ -19,7 +19,7 @@ from support.tui import SIZE, cells, standin_factory, write_scenario
 from support.tui_standins import BUDGET, CANDIDATES, GfapiStandIn, TuneStandIn, thread_speed
 
 from gftpwb.core.bus import EventBus
-from gftpwb.core.format import rate_text
+from gftpwb.core.format import p_text, rate_text
 from gftpwb.core.live import read
 from gftpwb.shell.executor import Executor
 from gftpwb.shell.frontend import exit_code
@@ -628,7 +628,7 @@ async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
         final = updates[-1]
         assert final.finished and final.engine == "simulated" and len(updates) > 10
         facts = str(app.query_one("#tune-facts").render())
-        assert final.p_within_margin is not None and f"P(within margin) {final.p_within_margin:.2f}" in facts
+        assert final.p_within_margin is not None and f"P(within margin) {p_text(final.p_within_margin)}" in facts
         assert f"stop reason {final.stop_reason or 'ran its plan'}" in facts
         # what the history did (nothing here: the results base holds no earlier campaign)
         assert final.warm_start == "cold search: no earlier campaign in the history"

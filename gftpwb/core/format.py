@@ -59,9 +59,18 @@ def estimate_text(centre: float | None, low: float | None, high: float | None, d
     return f"{centre:.{digits}f} {interval_text(low, high, digits)}"
 
 
-def pm_text(half_width: float | None, digits: int = 0) -> str:
-    """The half-width alone, for a column next to its centre: ``±15``; ``-`` when unknown."""
-    return "-" if half_width is None else f"±{half_width:.{digits}f}"
+def certainty_text(p: float | None, p_with_history: float | None = None, history_share: str = "", *,
+                   short: bool = False) -> str:
+    """An auto-tune's P(pick within the margin): ``0.97``; with a warm start, ``0.62 from this tune's
+    runs; > 0.99 with the history (the pick: 2 runs and the history worth 10)``: what was measured
+    first, then what the history adds and its share of the pick (``short``, for a table cell:
+    ``0.62 (> 0.99 with the history)``)."""
+    if p_with_history is None:
+        return p_text(p)
+    if short:
+        return f"{p_text(p)} ({p_text(p_with_history)} with the history)"
+    share = f" (the pick: {history_share})" if history_share else ""
+    return f"{p_text(p)} from this tune's runs; {p_text(p_with_history)} with the history{share}"
 
 
 def cv_text(cv: float | None) -> str:
@@ -70,8 +79,15 @@ def cv_text(cv: float | None) -> str:
 
 
 def p_text(p: float | None) -> str:
-    """A probability: ``0.97``; ``-`` when unknown."""
-    return "-" if p is None else f"{p:.2f}"
+    """An estimated probability: ``0.97``; ``> 0.99`` and ``< 0.01`` rather than ``1.00`` and ``0.00``
+    (an estimate from a model and a few thousand draws is never a certainty); ``-`` when unknown."""
+    if p is None:
+        return "-"
+    if p >= 0.995:
+        return "> 0.99"
+    if p < 0.005:
+        return "< 0.01"
+    return f"{p:.2f}"
 
 
 def human_bytes(nbytes: int | None) -> str:
