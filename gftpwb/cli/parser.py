@@ -221,7 +221,8 @@ with its 95 % confidence interval, and a two-sided Mann-Whitney U test of the co
 not warm-ups). A change is significant when p < 0.05 and it is at least --threshold percent; then the
 verdict is faster or slower (by the figure: higher rates and files/s are faster), else "no
 significant change". Mann-Whitney needs at least 4 runs on each side to reach p < 0.05 (3 and 3 can
-never): with fewer the verdict is "too few runs", with the runs it needs, and there is no interval. Environments that differ (kernel, CPU, versions, TCP settings, MTU) are warned about.
+never): with fewer the verdict is "too few runs", with the runs it needs, and there is no interval.
+Environments that differ (kernel, CPU, versions, TCP settings, MTU) are warned about.
 """
 
 
