@@ -299,7 +299,7 @@ def test_tune_panel_marks_leader_ties_and_eliminations():
     assert panel.rows[1].mark == "tied with #1 (within 20 MB/s)"
     assert (panel.rows[2].mark, panel.rows[2].note) == ("eliminated after 9", "hopeless: < 50 % of the best")
     assert (panel.rows[3].mark, panel.rows[3].note) == ("failed", "1 failed; guc failed: 500 Command failed")
-    assert panel.rows[0].ci == "±30" and panel.rows[3].ci == "-"
+    assert panel.rows[0].ci == "[1150, 1210]" and panel.rows[3].ci == "-"
     assert panel.guc_line == "globus-url-copy -vb -p 16 -tcp-bs 8M ftp://x/zero ftp://y/null"
     assert (panel.transfers_used, panel.budget, panel.finished) == (12, 40, False)
 
