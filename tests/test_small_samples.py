@@ -28,6 +28,9 @@ def records():
         # three passed runs of which one has a rate (a plain copy guc printed no marker for)
         guc("one/0", 2, 0, 850.0, test="one"), guc("one/1", 2, 1, None, test="one"),
         guc("one/2", 2, 2, None, test="one"),
+        # a run that moved nothing: the log scale cannot hold it
+        guc("zero/0", 3, 0, 0.0, test="zero"), guc("zero/1", 3, 1, 900.0, test="zero"),
+        guc("zero/2", 3, 2, 910.0, test="zero"),
     ]
 
 
@@ -44,6 +47,8 @@ def test_no_interval_of_a_rate_reaches_below_zero_and_two_runs_give_none(directo
     assert 0 < wide["low"] < cases["wide"]["mean"] < wide["high"]
     assert wide["method"] == "log-normal mean (Cox, t)"
     assert cases["wide"]["ci_median"] is None  # an interval of the median needs 6 runs
+    assert (cases["two"]["no_ci_mean"], cases["wide"]["no_ci_mean"]) == ("no CI under 3 runs", None)
+    assert cases["zero"]["ci_mean"] is None and cases["zero"]["no_ci_mean"] == "no CI: a value of 0"
 
 
 def test_the_table_gives_each_rates_n_and_says_when_it_rests_on_fewer_runs_than_ran(directory):
@@ -56,6 +61,7 @@ def test_the_table_gives_each_rates_n_and_says_when_it_rests_on_fewer_runs_than_
     assert (rows["one"]["ok/runs"], rows["one"]["n"], rows["one"]["median"]) == ("3/3", "1", "850.0")
     assert "rate incl. set-up from 1 of 3 runs" in rows["one"]["notes"]
     assert "rate incl. set-up from" not in rows["two"]["notes"] + rows["wide"]["notes"]
+    assert rows["zero"]["notes"] == "rate incl. set-up: no CI: a value of 0" and rows["two"]["notes"] == ""
     text = " ".join(out.stdout.split())
     assert "of the n runs that have one" in text and "none under 3 runs" in text
 
@@ -68,5 +74,5 @@ def test_the_tui_and_the_charts_give_the_figures_n(directory):
     cells = case_cells(one)
     assert (cells[2], cells[7]) == ("1", "3/3 passed")
     (chart,) = per_case_charts(cases)
-    assert [p.label.rsplit(" ", 1)[-1] for p in chart.points] == ["(n=2)", "(n=3)", "(n=1)"]
+    assert [p.label.rsplit(" ", 1)[-1] for p in chart.points] == ["(n=2)", "(n=3)", "(n=1)", "(n=3)"]
     assert "Median of the n counted runs" in chart.note and "none under 6 runs" in chart.note

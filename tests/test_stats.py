@@ -112,7 +112,8 @@ def test_interval_half_width_and_dict():
     d = describe([1.0, 2.0, 3.0, 4.0]).to_dict()
     assert d["ci_mean"]["half_width"] == pytest.approx((d["ci_mean"]["high"] - d["ci_mean"]["low"]) / 2)
     assert d["ci_mean"]["method"] == "log-normal mean (Cox, t)"
-    assert set(d) == {"n", "median", "mean", "stdev", "cv", "min", "max", "ci_mean", "ci_median", "outliers"}
+    assert set(d) == {"n", "median", "mean", "stdev", "cv", "min", "max", "ci_mean", "ci_median", "outliers",
+                      "no_ci_mean"}
 
 
 def test_seed_of_is_stable():

@@ -8,6 +8,7 @@ from statistics import fmean
 from typing import Any
 
 from .format import estimate_text
+from .intervals import MEAN_MIN_RUNS
 from .records import ResultRecord
 from .registry import ReportData, ReportSection, registry
 from .stats import Stats
@@ -55,6 +56,9 @@ def case_notes(case: CaseSummary) -> str:
     if case.warmups:
         notes.append(f"{case.warmups} warm-up{'s' if case.warmups > 1 else ''}")
     notes.extend(note for note in (figure_shortfall(case, f) for f in case.figures) if note)
+    stats = case.headline.stats if case.headline is not None else None
+    if stats is not None and stats.n >= MEAN_MIN_RUNS and stats.no_ci_mean:  # runs enough, yet none: say why
+        notes.append(f"{case.headline.figure.label}: {stats.no_ci_mean}")  # type: ignore[union-attr]
     headline = case.headline
     if headline is not None:
         flagged = [r.run_id for r in case.runs if headline.figure.key in r.outlier]

@@ -60,7 +60,8 @@ class Stats:
         """Plain JSON data (reports, the JSON summary): intervals as bounds with their half-width."""
         return {"n": self.n, "median": self.median, "mean": self.mean, "stdev": self.stdev, "cv": self.cv,
                 "min": self.min, "max": self.max, "ci_mean": interval_dict(self.ci_mean),
-                "ci_median": interval_dict(self.ci_median), "outliers": list(self.outliers)}
+                "ci_median": interval_dict(self.ci_median), "outliers": list(self.outliers),
+                "no_ci_mean": self.no_ci_mean or None}
 
 
 def seed_of(*parts: object) -> int:
