@@ -354,7 +354,7 @@ async def test_autotune_view_ranks_marks_ties_dims_eliminated_and_saves_the_line
         assert [r[1] for r in rows.values()] == [CANDIDATES[2], CANDIDATES[1], CANDIDATES[0], CANDIDATES[3]]
         assert [r[5] for r in rows.values()] == [
             "leader", "tied with #1 (within 20 MB/s)", "eliminated after 4", "eliminated after 7"]
-        assert rows[CANDIDATES[2]][2:5] == ["1180.0", "±7", "5"]
+        assert rows[CANDIDATES[2]][2:5] == ["1180.0", "[1173, 1187]", "5"]
         # the notes under the table (wrapped), so the table needs no sideways scrolling at 80 columns
         notes = str(app.query_one("#tune-notes").render())
         assert " ".join(notes.split()) == "#4 2 failed; guc failed: 500 Command failed"
