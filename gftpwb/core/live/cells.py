@@ -38,7 +38,7 @@ def tune_mark(row: RankingRow, margin_mib_s: float, leader: str | None) -> tuple
     if row.candidate == leader or (leader is None and row.rank == 1):
         return "leader", "leader"
     if row.tied_with_leader:
-        return f"tied with #1 (within {margin_mib_s:g} MB/s)", "tied"
+        return f"tied with #1 (±{margin_mib_s:g} MB/s)", "tied"
     if row.mean_mib_s is None and row.failures:
         return "failed", "failed"
     return "", ""

@@ -148,7 +148,7 @@ class TuneRowView:
     ci: str  # the 95 % interval of its mean, "[1038, 1072]" (the race's: gftpwb.kinds.autotune.ranking)
     runs: int
     failures: int
-    mark: str  # "leader", "tied with #1 (within 20 MB/s)", "eliminated after 12", "failed" or ""
+    mark: str  # "leader", "tied with #1 (±20 MB/s)", "eliminated after 12", "failed" or ""
     note: str  # "1 failed; guc failed: 500 Command failed", "same kernel-capped buffer as ..."
     style: str  # "leader", "tied", "eliminated", "failed" or ""
     ci_low_mib_s: float | None = None
