@@ -217,11 +217,12 @@ examples:
 
 Cases are matched by test id, kind and parameters (a test added or a matrix value dropped does not
 shift the others). Per case and figure: the medians of A and B, the change of the median (B - A, in %)
-with its 95 % bootstrap confidence interval, and a two-sided Mann-Whitney U test of the counted runs
-(passed, not warm-ups). A change is significant when p < 0.05 and it is at least --threshold percent;
-then the verdict is faster or slower (by the figure: higher rates and files/s are faster), else "no
+with its 95 % confidence interval, and a two-sided Mann-Whitney U test of the counted runs (passed,
+not warm-ups). A change is significant when p < 0.05 and it is at least --threshold percent; then the
+verdict is faster or slower (by the figure: higher rates and files/s are faster), else "no
 significant change". Mann-Whitney needs at least 4 runs on each side to reach p < 0.05 (3 and 3 can
-never). Environments that differ (kernel, CPU, versions, TCP settings, MTU) are warned about.
+never): with fewer the verdict is "too few runs", with the runs it needs, and there is no interval.
+Environments that differ (kernel, CPU, versions, TCP settings, MTU) are warned about.
 """
 
 
