@@ -16,13 +16,13 @@ import struct
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.polling import eventually
+from support.sampler_readings import read_until
 from support.sampler_readings import readings as sampler_readings
 
 from gftpwb.core.monitors.model import Monitor
@@ -166,7 +166,7 @@ def test_the_program_is_a_standalone_python_3_4_program():
 # --- against the real ss ------------------------------------------------------------------------------
 
 PEERS = textwrap.dedent("""\
-    import socket, time
+    import socket, struct, time
     with open("/proc/self/comm", "w") as f:
         f.write("gftpwb-peers")
     def pair(family, host):
@@ -184,6 +184,10 @@ PEERS = textwrap.dedent("""\
             while got < size:
                 got += len(peer.recv(1 << 20))
             keep += [server, client, peer]
+    def unacked(sock):  # struct tcp_info's tcpi_unacked: sent and not yet acknowledged
+        return struct.unpack_from("=I", sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104), 24)[0]
+    while any(unacked(sock) for sock in keep[1::3]):  # the idle pairs' last acks are in: they stay still
+        time.sleep(0.001)
     server, mover, sink = pair(socket.AF_INET6, "::1")
     print(server.getsockname()[1], flush=True)
     mover.setblocking(False)
@@ -210,8 +214,7 @@ def test_the_tcp_reading_matches_real_ss_on_the_same_connections():
     owners; cwnd, rtt and delivery rate read a moment apart, so only present on both)."""
     peers = subprocess.Popen([sys.executable, "-c", PEERS], stdout=subprocess.PIPE, text=True)
     try:
-        port = int(peers.stdout.readline())  # type: ignore[union-attr]
-        time.sleep(0.3)  # the idle pairs' last acks are in
+        port = int(peers.stdout.readline())  # type: ignore[union-attr]  # once the idle pairs' last acks are in
         probe = hs.Probe(0, 100, "tcp", True, 1.0, (2811,), ())
         diag = hs.Diag(probe)
         status, text = diag.read()
@@ -282,12 +285,13 @@ def test_either_sampler_reads_every_monitor_and_stops_quietly(mode):
         # the boot sh carries the name too, before it execs python3: wait for the exec, not only the name
         expected = "/usr/bin/python3" if mode == PYTHON else "/bin/sh"  # the system's first
         eventually(lambda: program_of(proc.pid) == expected, f"the sampler running under {expected}")
-        time.sleep(3.0)  # the sampling window: rounds of every monitor, the slow command stopped at its 1 s
+        # rounds of every monitor, the slow command stopped at its 1 s
+        head = read_until(proc, NONCE, monitors, {**{m.id: 1 for m in monitors}, "c": 2})
         proc.terminate()
-        out, err = proc.communicate(timeout=10)
+        rest, err = proc.communicate(timeout=10)
     finally:
         proc.kill()
-    got = readings(out, monitors, probes)
+    got = readings(head + rest, monitors, probes)
     assert len(got["c"]) >= 2 and got["m"]  # the slow command holds a round for its 1 s
     assert all(not f.error for key in ("c", "m", "n", "d", "t", "q") for f in got[key])
     assert "busy_pct" in got["c"][-1].values and got["q"][0].values == {"depth": 3.0, "value": 7.0}
@@ -344,13 +348,13 @@ def test_without_python3_the_same_command_runs_the_sh_sampler(tmp_path):
     monitors = [Monitor("c", "cpu", interval_s=0.2), Monitor("t", "tcp", interval_s=0.2)]
     proc, probes = start(monitors, "auto", hide, env=env)
     try:
-        time.sleep(0.6)
+        head = read_until(proc, NONCE, monitors, {"c": 1, "t": 1})  # sampling: past any exec
         assert program_of(proc.pid) == "/bin/sh"
         proc.terminate()
-        out, err = proc.communicate(timeout=10)
+        rest, err = proc.communicate(timeout=10)
     finally:
         proc.kill()
-    got = readings(out, monitors, probes)
+    got = readings(head + rest, monitors, probes)
     assert got["c"] and got["t"] and not any(f.error for fs in got.values() for f in fs) and err == b""
     proc, _ = start(monitors, PYTHON, hide, env=env)
     out, err = proc.communicate(timeout=10)
@@ -360,13 +364,13 @@ def test_without_python3_the_same_command_runs_the_sh_sampler(tmp_path):
     argv[-1] = "not a configuration"
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
-        time.sleep(0.6)
+        head = read_until(proc, NONCE, monitors, {"c": 1, "t": 1})  # sampling: past any exec
         assert program_of(proc.pid) == "/bin/sh"  # python3 exec'd the sh loop: same process, same parent
         proc.terminate()
-        out, err = proc.communicate(timeout=10)
+        rest, err = proc.communicate(timeout=10)
     finally:
         proc.kill()
-    assert readings(out, monitors, probes)["t"]
+    assert readings(head + rest, monitors, probes)["t"]
     assert err.decode().splitlines() == [
         "gftpwb-sampler: python3 cannot sample here (bad nonce); the sh sampler runs"]
 
