@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.polling import eventually
+from support.processes import running
 from support.sampler_readings import read_until
 from support.sampler_readings import readings as sampler_readings
 
@@ -302,7 +303,7 @@ def test_either_sampler_reads_every_monitor_and_stops_quietly(mode):
 
 @pytest.mark.parametrize("mode", [PYTHON, SH])
 def test_either_sampler_ends_with_its_parent_and_with_its_reader(mode, tmp_path):
-    """The parent goes (SIGKILL: nobody stops the sampler): it exits within a round. Its reader closes
+    """The parent goes (SIGKILL: nobody stops the sampler): it exits, at its next round. Its reader closes
     the pipe: it exits at its next write, without a word on stderr."""
     monitors = [Monitor("c", "cpu", interval_s=0.1), Monitor("t", "tcp", interval_s=0.1)]
     argv = sampler_command([p for _, p in probes_by_host(monitors)["local"]], NONCE, host_program(), mode)
@@ -320,14 +321,14 @@ def test_either_sampler_ends_with_its_parent_and_with_its_reader(mode, tmp_path)
                    "the sampler named gftpwb-sampler")
         parent.kill()
         parent.wait()
-        eventually(lambda: not Path(f"/proc/{pid}").exists(), "the sampler gone with its parent", timeout=5)
+        eventually(lambda: not running(pid), "the sampler gone with its parent")
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(parent.pid, signal.SIGKILL)
     proc, _ = start(monitors, mode)
     os.read(proc.stdout.fileno(), 65536)  # type: ignore[union-attr]
     proc.stdout.close()  # type: ignore[union-attr]
-    assert proc.wait(timeout=5) in (0, -signal.SIGPIPE)  # python3 exits 0; the sh dies of SIGPIPE
+    assert proc.wait(timeout=60) in (0, -signal.SIGPIPE)  # python3 exits 0; the sh dies of SIGPIPE
     assert proc.stderr.read() == b""  # type: ignore[union-attr]
 
 
