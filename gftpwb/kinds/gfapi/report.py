@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gftpwb.core.format import ci_text, cv_text, human_bytes
+from gftpwb.core.format import cv_text, human_bytes
 from gftpwb.core.format import rate_text as _f
+from gftpwb.core.intervals import MEAN_LEGEND
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import ReportTable
-from gftpwb.core.report import case_notes, mean
+from gftpwb.core.report import MEAN_CI_COLUMN, N_COLUMN, case_notes, mean, mean_cell, n_cell
 from gftpwb.core.summary import CaseSummary, summarize_cases
 from gftpwb.core.units import format_size_arg
 
@@ -61,10 +62,10 @@ def _counted(case: CaseSummary) -> list[dict[str, Any]]:
 
 
 def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
-    """One row: medians at last done, files/s mean ± CI and CV, first done and the worst start skew."""
+    """One row: medians at last done, files/s mean with its interval and CV, first done and the worst
+    start skew."""
     files = case.figure("files_s")
     stats = files.stats if files else None
-    half = stats.ci_mean.half_width if stats and stats.ci_mean else None
     counted = _counted(case)
     first = [((g.get("cluster") or {}).get("first_done") or {}) for g in counted]
     skews = [g["start_skew_ms"] for g in counted if g.get("start_skew_ms") is not None]
@@ -72,8 +73,8 @@ def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
     imported = sum(1 for g in counted if g.get("imported"))
     if imported:  # other tools' totals: a sum of per-process rates, not one common window
         notes = "; ".join(n for n in (f"{imported} imported: sums of per-process rates", notes) if n)
-    cells = (case.test_id, f"{case.case:03d}", setup_text(case.params), f"{case.passed}/{case.total}",
-             _median(case, "files_s", 0), ci_text(stats.mean if stats else None, half, 0),
+    cells = (case.test_id, f"{case.case:03d}", setup_text(case.params), f"{case.passed}/{case.total}", n_cell(files),
+             _median(case, "files_s", 0), mean_cell(stats, 0),
              cv_text(stats.cv if stats else None), _median(case, "mib_s", 1), _median(case, "iops", 0),
              _f(mean([x.get("mib_s") for x in first])), _f(mean([x.get("pct_done") for x in first])),
              _f(max(skews) if skews else None, 2), notes)
@@ -81,7 +82,7 @@ def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
 
 
 COLUMNS = (("test", "left"), ("#", "right"), ("workload hosts x procs x threads files", "left"),
-           ("ok/runs", "right"), ("files/s", "right"), ("mean ± 95 % CI", "right"), ("CV", "right"),
+           ("ok/runs", "right"), (N_COLUMN, "right"), ("files/s", "right"), (MEAN_CI_COLUMN, "right"), ("CV", "right"),
            ("MiB/s", "right"), ("IOPS", "right"), ("first done MiB/s", "right"), ("% done", "right"),
            ("max skew ms", "right"), ("notes", "left"))
 
@@ -89,6 +90,7 @@ COLUMNS = (("test", "left"), ("#", "right"), ("workload hosts x procs x threads 
 def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
     """One row per case: statistics of the counted runs at last done, first done, and the worst start skew."""
     rows = tuple(case_row(case) for case in summarize_cases(records))
-    return [ReportTable("gfapi results (medians of passed runs at last done; files/s also mean ± 95 % CI and CV)",
-                        "first done: stonewalled when the first thread finished (means); skew: latest minus "
-                        "earliest thread start. Warm-ups are not counted.", COLUMNS, rows, keys=2)]
+    return [ReportTable("gfapi results (medians of passed runs at last done; files/s also mean [95 % CI] and CV)",
+                        f"n: the runs files/s rests on; {MEAN_LEGEND}. first done: stonewalled when the first thread "
+                        "finished (means); skew: latest minus earliest thread start. Warm-ups are not counted.",
+                        COLUMNS, rows, keys=2)]
