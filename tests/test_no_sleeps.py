@@ -30,15 +30,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
                            "never comes, so the test fails instead of hanging)",
     ("tests/test_signals.py", "test_a_runner_that_lets_the_cancellation_through_still_gets_its_record.careless",
      "asyncio.sleep(30)"): "a stand-in runner: a run that lasts until it is stopped (as above)",
-    # Being rewritten by the lead (the issue "tests wait for events, never for time"): remove with it.
-    ("tests/test_hardening_real.py", "test_ctrl_c_during_start_up_prints_no_traceback", "time.sleep(delay)"):
-        "pending: the lead is rewriting this file",
-    ("tests/test_hardening_real.py", "test_a_second_ctrl_c_does_not_skip_the_kill_of_a_command_that_ignores_sigterm",
-     "time.sleep(0.3)"): "pending: the lead is rewriting this file",
-    ("tests/compat/test_compat_signals.py", "signalled", "time.sleep(1.0)"):
-        "pending: the lead is rewriting this file (two calls)",
-    ("tests/compat/test_compat_signals.py", "signalled", "time.sleep(0.2)"):
-        "pending: the lead is rewriting this file",
 }
 
 
