@@ -33,6 +33,11 @@ def test_result_csv_has_parallel_libgfapis_layout_with_one_row_per_finished_proc
     assert all(len(row) == 4 for row in rows)
 
 
+def test_a_run_without_a_finished_process_has_no_result_csv():
+    t = ThreadResult("c1", 0, 0, "not-started", error="c1 p0: cannot connect to volume 'v'", requested_files=100)
+    assert set(run_files(summarize([t]))) == {"threads.csv", "hosts.csv"}
+
+
 def test_threads_csv_has_host_process_thread_and_latency_columns():
     rows = list(csv.DictReader(io.StringIO(threads_csv(details()))))
     assert [(r["host"], r["process"], r["thread"], r["status"]) for r in rows] == [

@@ -183,6 +183,9 @@ def test_a_missing_volume_is_a_clear_failure(tmp_path, gluster):
     assert "failed to get the volume file" in record["output"]  # libgfapi's own log, kept
     assert "FAIL local" not in out.stdout and "cannot connect to volume" in out.stdout
     assert {t["status"] for t in record["details"]["gfapi"]["threads"]} == {"not-started"}
+    # no process finished: its directory says what each thread did, and holds no result.csv (a header
+    # alone reads as a run whose results are there)
+    assert sorted(p.name for p in (results / "gf_#000_000").iterdir()) == ["hosts.csv", "threads.csv"]
 
 
 def test_a_worker_killed_mid_run_fails_its_threads_and_keeps_the_others(tmp_path, gluster):

@@ -137,6 +137,23 @@ def test_mistakes_are_said_plainly_with_exit_code_2(tmp_path, args, message):
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize(("rows", "where", "message"), [
+    ("1.2 3.4 abc 500.0\n", "result.csv:2:9", "Files-per-sec 'abc' is not a number"),
+    ("", "result.csv:1:1", "no result rows under the header"),
+])
+def test_a_result_csv_it_cannot_read_is_an_error_at_its_line(tmp_path, rows, where, message):
+    settings = tmp_path / "ok.env"
+    settings.write_text("export GFAPI_VOLNAME=v\nexport GFAPI_HOSTNAME=s\nexport PGFAPI_FILES=3\n")
+    (tmp_path / "c.list").write_text("c1\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "result.csv").write_text("elapsed-sec MBps Files-per-sec I/O-rq-per-sec\n" + rows)
+    out = gftpwb("import", "libgfapi-results", str(run / "result.csv"), "--settings", str(settings), "--clients",
+                 str(tmp_path / "c.list"), "--results", str(tmp_path / "imported"), cwd=tmp_path)
+    assert out.returncode == 2 and f"{run}/{where}: {message}" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr and not (tmp_path / "imported" / "results.jsonl").exists()
+
+
 def test_settings_from_the_environment(tmp_path):
     (tmp_path / "clients.list").write_text("c1\nc2\n")
     out = gftpwb("import", "parallel-libgfapi", cwd=tmp_path,
