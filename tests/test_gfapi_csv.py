@@ -84,3 +84,24 @@ def test_unlink_headline_shows_files_per_second_only():
                           status="passed", details={"gfapi": summarize([t])})
     assert gfapi_headline(record) == ("500 files: 1000 files/s (last done, 0.500s); first done 1000 files/s at "
                                       "100.0 % of the work; start skew 0.00 ms")
+
+
+def test_an_operation_that_moves_no_data_has_files_per_second_and_the_size_it_found():
+    from gftpwb.core.records import ResultRecord
+    from gftpwb.kinds.gfapi.report import gfapi_headline, tables
+
+    t = ThreadResult("h", 0, 0, "ok", start_ns=0, elapsed_ns=NS // 2, files=200, requested_files=200)
+    g = {**summarize([t]), "found_file_sizes": [65536]}
+    assert g["cluster"]["last_done"]["mib_s"] is None and g["cluster"]["last_done"]["iops"] is None
+    assert g["threads"][0]["mib_s"] is None and g["cluster"]["first_done"]["mib_s"] is None
+    # the defaults of file_size and record_size (1M, 64K) were never used: the files it found were 64K
+    record = ResultRecord(scenario="s", test_id="d", run_id="d/0", case=0, repeat=0, kind="gfapi", host="local",
+                          argv=[], status="passed", details={"gfapi": g},
+                          params={"workload": "unlink", "hosts": ["local"], "processes": 1, "threads": 1,
+                                  "files": 200, "file_size": 1048576, "record_size": 65536})
+    assert gfapi_headline(record).startswith("200 files of 64K: 400 files/s (last done, 0.500s)")
+    (table,) = tables([record])
+    row = dict(zip([name for name, _ in table.columns], table.rows[0][0], strict=True))
+    assert row["workload hosts x procs x threads files"] == "unlink 1x1x1 200 files of 64K"
+    assert (row["files/s"], row["MiB/s"], row["IOPS"], row["first done MiB/s"]) == ("400", "-", "-", "-")
+    assert result_csv(g) == f"{RESULT_HEADER}\n0.50  400.00 \n"  # no MBps or IOPS: empty, as parallel-libgfapi

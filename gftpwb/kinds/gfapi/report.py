@@ -23,6 +23,7 @@ def gfapi_headline(record: ResultRecord) -> str:
     files_only = cluster.get("bytes", 0) == 0 and cluster.get("ios", 0) == 0  # unlink: only files/s mean anything
     counted = "" if cluster.get("files") is None else f"{cluster['files']} files"  # imported results may not know
     if files_only:
+        counted += found_text(g.get("found_file_sizes") or ())
         text = (f"{counted or 'files'}: {_f(last.get('files_s'), 0)} files/s "
                 f"(last done, {_f(last.get('seconds'), 3)}s)")
     else:
@@ -40,15 +41,27 @@ def gfapi_headline(record: ResultRecord) -> str:
     return text
 
 
-def setup_text(params: dict[str, Any]) -> str:
-    """'seq-wr 1x2x2 500x64K/16K': workload, hosts x processes x threads, files x file size / record size."""
+def found_text(sizes: Sequence[int]) -> str:
+    """' of 64K' (the size of the files a run found before its start), ' of 4K to 64K', or ''."""
+    if not sizes:
+        return ""
+    low, high = format_size_arg(min(sizes)), format_size_arg(max(sizes))
+    return f" of {low}" if low == high else f" of {low} to {high}"
+
+
+def setup_text(params: dict[str, Any], found_sizes: Sequence[int] = ()) -> str:
+    """'seq-wr 1x2x2 500x64K/16K': workload, hosts x processes x threads, files x file size / record size.
+    An operation that moves no data (unlink) uses neither size: 'unlink 1x1x4 200 files of 64K', the
+    size being that of the files its runs found (``found_sizes``), when known."""
     hosts = len(params.get("hosts", ["local"]))
+    layout = f"{params.get('workload', '?')} {hosts}x{params.get('processes', 1)}x{params.get('threads', 1)}"
+    if params.get("workload") == "unlink":
+        return f"{layout} {params.get('files', 0)} files{found_text(found_sizes)}"
     size = format_size_arg(int(params.get("file_size", 0)))
     record = format_size_arg(int(params.get("record_size", 0)))
     extra = " direct" if params.get("direct") else ""
     extra += " fsync" if params.get("fsync") else ""
-    return (f"{params.get('workload', '?')} {hosts}x{params.get('processes', 1)}x{params.get('threads', 1)} "
-            f"{params.get('files', 0)}x{size}/{record}{extra}")
+    return f"{layout} {params.get('files', 0)}x{size}/{record}{extra}"
 
 
 def _median(case: CaseSummary, key: str, digits: int) -> str:
@@ -72,7 +85,9 @@ def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
     imported = sum(1 for g in counted if g.get("imported"))
     if imported:  # other tools' totals: a sum of per-process rates, not one common window
         notes = "; ".join(n for n in (f"{imported} imported: sums of per-process rates", notes) if n)
-    cells = (case.test_id, f"{case.case:03d}", setup_text(case.params), f"{case.passed}/{case.total}",
+    found = sorted({size for r in case.runs for size in (r.record.details.get("gfapi") or {}).get("found_file_sizes")
+                    or ()})
+    cells = (case.test_id, f"{case.case:03d}", setup_text(case.params, found), f"{case.passed}/{case.total}",
              _median(case, "files_s", 0), ci_text(stats.mean if stats else None, half, 0),
              cv_text(stats.cv if stats else None), _median(case, "mib_s", 1), _median(case, "iops", 0),
              _f(mean([x.get("mib_s") for x in first])), _f(mean([x.get("pct_done") for x in first])),

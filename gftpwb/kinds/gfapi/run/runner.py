@@ -422,6 +422,7 @@ class GfapiRunner:
             "clocks": run.clocks,
             "start_lead_ms": round(job.start_lead_s * 1000, 3),
             "start_target_unix_ns": run.start_target_ns or None,
+            "found_file_sizes": tracker.found_sizes(),
             **summary,
         }}
         return record_for(
