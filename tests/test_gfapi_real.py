@@ -10,6 +10,7 @@ import asyncio
 import csv
 import dataclasses
 import io
+import json
 import os
 import signal
 import textwrap
@@ -328,3 +329,52 @@ def test_many_workers_create_one_deep_tree_at_once(tmp_path, gluster):
     assert summary.all_passed, record.error
     on_brick = brick_files(gluster, directory)
     assert len(on_brick) == 16 * 30 and "local/t015/d2/d1/f0000029" in on_brick  # leaf 7 of 8: two levels
+
+
+def test_each_figure_says_what_it_spans_and_the_live_line_ends_on_the_result(tmp_path):
+    # A run of a few hundred milliseconds: the controller's clock since the starting gun also counts the
+    # time the last reports take to arrive, so the live average alone would end below the result.
+    data = tmp_path / "data"
+    body = f"""\
+      - id: write
+        kind: gfapi
+        directory: {data}
+        workload: seq-wr
+        processes: 2
+        threads: 2
+        files: 200
+        file_size: 16K
+      - id: clean
+        kind: gfapi
+        directory: {data}
+        workload: unlink
+        processes: 2
+        threads: 2
+        files: 200
+    """
+    results = tmp_path / "results"
+    out = gftpwb("run", write_scenario(tmp_path, body, "sp"), "--results", str(results), "--progress", "never")
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    for record in records(results):
+        g = record["details"]["gfapi"]
+        last = g["cluster"]["last_done"]
+        live = [line for line in lines if line.startswith(f"    {record['run_id']}: ")]
+        result = next(line for line in lines if line.startswith(f"ok   {record['run_id']}  "))
+        # the last live sample is the result's own window and says so; the result names its window too
+        assert live[-1].endswith(f"(last done: first thread start to last thread end)  - MiB/s inst  "
+                                 f"({last['seconds']:.3f}s)"), live[-1]
+        assert f"(last done: first thread start to last thread end, {last['seconds']:.3f}s)" in result
+        assert all("(since the starting gun)" in line for line in live[:-1])
+        if record["test_id"] == "write":
+            assert f"{last['mib_s']:.2f} MiB/s avg" in live[-1] and f"{last['mib_s']:.1f} MiB/s," in result
+        else:  # an unlink moves no data: no MiB/s, live or in the result
+            assert " - MiB/s avg" in live[-1] and "MiB/s" not in result.split("(last done")[0]
+        # whether the run is long enough for its skew is judged by the stated rule, and said where it is
+        verdict = g["timing"]["last_done"]
+        assert verdict["too_short"] == (verdict["share_pct"] > g["timing"]["limit_pct"])
+        assert ("too short to publish" in result) == verdict["too_short"]
+    report = gftpwb("report", str(results), "--json")
+    assert report.returncode == 0, report.stderr
+    runs = [run for d in json.loads(report.stdout)["directories"] for case in d["cases"] for run in case["runs"]]
+    assert {run["facts"]["too_short"] for run in runs} <= {True, False} and len(runs) == 2

@@ -73,6 +73,10 @@ class Progress(Event):
     elapsed_s: float
     length_bytes: int | None = None
     channel: str | None = None  # a stream, thread or host label when the sample is partial
+    # What ``rate_avg_mib_s`` and ``elapsed_s`` span when it is not the time since the run started
+    # ("since the starting gun"; a last sample on the run's own measured window says which): shown
+    # with the rate, so a live figure and the result never differ without a word.
+    span: str = ""
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@
   an imported record does not know is left empty, one space kept on each side).
 * ``threads.csv``: one row per thread with host, process and thread columns, its rates, its
   counters at the cluster's first-done instant and its latency percentiles per operation.
-* ``hosts.csv``: one row per host and a last ``cluster`` row: first-done and last-done rates,
-  % of the requested work done at first-done, start skew and latency percentiles.
+* ``hosts.csv``: one row per host and a ``cluster`` row: first-done and last-done rates,
+  % of the requested work done at first-done, start skew and latency percentiles; a run whose
+  threads did not all finish has a last ``partial`` row, the threads that did (their hosts named).
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ def hosts_csv(gfapi: dict[str, Any]) -> str:
     groups = [("host", name, stats) for name, stats in gfapi.get("hosts", {}).items()]
     if "cluster" in gfapi:
         groups.append(("cluster", "", gfapi["cluster"]))
+    part = gfapi.get("partial")
+    if part:  # the threads that finished of a run that lost others: their own window (stats.partial)
+        groups.append(("partial", " ".join(part["hosts_ok"]), part["survivors"]))
     ops = _ops_present([g[2].get("latency", {}) for g in groups])
     header = ["scope", "host", "threads", "ok", "files", "ios", "bytes", "start_skew_ms",
               "first_done_s", "first_done_mib_s", "first_done_files_s", "first_done_iops", "pct_done_at_first_done",

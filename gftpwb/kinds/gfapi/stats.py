@@ -126,6 +126,46 @@ def group_stats(threads: list[ThreadResult]) -> dict[str, Any]:
     return out
 
 
+def thread_ranges(labels: Iterable[int]) -> str:
+    """'0-3, 6': thread numbers as ranges."""
+    ordered = sorted(set(labels))
+    parts: list[str] = []
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
+        i = j + 1
+    return ", ".join(parts)
+
+
+def partial(threads: list[ThreadResult]) -> dict[str, Any] | None:
+    """What a run that did not pass still measured: the threads that finished (their own figures, over
+    their own window: first start to last end of those threads only), which hosts and threads they are,
+    and which failed (none, when the run went wrong only after every thread finished: a connection
+    lost at the end). None when no thread finished. The runner asks for it only for a run that did
+    not pass.
+
+    Why apart from the cluster's figures: those count every thread's work until it stopped, over a window
+    that ends wherever the failed threads' last report was; the survivors' are a result of their own,
+    as a run on fewer hosts would have given, and say so (``spans``)."""
+    ok = [t for t in threads if t.status == "ok"]
+    if not ok:
+        return None
+    hosts = sorted({t.host for t in threads})
+    failed = {h: [t.thread for t in threads if t.host == h and t.status != "ok"] for h in hosts}
+    failed = {h: labels for h, labels in failed.items() if labels}
+    whole = [h for h in hosts if h not in failed]
+    some = [h for h in hosts if h in failed and any(t.host == h and t.status == "ok" for t in threads)]
+    spans = f"{len(ok)} of {len(threads)} threads: " + ", ".join(
+        [*whole, *(f"{h} (threads {thread_ranges(t.thread for t in ok if t.host == h)})" for h in some)])
+    return {"spans": spans, "threads_ok": len(ok), "threads": len(threads), "hosts_ok": whole,
+            "hosts_failed": sorted(failed),
+            "failed_threads": {h: thread_ranges(labels) for h, labels in failed.items()},
+            "survivors": group_stats(ok)}
+
+
 def summarize(threads: list[ThreadResult]) -> dict[str, Any]:
     """Everything a gfapi record keeps in ``details["gfapi"]`` about the threads' work."""
     started = [t.start_ns for t in threads if t.start_ns is not None]

@@ -111,9 +111,14 @@ class _LiveLine:
             line.append(f"{done:4.0%}  ")
         else:
             eta = ""
-        line.append(f"{human_bytes(p.bytes)}  {rate_text(p.rate_avg_mib_s)} MiB/s avg  "
+        line.append(f"{human_bytes(p.bytes)}  {rate_text(p.rate_avg_mib_s)} MiB/s avg{span_text(p)}  "
                     f"{rate_text(p.rate_inst_mib_s)} MiB/s inst{eta}")
         yield line
+
+
+def span_text(p: Progress) -> str:
+    """' (since the starting gun)': what a sample's average spans, when the kind says (else "")."""
+    return f" ({p.span})" if p.span else ""
 
 
 def plain_or_terminal_console(*, stderr: bool = False) -> Console:
@@ -263,8 +268,10 @@ class ConsoleSink:
         if not self.live_enabled:
             part = f" [{event.channel}]" if event.channel else ""
             avg, inst = rate_text(event.rate_avg_mib_s, 2), rate_text(event.rate_inst_mib_s, 2)
-            self.console.print(Text(f"    {event.run_id}{part}: {event.bytes} bytes  {avg} MiB/s avg  {inst} MiB/s "
-                                    f"inst  ({event.elapsed_s:.1f}s)"), soft_wrap=True)  # Text: "[...]" is no markup
+            seconds = f"{event.elapsed_s:.3f}" if event.span else f"{event.elapsed_s:.1f}"  # a named window: exact
+            self.console.print(Text(f"    {event.run_id}{part}: {event.bytes} bytes  {avg} MiB/s avg"
+                                    f"{span_text(event)}  {inst} MiB/s inst  ({seconds}s)"),
+                               soft_wrap=True)  # Text: "[...]" is no markup
 
     def _on_OutputLine(self, event: OutputLine) -> None:
         return None  # captured in the record and the tag log; errors are shown when the run ends
@@ -290,6 +297,9 @@ class ConsoleSink:
             text.append(kind.present.headline(r), style="")
         else:
             text.append(short_error(r.error), style="")
+            partial = kind.present.partial_headline(r) if kind is not None else ""
+            if partial:  # what the run's surviving parts measured: a result of its own, marked as such
+                text.append(f"\n     {partial}", style="yellow")
         copies = self._copies.get(self._group_of.get(r.run_id, ""))
         if copies is not None:
             copies.lines[r.run_id] = text  # printed with the others, in order, when all copies are done
