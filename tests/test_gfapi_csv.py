@@ -5,7 +5,7 @@ import io
 
 from gftpwb.kinds.gfapi.csvfiles import RESULT_HEADER, hosts_csv, result_csv, run_files, threads_csv
 from gftpwb.kinds.gfapi.latency import Histogram
-from gftpwb.kinds.gfapi.stats import NS, ThreadResult, summarize
+from gftpwb.kinds.gfapi.stats import NS, ThreadResult, partial, summarize
 
 MIB = 1024 * 1024
 
@@ -23,7 +23,11 @@ def details():
                      error="c2 p1 thread 2: write x: No space left on device", requested_files=100,
                      requested_bytes=100 * MIB),
     ]
+    THREADS[:] = threads
     return summarize(threads)
+
+
+THREADS: list[ThreadResult] = []  # those of the last details()
 
 
 def test_result_csv_has_parallel_libgfapis_layout_with_one_row_per_finished_process():
@@ -48,12 +52,12 @@ def test_threads_csv_has_host_process_thread_and_latency_columns():
 
 
 def test_hosts_csv_ends_with_the_cluster_and_the_threads_that_finished():
-    rows = list(csv.DictReader(io.StringIO(hosts_csv(details()))))
+    rows = list(csv.DictReader(io.StringIO(hosts_csv({**details(), "partial": partial(THREADS)}))))
     assert [(r["scope"], r["host"]) for r in rows] == [("host", "c1"), ("host", "c2"), ("cluster", ""),
                                                        ("partial", "c1")]
-    cluster, partial = rows[-2], rows[-1]
-    assert (partial["threads"], partial["ok"], partial["bytes"], partial["last_done_s"]) == ("2", "2", str(200 * MIB),
-                                                                                             "2")
+    cluster, survivors = rows[-2], rows[-1]
+    assert (survivors["threads"], survivors["ok"], survivors["bytes"], survivors["last_done_s"]) == (
+        "2", "2", str(200 * MIB), "2")
     assert cluster["bytes"] == str(203 * MIB) and cluster["threads"] == "3" and cluster["ok"] == "2"
     assert cluster["last_done_s"] == "2" and cluster["first_done_s"] == "1"
     assert set(run_files(details())) == {"result.csv", "threads.csv", "hosts.csv"}

@@ -75,8 +75,19 @@ def test_imported_settings_run_on_the_volume_and_their_result_csv_comes_back(tmp
 
     report = ok(gftpwb("report", str(old)))
     assert "seq-wr" in report and "1 imported: sums of per-process rates" in report
-    compared = ok(gftpwb("compare", str(old), str(new)))
+    assert any("slept 1000 µs after each file, inside its timed loop" in n
+               for n in imported["details"]["gfapi"]["imported"]["notes"])  # what its settings say it did
+    compared = ok(gftpwb("compare", str(old), str(new), env={"COLUMNS": "250"}))
     assert "1 compared" in compared and "only in" not in compared
+    # measured differently, and said so in the table and under it, and in the JSON
+    assert "measured differently" in compared.split("\n1 compared")[0]
+    assert ("warning: seq-wr #000: A and B were measured differently" in compared
+            and "delay per file: A '1000 µs, inside the timed loop', B 'none'" in compared), compared
+    as_json = gftpwb("compare", str(old), str(new), "--json")
+    assert as_json.returncode == 0 and "measured differently" in as_json.stderr
+    as_json = json.loads(as_json.stdout)
+    (case,) = as_json["cases"]
+    assert {d["what"] for d in case["measured_differently"]} == {"tool", "aggregate", "delay per file"}
 
 
 def test_two_clients_over_ssh_from_the_labs_inventory(tmp_path, gluster, netlab):

@@ -89,7 +89,8 @@ def test_threads_view_with_workers(snap_compare, scenario_path, size):
     for h, host in enumerate(standin.hosts):
         for thread in range(standin.threads):
             mib = 3 * thread_speed(h, thread)
-            error = lost if h == 1 else "client1 p0 thread 3: write /vol/d3/f31: Input/output error" if thread == 3 else ""
+            eio = "client1 p0 thread 3: write /vol/d3/f31: Input/output error"
+            error = lost if h == 1 else eio if thread == 3 else ""
             events.append(WorkerProgress(run_id=spec.run_id, host=host, thread=thread,
                                          state="failed" if error else "running", files=30 + thread, bytes=mib * MIB,
                                          ios=mib * 16, elapsed_s=1.5, files_total=200, error=error, t=T0 + 1.5))

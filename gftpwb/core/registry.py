@@ -508,6 +508,12 @@ class Report:
         """What else a report says of one run, as plain values (guc: its transfer mode)."""
         return {}
 
+    def measurement(self, record: ResultRecord) -> dict[str, str]:
+        """How a record's figures were measured, where that can differ between records of one kind (the
+        tool that timed it, how its totals were aggregated, a delay inside its timed loop): ``compare``
+        warns when A's and B's differ, as it does when two tools timed the rates. {} : nothing to tell."""
+        return {}
+
 
 @dataclass(frozen=True)
 class Present:

@@ -65,6 +65,11 @@ class GfapiReport(Report):
 
         return run_facts(record)
 
+    def measurement(self, record: ResultRecord) -> dict[str, str]:
+        from .report import measurement
+
+        return measurement(record)
+
 
 KIND = Kind(
     name="gfapi",

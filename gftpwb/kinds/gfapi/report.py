@@ -44,6 +44,25 @@ def partial_headline(record: ResultRecord) -> str:
             + (f"; failed: {failed}" if failed else "; every thread finished, the run's end failed"))
 
 
+# How gftpwb's own gfapi runs are measured (compare tells it from an imported tool's way).
+OWN_MEASUREMENT = {"tool": "gftpwb", "aggregate": "all threads' work over one common window (first thread start to "
+                   "last thread end)", "delay per file": "none"}
+
+
+def measurement(record: ResultRecord) -> dict[str, str]:
+    """How a gfapi record's figures were measured: an imported one says (``details.gfapi.measurement``;
+    older imports by their ``imported`` block), gftpwb's own are :data:`OWN_MEASUREMENT`."""
+    g: dict[str, Any] = record.details.get("gfapi") or {}
+    given = g.get("measurement")
+    if isinstance(given, dict) and given:
+        return {str(k): str(v) for k, v in given.items()}
+    imported = g.get("imported")
+    if isinstance(imported, dict):
+        return {"tool": str(imported.get("tool", "another tool")), "aggregate": str(imported.get("aggregation", "?")),
+                "delay per file": "unknown"}
+    return dict(OWN_MEASUREMENT)
+
+
 def remarks(record: ResultRecord) -> tuple[str, ...]:
     """Short words on a finished run for the front ends' notes: 'too short', 'partial: 4 of 8 threads'."""
     g: dict[str, Any] = record.details.get("gfapi") or {}
@@ -186,17 +205,24 @@ COLUMNS = (("test", "left"), ("#", "right"), ("workload hosts x procs x threads 
 
 
 def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
-    """One row per case: statistics of the counted runs at last done, first done, and the worst start skew."""
+    """One row per case: statistics of the counted runs at last done, first done, and the worst start skew;
+    under a case, a row of its partial runs' surviving threads. The caption explains the notes shown."""
     rows = []
+    short = partial = False
     for case in summarize_cases(records):
         rows.append(case_row(case))
+        short = short or any(too_short(g) for g in _counted(case))
         extra = partial_row(case)
         if extra is not None:
             rows.append(extra)
+            partial = True
+    caption = ("first done: stonewalled when the first thread finished (means); skew: latest minus earliest thread "
+               "start. Warm-ups are not counted.")
+    if short:
+        caption += (f" Too short to publish: start skew, clock uncertainty and resolution are over {LIMIT_PCT:g} % "
+                    "of the run; make it longer with more files per thread or larger files.")
+    if partial:
+        caption += (" partial: runs that failed on some hosts or threads, the figures of the threads that finished, "
+                    "over their own window.")
     return [ReportTable("gfapi results (medians of passed runs at last done; files/s also mean ± 95 % CI and CV)",
-                        "first done: stonewalled when the first thread finished (means); skew: latest minus "
-                        "earliest thread start. Warm-ups are not counted. Too short to publish: start skew, clock "
-                        f"uncertainty and resolution are over {LIMIT_PCT:g} % of the run; make it longer with more "
-                        "files per thread or larger files. partial: runs that failed on some hosts or threads, "
-                        "the figures of the threads that finished, over their own window.", COLUMNS, tuple(rows),
-                        keys=2)]
+                        caption, COLUMNS, tuple(rows), keys=2)]
