@@ -47,8 +47,9 @@ class RunDelayed(Event):
 
 @dataclass(frozen=True)
 class CopiesFinished(Event):
-    """Every copy of a run (a test's ``concurrency``) in this attempt has its RunFinished; ``aggregate``
-    is None when some copy has no final record (interrupted: ``--resume`` runs it again)."""
+    """Every run of a batch that started together (the copies of a run, a test's runs on several hosts)
+    in this attempt has its RunFinished; ``aggregate`` is None when some run has no final record
+    (interrupted: ``--resume`` runs it again)."""
 
     group: str
     run_ids: tuple[str, ...]

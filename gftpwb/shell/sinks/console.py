@@ -32,7 +32,7 @@ from gftpwb.core.events import (
     TuneUpdate,
 )
 from gftpwb.core.format import CONSOLE_STATUS_STYLE, counts_text, human_bytes, rate_text, short_error
-from gftpwb.core.harness.aggregate import CopiesAggregate, copies_table, summary_text
+from gftpwb.core.harness.aggregate import concurrent_aggregates, copies_table, summary_text
 from gftpwb.core.journal import Journal
 from gftpwb.core.monitors.report import monitors_table
 from gftpwb.core.records import PASSED, STOPPED_BY_TEXT, ResultRecord
@@ -145,11 +145,10 @@ class ConsoleSink:
         self.gone = False  # the terminal went away (SIGHUP, a closed pipe): nothing more is shown
         self._noted: set[str] = set()  # tests whose runs were said to have no live progress
         # Copies of a run (concurrency): their group by run id, the run ids of each group in plan order,
-        # the groups in flight, and the aggregates of finished groups (for the report).
+        # and the groups in flight (the report's table of what ran together comes from the records).
         self._group_of: dict[str, str] = {}
         self._groups: dict[str, list[str]] = {}
         self._copies: dict[str, _CopyFlight] = {}
-        self.aggregates: list[CopiesAggregate] = []
         self.checks: list[Check] = []  # thresholds checked as tests ended
         self._in_flight: dict[str, str] = {}  # run id -> test id, of the runs started and not finished
         self.monitors: MonitorsFinished | None = None  # the monitors' figures over the whole run
@@ -307,10 +306,10 @@ class ConsoleSink:
             self.console.print(text, soft_wrap=True)
 
     def _on_CopiesFinished(self, event: CopiesFinished) -> None:
-        """Every copy of a run is done: their result lines in order, then what they did together."""
+        """Every run of a group is done (copies, hosts at once): the copies' result lines in order, then
+        what they all did together."""
         self._flush_copies(event.group)
         if event.aggregate is not None:
-            self.aggregates.append(event.aggregate)
             style = "" if event.aggregate.all_passed else "red"
             self.console.print(Text(f"  ×{event.aggregate.copies} {event.group}: {summary_text(event.aggregate)}",
                                     style=style), soft_wrap=True)
@@ -335,8 +334,6 @@ class ConsoleSink:
             self._live.stop()
             self._live = None
         self.print_table(list(self.journal.latest().values()))
-        if self.aggregates:
-            self.console.print(PlainTable(copies_table(self.aggregates)))
         if self.monitors is not None and self.monitors.figures:
             self.console.print(PlainTable(monitors_table(self.monitors.figures, self.monitors.types,
                                                          self.monitors.samples)))
@@ -374,14 +371,18 @@ def print_checks(console: Console, checks: Sequence[Check]) -> None:
 
 
 def print_report(console: Console, records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> None:
-    """Each report section's tables (the kinds' statistics of ``records``), then a line for every run
-    that did not pass: the end of ``gftpwb run`` and ``gftpwb report`` alike."""
+    """Each report section's tables (the kinds' statistics of ``records``), the aggregates of runs that ran
+    at the same time, then a line for every run that did not pass: the end of ``gftpwb run`` and
+    ``gftpwb report`` alike."""
     shown: set[int] = set()
     for section, section_records in report_sections(records, kind_of_test):
         if section.list_failures:
             shown.update(id(r) for r in section_records)
         for table in section.build(section_records):
             console.print(PlainTable(table))
+    together = concurrent_aggregates(records)
+    if together:  # runs that started together (copies, hosts): what they moved at once
+        console.print(PlainTable(copies_table(together)))
     for r in (r for r in records if id(r) in shown and r.status != PASSED):
         console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
                            style=CONSOLE_STATUS_STYLE.get(r.status, "")))
