@@ -449,7 +449,8 @@ class GfapiRunner:
             details["gfapi"]["partial"] = partial(tracker.results())
         return record_for(
             spec, status, started_at=started_at, ended_at=ended_at, seconds=seconds, bytes=cluster_bytes,
-            rate_incl_setup_mib_s=round(cluster_bytes / MIB / seconds, 3) if seconds > 0 else None,
+            rate_incl_setup_mib_s=round(cluster_bytes / MIB / seconds, 3) if seconds > 0 and job.bytes_per_file
+            else None,  # an unlink moves no data: no rate of bytes (not 0)
             exit_code=codes[0] if codes else 0, error=error, output=bound_output(tracker.output_text()),
             details=details)
 
