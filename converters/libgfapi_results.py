@@ -38,6 +38,7 @@ from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.plan import plan
 from gftpwb.core.records import FAILED, PASSED, ResultRecord, bound_output
 from gftpwb.core.scenario.model import LOCAL
+from gftpwb.kinds.gfapi.report import SLEEP_PER_FILE
 
 from .libgfapi import LOOPBACK, TestDraft, host_name, render_scenario, test_draft
 from .libgfapi_logs import ResultBlock, ResultCsv, WorkerLog, tool_totals
@@ -379,7 +380,7 @@ def _record(found: ToolResults, run: ToolRun, spec) -> Imported:
         "imported": {"tool": "parallel-libgfapi", "launcher": run.launcher.name, "aggregation": AGGREGATION,
                      "tool_totals": totals, "notes": notes},
         "measurement": {"tool": "parallel-libgfapi", "aggregate": AGGREGATION,
-                        "delay per file": f"{run.usec_delay} µs, inside the timed loop" if run.usec_delay else "none"},
+                        SLEEP_PER_FILE: f"{run.usec_delay} µs" if run.usec_delay else "none"},
         "start_skew_ms": None, "cluster": cluster,
         "hosts": {h: group(rs, None) for h, rs in sorted(hosts.items())},
         "processes": processes, "threads": threads, "latency_histograms": {}},

@@ -74,7 +74,7 @@ def test_imported_settings_run_on_the_volume_and_their_result_csv_comes_back(tmp
     assert (old / "pgfapi_#000_000" / "result.csv").read_text() == result_csv.read_text()  # the original, kept
 
     report = ok(gftpwb("report", str(old)))
-    assert "seq-wr" in report and "1 imported: sums of per-process rates" in report
+    assert "seq-wr" in report and "1 imported: sums of per-process rates, 1000 µs sleep after each file" in report
     assert any("slept 1000 µs after each file, inside its timed loop" in n
                for n in imported["details"]["gfapi"]["imported"]["notes"])  # what its settings say it did
     compared = ok(gftpwb("compare", str(old), str(new), env={"COLUMNS": "250"}))
@@ -82,12 +82,13 @@ def test_imported_settings_run_on_the_volume_and_their_result_csv_comes_back(tmp
     # measured differently, and said so in the table and under it, and in the JSON
     assert "measured differently" in compared.split("\n1 compared")[0]
     assert ("warning: seq-wr #000: A and B were measured differently" in compared
-            and "delay per file: A '1000 µs, inside the timed loop', B 'none'" in compared), compared
+            and "sleep per file (in the timed loop): A '1000 µs', B 'none'" in compared), compared
     as_json = gftpwb("compare", str(old), str(new), "--json")
     assert as_json.returncode == 0 and "measured differently" in as_json.stderr
     as_json = json.loads(as_json.stdout)
     (case,) = as_json["cases"]
-    assert {d["what"] for d in case["measured_differently"]} == {"tool", "aggregate", "delay per file"}
+    assert {d["what"] for d in case["measured_differently"]} == {"tool", "aggregate",
+                                                                 "sleep per file (in the timed loop)"}
 
 
 def test_two_clients_over_ssh_from_the_labs_inventory(tmp_path, gluster, netlab):

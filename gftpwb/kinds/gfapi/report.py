@@ -44,9 +44,11 @@ def partial_headline(record: ResultRecord) -> str:
             + (f"; failed: {failed}" if failed else "; every thread finished, the run's end failed"))
 
 
-# How gftpwb's own gfapi runs are measured (compare tells it from an imported tool's way).
+# How gftpwb's own gfapi runs are measured (compare tells it from an imported tool's way); an imported record
+# says its own, with the same names.
+SLEEP_PER_FILE = "sleep per file (in the timed loop)"
 OWN_MEASUREMENT = {"tool": "gftpwb", "aggregate": "all threads' work over one common window (first thread start to "
-                   "last thread end)", "delay per file": "none"}
+                   "last thread end)", SLEEP_PER_FILE: "none"}
 
 
 def measurement(record: ResultRecord) -> dict[str, str]:
@@ -59,7 +61,7 @@ def measurement(record: ResultRecord) -> dict[str, str]:
     imported = g.get("imported")
     if isinstance(imported, dict):
         return {"tool": str(imported.get("tool", "another tool")), "aggregate": str(imported.get("aggregation", "?")),
-                "delay per file": "unknown"}
+                SLEEP_PER_FILE: "unknown"}
     return dict(OWN_MEASUREMENT)
 
 
@@ -158,7 +160,10 @@ def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
     notes = case_notes(case)
     imported = sum(1 for g in counted if g.get("imported"))
     if imported:  # other tools' totals: a sum of per-process rates, not one common window
-        notes = "; ".join(n for n in (f"{imported} imported: sums of per-process rates", notes) if n)
+        delays = sorted({measurement(r.record).get(SLEEP_PER_FILE, "none") for r in case.runs if r.counted}
+                        - {"none", "unknown"})
+        slept = f", {' or '.join(delays)} sleep after each file" if delays else ""
+        notes = "; ".join(n for n in (f"{imported} imported: sums of per-process rates{slept}", notes) if n)
     short = sum(1 for g in counted if too_short(g))
     if short:
         notes = "; ".join(n for n in (f"{short} of {len(counted)} too short to publish", notes) if n)
