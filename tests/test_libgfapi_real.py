@@ -73,7 +73,7 @@ def test_imported_settings_run_on_the_volume_and_their_result_csv_comes_back(tmp
     assert summed == pytest.approx(sum(round(x, 2) for x in per_process), abs=0.011)
     assert (old / "pgfapi_#000_000" / "result.csv").read_text() == result_csv.read_text()  # the original, kept
 
-    report = ok(gftpwb("report", str(old)))
+    report = ok(gftpwb("report", str(old), env={"COLUMNS": "250"}))
     assert "seq-wr" in report and "1 imported: sums of per-process rates, 1000 µs sleep after each file" in report
     assert any("slept 1000 µs after each file, inside its timed loop" in n
                for n in imported["details"]["gfapi"]["imported"]["notes"])  # what its settings say it did
