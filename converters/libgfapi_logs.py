@@ -194,7 +194,9 @@ def parse_result_csv(text: str) -> ResultCsv:
         errors.append((1, 1, f"not parallel-libgfapi's result.csv: the first line is not '{RESULT_HEADER}'"))
         return ResultCsv(rows, problems, errors)
     for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
+        if not line:  # the file's end; a row of blanks is a worker's that printed no results
+            continue
+        if not line.strip() and len(line.split(" ")) != 4:
             continue
         fields = line.split(" ")
         if len(fields) != 4:  # edited by hand, or written otherwise: read it as awk's next step did

@@ -333,3 +333,6 @@ def test_a_result_csv_it_cannot_read_says_where():
     assert parse_result_csv(header).errors == [
         (1, 1, "no result rows under the header: the run this file comes from printed no results")]
     assert parse_result_csv(header + "0.02 18.45  1180.50\n").errors == []
+    # the launcher's row of a worker that printed nothing is four empty fields: a row, not a blank line
+    died = parse_result_csv(header + "   \n   \n")
+    assert died.errors == [] and [row.fields for row in died.rows] == [("", "", "", "")] * 2

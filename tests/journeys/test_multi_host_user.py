@@ -90,6 +90,9 @@ def test_runs_on_both_hosts_at_once_are_also_given_together(user):
     assert [row["run"] for row in table.records()] == [g for g, _ in groups]
     notes = [row["notes"] for row in table_titled(report.stdout, "Results").records()]
     assert all("2 at once (client1, client2): together" in note for note in notes), notes
+    user.sh("gftpwb report results/together --html together.html")
+    page = (user.home / "together.html").read_text()
+    assert "<h3>Runs at the same time</h3>" in page and "both-clients[1]/1" in page
     data = json.loads(user.sh("gftpwb report results/together --json").stdout)
     (directory,) = data["directories"]
     for item in directory["concurrent"]:
