@@ -286,15 +286,15 @@ def case_key(case: CaseSummary) -> tuple[str, str, str]:
 
 
 def _cases_by_key(summary: DirectorySummary, side: str, matching: Matching) -> dict[tuple[str, ...], CaseSummary]:
-    """A directory's own cases by their key; two cases with one key cannot be told apart: an error that
-    names them and what tells them apart."""
+    """A directory's own cases by their key; two cases that --ignore or --match gave one key cannot be told
+    apart: an error that names them and what tells them apart."""
     out: dict[tuple[str, ...], CaseSummary] = {}
     for case in summary.cases:
         if case.kind != case.test_kind or not case.figures:
             continue
         key = matching.key(case)
         other = out.get(key)
-        if other is not None:
+        if other is not None and not matching.default:  # what --ignore/--match merged; by default as ever
             apart = ", ".join(f"{k} {a} and {b}" for k, a, b in varied(other, case))
             raise UsageError(f"{side} has two cases that match as one: {case_name(other)} and {case_name(case)} "
                              f"(they differ in {apart or 'nothing compare can tell'}): match on more parameters")
