@@ -39,12 +39,74 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _skipped.append(report.nodeid)
 
 
+def default_lab() -> dict:
+    """What the user's lab (the default state directory) holds: ``gftpwb lab status --json`` there."""
+    import json
+    import subprocess
+
+    env = {name: value for name, value in os.environ.items() if name != "GFTPWB_LAB_DIR"}
+    done = subprocess.run([sys.executable, "-m", "gftpwb", "lab", "status", "--json"], capture_output=True,
+                          text=True, env=env)
+    return json.loads(done.stdout) if done.returncode == 0 else {"error": done.stderr}
+
+
+def changed_parts(before: dict, after: dict) -> list[str]:
+    """The parts of the default lab a test run changed; a GridFTP server it started is not one of them
+    (``make test`` starts the default lab, and a test may start its server as the docs do)."""
+    parts = sorted(set(before) | set(after))
+    changed = [part for part in parts if part != "gridftp" and before.get(part) != after.get(part)]
+    if (before.get("gridftp") or {}).get("running") and before.get("gridftp") != after.get("gridftp"):
+        changed.append("gridftp")
+    return changed
+
+
+_default_lab_before: dict = {}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _default_lab_before.update(default_lab())
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if os.environ.get("GFTPWB_FORBID_SKIPS") and _skipped and exitstatus == 0:
         print(f"\nGFTPWB_FORBID_SKIPS: {len(_skipped)} test(s) skipped, which CI does not allow:", file=sys.stderr)
         for nodeid in _skipped:
             print(f"  {nodeid}", file=sys.stderr)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    # Tests use labs of their own: the user's lab is left as the run found it (its server apart).
+    changed = changed_parts(_default_lab_before, default_lab())
+    if changed and session.exitstatus == 0:
+        print(f"\nthe run changed the default lab (~/.local/state/gftpwb/lab): {', '.join(changed)}; "
+              "tests must use a lab state of their own", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(scope="session", autouse=True)
+def suite_lab(tmp_path_factory: pytest.TempPathFactory):
+    """The suite's own lab: every ``gftpwb lab ...`` a test runs without ``--state-dir`` (the docs pages,
+    the journeys) starts, adds to and reads this one (``GFTPWB_LAB_DIR``), never the user's, and all of it
+    is taken down at the end. Its GridFTP server runs on a free port, so a page's ``gftpwb lab up`` finds
+    it running and keeps it there; the scenarios' default URLs (``ftp://127.0.0.1:2811``) are the default
+    lab's, which ``make test`` starts as the README says."""
+    state = str(tmp_path_factory.mktemp("suite-lab"))
+    before = os.environ.get("GFTPWB_LAB_DIR")
+    os.environ["GFTPWB_LAB_DIR"] = state
+    GridftpLab(state).up(port=free_port())
+    yield state
+    take_lab_down(state)
+    if before is None:
+        os.environ.pop("GFTPWB_LAB_DIR", None)
+    else:
+        os.environ["GFTPWB_LAB_DIR"] = before
+
+
+def take_lab_down(state: str) -> None:
+    """``gftpwb lab down --state-dir STATE``: whatever a test started there, gone."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "gftpwb", "lab", "down", "--state-dir", state],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """When the Mann-Whitney U test of ``gftpwb compare`` can decide at all (gftpwb.core.compare_decision),
-held to scipy's exact test; the runs it needs; and the verdict the CI of the change gives when it
-cannot."""
+held to scipy's exact test; the runs it needs; and that it gives no verdict when it cannot. Its error
+rates are tests/test_compare_error_rates.py's."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 from scipy.stats import mannwhitneyu
 
 from gftpwb.core.compare_decision import (
-    BY_CI,
     BY_TEST,
     FASTER,
     NO_DATA,
@@ -54,30 +53,26 @@ def test_the_runs_the_test_needs():
     assert math.comb(8, 4) == 70  # (4, 4): the smallest p is 2/70 = 0.029
 
 
-def verdict(change, ci, p, n_a, n_b, threshold=5.0, higher_is_better=True):
-    return decide(change, ci, p, n_a, n_b, threshold, higher_is_better)
+def verdict(change, p, n_a, n_b, threshold=5.0, higher_is_better=True):
+    return decide(change, p, n_a, n_b, threshold, higher_is_better)
 
 
 def test_the_test_decides_when_it_can():
-    d = verdict(-41.6, (-48.0, -11.9), 0.029, 4, 4)
+    d = verdict(-41.6, 0.029, 4, 4)
     assert (d.verdict, d.basis, d.significant, d.needed) == (SLOWER, BY_TEST, True, None)
-    d = verdict(-41.6, (-48.0, -11.9), 0.11, 4, 4)  # p over alpha: the test's word stands, whatever the CI
+    d = verdict(-41.6, 0.11, 4, 4)  # p over alpha: the test's word stands
     assert (d.verdict, d.basis, d.significant) == (SAME, BY_TEST, False)
-    d = verdict(3.0, (1.0, 4.0), 0.01, 6, 6)  # significant, but under the threshold
+    d = verdict(3.0, 0.01, 6, 6)  # significant, but under the threshold
     assert (d.verdict, d.significant) == (SAME, False)
     # a figure where less is better (seconds): a drop is faster
-    assert verdict(-10.0, (-20.0, -5.0), 0.01, 6, 6, higher_is_better=False).verdict == FASTER
+    assert verdict(-10.0, 0.01, 6, 6, higher_is_better=False).verdict == FASTER
 
 
-def test_with_too_few_runs_the_ci_of_the_change_gives_the_verdict_and_says_so():
-    # the case that read "no significant change": 3 runs a side, -41.6 %, CI [-48.0, -11.9] %
-    d = verdict(-41.6, (-48.0, -11.9), 0.1, 3, 3)
-    assert (d.verdict, d.basis, d.significant, d.needed) == (SLOWER, BY_CI, False, (4, 4))
-    assert verdict(41.6, (11.9, 48.0), 0.1, 3, 3).verdict == FASTER
-    assert verdict(1.0, (-2.0, 3.0), 0.7, 3, 3).verdict == SAME  # the CI rules out a change of 5 %
-    assert verdict(2.0, (0.5, 3.0), 0.1, 3, 3).verdict == SAME  # on one side of 0, under the threshold
-    d = verdict(-20.0, (-40.0, 3.0), 0.4, 3, 3)  # neither: said as such, not as "no change"
-    assert (d.verdict, d.basis, d.needed) == (TOO_FEW, BY_CI, (4, 4))
-    assert verdict(-20.0, (None, None), 0.33, 2, 2).verdict == TOO_FEW  # no CI under 3 runs a side
-    assert verdict(None, (None, None), None, 0, 3) == decide(None, (None, None), None, 0, 3, 5.0, True)
-    assert verdict(None, (None, None), None, 0, 3).verdict == NO_DATA
+def test_with_too_few_runs_for_the_test_there_is_no_verdict_only_the_runs_it_needs():
+    # 3 runs a side, -41.6 %: every run of B below every run of A happens 1 time in 10 by chance
+    d = verdict(-41.6, 0.1, 3, 3)
+    assert (d.verdict, d.basis, d.significant, d.needed) == (TOO_FEW, None, False, (4, 4))
+    assert verdict(1.0, 0.7, 3, 3).verdict == TOO_FEW  # nor "no significant change": it could not be one
+    assert verdict(-20.0, 0.33, 2, 2).needed == (4, 4)
+    assert verdict(None, None, 0, 3) == decide(None, None, 0, 3, 5.0, True)
+    assert verdict(None, None, 0, 3).verdict == NO_DATA

@@ -78,7 +78,8 @@ def test_console_headline_and_case_table():
     ((cells, style),) = table.rows
     row = dict(zip([name for name, _ in table.columns], cells, strict=True))
     assert row["workload hosts x procs x threads files"] == "seq-wr 2x1x2 100x1M/64K" and row["ok/runs"] == "1/1"
-    assert (row["MiB/s"], row["files/s"], row["IOPS"], row["mean ± 95 % CI"]) == ("101.5", "102", "1602", "102")
+    assert (row["MiB/s"], row["files/s"], row["IOPS"], row["mean [95 % CI]"]) == ("101.5", "102", "1602", "102")
+    assert row["n"] == "1"
     assert (row["first done MiB/s"], row["% done"], row["max skew ms"], style) == ("153.0", "51.0", "1.25", "")
 
 

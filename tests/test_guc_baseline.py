@@ -166,15 +166,13 @@ def test_baselines_that_cannot_work_are_errors_at_their_key():
 # --- the efficiency ----------------------------------------------------------------------------------
 
 
-@given(st.lists(st.floats(1, 1000), min_size=2, max_size=12), st.lists(st.floats(1, 1000), min_size=2, max_size=12),
-       st.integers(0, 2**32))
-def test_ratio_of_means_is_seeded_and_its_interval_holds_the_resampled_ratios(num, den, seed):
-    ratio = ratio_of_means(num, den, seed=seed, resamples=400)
+@given(st.lists(st.floats(1, 1000), min_size=3, max_size=12), st.lists(st.floats(1, 1000), min_size=3, max_size=12))
+def test_ratio_of_means_is_the_ratio_and_its_interval_stays_above_zero(num, den):
+    ratio = ratio_of_means(num, den)
     assert ratio is not None and ratio.ci is not None
     assert ratio.value == pytest.approx(np.mean(num) / np.mean(den))
-    assert ratio_of_means(num, den, seed=seed, resamples=400) == ratio
-    low, high = min(num) / max(den), max(num) / min(den)  # no resample can leave these bounds
-    assert low * (1 - 1e-9) <= ratio.ci.low <= ratio.ci.high <= high * (1 + 1e-9)
+    assert ratio_of_means(num, den) == ratio
+    assert 0 < ratio.ci.low <= ratio.ci.high
 
 
 def test_ratio_of_means_small_samples():
@@ -182,8 +180,10 @@ def test_ratio_of_means_small_samples():
     assert ratio_of_means([1.0], [0.0]) is None
     one = ratio_of_means([95.0], [100.0, 100.0])
     assert one is not None and (one.value, one.ci) == (0.95, None)
-    same = ratio_of_means([95.0, 95.0], [100.0, 100.0])
-    assert same is not None and same.ci is not None and (same.ci.low, same.ci.high) == (0.95, 0.95)
+    two = ratio_of_means([95.0, 96.0], [100.0, 100.0, 101.0])  # an interval needs 3 runs a side
+    assert two is not None and two.ci is None
+    same = ratio_of_means([95.0] * 3, [100.0] * 3)
+    assert same is not None and same.ci is not None and (same.ci.low, same.ci.high) == pytest.approx((0.95, 0.95))
 
 
 def test_efficiency_pairs_cases_and_the_report_shows_it():

@@ -124,7 +124,7 @@ def test_the_real_tools_old_results_are_imported_and_reported(tmp_path):
         "h1.t01.log", "h1.t02.log", "h2.t01.log", "h2.t02.log", "result.csv"]
     meta = json.loads((results / "meta.json").read_text())
     assert meta["imported"] is True and meta["runs"] == 3
-    report = ok(gftpwb("report", str(results)))
+    report = ok(gftpwb("report", str(results), env={"COLUMNS": "250"}))  # a width the notes fit on one line
     assert "3288" in report and "sums of per-process rates" in report
 
 

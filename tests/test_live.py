@@ -296,17 +296,17 @@ def test_tune_panel_marks_leader_ties_and_eliminations():
                     margin_mib_s=20.0, rows=RANKING, leader="-vb -p 16 -tcp-bs 8M", t=101.0))
     panel = read.tune(live)
     assert [(r.rank, r.style) for r in panel.rows] == [(1, "leader"), (2, "tied"), (3, "eliminated"), (4, "failed")]
-    assert panel.rows[1].mark == "tied with #1 (within 20 MB/s)"
+    assert panel.rows[1].mark == "tied with #1 (±20 MB/s)"
     assert (panel.rows[2].mark, panel.rows[2].note) == ("eliminated after 9", "hopeless: < 50 % of the best")
     assert (panel.rows[3].mark, panel.rows[3].note) == ("failed", "1 failed; guc failed: 500 Command failed")
-    assert panel.rows[0].ci == "±30" and panel.rows[3].ci == "-"
+    assert panel.rows[0].ci == "[1150, 1210]" and panel.rows[3].ci == "-"
     assert panel.guc_line == "globus-url-copy -vb -p 16 -tcp-bs 8M ftp://x/zero ftp://y/null"
     assert (panel.transfers_used, panel.budget, panel.finished) == (12, 40, False)
 
 
 def test_tune_mark_without_a_leader_name_takes_rank_one():
     assert tune_mark(RANKING[0], 10.0, None) == ("leader", "leader")
-    assert tune_mark(RANKING[1], 10.0, None)[0] == "tied with #1 (within 10 MB/s)"
+    assert tune_mark(RANKING[1], 10.0, None)[0] == "tied with #1 (±10 MB/s)"
 
 
 def test_several_tune_tests_default_to_the_latest_update():

@@ -78,7 +78,7 @@ def test_plain_table_draws_what_rich_draws(table: ReportTable, width: int, colou
 def test_a_plain_table_is_drawn_without_rich_table_layout(monkeypatch: pytest.MonkeyPatch) -> None:
     """A report's table (plain cells that fit) takes the fast path: rich lays out only an empty row."""
     table = ReportTable("Results (rates in MiB/s)", "a caption that says what the columns mean",
-                        (("test", "left"), ("#", "right"), ("mean ± 95 % CI", "right"), ("notes", "left")),
+                        (("test", "left"), ("#", "right"), ("mean [95 % CI]", "right"), ("notes", "left")),
                         tuple(((f"t{i:03d}", f"{i:03d}", f"{i * 1.5:.1f} ± 2.6", f"outliers t000[{i}]/48"), "")
                               for i in range(50)))
     expected = _drawn(rich_table(table), 120, False)
@@ -125,7 +125,7 @@ def test_numbers_are_never_cut_and_both_draw_alike(table: ReportTable, width: in
 def test_a_table_too_wide_for_its_numbers_is_drawn_in_parts_repeating_its_keys() -> None:
     cells = ("stream-8", "007", "-p 8 -tcp-bs 4M", "2/2", "2869.3", "2869.3 ± 120.5", "3.2 %", "2901.7", "1 warm-up")
     table = ReportTable("Results", "the caption", (("test", "left"), ("#", "right"), ("guc options", "left"),
-                        ("ok/runs", "right"), ("median", "right"), ("mean ± 95 % CI", "right"), ("CV", "right"),
+                        ("ok/runs", "right"), ("median", "right"), ("mean [95 % CI]", "right"), ("CV", "right"),
                         ("guc avg", "right"), ("notes", "left")), ((cells, ""),), keys=2)
     out = _drawn(PlainTable(table), 60, False)
     assert out == _drawn(rich_table(table), 60, False)
@@ -178,7 +178,7 @@ def test_what_rich_drew_without_cutting_is_drawn_as_before(table: ReportTable, w
 
 # guc's results table with long parameter columns (guc options, notes), as `gftpwb report` draws it
 _GUC_COLUMNS = (("test", "left"), ("#", "right"), ("guc options", "left"), ("mode", "left"), ("ok/runs", "right"),
-                ("median", "right"), ("mean ± 95 % CI", "right"), ("CV", "right"), ("guc avg", "right"),
+                ("median", "right"), ("mean [95 % CI]", "right"), ("CV", "right"), ("guc avg", "right"),
                 ("notes", "left"))
 _OPTIONS = ["-p 8", "-tcp-bs 16M", "-len 2G", "-cc 4", "-fast", "-bs 1M", "-pp -ipv6", "-stripe", "-sync-level 3",
             "copy_mode=pull", "checksum=adler32", "page_checksums=false"]

@@ -99,8 +99,8 @@ def test_console_shows_the_statistics_and_the_stalls(mixed):
     assert out.returncode == 0, out.stderr
     row = next(line for line in out.stdout.splitlines() if "│ sweep" in line and "│ 000" in line)
     cells = [c.strip() for c in row.split("│")[1:-1]]
-    assert cells[4:9] == ["6/6", "701.2", "623.4 ± 217.3", "28.1 %", "752.8"]
-    assert "1 warm-up; outlier sweep[0]/5; guc avg: 1 quantised" in cells[9]
+    assert cells[4:10] == ["6/6", "5", "701.2", "623.4 [397.6, 1020.8]", "28.1 %", "752.8"]
+    assert "1 warm-up; outlier sweep[0]/5; guc avg: 1 quantised" in cells[10]
     assert "sweep[1]/3: stalled for 4.0 s from 4.0 s; no progress report for 8.0 s from 8.0 s" in out.stdout
     assert "P(within margin)" in out.stdout and re.search(r"900\.0\s", out.stdout)
     assert not re.search(r"\d-\d", out.stdout.split("Results")[1].split("Auto-tunes")[0].replace("-len", ""))
@@ -157,7 +157,7 @@ def test_run_summary_after_resume_covers_every_run(tmp_path, fake_guc):
     assert "3 run(s) (4 already done, resuming)" in resumed.stdout
     rows = {c[0] + c[1]: c for c in ([x.strip() for x in line.split("│")[1:-1]]
                                       for line in resumed.stdout.splitlines() if line.startswith("│"))}
-    assert rows["a000"][4] == "3/3" and "1 warm-up" in rows["a000"][9]
+    assert rows["a000"][4] == "3/3" and "1 warm-up" in rows["a000"][10]
     assert rows["b001"][4] == "2/2" and rows["b002"][4] == "2/2"
     assert "7 passed of 7 planned" in resumed.stdout
     samples = [json.loads(line) for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
@@ -248,8 +248,8 @@ def test_json_and_csv_carry_the_efficiency_disk_and_stripe_tables(study):
         guc, iperf3 = cases[(e["test_id"], e["case"], "guc")], cases[(e["test_id"], e["case"], "iperf3")]
         want = mean(guc, "rate_incl_setup_mib_s") / mean(iperf3, "rate_guc_avg_mib_s")
         assert e["efficiency_rate"]["value"] == pytest.approx(want, abs=1e-6)
-        ci = e["efficiency_rate"]["ci"]
-        assert ci["low"] <= e["efficiency_rate"]["value"] <= ci["high"]
+        # 2 runs a side: too few for an interval of the ratio (it needs 3)
+        assert e["efficiency_rate"]["ci"] is None and e["efficiency_rate"]["n_numerator"] == 2
         assert e["efficiency_guc_avg"] is None  # every guc avg of these short runs was quantised
     (disk,) = tables["disk_vs_memory"]
     assert disk["memory_case"] == {"test_id": "memory", "case": 2, "params_text": "-p 2 -len 16M"}
@@ -268,7 +268,7 @@ def test_json_and_csv_carry_the_efficiency_disk_and_stripe_tables(study):
                if r["unit"] == "ratio" or r["figure"].startswith("stripe[")}
     eff = derived[("guc-vs-iperf3", "0", "efficiency.rate_incl_setup_mib_s")]
     assert float(eff["mean"]) == pytest.approx(tables["efficiency"][0]["efficiency_rate"]["value"], abs=1e-6)
-    assert eff["ci_mean_low"] and eff["median"] == "" and eff["n"] == "2"
+    assert eff["ci_mean_low"] == "" and eff["median"] == "" and eff["n"] == "2"
     stripe = derived[("striped-2", "5", "stripe[1].mib_s")]
     assert float(stripe["median"]) == tables["stripes"][1]["stripe_median_mib_s"][1]
 

@@ -81,9 +81,9 @@ def test_thresholds_on_the_headline_axis_become_marks(base):
     chart = next(c for c in per_case_charts(summary.cases, checks) if c.title.startswith("rate incl. set-up"))
     assert isinstance(chart, IntervalChart)
     marks = {p.label: [(m.value, m.ok, m.label) for m in p.marks] for p in chart.points}
-    assert marks == {"sweep #000 -p 1 -len 1G": [(900.0, False, "median_rate >= 900MiB/s")],
-                     "sweep #001 -p 4 -len 1G": [(900.0, True, "median_rate >= 900MiB/s")],
-                     "stream #002 -len 1G": []}
+    assert marks == {"sweep #000 -p 1 -len 1G (n=5)": [(900.0, False, "median_rate >= 900MiB/s")],
+                     "sweep #001 -p 4 -len 1G (n=2)": [(900.0, True, "median_rate >= 900MiB/s")],
+                     "stream #002 -len 1G (n=2)": []}
     assert "Thresholds (expect:)" in chart.note
     assert not any(p.marks for c in per_case_charts(summary.cases) for p in c.points)  # type: ignore[union-attr]
 
@@ -190,7 +190,8 @@ def test_the_study_figures_are_charts_chromium_draws(tmp_path):
     efficiency = made["guc efficiency against iperf3"]
     assert isinstance(efficiency, IntervalChart)
     assert [round(p.value, 2) for p in efficiency.points] == [96.04, 95.59]  # study-tables.json's, in %
-    assert all(p.low is not None and p.low <= p.value <= p.high for p in efficiency.points)  # type: ignore[operator]
+    # 2 runs a side: too few for an interval of the ratio (3 a side), and the labels say so
+    assert all(p.low is None and p.label.endswith("(n=2/2)") for p in efficiency.points)
     assert all(m.value == 95.0 and m.ok for p in efficiency.points for m in p.marks)
     limits = made["disk #003 -p 2: what limits disk to disk"]
     assert [p.label for p in limits.points] == ["memory to memory", "disk to disk", "probe: source read",  # type: ignore[union-attr]

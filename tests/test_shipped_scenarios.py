@@ -75,8 +75,10 @@ def test_every_shipped_scenario_is_validated_by_the_docs():
 
 @pytest.fixture(scope="module")
 def default_lab():
-    """The shared default lab, as the docs start it (idempotent; never taken down: others use it)."""
-    up = gftpwb("lab", "up")
+    """The default lab, whose server the shipped scenarios name (``ftp://127.0.0.1:2811``), as ``make
+    test`` starts it (idempotent; never taken down: it is the one the README starts)."""
+    env = {name: value for name, value in os.environ.items() if name != "GFTPWB_LAB_DIR"}
+    up = subprocess.run([*GFTPWB, "lab", "up"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert up.returncode == 0, up.stderr
 
 

@@ -19,7 +19,7 @@ from support.tui import SIZE, cells, standin_factory, write_scenario
 from support.tui_standins import BUDGET, CANDIDATES, GfapiStandIn, TuneStandIn, thread_speed
 
 from gftpwb.core.bus import EventBus
-from gftpwb.core.format import rate_text
+from gftpwb.core.format import p_text, rate_text
 from gftpwb.core.live import read
 from gftpwb.shell.executor import Executor
 from gftpwb.shell.frontend import exit_code
@@ -353,8 +353,8 @@ async def test_autotune_view_ranks_marks_ties_dims_eliminated_and_saves_the_line
         rows = cells(app, "ranking")
         assert [r[1] for r in rows.values()] == [CANDIDATES[2], CANDIDATES[1], CANDIDATES[0], CANDIDATES[3]]
         assert [r[5] for r in rows.values()] == [
-            "leader", "tied with #1 (within 20 MB/s)", "eliminated after 4", "eliminated after 7"]
-        assert rows[CANDIDATES[2]][2:5] == ["1180.0", "±7", "5"]
+            "leader", "tied with #1 (±20 MB/s)", "eliminated after 4", "eliminated after 7"]
+        assert rows[CANDIDATES[2]][2:5] == ["1180.0", "[1173, 1187]", "5"]
         # the notes under the table (wrapped), so the table needs no sideways scrolling at 80 columns
         notes = str(app.query_one("#tune-notes").render())
         assert " ".join(notes.split()) == "#4 2 failed; guc failed: 500 Command failed"
@@ -398,7 +398,7 @@ async def test_autotune_view_updates_as_each_transfer_completes(tmp_path):
     assert marks_after[3] == ["leader", "", "", ""]
     assert marks_after[4][3] == "eliminated after 4"
     assert marks_after[8][:2] == ["leader", ""]
-    assert marks_after[12][:2] == ["leader", "tied with #1 (within 20 MB/s)"]
+    assert marks_after[12][:2] == ["leader", "tied with #1 (±20 MB/s)"]
 
 
 # --- past results -----------------------------------------------------------------------------------
@@ -628,7 +628,7 @@ async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
         final = updates[-1]
         assert final.finished and final.engine == "simulated" and len(updates) > 10
         facts = str(app.query_one("#tune-facts").render())
-        assert final.p_within_margin is not None and f"P(within margin) {final.p_within_margin:.2f}" in facts
+        assert final.p_within_margin is not None and f"P(within margin) {p_text(final.p_within_margin)}" in facts
         assert f"stop reason {final.stop_reason or 'ran its plan'}" in facts
         # what the history did (nothing here: the results base holds no earlier campaign)
         assert final.warm_start == "cold search: no earlier campaign in the history"
@@ -652,7 +652,7 @@ async def test_autotune_view_on_the_real_simulated_engine(tmp_path):
                 assert shown[5] == "leader" and "on green" in style
             elif ranking_row.tied_with_leader:
                 tied += 1
-                assert shown[5] == f"tied with #1 (within {final.margin_mib_s:g} MB/s)"
+                assert shown[5] == f"tied with #1 (±{final.margin_mib_s:g} MB/s)"
         assert tied >= 1 and any(r.eliminated for r in final.rows)  # this seeded link exercises both marks
         budget = str(app.query_one("#tune-budget-text").render()).strip()
         assert budget == f"{final.transfers_used}/{final.budget} of the budget"

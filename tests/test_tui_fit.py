@@ -157,7 +157,7 @@ async def test_the_comparisons_head_and_columns_are_whole(tmp_path, size):
         assert len(lines) <= head.content_region.height, (lines, head.content_region)
         said = " ".join(line.strip() for line in lines)
         assert "5 compared: 1 faster, 0 slower, 1 without a significant change, 3 with too few runs to say" in said
-        assert "CI: 95 % bootstrap" in said
+        assert "CI: 95 %, the test inverted (none where it cannot decide)" in said
         shown = columns_on_screen(app, app.query_one("#compare", LiveTable))
         assert [label for label, _ in shown][:6] == ["test", "#", "parameters", "change", "verdict", "CI of change"]
         assert all(where == "whole" for _, where in shown[:6]), shown
@@ -264,9 +264,8 @@ def test_a_command_with_long_urls_keeps_both_ends_of_each():
 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
 async def test_the_comparisons_note_is_whole_on_every_row(tmp_path, size):
-    """At 80x24, on a case with too few runs, the note over the comparison hid its last two lines (what
-    "(CI)" means and how many cases stay undecided): on every row it shows whole, and says how many cases
-    the test cannot decide, the runs it needs a side, and that "(CI)" marks the CI's verdict."""
+    """At 80x24, on a case with too few runs, the note over the comparison shows whole on every row, and
+    says how many cases the test cannot decide and the runs it needs a side."""
     write_pair(tmp_path / "results")
     app = WorkbenchApp(None, results_base=str(tmp_path / "results"))
     async with app.run_test(size=size) as pilot:
@@ -282,8 +281,7 @@ async def test_the_comparisons_note_is_whole_on_every_row(tmp_path, size):
             lines = folded_lines(note)
             assert len(lines) <= note.content_region.height, (row, lines, note.content_region)
         said = " ".join(line.strip() for line in lines)
-        assert "3 of 5 case(s): too few runs for the test (it needs 4 runs a side)" in said, said
-        assert "decided by the 95 % CI, marked (CI)" in said and "undecided" in said, said
+        assert "3 of 5 case(s): too few runs for the test, no verdict (it needs 4 runs a side)" in said, said
 
 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
@@ -309,7 +307,7 @@ async def test_an_open_directorys_runs_have_rows(tmp_path, size):
 
 def test_the_tui_writes_95_percent_ci_as_everywhere_else():
     """"95 % CI", with the space, as the reports, compare and the docs write it (the TUI wrote "95% CI")."""
-    assert "mean ± 95 % CI" in CASE_COLUMNS and "± 95 %" in TUNE_COLUMNS
+    assert "mean [95 % CI]" in CASE_COLUMNS and "95 % CI" in TUNE_COLUMNS
     assert not [label for label in (*CASE_COLUMNS, *TUNE_COLUMNS) if "95%" in label]
 
 

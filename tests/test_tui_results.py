@@ -96,7 +96,8 @@ async def test_cases_thresholds_and_report_tables_of_a_real_run(past):
             assert row == list(case_cells(case, case_checks(summary, case)))  # core/summary's numbers
         assert [row[CASE_COLUMNS.index("expect")] for row in rows.values()] == ["met", "met", "VIOLATED"]
         assert [row[CASE_COLUMNS.index("n")] for row in rows.values()] == ["3", "3", "2"]
-        assert all("±" in row[CASE_COLUMNS.index("mean ± 95 % CI")] for row in rows.values())  # mean ± half-width
+        # mean [low, high] from 3 runs; the mean alone from 2 (too few for an interval)
+        assert [" [" in row[CASE_COLUMNS.index("mean [95 % CI]")] for row in rows.values()] == [True, True, False]
         head = str(app.query_one("#detail-head").render())
         assert "expect 1/3 violated" in head
         # t: the report's tables, the kinds' sections generically, then the thresholds', as `report`
@@ -212,8 +213,8 @@ def test_the_verdict_in_words(tmp_path):
     assert change_sentence(faster, 5.0) == "B is 8.0 % faster, significant (Mann-Whitney U, p=0.008)"
     two = by_case[("sweep", 1)]  # two runs a side: the test cannot decide, and there is no CI either
     assert two.verdict == TOO_FEW
-    assert change_sentence(two, 5.0) == ("B +0.0 %, no CI under 3 runs a side: too few runs for Mann-Whitney U to "
-                                         "decide (A 2, B 2: its p cannot be under 0.333; it needs 4 runs a side)")
+    assert change_sentence(two, 5.0) == ("too few runs to say: B +0.0 %, but with A 2 and B 2 runs Mann-Whitney U's p "
+                                         "cannot be under 0.333; it needs 4 runs a side")
     assert change_sentence(by_case[("slow", 3)], 5.0) == "no data to compare (counted runs: A 0, B 0)"
     assert by_case[("slow", 3)].verdict == NO_DATA
     # B against A the other way round: slower, with the same size

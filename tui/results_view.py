@@ -40,8 +40,9 @@ from gftpwb.core.compare_decision import needed_text
 from gftpwb.core.compare_words import change_sentence, comparison_counts
 from gftpwb.core.errors import GftpwbError
 from gftpwb.core.export_csv import comparison_csv, csv_text, runs_csv
-from gftpwb.core.format import STATUS_STYLE, ci_text, cv_text, rate_text, short_error
+from gftpwb.core.format import STATUS_STYLE, cv_text, rate_text, short_error
 from gftpwb.core.registry import registry
+from gftpwb.core.report import MEAN_CI_COLUMN, mean_cell
 from gftpwb.core.report_csv import report_csv
 from gftpwb.core.report_tables import VIOLATED_STYLE, directory_tables
 from gftpwb.core.slurm.report import allocation_text
@@ -60,7 +61,7 @@ DIR_FIT = ("d1", "d4", 24)  # a name too long for the rest is cut with an ellips
 RECORD_COLUMNS = ("run", "status", "MiB/s incl.", "guc avg", "seconds", "parameters", "error")
 # What tells the cases apart first (their parameters: narrowed to what the statistics up to the
 # thresholds leave, LiveTable.fit), then the statistics; the runs' counts and the figure's name last.
-CASE_COLUMNS = ("test", "parameters", "n", "median", "mean ± 95 % CI", "CV", "expect", "runs", "figure")
+CASE_COLUMNS = ("test", "parameters", "n", "median", MEAN_CI_COLUMN, "CV", "expect", "runs", "figure")
 CASE_FIT = ("s1", "s6")  # the parameters' column narrows so the columns through expect stay on screen
 # gftpwb compare's columns: the case, its change, the verdict and the change's CI first (kept on screen
 # at 80 columns, the parameters narrowed for them), then p and the medians.
@@ -121,20 +122,19 @@ def case_cells(case: CaseSummary, checks: Sequence[Check] = ()) -> tuple[str, ..
     expect = expect_text(list(checks))[0]
     if stats is None:
         return (case.test_id, params, "0", "-", "-", "-", expect, runs, figure)
-    half = stats.ci_mean.half_width if stats.ci_mean is not None else None
-    return (case.test_id, params, str(stats.n), rate_text(stats.median), ci_text(stats.mean, half), cv_text(stats.cv),
+    return (case.test_id, params, str(stats.n), rate_text(stats.median), mean_cell(stats), cv_text(stats.cv),
             expect, runs, figure)
 
 
 def undecided_brief(c: Comparison) -> str:
     """``gftpwb compare``'s note on the cases its test cannot decide, in two lines at 80 columns (its
-    four ran past the note's height): how many, the runs the test needs, how many the CI decided (marked
-    ``(CI)``: the verdict is the CI's) and how many stay undecided; "" when the test decided every case."""
+    four ran past the note's height): how many, and the runs the test needs; "" when the test decided
+    every case."""
     u = undecided(c)
     if u is None:
         return ""
-    return (f"{u.cases} of {u.of} case(s): too few runs for the test (it needs {needed_text(u.runs_needed)}); "
-            f"{u.by_ci} decided by the {CI_LEVEL} CI, marked (CI); {u.cases - u.by_ci} undecided. Repeat them.")
+    return (f"{u.cases} of {u.of} case(s): too few runs for the test, no verdict (it needs "
+            f"{needed_text(u.runs_needed)}). Repeat them.")
 
 
 def case_checks(summary: DirectorySummary, case: CaseSummary) -> list[Check]:
@@ -411,8 +411,9 @@ class ResultsView(View):
         # directories, the counts, then the threshold and how the table's figures are made
         detail.update(Text.assemble(names, "\n", (comparison_counts(c), "bold"), "\n",
                                     fields(("threshold", f"{c.threshold_pct:g} %")), ("  +/-: change it", "dim"),
-                                    (f"   medians of counted runs; p: {TEST_NAME}; significant when p < {ALPHA} and "
-                                     f"|change| >= {c.threshold_pct:g} %; CI: {CI_LEVEL} bootstrap", "dim")))
+                                    (f"   medians of counted runs; p: {TEST_NAME}; significant when p < {ALPHA} "
+                                     f"and |change| >= {c.threshold_pct:g} %; CI: {CI_LEVEL}, the test inverted (none "
+                                     "where it cannot decide)", "dim")))
         rows: list[Row] = []
         for n, x in enumerate(c.changes):
             cells, style = change_cells(x)

@@ -19,7 +19,7 @@ from textual.widgets import ProgressBar, Static
 from gftpwb.core.format import (
     STATUS_STYLE,
     TUNE_STYLE,
-    p_text,
+    certainty_text,
 )
 from gftpwb.core.live import read
 from gftpwb.core.live.cells import (
@@ -322,7 +322,8 @@ class TuneView(View):
         bar.update(total=max(panel.budget, 1), progress=min(panel.transfers_used, max(panel.budget, 1)))
         self.query_one("#tune-budget-text", Static).update(f" {panel.transfers_used}/{panel.budget} of the budget")
         reason = panel.stop_reason or ("ran its plan" if panel.finished else "still running")
-        facts_line = fields(("P(within margin)", p_text(panel.p_within_margin)), ("stop reason", reason))
+        sure = certainty_text(panel.p_within_margin, panel.p_with_history, panel.history_share)
+        facts_line = fields(("P(within margin)", sure), ("stop reason", reason))
         if panel.warm_start:  # what the history did: which campaigns, the probes' verdict, a fall-back
             style = "bold yellow" if panel.warm_start.startswith("fell back") else ""
             facts_line = Text.assemble(facts_line, "\n", ("start ", "dim"), (panel.warm_start, style))

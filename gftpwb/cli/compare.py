@@ -28,6 +28,7 @@ from gftpwb.core.compare import (
 from gftpwb.core.compare_words import comparison_counts
 from gftpwb.core.errors import EXIT_OK, EXIT_RUNS_FAILED, UsageError
 from gftpwb.core.gcpause import paused_gc, spared_from_gc
+from gftpwb.core.intervals import CHANGE_LEGEND
 from gftpwb.core.registry import ReportTable
 from gftpwb.core.summary import DirectorySummary
 from gftpwb.shell.read_pair import read_for_comparison, reap_children
@@ -42,9 +43,9 @@ def environment_warnings(c: Comparison) -> list[str]:
 def print_comparison(c: Comparison) -> None:
     console = plain_or_terminal_console()
     title = f"B {c.b.path} ({c.b.created_at or '?'}) against A {c.a.path} ({c.a.created_at or '?'})"
-    caption = (f"Medians of counted runs (passed, not warm-ups); change = B / A - 1, its 95 % CI by bootstrap; "
-               f"p: {TEST_NAME}; significant when p < {ALPHA} and |change| >= {c.threshold_pct:g} %; (CI): too few "
-               "runs for the test to decide, the verdict is the CI's.")
+    caption = (f"Medians of counted runs (passed, not warm-ups), n: the runs each rests on; change = B / A - 1; "
+               f"{CHANGE_LEGEND}; p: {TEST_NAME}; significant when p < {ALPHA} and |change| >= {c.threshold_pct:g} "
+               "%; too few runs: the test cannot decide with so few, whatever the runs say.")
     rows = tuple(change_cells(x) for x in c.changes)
     console.print(PlainTable(ReportTable(title, caption, COMPARE_COLUMNS, rows, whole=("verdict",), keys=2)))
     for what, names in (("only in A", c.only_a), ("only in B", c.only_b)):

@@ -65,7 +65,8 @@ def cmd_lab(args: argparse.Namespace) -> int:
         s = slurm.status() if slurm.configured else None
         x = xrootd.status()
         if getattr(args, "vars", False):
-            print(lab_vars(lab.state_dir, net, slurm.variables() if s else None))
+            volume = {"volume": g.volume, "gluster": g.address} if g else None
+            print(lab_vars(lab.state_dir, net, slurm.variables() if s else None, volume))
         elif args.json:
             print(json.dumps({"gridftp": lab.status_dict(), "hosts": net, **({"gluster": asdict(g)} if g else {}),
                               **({"slurm": slurm.status_dict()} if s else {}), **({"xrootd": x} if x else {})},
@@ -84,25 +85,29 @@ def cmd_lab(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def lab_vars(state_dir: str, net: dict | None, slurm: dict[str, str] | None = None) -> str:
+def lab_vars(state_dir: str, net: dict | None, slurm: dict[str, str] | None = None,
+             gluster: dict[str, str] | None = None) -> str:
     """``--lab-var lab=DIR --lab-var ctrl=A --lab-var src=H1 --lab-var dst=H2``: the lab as a scenario's
-    variables (the controller, the first host and the second, or the first again with one host), and
-    with a Slurm ``--lab-var slurm_conf=... --lab-var slurm_nodes=N --lab-var slurm_partition=lab``.
+    variables (the controller, the first host and the second, or the first again with one host), with
+    a Slurm ``--lab-var slurm_conf=... --lab-var slurm_nodes=N --lab-var slurm_partition=lab``, and with
+    a GlusterFS volume ``--lab-var volume=NAME --lab-var gluster=ADDRESS`` (its name and address are the
+    state directory's own: see :mod:`gftpwb.shell.lab.gluster`).
     ``--lab-var`` rather than ``--set``: a scenario uses those it declares and ignores the others, so
     one lab's variables fit every scenario. The xrootd of a namespace host always has XRootD's ports,
     1094 and 8094 (scenarios/protocols.yaml's defaults), so none is said."""
     import shlex
 
     has_hosts = bool(net and net.get("hosts"))
-    if not has_hosts and not slurm:
-        raise UsageError(f"the lab in {state_dir} has no namespace hosts and no Slurm; start them with gftpwb lab up "
-                         "--hosts 2 (or more), or --slurm N")
+    if not has_hosts and not slurm and not gluster:
+        raise UsageError(f"the lab in {state_dir} has no namespace hosts, no Slurm and no GlusterFS volume; start "
+                         "them with gftpwb lab up --hosts 2 (or more), --slurm N or --gluster")
     values = {"lab": state_dir}
     if net and has_hosts:
         hosts = net["hosts"]
         values.update({"ctrl": net["controller_address"], "src": hosts[0]["address"],
                        "dst": hosts[1 if len(hosts) > 1 else 0]["address"]})
     values.update(slurm or {})
+    values.update(gluster or {})
     return " ".join(f"--lab-var {shlex.quote(f'{k}={v}')}" for k, v in values.items())
 
 

@@ -4,7 +4,8 @@ error a user can cause into one clear message on stderr and a distinct exit code
 
 This module imports nothing but :mod:`sys` at its top: the console script imports it before
 :func:`main` runs, and a Ctrl-C during any import after that is caught by :func:`main` (exit 130,
-no traceback). Only Python's own start-up, before this module, is outside our reach.
+no traceback), or remembered where Python would drop it (:mod:`gftpwb.shell.interrupts`). Only
+Python's own start-up, before this module, is outside our reach.
 """
 
 from __future__ import annotations
@@ -18,10 +19,16 @@ if TYPE_CHECKING:
 
 EXIT_OK = 0  # gftpwb.core.errors.EXIT_OK
 EXIT_INTERRUPTED = 130  # gftpwb.core.errors.EXIT_INTERRUPTED, without importing it before main() runs
+STOPPED = (EXIT_INTERRUPTED, 129, 143)  # and the ends by SIGHUP and SIGTERM (gftpwb.core.errors.EXIT_STOPPED_BY)
 
 
 def _err(text: str) -> None:
     print(text, file=sys.stderr)
+
+
+def _interrupted() -> int:
+    _err("gftpwb: interrupted")
+    return EXIT_INTERRUPTED
 
 
 def handler_of(reference: str) -> Callable[[argparse.Namespace], int]:
@@ -35,15 +42,28 @@ def handler_of(reference: str) -> Callable[[argparse.Namespace], int]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command in ``argv`` (None: the program's own arguments, as the console script and
     ``python -m gftpwb`` call it; then a command may end the process at once, :mod:`.teardown`)."""
+    from gftpwb.shell import interrupts  # first: a Ctrl-C from here on is remembered, never lost
+
+    restore = interrupts.install()
     try:
+        interrupts.raise_from_now()
         code = _main(list(sys.argv[1:] if argv is None else argv))
     except KeyboardInterrupt:  # Ctrl-C while starting up or loading (a run handles its own)
-        _err("gftpwb: interrupted")
-        return EXIT_INTERRUPTED
-    if argv is None:
+        code = _interrupted()
+    except Exception:
+        if interrupts.received() is None:
+            raise
+        code = _interrupted()  # a Ctrl-C that Python turned into another error (while making a class)
+    else:
+        if interrupts.received() is not None and code not in STOPPED:  # after the run's last checkpoint
+            code = _interrupted()
+    if argv is None:  # the program: its Ctrl-C stays remembered to the end of the process
+        interrupts.defer()
         from gftpwb.cli.teardown import end_now_if_asked
 
         end_now_if_asked(code)
+    else:  # called in-process: the caller's handler again
+        restore()
     return code
 
 

@@ -220,12 +220,13 @@ Cases are matched by test id, kind and parameters (a test added or a matrix valu
 shift the others); --ignore leaves parameters out of that (a parameter you varied between A and B),
 --match keeps only those named. Figures A and B measured differently (another tool's totals, a delay
 inside its timed loop) are marked and warned about. Per case and figure: the medians of A and B, the
-change of the median (B - A, in %) with its 95 % bootstrap confidence interval, and a two-sided
-Mann-Whitney U test of the counted runs (passed, not warm-ups). A change is significant when p <
-0.05 and it is at least --threshold percent; then the verdict is faster or slower (by the figure:
-higher rates and files/s are faster), else "no significant change". Mann-Whitney needs at least 4
-runs on each side to reach p < 0.05 (3 and 3 can never). Environments that differ (kernel, CPU,
-versions, TCP settings, MTU) are warned about.
+change of the median (B - A, in %) with its 95 % confidence interval, and a two-sided Mann-Whitney U
+test of the counted runs (passed, not warm-ups). A change is significant when p < 0.05 and it is at
+least --threshold percent; then the verdict is faster or slower (by the figure: higher rates and
+files/s are faster), else "no significant change". Mann-Whitney needs at least 4 runs on each side to
+reach p < 0.05 (3 and 3 can never): with fewer the verdict is "too few runs", with the runs it needs,
+and there is no interval. Environments that differ (kernel, CPU, versions, TCP settings, MTU) are
+warned about.
 """
 
 
@@ -283,8 +284,8 @@ def add_hosts(sub: Sub) -> None:
 
 
 def add_lab_up_options(q: argparse.ArgumentParser) -> None:
-    q.add_argument("--port", type=int, default=LAB_PORT, help=f"GridFTP port (default {LAB_PORT})")
-    q.add_argument("--address", default=LAB_ADDRESS, help=f"address (default {LAB_ADDRESS})")
+    q.add_argument("--port", type=int, help=f"GridFTP port (default: the running lab's, else {LAB_PORT})")
+    q.add_argument("--address", help=f"address (default: the running lab's, else {LAB_ADDRESS})")
     q.add_argument("--hosts", type=int, default=0, metavar="N",
                    help="also create N test hosts: network namespaces with their own sshd")
     q.add_argument("--rate", metavar="RATE", help="shape each host's link with tc tbf (e.g. 400mbit)")
@@ -323,8 +324,8 @@ def add_lab(sub: Sub) -> None:
             q.add_argument("--json", action="store_true", help="machine-readable output")
             q.add_argument("--vars", action="store_true", help="print --lab-var options that point a scenario's "
                            "variables at the lab (lab, ctrl, src, dst with namespace hosts; slurm_conf, slurm_nodes, "
-                           "slurm_partition with Slurm), as the shipped scenarios take them; a scenario uses those "
-                           "it declares and ignores the others")
+                           "slurm_partition with Slurm; volume, gluster with GlusterFS), as the shipped scenarios take "
+                           "them; a scenario uses those it declares and ignores the others")
         handler(q, "gftpwb.cli.lab:cmd_lab")
 
 

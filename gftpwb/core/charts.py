@@ -10,11 +10,13 @@ charts its own way (as the console draws :class:`gftpwb.core.registry.ReportTabl
 * :class:`LineChart`: lines over a numeric x axis (rate over time per run, per thread), with shaded
   spans (stalls).
 
-Every chart names its axes with their units: a chart without them does not say what it shows.
+Every chart names its axes with their units, and says on how many runs each value rests (``n``, in a
+category's label or the chart's note): a chart without them does not say what it shows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 MAX_LABEL = 48  # characters of a category label; longer ones are cut in the middle
@@ -97,3 +99,16 @@ def short_label(text: str, limit: int = MAX_LABEL) -> str:
         return text
     keep = (limit - 1) // 2
     return f"{text[:keep]}…{text[-(limit - 1 - keep):]}"
+
+
+def n_label(label: str, n: int) -> str:
+    """A category's label with the runs its value rests on: ``stream-mode #000 (n=2)``."""
+    return f"{label} (n={n})"
+
+
+def n_span(counts: Sequence[int]) -> str:
+    """The runs a chart's values rest on, for its note: ``n=4 each``, ``n=2-4 each``; "" for none."""
+    if not counts:
+        return ""
+    low, high = min(counts), max(counts)
+    return f"n={low} each" if low == high else f"n={low}-{high} each"

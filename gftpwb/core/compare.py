@@ -1,10 +1,10 @@
 """Compare two scenario runs (two results directories), case by case. Pure.
 
 ``gftpwb compare A B`` (:func:`compare_summaries`): per case both have and per figure, the change of
-the median with its bootstrap CI, a Mann-Whitney U test (two-sided: rates are skewed and have
-outliers, and it asks what the median asks, whether one side's runs tend to be faster), and a verdict
-(:mod:`gftpwb.core.compare_decision`: the test's, or the CI's where too few runs leave the test unable
-to decide, with the runs it needs); plus the environments' differences. The TUI's diff of two
+the median with its 95 % interval (the Mann-Whitney test inverted: :func:`gftpwb.core.intervals.change_interval`),
+a Mann-Whitney U test (two-sided: rates are skewed and have outliers, and it asks what the median
+asks, whether one side's runs tend to be faster), and a verdict (:mod:`gftpwb.core.compare_decision`:
+the test's, or too few runs for it, with the runs it needs); plus the environments' differences. The TUI's diff of two
 directories (:func:`diff_rates`) shows the means side by side.
 
 Cases are matched by test id and parameters rather than by case number, so a run of an edited
@@ -18,12 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .compare_decision import ALPHA, FASTER, NO_DATA, SAME, SLOWER, TOO_FEW, decide, needed_text
+from .compare_decision import ALPHA, FASTER, NO_DATA, SAME, SLOWER, TOO_FEW, Decision, decide, needed_text
 from .errors import UsageError
 from .format import interval_text
+from .intervals import change_interval
 from .records import ResultRecord
 from .registry import Figure
-from .stats import Interval, bootstrap_medians, seed_of
+from .stats import Interval
 from .summary import CaseSummary, DirectorySummary, FigureStats, summarize_cases
 
 
@@ -123,9 +124,7 @@ class Side:
 
     n: int
     median: float | None
-    # the median's CI (None below 3 values): kept as the interval, whose bootstrap is drawn only if
-    # its bounds are read (``--json`` prints them, the console table does not)
-    ci: Interval | None
+    ci: Interval | None  # the median's (order statistics; None below 6 values)
 
     @property
     def ci_low(self) -> float | None:
@@ -149,12 +148,12 @@ class Change:
     a: Side
     b: Side
     change_pct: float | None  # (median B / median A - 1) * 100
-    ci_low_pct: float | None  # 95 % bootstrap CI of that change
+    ci_low_pct: float | None  # its 95 % interval (gftpwb.core.intervals.change_interval), in percent
     ci_high_pct: float | None
     p_value: float | None  # Mann-Whitney U, two-sided
     significant: bool  # by the test: p < alpha and |change| >= threshold
     verdict: str
-    basis: str | None = None  # what the verdict rests on: "test", "ci" (too few runs for the test), None
+    basis: str | None = None  # what the verdict rests on: "test", or None (too few runs for it, no data)
     runs_needed: tuple[int, int] | None = None  # (A, B) runs the test needs to decide; None: it can
     # (parameter, A's value, B's value) where the cases matched although they differ (compare --ignore/--match)
     varied: tuple[tuple[str, str, str], ...] = ()
@@ -203,27 +202,6 @@ def _side(stats: FigureStats | None) -> Side:
     return Side(s.n, s.median, s.ci_median)
 
 
-CHANGE_CI_MIN_RUNS = 3  # as the median's own interval (gftpwb.core.stats.describe): two values only repeat
-
-
-def change_interval(a: list[float], b: list[float], seed: int) -> tuple[float | None, float | None]:
-    """95 % percentile bootstrap interval of (median B / median A - 1) * 100, A and B resampled
-    independently (each by :func:`gftpwb.core.stats.bootstrap_medians`); none below 3 values a side,
-    where a bootstrap of the median only repeats the values (and would decide a verdict on them)."""
-    import numpy as np
-
-    if len(a) < CHANGE_CI_MIN_RUNS or len(b) < CHANGE_CI_MIN_RUNS:
-        return None, None
-    ma = bootstrap_medians(a, seed)
-    mb = bootstrap_medians(b, seed + 1)
-    ok = ma != 0
-    if not ok.any():
-        return None, None
-    ratios = (mb[ok] / ma[ok] - 1) * 100
-    low, high = np.percentile(ratios, [2.5, 97.5])
-    return float(low), float(high)
-
-
 def mann_whitney(a: list[float], b: list[float]) -> float | None:
     """The two-sided p-value of the Mann-Whitney U test (None: fewer than one value a side, or no
     spread at all); scipy's (:mod:`gftpwb.core.mannwhitney`)."""
@@ -239,19 +217,41 @@ def mann_whitney(a: list[float], b: list[float]) -> float | None:
     return None if math.isnan(p) else p
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """What compare makes of two samples of a figure: the change of the median in percent, its 95 %
+    interval, the test's p and the verdict."""
+
+    change_pct: float | None
+    ci_pct: tuple[float, float] | None
+    p: float | None
+    decision: Decision
+
+
+def judge(values_a: list[float], values_b: list[float], threshold_pct: float,
+          higher_is_better: bool = True) -> Judgement:
+    """The change of B against A, its interval, the test and the verdict (the module's rules), from
+    the two samples alone: what compare says of every case, and what its error rates are checked on."""
+    from statistics import median
+
+    change = None
+    if values_a and values_b and median(values_a) != 0:
+        change = (median(values_b) / median(values_a) - 1) * 100
+    ci = change_interval(values_a, values_b)
+    p = mann_whitney(values_a, values_b)
+    return Judgement(change, None if ci is None else ((ci.low - 1) * 100, (ci.high - 1) * 100), p,
+                     decide(change, p, len(values_a), len(values_b), threshold_pct, higher_is_better))
+
+
 def compare_figure(ca: CaseSummary, cb: CaseSummary, stats_a: FigureStats, stats_b: FigureStats,
                    threshold_pct: float) -> Change:
     figure = stats_a.figure
-    values_a, values_b = counted_values(ca, figure.key), counted_values(cb, figure.key)
-    a, b = _side(stats_a), _side(stats_b)
-    change = None
-    if a.median is not None and b.median is not None and a.median != 0:
-        change = (b.median / a.median - 1) * 100
-    low, high = change_interval(values_a, values_b, seed_of("compare", ca.test_id, ca.params_text, figure.key))
-    p = mann_whitney(values_a, values_b)
-    d = decide(change, (low, high), p, len(values_a), len(values_b), threshold_pct, figure.higher_is_better)
-    return Change(ca.test_id, ca.kind, ca.params_text, ca.case, cb.case, figure, a, b, change, low, high, p,
-                  d.significant, d.verdict, d.basis, d.needed, varied(ca, cb), measured_differently(ca, cb))
+    j = judge(counted_values(ca, figure.key), counted_values(cb, figure.key), threshold_pct, figure.higher_is_better)
+    low, high = j.ci_pct if j.ci_pct is not None else (None, None)
+    d = j.decision
+    return Change(ca.test_id, ca.kind, ca.params_text, ca.case, cb.case, figure, _side(stats_a), _side(stats_b),
+                  j.change_pct, low, high, j.p, d.significant, d.verdict, d.basis, d.needed, varied(ca, cb),
+                  measured_differently(ca, cb))
 
 
 def varied(ca: CaseSummary, cb: CaseSummary) -> tuple[tuple[str, str, str], ...]:
@@ -448,17 +448,12 @@ COMPARE_COLUMNS = (("test", "left"), ("#", "right"), ("parameters", "left"), ("f
                    ("B median", "right"), ("change", "right"), ("95 % CI of change", "right"), ("p", "right"),
                    ("verdict", "left"))
 VERDICT_STYLE = {FASTER: "bold green", SLOWER: "bold red", SAME: "", TOO_FEW: "yellow", NO_DATA: "dim"}
-BY_CI_MARK = " (CI)"  # a verdict cell's mark: the CI of the change decided, the test could not
-
-
 MEASURED_DIFFERENTLY_MARK = ", measured differently"  # a verdict cell's mark: see the warning under the table
 
 
 def verdict_cell(x: Change) -> str:
-    """``slower``, or ``slower (CI)`` when the CI of the change gave it (too few runs for the test); with
-    ``, measured differently`` when A's and B's figures were not measured alike."""
-    return (x.verdict + (BY_CI_MARK if x.basis == "ci" and x.verdict in (FASTER, SLOWER, SAME) else "")
-            + (MEASURED_DIFFERENTLY_MARK if x.measured_differently else ""))
+    """The verdict, with ``, measured differently`` when A's and B's figures were not measured alike."""
+    return x.verdict + (MEASURED_DIFFERENTLY_MARK if x.measured_differently else "")
 
 
 def measurement_warnings(c: Comparison) -> list[str]:
@@ -481,13 +476,12 @@ def parameters_cell(x: Change) -> str:
 
 @dataclass(frozen=True)
 class Undecided:
-    """The cases a comparison's test cannot decide: how many of all, the runs a side the neediest one
-    needs, and how many of them the CI of the change decided (the rest stay undecided)."""
+    """The cases a comparison's test cannot decide: how many of all, and the runs a side the
+    neediest one needs."""
 
     cases: int
     of: int
-    runs_needed: int
-    by_ci: int
+    runs_needed: tuple[int, int]
 
 
 def undecided(c: Comparison) -> Undecided | None:
@@ -495,19 +489,17 @@ def undecided(c: Comparison) -> Undecided | None:
     needing = [x.runs_needed for x in c.changes if x.runs_needed is not None]
     if not needing:
         return None
-    by_ci = sum(1 for x in c.changes if x.runs_needed is not None and x.verdict != TOO_FEW)
-    return Undecided(len(needing), len(c.changes), max(needing), by_ci)
+    return Undecided(len(needing), len(c.changes), max(needing))
 
 
 def undecided_note(c: Comparison) -> str:
-    """What the table's ``(CI)`` and ``too few runs`` mean and the runs that would let the test decide
-    (the most any case needs); "" when the test could decide every case."""
+    """Why cases say ``too few runs`` and the runs that would let the test decide (the most any case
+    needs); "" when the test could decide every case."""
     u = undecided(c)
     if u is None:
         return ""
-    return (f"{u.cases} of {u.of} case(s) have too few runs for {TEST_NAME} to reach p < {ALPHA} at "
-            f"all (it needs {needed_text(u.runs_needed)}): {u.by_ci} decided by the 95 % CI of the change, marked "
-            f"(CI); {u.cases - u.by_ci} with too few runs to say. Repeat the cases to let the test decide.")
+    return (f"{u.cases} of {u.of} case(s) have too few runs for {TEST_NAME} to reach p < {ALPHA} at all: no verdict "
+            f"and no CI of the change for them. It needs {needed_text(u.runs_needed)}: repeat the cases.")
 
 
 def change_cells(x: Change) -> tuple[tuple[str, ...], str]:
@@ -517,7 +509,7 @@ def change_cells(x: Change) -> tuple[tuple[str, ...], str]:
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{value:+.1f} %"
 
-    # the bootstrap interval of a ratio is not symmetric: its bounds (gftpwb.core.format.interval_text)
+    # the interval of a ratio is not symmetric: its bounds (gftpwb.core.format.interval_text)
     ci = interval_text(x.ci_low_pct, x.ci_high_pct, signed=True, unit="%")
     digits = x.figure.digits
     p = "-" if x.p_value is None else f"{x.p_value:.3f}"

@@ -1,13 +1,12 @@
 """A comparison's verdict in words, for people: ``B is 4.1 % faster, significant (Mann-Whitney U,
 p=0.003)``, ``no significant change: B +0.8 % (Mann-Whitney U, p=0.41)``, or, when too few runs
-leave the test unable to decide, what the CI of the change says and the runs the test needs. The
+leave the test unable to decide, that it cannot and the runs it needs. The
 numbers and the verdict are :func:`gftpwb.core.compare.compare_figure`'s; this only says them. Pure."""
 
 from __future__ import annotations
 
 from .compare import ALPHA, FASTER, NO_DATA, SLOWER, TOO_FEW, Change, Comparison
 from .compare_decision import needed_text, smallest_p
-from .format import interval_text
 
 TEST_SHORT = "Mann-Whitney U"  # compare's TEST_NAME without "(two-sided)", for a sentence
 
@@ -22,7 +21,7 @@ def change_sentence(x: Change, threshold_pct: float) -> str:
     if x.verdict == NO_DATA or x.change_pct is None:
         return f"no data to compare (counted runs: A {x.a.n}, B {x.b.n})"
     if x.runs_needed is not None:
-        return _by_ci(x, threshold_pct)
+        return _too_few(x)
     if x.verdict in (FASTER, SLOWER):
         return f"B is {abs(x.change_pct):.1f} % {x.verdict}, significant {test}"
     if x.p_value is not None and x.p_value < ALPHA:
@@ -30,22 +29,11 @@ def change_sentence(x: Change, threshold_pct: float) -> str:
     return f"no significant change: B {x.change_pct:+.1f} % {test}"
 
 
-def _by_ci(x: Change, threshold_pct: float) -> str:
-    """A case the test cannot decide (too few runs): the CI's verdict, and the runs the test needs."""
+def _too_few(x: Change) -> str:
+    """A case the test cannot decide (too few runs): the change as measured, and the runs it needs."""
     assert x.runs_needed is not None and x.change_pct is not None
-    ci = interval_text(x.ci_low_pct, x.ci_high_pct, signed=True, unit="%")
-    why = (f"too few runs for {TEST_SHORT} to decide (A {x.a.n}, B {x.b.n}: its p cannot be under "
-           f"{smallest_p(x.a.n, x.b.n):.3f}; it needs {needed_text(x.runs_needed)})")
-    if x.verdict in (FASTER, SLOWER):
-        return f"B is {abs(x.change_pct):.1f} % {x.verdict} by the 95 % CI of the change, {ci}: {why}"
-    if x.verdict == TOO_FEW:
-        shown = f"95 % CI {ci}" if x.ci_low_pct is not None else "no CI under 3 runs a side"
-        return f"B {x.change_pct:+.1f} %, {shown}: {why}"
-    low, high = x.ci_low_pct, x.ci_high_pct
-    assert low is not None and high is not None
-    where = (f"within ±{threshold_pct:g} %" if -threshold_pct < low and high < threshold_pct else
-             f"on one side of 0, but the change is under the {threshold_pct:g} % threshold")
-    return f"no significant change: B {x.change_pct:+.1f} %, 95 % CI {ci} {where}: {why}"
+    return (f"too few runs to say: B {x.change_pct:+.1f} %, but with A {x.a.n} and B {x.b.n} runs {TEST_SHORT}'s p "
+            f"cannot be under {smallest_p(x.a.n, x.b.n):.3f}; it needs {needed_text(x.runs_needed)}")
 
 
 def comparison_counts(c: Comparison) -> str:

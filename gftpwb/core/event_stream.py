@@ -179,6 +179,7 @@ class EventEncoder:
         return "tune", {"test_id": e.test_id, "strategy": e.strategy, "engine": e.engine,
                         "transfers_used": e.transfers_used, "budget": e.budget, "margin_mib_s": e.margin_mib_s,
                         "leader": e.leader, "finished": e.finished, "p_within_margin": e.p_within_margin,
+                        "p_with_history": e.p_with_history, "history_share": e.history_share,
                         "stop_reason": e.stop_reason, "rows": [asdict(row) for row in e.rows]}
 
     def _trace_level(self, e: TraceLevelChanged) -> tuple[str, Fields]:

@@ -174,13 +174,17 @@ class TuneUpdate(Event):
     rows: tuple[RankingRow, ...]
     leader: str | None
     finished: bool = False
-    p_within_margin: float | None = None  # estimated P(the pick's true mean is within the margin of the best)
+    # estimated P(the pick's true mean is within the margin of the best), from the runs of this tune alone
+    p_within_margin: float | None = None
     stop_reason: str = ""  # why the strategy stopped before running all it could ("" : it ran its plan)
     #: The kind of the test that tunes: its ``update_blocks`` hook says how a final ranking is printed.
     kind: str = ""
     #: The kind of the runs it varies (guc, as tgftp -a; xrootd, http).
     transfers: str = "guc"
     warm_start: str = ""  # what the history did for an adaptive tune, one line ("": not an adaptive tune)
+    #: A warm start's P, with the history's priors counted beside the runs (None: no warm race)
+    p_with_history: float | None = None
+    history_share: str = ""  # what of the pick's estimate the history supplies ("": none)
 
 
 @dataclass(frozen=True)

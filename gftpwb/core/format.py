@@ -15,10 +15,12 @@ def rate_text(value: float | None, digits: int = 1) -> str:
 
 # How a confidence interval is printed, everywhere (console, TUI, HTML, the docs):
 #
-# * an interval symmetric about its estimate (Student's t around a mean) as ``estimate ± half-width``
-#   (:func:`ci_text`): the same two numbers as its bounds, in the width a table has at 80 columns;
-# * an interval that is not (the percentile bootstrap of a median, of a ratio, of a change) as its
-#   bounds, ``[low, high]`` (:func:`interval_text`): ``-41.6 ± 18.1 %`` would say the change could be as
+# * an interval symmetric about its estimate (Student's t around a mean: an auto-tune's race) as
+#   ``estimate ± half-width`` (:func:`ci_text`): the same two numbers as its bounds, in the width a
+#   table has at 80 columns;
+# * an interval that is not (a figure's mean on the log scale, a median's, a ratio's, a change's:
+#   gftpwb.core.intervals) as its bounds, ``[low, high]`` (:func:`interval_text`, after its estimate
+#   :func:`estimate_text`): ``-41.6 ± 18.1 %`` would say the change could be as
 #   far above the estimate as below it, which the interval [-48.0, -11.9] % does not say, and the
 #   midpoint of the bounds is not the estimate either. Brackets and a comma, never a dash between the
 #   bounds, whose minus signs would read as nonsense (``-3733.3-6619.2``).
@@ -46,9 +48,29 @@ def interval_text(low: float | None, high: float | None, digits: int = 1, *, sig
     return f"[{low:{fmt}}, {high:{fmt}}]" + (f" {unit}" if unit else "")
 
 
-def pm_text(half_width: float | None, digits: int = 0) -> str:
-    """The half-width alone, for a column next to its centre: ``±15``; ``-`` when unknown."""
-    return "-" if half_width is None else f"±{half_width:.{digits}f}"
+def estimate_text(centre: float | None, low: float | None, high: float | None, digits: int = 1) -> str:
+    """An estimate and its interval's bounds, for a table cell: ``813.8 [702.4, 941.6]``; the estimate
+    alone without an interval (too few runs: the column's legend says from how many there is one);
+    ``-`` without an estimate."""
+    if centre is None:
+        return "-"
+    if low is None or high is None:
+        return f"{centre:.{digits}f}"
+    return f"{centre:.{digits}f} {interval_text(low, high, digits)}"
+
+
+def certainty_text(p: float | None, p_with_history: float | None = None, history_share: str = "", *,
+                   short: bool = False) -> str:
+    """An auto-tune's P(pick within the margin): ``0.97``; with a warm start, ``0.62 from this tune's
+    runs; > 0.99 with the history (the pick: 2 runs and the history worth 10)``: what was measured
+    first, then what the history adds and its share of the pick (``short``, for a table cell:
+    ``0.62 (> 0.99 with the history)``)."""
+    if p_with_history is None:
+        return p_text(p)
+    if short:
+        return f"{p_text(p)} ({p_text(p_with_history)} with the history)"
+    share = f" (the pick: {history_share})" if history_share else ""
+    return f"{p_text(p)} from this tune's runs; {p_text(p_with_history)} with the history{share}"
 
 
 def cv_text(cv: float | None) -> str:
@@ -57,8 +79,15 @@ def cv_text(cv: float | None) -> str:
 
 
 def p_text(p: float | None) -> str:
-    """A probability: ``0.97``; ``-`` when unknown."""
-    return "-" if p is None else f"{p:.2f}"
+    """An estimated probability: ``0.97``; ``> 0.99`` and ``< 0.01`` rather than ``1.00`` and ``0.00``
+    (an estimate from a model and a few thousand draws is never a certainty); ``-`` when unknown."""
+    if p is None:
+        return "-"
+    if p >= 0.995:
+        return "> 0.99"
+    if p < 0.005:
+        return "< 0.01"
+    return f"{p:.2f}"
 
 
 def human_bytes(nbytes: int | None) -> str:

@@ -7,7 +7,8 @@ half a millisecond a case, for a sum of ranks and one normal tail. Here the norm
 (the method scipy picks when both samples have more than 8 values) is computed with the same
 operations in the same order: the average ranks, U, the tie-corrected standard deviation, the
 continuity correction and ``scipy.special.ndtr``, so U and p are scipy's. The exact distribution of
-small samples without ties is left to ``scipy.stats``, imported only then.
+small samples without ties (:func:`u_cdf`) is counted here too: scipy's call cost 1.7 ms for it, and
+compare's error rates are checked on tens of thousands of such tests.
 
 Small samples with ties are where this departs from scipy: its ``method="auto"`` switches to the
 normal approximation on any tie, whose p at such sizes is far too small (2 runs a side, one side's
@@ -20,6 +21,7 @@ holds all three to scipy with hypothesis.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -52,16 +54,15 @@ def mann_whitney_u(x: Sequence[float], y: Sequence[float]) -> tuple[float, float
     xy = np.concatenate((a, b))
     _, inverse, counts = np.unique(xy, return_inverse=True, return_counts=True)
     ties = bool((counts > 1).any())
-    if _chooses_exact(n1, n2, ties):
-        from scipy.stats import mannwhitneyu
-
-        result = mannwhitneyu(x, y, alternative="two-sided")
-        return float(result.statistic), float(result.pvalue)
     # average ranks: a value's rank is the mean of the 1-based positions its equals take
     ends = np.cumsum(counts)
     ranks = (ends - (counts - 1) / 2)[inverse]
     r1 = np.sum(ranks[:n1])
     u1 = r1 - n1 * (n1 + 1) / 2
+    if _chooses_exact(n1, n2, ties):
+        # scipy's exact two-sided p: twice the tail of the smaller U, at most 1
+        smaller = int(min(u1, n1 * n2 - u1) + 0.5)  # U is whole without ties
+        return float(u1), min(1.0, 2 * float(u_cdf(min(n1, n2), max(n1, n2))[smaller]))
     if _small(n1, n2):
         exact = _exact_tied_p(counts, inverse[:n1], n1, n2)
         if exact is not None:
@@ -81,6 +82,26 @@ def mann_whitney_u(x: Sequence[float], y: Sequence[float]) -> tuple[float, float
     p *= 2
     p = np.clip(p, 0.0, 1.0)
     return float(u1), float(p)
+
+
+@functools.lru_cache(maxsize=32)
+def u_cdf(m: int, n: int) -> Any:
+    """``P(U <= u)`` for ``u = 0 .. m·n``: the exact distribution of the Mann-Whitney U of ``m`` and
+    ``n`` values without ties (``m <= n``). The numbers of arrangements with each U are the
+    coefficients of the Gaussian binomial ``prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i)``: each factor
+    multiplied in, then divided out as a running sum along every residue of its step (O(m² n))."""
+    import numpy as np
+
+    degree = m * n
+    counts = np.zeros(degree + 1)
+    counts[0] = 1.0
+    for i in range(1, m + 1):
+        counts[n + i:] -= counts[:degree + 1 - n - i].copy()  # times (1 - q^(n+i))
+        for residue in range(i):  # divided by (1 - q^i)
+            counts[residue::i] = np.cumsum(counts[residue::i])
+    cdf = np.cumsum(counts) / math.comb(m + n, m)
+    cdf.flags.writeable = False
+    return cdf
 
 
 def _exact_tied_p(counts: Any, groups_of_x: Any, n1: int, n2: int) -> float | None:

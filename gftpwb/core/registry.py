@@ -235,6 +235,9 @@ class Figure:
     path: tuple[str, ...]
     digits: int = 1
     higher_is_better: bool = True
+    #: Whether every value is above 0 (a rate, a count per second, a time, a ratio of rates): its
+    #: intervals are then made on the log scale and never reach 0 (:mod:`gftpwb.core.intervals`).
+    positive: bool = True
     #: A flag of the record (a path, like ``path``) that, when true, keeps the value out of the
     #: statistics with the reason ``excluded_reason`` (guc's average of a short transfer is
     #: "quantised"). Data rather than code, so the history's SQL view leaves out the same values.

@@ -7,10 +7,48 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
+from .format import estimate_text
 from .harness.aggregate import together_note
+from .intervals import MEAN_MIN_RUNS
 from .records import ResultRecord
 from .registry import ReportData, ReportSection, registry
-from .summary import CaseSummary, DirectorySummary
+from .stats import Stats
+from .summary import CaseSummary, DirectorySummary, FigureStats
+
+#: The column of a figure's mean and its interval in every case table (the legend: MEAN_LEGEND of
+#: gftpwb.core.intervals); the column ``n`` beside it: the runs that figure rests on.
+MEAN_CI_COLUMN = "mean [95 % CI]"
+N_COLUMN = "n"
+
+
+def mean_cell(stats: Stats | None, digits: int = 1) -> str:
+    """A figure's mean and its 95 % interval (``813.8 [702.4, 941.6]``; the mean alone when too few
+    runs give none), as every case table shows it."""
+    ci = stats.ci_mean if stats is not None else None
+    return estimate_text(stats.mean if stats is not None else None, ci.low if ci else None, ci.high if ci else None,
+                         digits)
+
+
+def n_cell(figure: FigureStats | None) -> str:
+    """The runs a figure's statistics rest on (``0`` when none has it)."""
+    return str(figure.stats.n if figure is not None and figure.stats is not None else 0)
+
+
+def figure_shortfall(case: CaseSummary, figure: FigureStats) -> str:
+    """``rate incl. set-up from 1 of 3 runs``: a figure shown from fewer runs than the case ran
+    (warm-ups aside). Said of the headline, and of another figure whose runs are not the headline's
+    and whose missing values the values left out (quantised) do not explain; "" otherwise, and for a
+    figure no run has (shown as ``-``)."""
+    runs = case.total - case.warmups
+    n = figure.stats.n if figure.stats is not None else 0
+    if not 0 < n < runs:
+        return ""
+    headline = case.headline
+    if figure is not headline:
+        head_n = headline.stats.n if headline is not None and headline.stats is not None else 0
+        if n == head_n or runs - n <= sum(figure.excluded.values()):
+            return ""
+    return f"{figure.figure.label} from {n} of {runs} runs"
 
 
 def case_notes(case: CaseSummary) -> str:
@@ -19,6 +57,10 @@ def case_notes(case: CaseSummary) -> str:
     notes: list[str] = []
     if case.warmups:
         notes.append(f"{case.warmups} warm-up{'s' if case.warmups > 1 else ''}")
+    notes.extend(note for note in (figure_shortfall(case, f) for f in case.figures) if note)
+    stats = case.headline.stats if case.headline is not None else None
+    if stats is not None and stats.n >= MEAN_MIN_RUNS and stats.no_ci_mean:  # runs enough, yet none: say why
+        notes.append(f"{case.headline.figure.label}: {stats.no_ci_mean}")  # type: ignore[union-attr]
     headline = case.headline
     if headline is not None:
         flagged = [r.run_id for r in case.runs if headline.figure.key in r.outlier]

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .charts import Chart, IntervalChart, Line, LineChart, Mark, Point, Span, short_label
+from .charts import Chart, IntervalChart, Line, LineChart, Mark, Point, Span, n_label, short_label
 from .checks import Check
+from .intervals import MEDIAN_LEGEND
 from .registry import registry
 from .samples import WHOLE, RunSamples, gaps, stalls, step_points
 from .summary import CaseSummary, RunRow
@@ -80,8 +81,8 @@ def per_case_charts(cases: Sequence[CaseSummary], checks: Sequence[Check] = ()) 
             if stats is None:
                 continue
             ci = stats.ci_median
-            points.append(Point(case_label(case), stats.median, ci.low if ci else None, ci.high if ci else None,
-                                marks=threshold_marks(case, checks)))
+            points.append(Point(n_label(case_label(case), stats.n), stats.median, ci.low if ci else None,
+                                ci.high if ci else None, marks=threshold_marks(case, checks)))
         if points:
             marked = " Thresholds (expect:): vertical bars, green met, red violated." if any(
                 p.marks for p in points) else ""
@@ -90,8 +91,7 @@ def per_case_charts(cases: Sequence[CaseSummary], checks: Sequence[Check] = ()) 
                 points = points[:MAX_CASES_PER_CHART]
             charts.append(IntervalChart(
                 f"{figure.label} per case", "case", f"{figure.label} ({figure.unit})", tuple(points),
-                note="Median of the counted runs (passed, not warm-ups); whiskers: 95 % confidence interval of "
-                     f"the median (bootstrap; cases of fewer than 3 runs have none).{marked}"))
+                note=f"Median of the n counted runs (passed, not warm-ups); whiskers: {MEDIAN_LEGEND}.{marked}"))
     return charts
 
 

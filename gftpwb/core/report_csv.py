@@ -28,7 +28,7 @@ def _cell(value: float | None) -> str:
 def derived_row(summary: DirectorySummary, f: DerivedFigure) -> list:
     """A figure a report section derives across cases (``efficiency.rate_guc_avg_mib_s``, unit
     ``ratio``): its value in the column of its statistic (``mean`` for a ratio of means, with its
-    bootstrap interval in the ci_mean columns; ``median`` for a median); runs, passed and warm-ups
+    interval in the ci_mean columns; ``median`` for a median); runs, passed and warm-ups
     are left empty (they are the case's rows above)."""
     stats = {"median": None, "mean": None, "stdev": None, "cv": None, "min": None, "max": None}
     stats[f.statistic] = f.value

@@ -28,7 +28,7 @@ from .monitors.summary import DirectoryMonitors
 from .records import PASSED, ResultRecord, latest_by_run
 from .registry import Figure, Kind, Measured, registry
 from .samples import RunSamples
-from .stats import Stats, describe_many, seed_of
+from .stats import Stats, describe_many
 
 if TYPE_CHECKING:
     from .checks import Check
@@ -158,7 +158,7 @@ def summarize_cases(records: Sequence[ResultRecord], kind_of_test: Mapping[str, 
             pending.append((len(out), key, _Runs(kind, test_id, case, kind_name, test_kind, group)))
         out.append(found)
     # every figure of every new case described at once (gftpwb.core.stats.describe_many)
-    described = iter(describe_many([(values, seed) for _, _, runs in pending for values, seed in runs.samples()]))
+    described = iter(describe_many([sample for _, _, runs in pending for sample in runs.samples()]))
     for i, key, runs in pending:
         found = runs.summary([next(described) for _ in runs.figures])
         _CASES[key] = found
@@ -254,15 +254,14 @@ class _Runs:
         self.counted = counted
         self.per_run = per_run
 
-    def samples(self) -> list[tuple[tuple[float, ...], int]]:
-        """Each figure's counted values and the seed of its bootstrap, in the figures' order. One
-        tuple of them, which the statistics (their median's interval, until drawn) and the case's
-        :class:`FigureStats` share: pickled once when a comparison's directory is sent back."""
+    def samples(self) -> list[tuple[tuple[float, ...], bool]]:
+        """Each figure's counted values and whether the figure is positive, in the figures' order.
+        One tuple of values, which the case's :class:`FigureStats` keeps: pickled once when a
+        comparison's directory is sent back."""
         for key, (values, positions, left_out) in self.counted.items():
             if not isinstance(values, tuple):
                 self.counted[key] = (tuple(values), positions, left_out)  # type: ignore[assignment]
-        return [(self.counted[f.key][0], seed_of(self.test_id, self.case, self.kind_name, f.key))  # type: ignore[misc]
-                for f in self.figures]
+        return [(self.counted[f.key][0], f.positive) for f in self.figures]  # type: ignore[misc]
 
     def summary(self, described: Sequence[Stats | None]) -> CaseSummary:
         """The case, given :func:`gftpwb.core.stats.describe` of each of :meth:`samples`."""

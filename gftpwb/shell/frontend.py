@@ -187,8 +187,10 @@ def run(request: RunRequest) -> Outcome:
     """Prepare the results directory and run the plan to its end (or to Ctrl-C)."""
     import asyncio
 
+    from . import interrupts
     from .session import execute, prepare_run  # the executor, asyncio and SSH: loaded when a run starts
 
+    interrupts.defer()  # from here a Ctrl-C stops the run at its next checkpoint, leaving nothing half-written
     return asyncio.run(execute(prepare_run(request)))
 
 

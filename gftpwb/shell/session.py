@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
-import signal
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,8 +27,8 @@ from gftpwb.core.registry import registry
 from gftpwb.core.scenario.model import Scenario
 from gftpwb.core.specs import RunSpec
 
+from . import interrupts, tracecontrol
 from . import results_dir as rd
-from . import tracecontrol
 from .context import Service
 from .environment import collect_environment
 from .executor import Executor
@@ -185,7 +184,7 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
     writes.stop = lambda: executor.stop(WRITE_FAILED)
     loop = asyncio.get_running_loop()
     # SIGHUP: the terminal or SSH session of a headless run went away (the TUI handles its own).
-    signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if install_signal_handlers else ()
+    signals: Iterable[int] = interrupts.STOP_SIGNALS if install_signal_handlers else ()
     probing: asyncio.Future[dict] | None = None
 
     def stop(name: str) -> None:
@@ -193,71 +192,69 @@ async def execute(prepared: PreparedRun, *, install_signal_handlers: bool = True
         if probing is not None:
             probing.cancel()
 
-    for sig in signals:
-        loop.add_signal_handler(sig, stop, signal.Signals(sig).name)
-    uninstall = tracecontrol.install(loop) if install_signal_handlers else None
-    started: list[Service] = []
+    # a Ctrl-C that came while the directory was prepared stops the run as soon as the handlers are on
+    with interrupts.stop_on_signals(loop, stop, signals):
+        uninstall = tracecontrol.install(loop) if install_signal_handlers else None
+        started: list[Service] = []
 
-    async def stop_services() -> None:
-        while started:
-            await started.pop().stop()
+        async def stop_services() -> None:
+            while started:
+                await started.pop().stop()
 
-    try:
-        for note in prepared.notes:
-            bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
-        slurm: dict[str, Any] = {}
-        if transports.slurm is not None:  # the allocation before anything runs: none, exit 10
-            probing = asyncio.ensure_future(transports.open_slurm())
-            try:
-                slurm = await probing
-            except asyncio.CancelledError:
-                if not executor.stopping:
-                    raise
-            probing = None
-        if directory is not None and request.record_environment and not executor.stopping \
-                and not prepared.nothing_left:
-            # the kinds' specs of one pass (loops and copies run on the same hosts, against the same servers)
-            planned = getattr(request.specs, "base", request.specs)
-            probing = asyncio.ensure_future(collect_environment(list(planned), transports))
-            try:
-                environment = await probing
-                if slurm:
-                    environment["slurm"] = slurm
-                rd.record_environment(directory, environment, resumed=request.resume)
-            except asyncio.CancelledError:
-                if not executor.stopping:
-                    raise  # cancelled from outside, not by our own Ctrl-C handler
-            except OSError as exc:  # a full disk before the first run: as one while preparing the directory
-                raise StorageError(f"cannot write {os.path.join(directory, 'meta.json')}: {exc.strerror or exc}; "
-                                   "nothing was run") from None
-            probing = None
-        for service in [*request.services, *monitor_services(request.scenario, request.specs)]:
-            if executor.stopping:
-                break  # stopped while the environment was probed: nothing runs, nothing to watch
-            await service.start(executor, directory)
-            started.append(service)
-        summary = await executor.run(request.specs, results_dir=directory or os.getcwd(),
-                                     scenario=request.scenario.name, done=prepared.done, earlier=prepared.earlier,
-                                     schedule=Schedule.of(request.scenario), wind_down=stop_services)
-        if stream is not None and stream.error:
-            bus.publish(Notice(level="warning", text=stream.error))
-        if writes.failures:
-            raise StorageError(writes.report(journal, summary))
-        return Outcome(summary, journal)
-    finally:
-        await stop_services()
-        for sig in signals:
-            loop.remove_signal_handler(sig)
-        if uninstall is not None:
-            uninstall()
-        await transports.close()
-        journal.close()
-        if aggregates is not None:
-            aggregates.close()
-        if expectations is not None:
-            expectations.close()
-        if trace is not None:
-            trace.close()
-        if monitor_files is not None:
-            monitor_files.close()
-        prepared.release()
+        try:
+            for note in prepared.notes:
+                bus.publish(Notice(level="warning", text=f"{JOURNAL_NAME}: {note}"))
+            slurm: dict[str, Any] = {}
+            if transports.slurm is not None:  # the allocation before anything runs: none, exit 10
+                probing = asyncio.ensure_future(transports.open_slurm())
+                try:
+                    slurm = await probing
+                except asyncio.CancelledError:
+                    if not executor.stopping:
+                        raise
+                probing = None
+            if directory is not None and request.record_environment and not executor.stopping \
+                    and not prepared.nothing_left:
+                # the kinds' specs of one pass (loops and copies run on the same hosts, against the same servers)
+                planned = getattr(request.specs, "base", request.specs)
+                probing = asyncio.ensure_future(collect_environment(list(planned), transports))
+                try:
+                    environment = await probing
+                    if slurm:
+                        environment["slurm"] = slurm
+                    rd.record_environment(directory, environment, resumed=request.resume)
+                except asyncio.CancelledError:
+                    if not executor.stopping:
+                        raise  # cancelled from outside, not by our own Ctrl-C handler
+                except OSError as exc:  # a full disk before the first run: as one while preparing the directory
+                    raise StorageError(f"cannot write {os.path.join(directory, 'meta.json')}: {exc.strerror or exc}; "
+                                       "nothing was run") from None
+                probing = None
+            for service in [*request.services, *monitor_services(request.scenario, request.specs)]:
+                if executor.stopping:
+                    break  # stopped while the environment was probed: nothing runs, nothing to watch
+                await service.start(executor, directory)
+                started.append(service)
+            summary = await executor.run(request.specs, results_dir=directory or os.getcwd(),
+                                         scenario=request.scenario.name, done=prepared.done, earlier=prepared.earlier,
+                                         schedule=Schedule.of(request.scenario), wind_down=stop_services)
+            if stream is not None and stream.error:
+                bus.publish(Notice(level="warning", text=stream.error))
+            if writes.failures:
+                raise StorageError(writes.report(journal, summary))
+            return Outcome(summary, journal)
+        finally:
+            await stop_services()
+            if uninstall is not None:
+                uninstall()
+            await transports.close()
+            journal.close()
+            if aggregates is not None:
+                aggregates.close()
+            if expectations is not None:
+                expectations.close()
+            if trace is not None:
+                trace.close()
+            if monitor_files is not None:
+                monitor_files.close()
+            prepared.release()

@@ -17,7 +17,6 @@ import os
 import signal
 import subprocess
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,22 +59,41 @@ def processes_in(directory: Path) -> dict[int, str]:
 
 
 def guc_running(directory: Path) -> bool:
-    """guc runs and has its two control connections open (to the source and the target server): before
-    that it may still be starting up, when a Ctrl-C does not reach its handler yet."""
+    """guc runs, has its own SIGINT handler on (globus's: before that a Ctrl-C kills it outright) and
+    its two control connections open (to the source and the target server): the instant at which the
+    real tgftp's reaction to a signal was measured."""
     for pid, text in processes_in(directory).items():
         if text.startswith("globus-url-copy: "):
             try:
                 sockets = [fd for fd in os.listdir(f"/proc/{pid}/fd")
                            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:")]
-            except OSError:
+                caught = int(next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                                  if line.startswith("SigCgt:")).split()[1], 16)
+            except (OSError, StopIteration):
                 continue
-            if len(sockets) >= 2:
+            if len(sockets) >= 2 and caught & (1 << (signal.SIGINT - 1)):
                 return True
     return False
 
 
-def signalled(argv: list[str], workdir: Path, lab: Lab, sig: signal.Signals) -> Ended:
-    """Run ``argv`` in ``workdir``, send ``sig`` to its process group a second after guc started."""
+# The real tgftp may wait for guc's own end after a signal (its batch runs guc under `timeout 60`, in a
+# process group of its own): the harness waits for the reference's end, however long that takes.
+END_DEADLINE_S = 300
+
+
+def kill_all_in(directory: Path) -> bool:
+    """Kill every process running in ``directory`` (the real tgftp's orphans: guc, its child tgftp,
+    which may start the next guc); True once none is left."""
+    for pid in processes_in(directory):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return not processes_in(directory)
+
+
+def signalled(argv: list[str], workdir: Path, lab: Lab, sig: signal.Signals, *, reference: bool) -> Ended:
+    """Run ``argv`` in ``workdir`` and send ``sig`` to its process group once guc runs. What the
+    drop-in (not the ``reference``) leaves running is what is still there once everything it stopped
+    has had the time to go; the reference's orphans are killed."""
     env = tool_env(lab, workdir)
     # without the suite's guc wrapper: one more bash between tgftp and guc changes how guc takes Ctrl-C
     # (the real tgftp then ran on to its timeout); the argv are not compared here
@@ -84,20 +102,17 @@ def signalled(argv: list[str], workdir: Path, lab: Lab, sig: signal.Signals) -> 
                             start_new_session=True)
     eventually(lambda: guc_running(workdir) or proc.poll() is not None, f"{argv[0]} to start guc")
     assert proc.poll() is None, f"{argv[0]} ended before guc ran: {proc.communicate()}"
-    time.sleep(1.0)
     os.killpg(proc.pid, sig)
-    try:
-        out, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-    time.sleep(1.0)  # what a stop leaves behind is still running a second later
-    left = processes_in(workdir)
-    for _ in range(3):  # the real tgftp's orphans (guc, its child tgftp, which may start the next guc)
-        for pid in processes_in(workdir):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.2)
+    out, err = proc.communicate(timeout=END_DEADLINE_S)
+    left: dict[int, str] = {}
+    if reference:
+        eventually(lambda: kill_all_in(workdir), "the real tgftp's orphans killed",
+                   detail=lambda: processes_in(workdir))
+    else:
+        with contextlib.suppress(AssertionError):
+            eventually(lambda: not processes_in(workdir), "what the drop-in stopped gone", timeout=10)
+        left = processes_in(workdir)
+        kill_all_in(workdir)
     return Ended(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"),
                  [f"{pid} {args}" for pid, args in left.items()])
 
@@ -120,7 +135,7 @@ def both(mode: str, sig: signal.Signals, lab: Lab, tmp_path: Path) -> tuple[Ende
         (directory / "b.csv").write_text(BATCH.format(url=lab.url))
 
     def go(tool: str) -> None:
-        ends[tool] = signalled([programs[tool], *args], dirs[tool], lab, sig)
+        ends[tool] = signalled([programs[tool], *args], dirs[tool], lab, sig, reference=tool == "tgftp")
 
     threads = [threading.Thread(target=go, args=(tool,)) for tool in dirs]
     for thread in threads:

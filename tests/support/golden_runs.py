@@ -14,7 +14,10 @@ regenerated them for its tag-log and record changes only: the GFTPWB_* tags move
 own, GSIFTP_TRANSFER_RATE/SIZE follow tgftp's formulas, records gain ``details.vb_added`` and plans
 gain ``tgftp_style`` and ``on_failure``. The auto-tune's warm start regenerated them for its own facts
 only: the plan's ``warm_start``, the adaptive tune's record and console line saying what the history
-did (a cold search here: no earlier campaign), and the ranking's ``start`` column.
+did (a cold search here: no earlier campaign), and the ranking's ``start`` column. The statistics at
+small n regenerated them for the tables' ``n`` and intervals, and the auto-tunes' ranking (its
+intervals, the notes on why each candidate stopped, the P said with its history and the reconciled
+picks of one path).
 
 Only clock readings differ from run to run. :func:`normalise` replaces them (start and end times,
 durations, and the rates computed from durations of real processes) by placeholders, on both sides;
@@ -105,12 +108,13 @@ def _taglog(text: str) -> str:
 
 
 def _console(text: str) -> str:
-    # Real runs: "in 0.123s" and every rate figure vary, and so do the table's column widths;
-    # simulated runs are deterministic and left alone.
+    # Real runs: "in 0.123s" and every rate figure vary, and so do the table's column widths and
+    # where its caption wraps (white space of any kind made one space); simulated runs are
+    # deterministic and left alone.
     if "SIMULATED" in text:
         return text
     text = re.sub(r"\d+\.\d+", "<n>", text)
-    return re.sub(r"[─━]+", "─", re.sub(r" +", " ", text))
+    return re.sub(r"[─━]+", "─", re.sub(r"\s+", " ", text))
 
 
 def _samples(line: str) -> str:

@@ -129,6 +129,17 @@ def checks() -> list[dict]:
     return [old, latest]
 
 
+def write_records(directory: Path, written: list[ResultRecord]) -> Path:
+    """A results directory of just ``written`` (a journal, a plan of those runs, the least meta.json)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    runs = {r.run_id: {"run_id": r.run_id, "test_id": r.test_id, "kind": r.kind} for r in written}
+    meta = {"gftpwb_version": "0.1.0", "created_at": T0, "scenario": written[0].scenario, "runs": len(runs)}
+    (directory / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (directory / "plan.json").write_text(json.dumps(list(runs.values()), indent=1) + "\n")
+    (directory / "results.jsonl").write_text("".join(r.to_json() + "\n" for r in written))
+    return directory
+
+
 def write_mixed(directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "meta.json").write_text(json.dumps(META, indent=1) + "\n")

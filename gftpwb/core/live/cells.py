@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from gftpwb.core.events import RankingRow, TuneUpdate
-from gftpwb.core.format import cv_text, duration_text, pm_text, rate_text
+from gftpwb.core.format import cv_text, duration_text, interval_text, rate_text
 from gftpwb.core.specs import RunSpec
 
 from .models import FAILED_ROW_STATES, TestRow, ThreadRow, ThreadTotals, TunePanel, TuneRowView
@@ -38,7 +38,7 @@ def tune_mark(row: RankingRow, margin_mib_s: float, leader: str | None) -> tuple
     if row.candidate == leader or (leader is None and row.rank == 1):
         return "leader", "leader"
     if row.tied_with_leader:
-        return f"tied with #1 (within {margin_mib_s:g} MB/s)", "tied"
+        return f"tied with #1 (±{margin_mib_s:g} MB/s)", "tied"
     if row.mean_mib_s is None and row.failures:
         return "failed", "failed"
     return "", ""
@@ -53,8 +53,7 @@ def tune_panel(update: TuneUpdate, spec: RunSpec | None, test_ids: tuple[str, ..
     rows = []
     for row in update.rows:
         mark, style = tune_mark(row, update.margin_mib_s, update.leader)
-        ci = pm_text(None if row.ci_low_mib_s is None or row.ci_high_mib_s is None else
-                     (row.ci_high_mib_s - row.ci_low_mib_s) / 2)
+        ci = interval_text(row.ci_low_mib_s, row.ci_high_mib_s, 0)
         rows.append(TuneRowView(row.rank, row.candidate, row.mean_mib_s, ci, row.runs, row.failures, mark,
                                 tune_note(row), style, row.ci_low_mib_s, row.ci_high_mib_s))
     line = ""
@@ -65,12 +64,12 @@ def tune_panel(update: TuneUpdate, spec: RunSpec | None, test_ids: tuple[str, ..
     return TunePanel(update.test_id, update.strategy, update.engine, update.transfers_used, update.budget,
                      update.margin_mib_s, tuple(rows), update.leader, update.finished, line,
                      test_ids or (update.test_id,), update.p_within_margin, update.stop_reason,
-                     update.warm_start)
+                     update.warm_start, update.p_with_history, update.history_share)
 
 
 TEST_COLUMNS = ("test", "kind", "host(s)", "status", "runs", "last MiB/s", "note")
 THREAD_COLUMNS = ("run", "host", "thread", "%", "MiB", "MiB/s", "IOPS", "files/s", "state")
-TUNE_COLUMNS = ("#", "candidate", "MiB/s", "± 95 %", "runs", "mark", "note")
+TUNE_COLUMNS = ("#", "candidate", "MiB/s", "95 % CI", "runs", "mark", "note")
 
 
 def test_cells(row: TestRow) -> tuple[str, ...]:

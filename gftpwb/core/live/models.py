@@ -153,10 +153,10 @@ class TuneRowView:
     rank: int
     candidate: str
     mean_mib_s: float | None
-    ci: str  # half width of the 95 % interval, "±15"
+    ci: str  # the 95 % interval of its mean, "[1038, 1072]" (the race's: gftpwb.kinds.autotune.ranking)
     runs: int
     failures: int
-    mark: str  # "leader", "tied with #1 (within 20 MB/s)", "eliminated after 12", "failed" or ""
+    mark: str  # "leader", "tied with #1 (±20 MB/s)", "eliminated after 12", "failed" or ""
     note: str  # "1 failed; guc failed: 500 Command failed", "same kernel-capped buffer as ..."
     style: str  # "leader", "tied", "eliminated", "failed" or ""
     ci_low_mib_s: float | None = None
@@ -179,6 +179,8 @@ class TunePanel:
     p_within_margin: float | None = None  # P(the pick's true mean is within the margin of the best)
     stop_reason: str = ""  # why the strategy stopped before its plan ran out ("": it ran its plan)
     warm_start: str = ""  # what the history did for an adaptive tune ("": nothing to say)
+    p_with_history: float | None = None  # a warm start's P, the history counted (None: no warm race)
+    history_share: str = ""  # what of the pick's estimate the history supplies
 
 
 # --- mutable per-run state ----------------------------------------------------------------------

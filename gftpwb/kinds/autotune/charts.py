@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gftpwb.core.charts import Chart, IntervalChart, Point
-from gftpwb.core.format import p_text
+from gftpwb.core.charts import Chart, IntervalChart, Point, n_label
+from gftpwb.core.format import certainty_text
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.units import format_rate
 
+from .ranking import RACE_LEGEND
 from .report import AUTOTUNE_KIND, stop_text
 
 
@@ -22,7 +23,8 @@ def ranking_chart(record: ResultRecord) -> Chart | None:
         mean = row.get("mean_mib_s")
         if mean is None:
             continue
-        points.append(Point(f"#{row.get('rank')} {row.get('candidate')}", float(mean), row.get("ci_low_mib_s"),
+        points.append(Point(n_label(f"#{row.get('rank')} {row.get('candidate')}", int(row.get("runs") or 0)
+                                    - int(row.get("failures") or 0)), float(mean), row.get("ci_low_mib_s"),
                             row.get("ci_high_mib_s"), highlight=row.get("candidate") == pick))
     if not points:
         return None
@@ -30,9 +32,10 @@ def ranking_chart(record: ResultRecord) -> Chart | None:
     within = format_rate(margin) if margin else "?"
     stopped = stop_text(d.get("stop_reason") or "", d.get("transfers_used") or 0)
     start = (d.get("warm_start") or {}).get("text")
-    note = (f"Pick (highlighted): {pick or 'none'}; P(pick within {within} of the best) = "
-            f"{p_text(d.get('p_within_margin'))}; stopped: {stopped}. " + (f"Start: {start}. " if start else "")
-            + "Whiskers: 95 % CI of the mean (Student's t; none for one run).")
+    sure = certainty_text(d.get("p_within_margin"), d.get("p_with_history"), d.get("history_share") or "")
+    note = (f"Pick (highlighted): {pick or 'none'}; P(pick within {within} of the best) = {sure}; stopped: "
+            f"{stopped}. " + (f"Start: {start}. " if start else "") + f"n: the candidate's successful runs. Whiskers: "
+            f"{RACE_LEGEND}.")
     return IntervalChart(f"{record.test_id}: auto-tune ranking ({d.get('strategy', '?')})",
                          "candidate (guc parameters)", "mean rate incl. set-up (MiB/s)", tuple(points), note=note)
 

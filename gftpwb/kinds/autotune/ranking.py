@@ -9,7 +9,8 @@ Candidates without a successful run take no part (tgftp collects nothing for fai
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,7 +19,7 @@ from gftpwb.core.events import RankingRow
 from gftpwb.core.units import format_rate
 
 from .candidates import Candidate
-from .stats import Estimate, estimate
+from .stats import t_quantile
 
 
 def tgftp_pick(means: Sequence[float | None], margin: float) -> int | None:
@@ -57,17 +58,18 @@ class Arm:
     def eliminated(self) -> bool:
         return self.eliminated_after is not None
 
-    def estimate(self) -> Estimate:
-        return estimate(self.rates)
 
-
-def ranking_rows(arms: Sequence[Arm], pick: int | None, margin: float, buffer: str = "-tcp-bs"
-                 ) -> tuple[RankingRow, ...]:
+def ranking_rows(arms: Sequence[Arm], pick: int | None, margin: float, buffer: str = "-tcp-bs", *,
+                 cv: float | None = None, notes: Mapping[int, str] | None = None) -> tuple[RankingRow, ...]:
     """Rows best first: the pick, then candidates still in the race by mean, then eliminated ones by
     mean, then candidates not run, then candidates whose every run failed (with the reason).
-    ``buffer``: how the tuned kind's socket buffer option is written (a twin's note names it)."""
+    ``buffer``: how the tuned kind's socket buffer option is written (a twin's note names it);
+    ``cv``: the spread pooled over the candidates (:func:`pooled_cv` by default), which each row's
+    interval rests on (:func:`race_interval`); ``notes``: what the strategy says of a candidate
+    (by index: why it stopped being run)."""
     with_data = [a for a in arms if a.rates]
     leader = arms[pick] if pick is not None else max(with_data, key=lambda a: a.mean or 0.0, default=None)
+    spread = pooled_cv(arms) if cv is None else cv
 
     def by_mean(group: list[Arm]) -> list[Arm]:
         return sorted(group, key=lambda a: (-(a.mean or 0.0), a.candidate.number))
@@ -79,15 +81,35 @@ def ranking_rows(arms: Sequence[Arm], pick: int | None, margin: float, buffer: s
     leader_mean = leader.mean if leader is not None else None
     rows = []
     for rank, arm in enumerate(ordered, start=1):
-        est = arm.estimate()
-        tied = (arm is not leader and est.mean is not None and leader_mean is not None
-                and abs(est.mean - leader_mean) < margin)
+        mean = arm.mean
+        interval = race_interval(arm.rates, spread)
+        tied = (arm is not leader and mean is not None and leader_mean is not None
+                and abs(mean - leader_mean) < margin)
+        note = "; ".join(n for n in (row_note(arm, arms, margin, buffer), (notes or {}).get(arm.candidate.index, ""))
+                         if n)
         rows.append(RankingRow(
-            rank=rank, candidate=arm.candidate.label, mean_mib_s=est.mean, ci_low_mib_s=est.ci_low,
-            ci_high_mib_s=est.ci_high, runs=arm.runs, failures=arm.failures, tied_with_leader=tied,
-            eliminated=arm.eliminated, eliminated_after=arm.eliminated_after, note=row_note(arm, arms, margin, buffer),
+            rank=rank, candidate=arm.candidate.label, mean_mib_s=mean,
+            ci_low_mib_s=interval[0] if interval else None, ci_high_mib_s=interval[1] if interval else None,
+            runs=arm.runs, failures=arm.failures, tied_with_leader=tied, eliminated=arm.eliminated,
+            eliminated_after=arm.eliminated_after, note=note,
         ))
     return tuple(rows)
+
+
+def race_interval(rates: Sequence[float], cv: float, confidence: float = 0.95) -> tuple[float, float] | None:
+    """The 95 % interval of a candidate's mean that the race's figures rest on: the spread of its
+    runs shrunk towards the spread pooled over every candidate (:func:`shrunk_sd`, worth
+    :data:`PRIOR_DF` runs), Student's t with ``n - 1 + PRIOR_DF`` degrees of freedom, on the log
+    scale so it never reaches 0. One run has an interval too: the pooled spread stands in for its own
+    (what lets the race judge a candidate from one or two runs); None without a run."""
+    n = len(rates)
+    if n == 0:
+        return None
+    mean = sum(rates) / n
+    if mean <= 0:
+        return None
+    half = t_quantile(0.5 + confidence / 2, n - 1 + PRIOR_DF) * shrunk_sd(rates, cv) / mean / math.sqrt(n)
+    return mean * math.exp(-half), mean * math.exp(half)
 
 
 def row_note(arm: Arm, arms: Sequence[Arm], margin: float, buffer: str = "-tcp-bs") -> str:
@@ -142,6 +164,10 @@ def p_within_margin_of(means: np.ndarray, ses: np.ndarray, pick: int, margin: fl
 
 
 PRIOR_DF = 3.0  # how many degrees of freedom the pooled CV counts for in a candidate's variance
+
+RACE_LEGEND = (f"95 % CI of the mean: the candidate's own spread shrunk towards the spread pooled over every "
+               f"candidate (worth {PRIOR_DF:g} runs), Student's t, on the log scale (never below 0); the race "
+               "judges by the same spread, so one or two runs have one")
 
 
 def shrunk_sd(rates: Sequence[float], pooled_cv: float) -> float:

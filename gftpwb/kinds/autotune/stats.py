@@ -1,4 +1,4 @@
-"""The statistics the tuners need: means with t confidence intervals, and Welch's t-test.
+"""The statistics the tuners need: Student's t and Welch's t-test.
 
 Student's t comes from scipy (``scipy.stats.t``): its cdf and quantile function for fractional degrees
 of freedom, which Welch's test needs. Quantiles are cached on a coarse grid of degrees of freedom
@@ -8,8 +8,6 @@ of freedom, which Welch's test needs. Quantiles are cached on a coarse grid of d
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 CONFIDENCE = 0.95
@@ -27,15 +25,6 @@ def _t_quantile(p: float, df: float) -> float:
     from scipy import stats
 
     return float(stats.t.ppf(p, df))
-
-
-@dataclass(frozen=True)
-class Estimate:
-    n: int
-    mean: float | None
-    sd: float | None  # sample standard deviation (n - 1), None below two samples
-    ci_low: float | None
-    ci_high: float | None
 
 
 def t_quantile(p: float, df: float) -> float:
@@ -60,19 +49,6 @@ def df_floor(df: float) -> float:
 def critical_t(p: float, df: float) -> float:
     """The ``p`` quantile of t at ``df`` rounded down by :func:`df_floor` (cached, conservative)."""
     return t_quantile(p, df_floor(df))
-
-
-def estimate(samples: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
-    """Mean and a two-sided t confidence interval (none below two samples)."""
-    n = len(samples)
-    if n == 0:
-        return Estimate(0, None, None, None, None)
-    mean = math.fsum(samples) / n
-    if n == 1:
-        return Estimate(1, mean, None, None, None)
-    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in samples) / (n - 1))
-    half = t_quantile(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
-    return Estimate(n, mean, sd, mean - half, mean + half)
 
 
 def welch_df(var_a: float, n_a: float, var_b: float, n_b: float, df_a: float | None = None,

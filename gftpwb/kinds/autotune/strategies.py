@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gftpwb.core.events import RankingRow
+from gftpwb.core.format import rate_text
 from gftpwb.core.units import format_rate
 
 from .candidates import Candidate
@@ -108,13 +109,38 @@ class Tuner:
         return "" if pick is None else self.candidates[pick].label
 
     def rows(self) -> tuple[RankingRow, ...]:
-        return ranking_rows(self.arms, self.pick(), self.margin, self.buffer)
+        """The ranking: each candidate's measured mean with the interval the race's figures rest on,
+        and, once the tune is over, why each candidate stopped being run."""
+        notes = self.stop_notes() if self.finished else {}
+        return ranking_rows(self.arms, self.pick(), self.margin, self.buffer, cv=self.measured_cv(), notes=notes)
+
+    def stop_notes(self) -> dict[int, str]:
+        """Why each candidate still in the race (by index) stopped being run, on what evidence."""
+        return {}
 
     def pooled_cv(self) -> float:
+        """The run-to-run spread the race works with (a warm start's includes the history's)."""
+        return pooled_cv(self.arms)
+
+    def measured_cv(self) -> float:
+        """The run-to-run spread of the runs measured in this tune alone, pooled over the candidates."""
         return pooled_cv(self.arms)
 
     def p_within_margin(self) -> float | None:
-        return p_within_margin(self.arms, self.pick(), self.margin, self.pooled_cv())
+        """P(the pick is within the margin of the best) from the runs measured in this tune alone."""
+        return p_within_margin(self.arms, self.pick(), self.margin, self.measured_cv())
+
+    def p_with_history(self) -> float | None:
+        """A warm start's P, its priors counted beside the runs (None: no warm race)."""
+        return None
+
+    def history_share(self) -> str:
+        """What of the pick's estimate a warm start's history supplies ("" : none)."""
+        return ""
+
+    def evidence(self, arm: Arm) -> str:
+        """What a judgement of ``arm`` rests on: ``4 runs`` (a warm start adds the history's share)."""
+        return f"{len(arm.rates)} run{'s' if len(arm.rates) != 1 else ''}"
 
 
 class Exhaustive(Tuner):
@@ -201,8 +227,9 @@ class Adaptive(Tuner):
             return
         for arm in self._alive():
             if arm.rates and len(arm.rates) == 1 and arm.rates[0] < self.hopeless * best_first:
-                self._eliminate(arm, f"screened out after {self.transfers_used} transfers: first run below "
-                                     f"{self.hopeless:.0%} of the best first run")
+                self._eliminate(arm, f"screened out after {self.transfers_used} transfers: its one run, "
+                                     f"{rate_text(arm.rates[0])} MiB/s, below {self.hopeless:.0%} of the best first "
+                                     f"run ({rate_text(best_first)} MiB/s), further than a slow outlier falls")
 
     def _second_look_target(self) -> Arm | None:
         return next((a for a in self._alive() if a.runs < 2 and not (a.failures and not a.rates)), None) \
@@ -237,7 +264,8 @@ class Adaptive(Tuner):
             if t > critical_t(1 - level, dof):  # the one-sided p-value is below the level
                 p = welch_greater(lm, lv, self._n(leader), m, v, self._n(arm), ldf, df)
                 self._eliminate(arm, f"eliminated after {self.transfers_used} transfers: slower than "
-                                     f"{leader.candidate.label} (Welch p={p:.2g} < {level:.2g})")
+                                     f"{leader.candidate.label} (Welch p={p:.2g} < {level:.2g}; {self.evidence(arm)} "
+                                     f"against {self.evidence(leader)})")
 
     def _threats(self, pick: Arm, cv: float) -> list[tuple[float, Arm]]:
         """(upper bound of mean - pick mean, arm) for every other survivor with a rate."""
@@ -253,6 +281,24 @@ class Adaptive(Tuner):
             dof = welch_df(v, self._n(arm), pv, self._n(pick), df, pdf)
             out.append((m - pm + critical_t(z_level, dof) * se, arm))
         return out
+
+    def stop_notes(self) -> dict[int, str]:
+        """Why each survivor other than the pick stopped being run: the race's bound on how much better
+        than the pick it can be (when no survivor could be a margin better), or the budget."""
+        _, reason = self._decide()
+        pick_index = self.pick()
+        if pick_index is None:
+            return {}
+        pick = self.arms[pick_index]
+        if reason.startswith("no survivor"):
+            return {arm.candidate.index: (
+                f"stopped after {self.evidence(arm)}: at most {bound:+.1f} MiB/s against the pick (one-sided 95 %, "
+                f"Bonferroni), under the {format_rate(self.margin)} margin") for bound, arm in self._threats(
+                    pick, self.pooled_cv())}
+        if "budget" in reason:
+            return {arm.candidate.index: f"still in the race when the budget ran out ({self.evidence(arm)})"
+                    for arm in self._alive() if arm.rates and arm is not pick}
+        return {}
 
     # --- ask -----------------------------------------------------------------------------------
 

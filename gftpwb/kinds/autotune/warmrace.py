@@ -16,7 +16,13 @@ it asks is a function of what it was told, so ``--resume`` replays it.
    candidate is back in, the budget is the cold one, and the transfers already run count as its first.
 4. Race: :class:`~gftpwb.kinds.autotune.strategies.Adaptive`'s elimination and equivalence stop over
    the open candidates, on estimates that blend each prior (scaled by the probes' common factor, worth
-   ``Prior.n_eff`` runs) with the live runs, at most the warm budget (a third of the cold one).
+   ``Prior.n_eff`` runs) with the live runs, at most the warm budget (a third of the cold one). A
+   candidate is eliminated only on two live runs of its own or more (one run has no spread to test),
+   and every judgement says the history's share (``2 runs and the history worth 10``).
+
+What it says of the pick: P(within the margin) from the runs of this tune alone (what was
+measured), and beside it the P the race worked with, the priors counted, with the history's share
+of the pick's estimate (:meth:`WarmAdaptive.history_share`).
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ HISTORY_CV_DF = 10.0  # how many degrees of freedom the history's run-to-run CV 
 # Runs asked of a candidate out of line before the path counts as changed: one, and one more if the
 # first was out of line too (two slow outliers in a row happen; three in 1 of 8,000 at 5 % of runs).
 MAX_CONFIRMATIONS = 2
+MIN_LIVE_RUNS_TO_ELIMINATE = 2  # a candidate's own runs an elimination needs, whatever its prior adds
 
 
 @dataclass(frozen=True)
@@ -186,16 +193,30 @@ class WarmAdaptive(Adaptive):
     def _can_eliminate(self, arm: Arm) -> bool:
         if not self._n0(arm):
             return super()._can_eliminate(arm)
-        return bool(arm.rates) and self._n(arm) >= self.min_runs_to_eliminate
+        return len(arm.rates) >= MIN_LIVE_RUNS_TO_ELIMINATE and self._n(arm) >= self.min_runs_to_eliminate
+
+    def evidence(self, arm: Arm) -> str:
+        n0 = self._n0(arm)
+        live = super().evidence(arm)
+        return f"{live} and the history worth {n0:.0f}" if n0 else live
+
+    def history_share(self) -> str:
+        """What the pick's estimate rests on when the history has a share in it ("" when not)."""
+        pick = self.pick()
+        if pick is None or not self._warm() or not self._n0(self.arms[pick]):
+            return ""
+        return self.evidence(self.arms[pick])
 
     def pooled_cv(self) -> float:
         if not self._warm():
             return super().pooled_cv()
         return arms_pooled_cv(self.arms, prior_cv=self.warm.cv, prior_df=HISTORY_CV_DF)
 
-    def p_within_margin(self) -> float | None:
+    def p_with_history(self) -> float | None:
+        """P(the pick is within the margin of the best) as the race sees it: live runs blended with the
+        priors, and the history's prediction for candidates it left out (None once the tune went cold)."""
         if not self._warm():
-            return super().p_within_margin()
+            return None
         pick = self.pick()
         if pick is None:
             return None

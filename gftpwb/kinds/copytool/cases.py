@@ -7,17 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gftpwb.core.format import ci_text, cv_text, rate_text
+from gftpwb.core.format import cv_text, rate_text
+from gftpwb.core.intervals import MEAN_LEGEND
 from gftpwb.core.registry import ReportTable, registry
-from gftpwb.core.report import case_notes
+from gftpwb.core.report import MEAN_CI_COLUMN, N_COLUMN, case_notes, mean_cell, n_cell
 from gftpwb.core.summary import CaseSummary
 
 from .session import QUANTISED_STEPS
 
 RATE = "rate_incl_setup_mib_s"
 OWN_AVG = "rate_guc_avg_mib_s"  # the tool's own average, where a record keeps guc's
-CAPTION = ("Rate incl. set-up (gftpwb's clock, the one to trust): median, mean ± 95 % CI (t), CV = stdev / mean. "
-           "Warm-ups not counted.")
+CAPTION = (f"Rate incl. set-up (gftpwb's clock, the one to trust) of the n runs that have one: median, mean, CV = "
+           f"stdev / mean; {MEAN_LEGEND}. Warm-ups not counted.")
 
 
 def _median(case: CaseSummary, key: str) -> str:
@@ -45,9 +46,8 @@ def own_label(cases: Sequence[CaseSummary]) -> str:
 def case_row(case: CaseSummary, own: bool) -> tuple[tuple[str, ...], str]:
     rate = case.figure(RATE)
     stats = rate.stats if rate else None
-    ci = stats.ci_mean.half_width if stats and stats.ci_mean else None
     cells = (case.test_id, f"{case.case:03d}", case.params_text, _mode(case), f"{case.passed}/{case.total}",
-             _median(case, RATE), ci_text(stats.mean if stats else None, ci), cv_text(stats.cv if stats else None),
+             n_cell(rate), _median(case, RATE), mean_cell(stats), cv_text(stats.cv if stats else None),
              *((_median(case, OWN_AVG),) if own else ()), case_notes(case))
     return cells, "" if case.passed == case.total else "red"
 
@@ -63,7 +63,8 @@ def kind_table(kind: str, protocol: str, cases: Sequence[CaseSummary]) -> Report
     """The cases of one copy-tool kind (``protocol``: its name for people, XRootD)."""
     (program, step), label = _tool(kind), own_label(cases)
     columns = (("test", "left"), ("#", "right"), (f"{program} options", "left"), ("mode", "left"),
-               ("ok/runs", "right"), ("median", "right"), ("mean ± 95 % CI", "right"), ("CV", "right"),
+               ("ok/runs", "right"), (N_COLUMN, "right"), ("median", "right"), (MEAN_CI_COLUMN, "right"),
+               ("CV", "right"),
                *(((label, "right"),) if label else ()), ("notes", "left"))
     caption = CAPTION
     if label:

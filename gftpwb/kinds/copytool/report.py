@@ -7,24 +7,25 @@ which it differs from the other cases of its test (``copy_mode=pull``; streams h
 column), streams and medium (memory: tmpfs test files or /dev/zero; disk; ", third-party"
 when the client only steers a copy between two servers), the
 median rate incl. set-up with its 95 % interval, the efficiency against iperf3 (ratio of the means of
-the counted runs, bootstrap interval, as guc's ``baseline:``: the case's own baseline runs, else an
+the counted runs with its interval, as guc's ``baseline:``: the case's own baseline runs, else an
 iperf3 test's case with the same streams), and compare's verdict against the GridFTP case with the
 same streams and medium, third-party copies against GridFTP's server-to-server ones (Mann-Whitney U,
-p < 0.05 and at least 5 % apart; else "no significant change"; "too few runs to tell" when no
-p-value under 0.05 is possible with so few runs). A comparison that cannot be made reads ``-``.
+p < 0.05 and at least 5 % apart; else "no significant change"; "too few runs" when no p-value under
+0.05 is possible with so few runs). Intervals as :mod:`gftpwb.core.intervals` makes them. A
+comparison that cannot be made reads ``-``.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 from gftpwb.core.compare import NO_DATA, compare_figure
-from gftpwb.core.format import ci_text, human_bytes, rate_text
+from gftpwb.core.format import estimate_text, human_bytes, rate_text
+from gftpwb.core.intervals import MEDIAN_LEGEND
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import ReportData, ReportTable, registry
-from gftpwb.core.stats import ratio_of_means, seed_of
+from gftpwb.core.stats import ratio_of_means
 from gftpwb.core.summary import CaseSummary, summarize_cases
 from gftpwb.kinds.guc.efficiency import files_in_memory
 
@@ -36,7 +37,6 @@ IPERF3, GUC = "iperf3", "guc"
 PROTOCOL = {GUC: "GridFTP", "xrootd": "XRootD", "http": "HTTP", IPERF3: "iperf3 (TCP)"}
 STREAM_PARAMS = ("streams", "parallel")  # xrdcp/gfal-copy/iperf3, guc
 THRESHOLD_PCT = 5.0
-TOO_FEW = "too few runs to tell"
 
 
 def headline(record: ResultRecord, program: str) -> str:
@@ -93,13 +93,6 @@ def _medium(case: CaseSummary, record: ResultRecord) -> str:
     return "memory" if "/dev/zero" in ends or "/dev/shm/" in ends else "-"
 
 
-def can_be_significant(n1: int, n2: int, alpha: float = 0.05) -> bool:
-    """Whether Mann-Whitney U on n1 and n2 values can reach p < alpha at all: its smallest two-sided
-    p, every value of one side above every value of the other, is 2 / C(n1 + n2, n1) (3 and 3 runs:
-    0.1; 4 and 4: 0.029)."""
-    return n1 > 0 and n2 > 0 and 2 / math.comb(n1 + n2, n1) < alpha
-
-
 def counted(case: CaseSummary, key: str) -> list[float]:
     return [v for r in case.runs if r.counted and key not in r.excluded for v in [r.values.get(key)] if v is not None]
 
@@ -137,8 +130,7 @@ class Row:
         if case.kind != IPERF3:
             baseline = self._baseline(cases)
             if baseline is not None:
-                self.efficiency = ratio_of_means(counted(case, RATE), counted(baseline, IPERF3_RATE),
-                                                 seed=seed_of("protocols", case.test_id, case.case))
+                self.efficiency = ratio_of_means(counted(case, RATE), counted(baseline, IPERF3_RATE))
         self.verdict, self.change = self._against_gridftp(cases)
 
     def _baseline(self, cases: Sequence[CaseSummary]) -> CaseSummary | None:
@@ -161,8 +153,6 @@ class Row:
         if ref_stats is None or own_stats is None:
             return NO_DATA, None
         change = compare_figure(reference, case, ref_stats, own_stats, THRESHOLD_PCT)
-        if not can_be_significant(len(counted(reference, RATE)), len(counted(case, RATE))):
-            return TOO_FEW, change.change_pct
         return change.verdict, change.change_pct
 
     def line_label(self) -> str:
@@ -176,11 +166,13 @@ class Row:
 
     def cells(self) -> tuple[str, ...]:
         s, e = self.stats, self.efficiency
-        ci = s.ci_median.half_width if s is not None and s.ci_median is not None else None
-        eff = "-" if e is None else ci_text(e.value * 100, e.ci.half_width * 100 if e.ci else None, 0) + " %"
+        ci = s.ci_median if s is not None else None
+        eff = "-" if e is None else estimate_text(e.value * 100, e.ci.low * 100 if e.ci else None,
+                                                  e.ci.high * 100 if e.ci else None, 0) + " %"
         change = "" if self.change is None else f" ({self.change:+.0f} %)"
         return (self.protocol, self.case.test_id, f"{self.case.case:03d}", differing_text(self.case.kind, self.differs),
-                str(self.streams), self.medium, str(s.n if s else 0), ci_text(s.median if s else None, ci), eff,
+                str(self.streams), self.medium, str(s.n if s else 0),
+                estimate_text(s.median if s else None, ci.low if ci else None, ci.high if ci else None), eff,
                 f"{self.verdict}{change}" if self.verdict else "-")
 
     def data(self) -> dict[str, Any]:
@@ -220,7 +212,7 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
                 "other cases of its test; vs iperf3: mean rate / iperf3's mean receiver rate on the same path and "
                 "streams; vs GridFTP: compare's verdict against the guc case of the same streams and medium, "
                 "third-party copies against server-to-server ones (Mann-Whitney U, p < 0.05 and at least "
-                f"{THRESHOLD_PCT:g} % apart; too few runs to tell when so few that no p could be under 0.05: 3 "
+                f"{THRESHOLD_PCT:g} % apart; too few runs when so few that no p could be under 0.05: 3 "
                 "and 3 runs at best give 0.1)",
         columns=COLUMNS, rows=tuple((r.cells(), "") for r in found), whole=("protocol", "medium"), keys=3)]
 
@@ -236,7 +228,7 @@ def charts(records: Sequence[ResultRecord], samples: Any) -> list[Any]:
     """Per medium, each protocol's median against the streams (a line per protocol, iperf3 among
     them), or, where every case has one stream count (third-party copies), each case's median with
     its interval."""
-    from gftpwb.core.charts import IntervalChart, Line, LineChart, Point
+    from gftpwb.core.charts import IntervalChart, Line, LineChart, Point, n_label, n_span
 
     found = [r for r in rows(records) if r.stats is not None and r.stats.median is not None]
     if not any(r.case.kind not in (GUC, IPERF3) for r in found):
@@ -251,17 +243,18 @@ def charts(records: Sequence[ResultRecord], samples: Any) -> list[Any]:
                                 if r.line_label() == label)
                 lines.append(Line(label, tuple(x for x, _ in points), tuple(y for _, y in points)))
             iperf3 = any(r.case.kind == IPERF3 for r in here)
+            runs = n_span([r.stats.n for r in here])  # type: ignore[union-attr]
             out.append(LineChart(f"Protocols on the same path, {medium}: median by streams", "streams",
                                  "median rate incl. set-up (MiB/s)", tuple(lines), integer_x=True,
-                                 note="iperf3: its receiver rate, the path's TCP capacity with as many streams."
-                                 if iperf3 else ""))
+                                 note=f"Medians of {runs}." + (" iperf3: its receiver rate, the path's TCP capacity "
+                                                               "with as many streams." if iperf3 else "")))
         else:
             points = []
             for r in here:
                 ci = r.stats.ci_median  # type: ignore[union-attr]
-                points.append(Point(r.label(), float(r.stats.median),  # type: ignore[union-attr]
+                points.append(Point(n_label(r.label(), r.stats.n), float(r.stats.median),  # type: ignore[union-attr]
                                     ci.low if ci else None, ci.high if ci else None))
             out.append(IntervalChart(f"Protocols on the same path, {medium}", "protocol (test, streams)",
                                      "median rate incl. set-up (MiB/s)", tuple(points),
-                                     note="Whiskers: 95 % confidence interval of the median (none below 3 runs)."))
+                                     note=f"n: the runs each median rests on. Whiskers: {MEDIAN_LEGEND}."))
     return out

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from statistics import median
 from typing import Any
 
-from gftpwb.core.charts import Chart, IntervalChart, Line, LineChart, Point
+from gftpwb.core.charts import Chart, IntervalChart, Line, LineChart, Point, n_span
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.report_charts import TIME_AXIS, case_label, own_cases
 from gftpwb.core.samples import WHOLE, RunSamples, Series, step_points
@@ -45,7 +45,8 @@ def per_host_chart(case: CaseSummary) -> Chart | None:
         return None
     points = tuple(Point(host, median(v), min(v), max(v)) for host, v in sorted(values.items()))
     return IntervalChart(f"{case_label(case)}: files/s per host", "host", "files/s at last done", points,
-                         note="Median over the counted runs; whiskers from the slowest to the fastest run.", bars=True)
+                         note=f"Median over the counted runs ({n_span([len(v) for v in values.values()])}); whiskers "
+                         "from the slowest to the fastest run.", bars=True)
 
 
 def median_run(case: CaseSummary) -> RunRow | None:

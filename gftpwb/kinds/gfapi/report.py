@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from statistics import median
 from typing import Any
 
-from gftpwb.core.format import ci_text, cv_text, human_bytes
+from gftpwb.core.format import cv_text, human_bytes
 from gftpwb.core.format import rate_text as _f
+from gftpwb.core.intervals import MEAN_LEGEND
 from gftpwb.core.records import PASSED, ResultRecord
 from gftpwb.core.registry import ReportTable, value_at
-from gftpwb.core.report import case_notes, mean
+from gftpwb.core.report import MEAN_CI_COLUMN, N_COLUMN, case_notes, mean, mean_cell, n_cell
 from gftpwb.core.summary import CaseSummary, summarize_cases
 from gftpwb.core.units import format_size_arg
 
@@ -150,10 +151,10 @@ def _counted(case: CaseSummary) -> list[dict[str, Any]]:
 
 
 def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
-    """One row: medians at last done, files/s mean ± CI and CV, first done and the worst start skew."""
+    """One row: medians at last done, files/s mean with its interval and CV, first done and the worst
+    start skew."""
     files = case.figure("files_s")
     stats = files.stats if files else None
-    half = stats.ci_mean.half_width if stats and stats.ci_mean else None
     counted = _counted(case)
     first = [((g.get("cluster") or {}).get("first_done") or {}) for g in counted]
     skews = [g["start_skew_ms"] for g in counted if g.get("start_skew_ms") is not None]
@@ -170,7 +171,7 @@ def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
     found = sorted({size for r in case.runs for size in (r.record.details.get("gfapi") or {}).get("found_file_sizes")
                     or ()})
     cells = (case.test_id, f"{case.case:03d}", setup_text(case.params, found), f"{case.passed}/{case.total}",
-             _median(case, "files_s", 0), ci_text(stats.mean if stats else None, half, 0),
+             n_cell(files), _median(case, "files_s", 0), mean_cell(stats, 0),
              cv_text(stats.cv if stats else None), _median(case, "mib_s", 1), _median(case, "iops", 0),
              _f(mean([x.get("mib_s") for x in first])), _f(mean([x.get("pct_done") for x in first])),
              _f(max(skews) if skews else None, 2), notes)
@@ -187,15 +188,20 @@ def partial_row(case: CaseSummary) -> tuple[tuple[str, ...], str] | None:
     if not parts:
         return None
 
+    def values_of(path: tuple[str, ...]) -> list[float]:
+        return [v for v in (value_at(p["survivors"], path) for _, p in parts) if v is not None]
+
     def median_of(path: tuple[str, ...]) -> float | None:
-        values = [v for v in (value_at(p["survivors"], path) for _, p in parts) if v is not None]
+        values = values_of(path)
         return median(values) if values else None
 
     spans = "; ".join(dict.fromkeys(p["spans"] for _, p in parts))
     failed = "; ".join(dict.fromkeys(", ".join(f"{h} threads {t}" for h, t in p["failed_threads"].items())
                                      or "no thread" for _, p in parts))
     skews = [p["survivors"].get("start_skew_ms") for _, p in parts if p["survivors"].get("start_skew_ms") is not None]
-    cells = ("", "", f"partial: {spans}", f"{len(parts)} partial", _f(median_of(("last_done", "files_s")), 0), "", "",
+    n = len(values_of(("last_done", "files_s")))  # the runs the survivors' files/s rests on
+    cells = ("", "", f"partial: {spans}", f"{len(parts)} partial", str(n), _f(median_of(("last_done", "files_s")), 0),
+             "", "",
              _f(median_of(("last_done", "mib_s")), 1), _f(median_of(("last_done", "iops")), 0),
              _f(median_of(("first_done", "mib_s"))), _f(median_of(("first_done", "pct_done"))),
              _f(max(skews) if skews else None, 2),
@@ -204,7 +210,7 @@ def partial_row(case: CaseSummary) -> tuple[tuple[str, ...], str] | None:
 
 
 COLUMNS = (("test", "left"), ("#", "right"), ("workload hosts x procs x threads files", "left"),
-           ("ok/runs", "right"), ("files/s", "right"), ("mean ± 95 % CI", "right"), ("CV", "right"),
+           ("ok/runs", "right"), (N_COLUMN, "right"), ("files/s", "right"), (MEAN_CI_COLUMN, "right"), ("CV", "right"),
            ("MiB/s", "right"), ("IOPS", "right"), ("first done MiB/s", "right"), ("% done", "right"),
            ("max skew ms", "right"), ("notes", "left"))
 
@@ -221,13 +227,13 @@ def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:
         if extra is not None:
             rows.append(extra)
             partial = True
-    caption = ("first done: stonewalled when the first thread finished (means); skew: latest minus earliest thread "
-               "start. Warm-ups are not counted.")
+    caption = (f"n: the runs files/s rests on; {MEAN_LEGEND}. first done: stonewalled when the first thread "
+               "finished (means); skew: latest minus earliest thread start. Warm-ups are not counted.")
     if short:
         caption += (f" Too short to publish: start skew, clock uncertainty and resolution are over {LIMIT_PCT:g} % "
                     "of the run; make it longer with more files per thread or larger files.")
     if partial:
         caption += (" partial: runs that failed on some hosts or threads, the figures of the threads that finished, "
                     "over their own window.")
-    return [ReportTable("gfapi results (medians of passed runs at last done; files/s also mean ± 95 % CI and CV)",
+    return [ReportTable("gfapi results (medians of passed runs at last done; files/s also mean [95 % CI] and CV)",
                         caption, COLUMNS, tuple(rows), keys=2)]

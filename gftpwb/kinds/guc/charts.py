@@ -3,7 +3,7 @@ Pure (chart descriptions, :mod:`gftpwb.core.charts`).
 
 * **guc vs iperf3 by streams** (per test with a baseline): the mean rates of iperf3, guc's own
   average and guc incl. set-up against the stream count, the paper's first figure; and the
-  efficiency of each case with its bootstrap interval, against a line at 95 % (the paper's GridFTP);
+  efficiency of each case with its interval, against a line at 95 % (the paper's GridFTP);
 * **memory vs disk**: per disk-to-disk case, the rates that say what limits it side by side (memory
   to memory, disk to disk, the probe's source read and target write), and disk / memory with its
   interval over all cases;
@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gftpwb.core.charts import Chart, IntervalChart, Line, LineChart, Mark, Point
+from gftpwb.core.charts import Chart, IntervalChart, Line, LineChart, Mark, Point, n_span
+from gftpwb.core.intervals import RATIO_LEGEND
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.report_charts import case_label
 from gftpwb.core.stats import Ratio
@@ -44,6 +45,7 @@ def _percent_point(label: str, ratio: Ratio | None, *, mark: bool = False) -> Po
         return None
     ci = ratio.ci
     marks = (Mark(PAPER * 100, "95 % (TeraGrid study)", ratio.value >= PAPER),) if mark else ()
+    label = f"{label} (n={ratio.n_numerator}/{ratio.n_denominator})"
     return Point(label, ratio.value * 100, ci.low * 100 if ci else None, ci.high * 100 if ci else None, marks=marks)
 
 
@@ -59,10 +61,13 @@ def by_streams_chart(test_id: str, found: Sequence[Efficiency]) -> Chart | None:
             lines.append(Line(label, tuple(x for x, _ in known), tuple(y for _, y in known)))
     if len(lines) < 2:
         return None
+    runs = [figure.stats.n for e in rows for case in (e.guc, e.baseline) for figure in case.figures[:1]
+            if figure.stats is not None]
     return LineChart(f"{test_id}: guc vs iperf3 by parallel streams", "parallel streams (-p, iperf3 -P)", RATE_AXIS,
                      tuple(lines), integer_x=True,
-                     note="Means of the counted runs; each guc run follows its iperf3 run on the same host pair with "
-                     "the same streams and window. guc avg is missing where every run's was quantised (under 1 s).")
+                     note=f"Means of the counted runs ({n_span(runs)}); each guc run follows its iperf3 run on the "
+                     "same host pair with the same streams and window. guc avg is missing where every run's was "
+                     "quantised (under 1 s).")
 
 
 def efficiency_chart(found: Sequence[Efficiency]) -> Chart | None:
@@ -76,9 +81,9 @@ def efficiency_chart(found: Sequence[Efficiency]) -> Chart | None:
     if not points:
         return None
     return IntervalChart("guc efficiency against iperf3", "case (guc figure)", "efficiency = guc / iperf3 (%)",
-                         tuple(points), note="Ratio of the means; whiskers: 95 % percentile-bootstrap interval "
-                         "(none below 2 runs a side). Bar: the 95 % the TeraGrid study's GridFTP reached, green "
-                         "where the case reached it.")
+                         tuple(points), note=f"Ratio of the means, n: guc runs / iperf3 runs; whiskers: "
+                         f"{RATIO_LEGEND}. Bar: the 95 % the TeraGrid study's GridFTP reached, green where the case "
+                         "reached it.")
 
 
 def disk_case_chart(d: DiskComparison) -> Chart | None:
@@ -89,9 +94,10 @@ def disk_case_chart(d: DiskComparison) -> Chart | None:
     if len(bars) < 2:
         return None
     points = tuple(Point(name, value, highlight=name == "disk to disk") for name, value in bars)
+    runs = [f.stats.n for c in (d.disk, d.memory) if c is not None for f in c.figures[:1] if f.stats is not None]
     return IntervalChart(f"{case_label(d.disk)}: what limits disk to disk", "rate", "median rate (MiB/s)", points,
-                         note=f"{d.files_text}. Limited by: {d.limit}. Disk to disk is highlighted; the probe is "
-                         "one O_DIRECT thread per stream on each end's disk.", bars=True)
+                         note=f"{d.files_text}. Medians of {n_span(runs)}. Limited by: {d.limit}. Disk to disk is "
+                         "highlighted; the probe is one O_DIRECT thread per stream on each end's disk.", bars=True)
 
 
 def disk_ratio_chart(found: Sequence[DiskComparison]) -> Chart | None:
@@ -99,7 +105,8 @@ def disk_ratio_chart(found: Sequence[DiskComparison]) -> Chart | None:
     if not points:
         return None
     return IntervalChart("disk to disk / memory to memory", "disk case", "disk / memory (%)", tuple(points),
-                         note="Ratio of the mean rates incl. set-up; whiskers: 95 % percentile-bootstrap interval.",
+                         note=f"Ratio of the mean rates incl. set-up, n: disk runs / memory runs; whiskers: "
+                         f"{RATIO_LEGEND}.",
                          bars=True)
 
 
@@ -117,9 +124,11 @@ def scaling_chart(found: Sequence[StripedCase]) -> Chart | None:
              for name, pts in groups.values() if len({x for x, _ in pts}) >= 2]
     if not lines:
         return None
+    runs = [s.runs for s in found if s.total_median is not None]
     return LineChart("striped transfers: rate by stripes (data nodes per side)", "stripes",
                      "median rate incl. set-up (MiB/s)", tuple(lines), integer_x=True,
-                     note="Median of each case's counted runs; one line per set of guc options (length aside). "
+                     note=f"Median of each case's counted runs ({n_span(runs)}); one line per set of guc options "
+                     "(length aside). "
                      "Linear growth means each node adds its own path.")
 
 
@@ -135,7 +144,8 @@ def stripes_chart(found: Sequence[StripedCase]) -> Chart | None:
     if not points:
         return None
     return IntervalChart("rate of each stripe", "case and stripe", "median rate (MiB/s)", points, bars=True,
-                         note="From the servers' 112 performance markers (-dbg); median over the counted runs.")
+                         note=f"From the servers' 112 performance markers (-dbg); median over the counted runs "
+                         f"({n_span([s.runs for s in found])}).")
 
 
 def charts(records: Sequence[ResultRecord], samples: Mapping[str, Any]) -> list[Chart]:

@@ -1,11 +1,11 @@
 """guc against its iperf3 baseline: each guc case paired with the iperf3 runs planned next to it
 (``baseline:``, same test and case), and the efficiency = guc rate / iperf3 rate. Pure.
 
-The efficiency is the ratio of the means of the counted runs (passed, not warm-ups) with a 95 %
-percentile-bootstrap interval (:func:`gftpwb.core.stats.ratio_of_means`, seeded by the case's name so
-a report reads the same every time). Two ratios are given: guc's own average (without connection
-set-up: the closer match to iperf3's rate, which leaves out the omitted seconds) and the rate
-incl. set-up on gftpwb's clock (what a user of guc gets).
+The efficiency is the ratio of the means of the counted runs (passed, not warm-ups) with its 95 %
+interval (:func:`gftpwb.core.stats.ratio_of_means`, made as :mod:`gftpwb.core.intervals` says). Two
+ratios are given: guc's own average (without connection set-up: the closer match to iperf3's rate,
+which leaves out the omitted seconds) and the rate incl. set-up on gftpwb's clock (what a user of
+guc gets).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from statistics import median
 
 from gftpwb.core.format import interval_text, rate_text
+from gftpwb.core.intervals import RATIO_LEGEND
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import ReportTable
-from gftpwb.core.stats import Ratio, ratio_of_means, seed_of
+from gftpwb.core.stats import Ratio, ratio_of_means
 from gftpwb.core.summary import CaseSummary
 
 IPERF3 = "iperf3"
@@ -93,9 +94,7 @@ def efficiencies(cases: Sequence[CaseSummary]) -> list[Efficiency]:
         if is_baseline(case) or base is None:
             continue
         iperf3 = counted_values(base, IPERF3_RATE)
-        ratios = {key: ratio_of_means(counted_values(case, key), iperf3,
-                                      seed=seed_of(case.test_id, case.case, "efficiency", key))
-                  for key in (GUC_AVG, GUC_RATE)}
+        ratios = {key: ratio_of_means(counted_values(case, key), iperf3) for key in (GUC_AVG, GUC_RATE)}
         out.append(Efficiency(case, base, sum(iperf3) / len(iperf3) if iperf3 else None,
                               ratios[GUC_AVG], ratios[GUC_RATE]))
     return out
@@ -106,7 +105,7 @@ def percent_text(ratio: Ratio | None) -> str:
 
 
 def ratio_interval_text(ratio: Ratio | None) -> str:
-    """A ratio's bootstrap interval in percent, as its bounds: ``[91.2, 97.0] %`` (not symmetric about
+    """A ratio's interval in percent, as its bounds: ``[91.2, 97.0] %`` (not symmetric about
     the ratio: :mod:`gftpwb.core.format`)."""
     if ratio is None or ratio.ci is None:
         return "-"
@@ -131,9 +130,9 @@ def efficiency_table(found: Sequence[Efficiency]) -> ReportTable:
                ("iperf3 ok/runs", "right"), ("iperf3 MiB/s", "right"), ("guc avg", "right"), ("efficiency", "right"),
                ("95 % CI", "right"), ("incl. set-up", "right"), ("efficiency", "right"), ("95 % CI", "right"))
     caption = ("Efficiency = mean guc rate / mean iperf3 receiver rate of the runs paired by baseline: (same host "
-               "pair, streams and window, iperf3 run just before each guc run); 95 % CI by percentile bootstrap of the "
-               "ratio (2000 resamples of each side). guc avg leaves out connection set-up; incl. set-up is "
-               "gftpwb's clock. The TeraGrid study's GridFTP reached about 95 % of iperf.")
+               f"pair, streams and window, iperf3 run just before each guc run); {RATIO_LEGEND}. guc avg leaves out "
+               "connection set-up; incl. set-up is gftpwb's clock. The TeraGrid study's GridFTP reached about 95 % "
+               "of iperf.")
     return ReportTable("guc vs iperf3 baseline (MiB/s)", caption, columns, tuple(rows), keys=2)
 
 
@@ -192,7 +191,7 @@ class DiskComparison:
 def disk_comparisons(cases: Sequence[CaseSummary]) -> list[DiskComparison]:
     """Each disk-to-disk case against the nearest memory-to-memory case before it with the same guc
     options (its length aside; else the first after it): both medians and disk / memory with its
-    bootstrap interval (ratio of means)."""
+    interval (ratio of means)."""
     guc = [c for c in cases if not is_companion(c)]
     memory = [c for c in guc if files_of_case(c) is None]
     out = []
@@ -205,7 +204,7 @@ def disk_comparisons(cases: Sequence[CaseSummary]) -> list[DiskComparison]:
         match = before[-1] if before else (same[0] if same else None)  # the nearest memory case before it
         disk_rates = counted_values(case, GUC_RATE)
         mem_rates = counted_values(match, GUC_RATE) if match else []
-        ratio = ratio_of_means(disk_rates, mem_rates, seed=seed_of(case.test_id, case.case, "disk", GUC_RATE))
+        ratio = ratio_of_means(disk_rates, mem_rates)
         probe = probe_rates(cases, case)
         disk_median, memory_median = median_of(disk_rates), median_of(mem_rates)
         out.append(DiskComparison(case, match, files, memory_median, disk_median, ratio, probe,
@@ -235,8 +234,8 @@ def disk_table(cases: Sequence[CaseSummary]) -> ReportTable | None:
 DISK_CAPTION = (
     "Rates incl. set-up, medians in MiB/s. Memory: /dev/zero to /dev/null, or test files on tmpfs at both "
     "ends, with the same guc options (length aside); disk: files made on the source and written on the "
-    "target. disk / memory: ratio of means, "
-    "95 % CI by percentile bootstrap. Source read, target write: the disk probe (files: {probe: true}), "
+    f"target. disk / memory: ratio of means, {RATIO_LEGEND}. Source read, target write: the disk probe (files: "
+    "{probe: true}), "
     "one O_DIRECT thread per stream with the gfapi kind's POSIX worker; limited by: the slowest of the "
     "two disks and the memory-to-memory rate when the disk rate is within 80 % of it, else the servers' "
     "file I/O.")

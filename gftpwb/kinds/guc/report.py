@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gftpwb.core.format import ci_text, cv_text, human_bytes, rate_text
+from gftpwb.core.format import cv_text, human_bytes, rate_text
+from gftpwb.core.intervals import MEAN_LEGEND
 from gftpwb.core.records import ResultRecord
 from gftpwb.core.registry import ReportTable, registry
-from gftpwb.core.report import case_notes
+from gftpwb.core.report import MEAN_CI_COLUMN, N_COLUMN, case_notes, mean_cell, n_cell
 from gftpwb.core.summary import CaseSummary, summarize_cases
 
 from .driver import option_args
@@ -64,23 +65,23 @@ def _clock_note(case: CaseSummary) -> str:
 
 
 def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
-    """One row of the results table: a case's medians, mean ± CI and CV of the rate incl. set-up."""
+    """One row of the results table: the runs the rate incl. set-up rests on, its median, mean with its
+    interval and CV, and guc's own average."""
     rate = case.figure("rate_incl_setup_mib_s")
     stats = rate.stats if rate else None
-    ci = stats.ci_mean.half_width if stats and stats.ci_mean else None
     notes = "; ".join(note for note in (_clock_note(case), case_notes(case)) if note)
     cells = (case.test_id, f"{case.case:03d}", case.params_text, _mode(case), f"{case.passed}/{case.total}",
-             _median(case, "rate_incl_setup_mib_s"), ci_text(stats.mean if stats else None, ci),
+             n_cell(rate), _median(case, "rate_incl_setup_mib_s"), mean_cell(stats),
              cv_text(stats.cv if stats else None), _median(case, "rate_guc_avg_mib_s"), notes)
     return cells, "" if case.passed == case.total else "red"
 
 
 COLUMNS = (("test", "left"), ("#", "right"), ("guc options", "left"), ("mode", "left"), ("ok/runs", "right"),
-           ("median", "right"), ("mean ± 95 % CI", "right"), ("CV", "right"), ("guc avg", "right"),
+           (N_COLUMN, "right"), ("median", "right"), (MEAN_CI_COLUMN, "right"), ("CV", "right"), ("guc avg", "right"),
            ("notes", "left"))
-CAPTION = (f"{MIB_NOTE} Rate incl. set-up (gftpwb's clock, the one to trust): median, mean ± 95 % CI (t), "
-           "CV = stdev / mean. guc avg: median of guc's own average; quantised ones (transfers under 1 s) left out. "
-           "Warm-ups not counted.")
+CAPTION = (f"{MIB_NOTE} Rate incl. set-up (gftpwb's clock, the one to trust) of the n runs that have one: median, "
+           f"mean, CV = stdev / mean; {MEAN_LEGEND}. guc avg: median of guc's own average; quantised ones (transfers "
+           "under 1 s) left out. Warm-ups not counted.")
 
 
 def tables(records: Sequence[ResultRecord]) -> list[ReportTable]:

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 from gftpwb.core.errors import EnvironmentProblem, LabError
 from gftpwb.shell.files import atomic_write
 
-from .gridftp import default_state_dir, read_state
+from .gridftp import default_state_dir, read_state, user_state_dir
 
 GLUSTER = "gluster"
 GLUSTERD = "glusterd"
@@ -84,7 +84,7 @@ DEMO_ADDRESS = "198.18.0.1"
 
 
 def _is_default(state_dir: str) -> bool:
-    return os.path.abspath(state_dir) == os.path.abspath(default_state_dir())
+    return os.path.realpath(state_dir) == os.path.realpath(user_state_dir())
 
 
 def lab_address(state_dir: str) -> str:

@@ -26,11 +26,17 @@ DEFAULT_PORT = 2811
 DEFAULT_ADDRESS = "127.0.0.1"
 
 
-def default_state_dir() -> str:
-    if os.environ.get("GFTPWB_LAB_DIR"):
-        return os.environ["GFTPWB_LAB_DIR"]
+def user_state_dir() -> str:
+    """The user's own lab, the one every command uses when told of no other (no ``--state-dir``, no
+    ``GFTPWB_LAB_DIR``): only it takes the standard names and ports (GlusterFS's demo volume, xrootd's
+    1094 and 8094); any other lab takes its own, so labs side by side never meet."""
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
     return os.path.join(base, "gftpwb", "lab")
+
+
+def default_state_dir() -> str:
+    """The lab a command uses unless given ``--state-dir``: ``$GFTPWB_LAB_DIR``, else the user's own."""
+    return os.environ.get("GFTPWB_LAB_DIR") or user_state_dir()
 
 
 @dataclass
@@ -129,14 +135,18 @@ class GridftpLab:
         return GridftpStatus(running=running, pid=pid if running else None, address=address, port=port,
                              url=f"ftp://{address}:{port}", log=self.log_file, state_dir=self.state_dir)
 
-    def up(self, port: int = DEFAULT_PORT, address: str = DEFAULT_ADDRESS, wait_s: float = 15.0) -> GridftpStatus:
-        """Start the server unless ours is already running; wait until it greets clients."""
+    def up(self, port: int | None = None, address: str | None = None, wait_s: float = 15.0) -> GridftpStatus:
+        """Start the server unless ours is already running; wait until it greets clients. A port or
+        address not given is the running server's (a later ``lab up --hosts 2`` keeps the lab where it
+        is), else the default."""
         current = self.status()
         if current.running:
-            if (current.address, current.port) != (address, port):
+            if (address or current.address, port or current.port) != (current.address, current.port):
                 raise LabError(f"the lab's GridFTP server already runs on {current.address}:{current.port} "
                                f"(pid {current.pid}); run 'gftpwb lab down' first to move it")
             return current
+        port = port or DEFAULT_PORT
+        address = address or DEFAULT_ADDRESS
         binary = shutil.which(SERVER)
         if binary is None:
             raise EnvironmentProblem(f"{SERVER} not found in PATH; install the Debian package "

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 from gftpwb.core.errors import EnvironmentProblem, LabError
 from gftpwb.shell.files import atomic_write
 
-from .gridftp import _pid_alive, free_port, kill_group, port_open, read_state
+from .gridftp import _pid_alive, free_port, kill_group, port_open, read_state, user_state_dir
 
 XROOTD = "xrootd"
 XRDCP = "xrdcp"
@@ -198,7 +198,7 @@ class XrootdLab:
         known = next((s for s in state.servers if s.place == LOCAL_PLACE), None)
         if known is not None:
             return known
-        default = os.path.realpath(self.state_dir) == os.path.realpath(_user_state_dir())
+        default = os.path.realpath(self.state_dir) == os.path.realpath(user_state_dir())
         ports = [DEFAULT_ROOT_PORT, DEFAULT_HTTP_PORT] if default else [free_port(address)]
         while len(ports) < 2:
             port = free_port(address)
@@ -336,8 +336,3 @@ def _tail(path: str) -> str:
     return lines[-1] if lines else "no output"
 
 
-def _user_state_dir() -> str:
-    """The lab every command uses when told of no other (no --state-dir, no GFTPWB_LAB_DIR): only its
-    loopback xrootd takes the standard ports; any other lab's takes free ones."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "gftpwb", "lab")

@@ -81,7 +81,27 @@ def tgftp_main(argv: list[str], program: str = "tgftp", screen: Screen | None = 
                env: dict[str, str] | None = None, *, as_process: bool = False) -> int:
     """tgftp 0.7.0's command line; returns its exit status. ``program`` is tgftp's ``$0``. With
     ``as_process`` (the ``tgftp`` and ``gftpwb tgftp`` commands, not a batch's executions) a signal
-    ends the process as it ended tgftp (:func:`end_like_tgftp`)."""
+    ends the process as it ended tgftp (:func:`end_like_tgftp`), at whatever instant it comes: a Ctrl-C
+    before anything runs ends it as one before tgftp's trap was set (killed by SIGINT), and one the run
+    did not see (it came after the last run) as one during the run."""
+    if not as_process:
+        return _tgftp_main(argv, program, screen, env)
+    from gftpwb.shell import interrupts
+
+    interrupts.install()
+    try:
+        interrupts.raise_from_now()
+        return _tgftp_main(argv, program, screen, env, as_process=True)
+    except KeyboardInterrupt:
+        return end_like_tgftp(EXIT_STOPPED_BY["SIGINT"], "batch")
+    except Exception:
+        if interrupts.received() is None:
+            raise
+        return end_like_tgftp(EXIT_STOPPED_BY["SIGINT"], "batch")  # a Ctrl-C Python turned into another error
+
+
+def _tgftp_main(argv: list[str], program: str = "tgftp", screen: Screen | None = None,
+                env: dict[str, str] | None = None, *, as_process: bool = False) -> int:
     screen = screen or Screen()
     name = os.path.basename(program)
     try:
@@ -107,13 +127,23 @@ def tgftp_main(argv: list[str], program: str = "tgftp", screen: Screen | None = 
 
     env = env if env is not None else shell_env()
     masked = not faithful_logs(os.environ, screen)  # a batch's executions read it again, quietly
+    if as_process:
+        from gftpwb.shell import interrupts
+
+        interrupts.defer()  # from here a signal stops the run in flight, which is recorded first
     if args.mode == "batch":
         code = run_batch(args.batchfile or "", program, screen, env, child=tgftp_main)
     elif args.mode == "auto-tune":
         code = run_tgftp_autotune(args.source, args.target, args.guc_params)
     else:
         code = run_single(args, program, argv, screen, env, masked=masked)
-    return end_like_tgftp(code, args.mode) if as_process else code
+    if not as_process:
+        return code
+    from gftpwb.shell import interrupts
+
+    if interrupts.take() and code not in _SIGNAL_OF:  # a Ctrl-C after the last run's handlers were off
+        code = EXIT_STOPPED_BY["SIGINT"]
+    return end_like_tgftp(code, args.mode)
 
 
 def main() -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -24,7 +23,7 @@ from gftpwb.core.specs import RunSpec
 from gftpwb.kinds.guc.driver import run_details
 from gftpwb.kinds.guc.gucargs import length_from_args, split_guc_args
 from gftpwb.kinds.guc.model import GucOptions
-from gftpwb.shell import frontend
+from gftpwb.shell import frontend, interrupts
 from gftpwb.shell.context import RunContext
 from gftpwb.shell.executor import Executor
 from gftpwb.shell.sinks.taglogs import write_taglog
@@ -103,8 +102,7 @@ def run_tgftp_autotune(source: str, target: str, guc_params: list[str]) -> int:
 
 # Ctrl-C, SIGTERM, and SIGHUP (the terminal or SSH session went away): tgftp trapped only SIGINT
 # and died on the others with guc left running and no log; the drop-in stops like ``gftpwb run``
-# (guc stopped, the run recorded), then ends as tgftp did (end_like_tgftp).
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# (guc stopped, the run recorded; interrupts.STOP_SIGNALS), then ends as tgftp did (end_like_tgftp).
 # What run_single returns when a signal stopped it: the batch stops there too.
 STOPPED = frozenset({EX_INTERRUPTED, *EXIT_STOPPED_BY.values()})
 
@@ -127,16 +125,12 @@ def _run_specs(specs: list[RunSpec], subscribers: list[Callable[[Event], None]],
             bus.subscribe(subscriber)
         tee = MaskingTee(screen.raw) if masked else None
         executor = Executor(bus, tee=tee or screen.raw, runners=runners, mask_events=masked)
-        loop = asyncio.get_running_loop()
-        for sig in _STOP_SIGNALS:
-            loop.add_signal_handler(sig, executor.stop, signal.Signals(sig).name)
-        try:
-            summary = await executor.run(specs, results_dir=os.getcwd(), scenario=specs[0].scenario)
-        finally:
-            if tee is not None:
-                tee.flush()
-            for sig in _STOP_SIGNALS:
-                loop.remove_signal_handler(sig)
+        with interrupts.stop_on_signals(asyncio.get_running_loop(), executor.stop):
+            try:
+                summary = await executor.run(specs, results_dir=os.getcwd(), scenario=specs[0].scenario)
+            finally:
+                if tee is not None:
+                    tee.flush()
         return records, frontend.exit_code(summary) if summary.interrupted else None
 
     return asyncio.run(go())

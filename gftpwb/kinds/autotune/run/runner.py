@@ -19,7 +19,7 @@ from typing import Any
 
 from gftpwb.core.errors import GftpwbError
 from gftpwb.core.events import Notice, RunStarted, TuneUpdate
-from gftpwb.core.format import ci_text
+from gftpwb.core.format import estimate_text
 from gftpwb.core.records import FAILED, FINAL_STATUSES, INTERRUPTED, PASSED, ResultRecord
 from gftpwb.core.registry import registry
 from gftpwb.core.runrecord import record_for
@@ -65,7 +65,9 @@ def tune_update(spec: RunSpec, tuner: Tuner, *, finished: bool = False, warm: st
                       transfers_used=tuner.transfers_used, budget=tuner.budget, margin_mib_s=tuner.margin,
                       rows=tuner.rows(), leader=None if pick is None else tuner.candidates[pick].label,
                       finished=finished, p_within_margin=tuner.p_within_margin() if finished else None,
-                      stop_reason=tuner.stop_reason if finished else "", warm_start=warm)
+                      stop_reason=tuner.stop_reason if finished else "", warm_start=warm,
+                      p_with_history=tuner.p_with_history() if finished else None,
+                      history_share=tuner.history_share() if finished else "")
 
 
 def tune_details(spec: RunSpec, tuner: Tuner, ends: tuple[capmath.EndCaps, capmath.EndCaps],
@@ -85,6 +87,9 @@ def tune_details(spec: RunSpec, tuner: Tuner, ends: tuple[capmath.EndCaps, capma
                                           **({"estimate_mib_s": pick_mean} if pick_mean is not None else {})},
         "tgftp_line": tuner.pick_line() if spec.params.get("transfers", GUC) == GUC else "",
         "p_within_margin": tuner.p_within_margin(),
+        "p_with_history": tuner.p_with_history(),
+        "history_share": tuner.history_share(),
+        "measured_cv": tuner.measured_cv(),
         "pooled_cv": tuner.pooled_cv(),
         "stop_reason": tuner.stop_reason,
         "ranking": [asdict(row) for row in tuner.rows()],
@@ -99,9 +104,7 @@ def ranking_text(tuner: Tuner) -> str:
     """The ranking as plain text, for the record's output (people reading results.jsonl)."""
     lines = []
     for row in tuner.rows():
-        half = None if row.ci_low_mib_s is None or row.ci_high_mib_s is None else \
-            (row.ci_high_mib_s - row.ci_low_mib_s) / 2
-        mean = ci_text(row.mean_mib_s, half)
+        mean = estimate_text(row.mean_mib_s, row.ci_low_mib_s, row.ci_high_mib_s)
         tied = " (tied with #1)" if row.tied_with_leader else ""
         note = f"  {row.note}" if row.note else ""
         lines.append(f"{row.rank:>3}. {row.candidate}: {mean} MiB/s, {row.runs} runs, "
