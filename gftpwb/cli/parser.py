@@ -214,15 +214,19 @@ examples:
   gftpwb compare results/20261121T090000Z-nightly results/20261122T090000Z-nightly
   gftpwb compare OLD NEW --threshold 10 --fail-on-regression      # CI: exit 1 if a case got slower
   gftpwb compare OLD NEW --json | jq '.cases[] | select(.verdict != "no significant change")'
+  gftpwb compare THREADS4 THREADS16 --ignore threads               # did 16 threads help?
 
 Cases are matched by test id, kind and parameters (a test added or a matrix value dropped does not
-shift the others). Per case and figure: the medians of A and B, the change of the median (B - A, in %)
-with its 95 % confidence interval, and a two-sided Mann-Whitney U test of the counted runs (passed,
-not warm-ups). A change is significant when p < 0.05 and it is at least --threshold percent; then the
-verdict is faster or slower (by the figure: higher rates and files/s are faster), else "no
-significant change". Mann-Whitney needs at least 4 runs on each side to reach p < 0.05 (3 and 3 can
-never): with fewer the verdict is "too few runs", with the runs it needs, and there is no interval.
-Environments that differ (kernel, CPU, versions, TCP settings, MTU) are warned about.
+shift the others); --ignore leaves parameters out of that (a parameter you varied between A and B),
+--match keeps only those named. Figures A and B measured differently (another tool's totals, a delay
+inside its timed loop) are marked and warned about. Per case and figure: the medians of A and B, the
+change of the median (B - A, in %) with its 95 % confidence interval, and a two-sided Mann-Whitney U
+test of the counted runs (passed, not warm-ups). A change is significant when p < 0.05 and it is at
+least --threshold percent; then the verdict is faster or slower (by the figure: higher rates and
+files/s are faster), else "no significant change". Mann-Whitney needs at least 4 runs on each side to
+reach p < 0.05 (3 and 3 can never): with fewer the verdict is "too few runs", with the runs it needs,
+and there is no interval. Environments that differ (kernel, CPU, versions, TCP settings, MTU) are
+warned about.
 """
 
 
@@ -239,6 +243,10 @@ def add_compare(sub: Sub) -> None:
                    help="exit 1 when a case is significantly slower (a regression)")
     p.add_argument("--all-figures", action="store_true",
                    help="compare every figure of each kind (guc avg, MiB/s, IOPS), not only the headline one")
+    p.add_argument("--ignore", metavar="PARAM[,PARAM]", action="append",
+                   help="match cases without these parameters (e.g. threads: A ran 4 threads, B 16); repeatable")
+    p.add_argument("--match", metavar="PARAM[,PARAM]", action="append",
+                   help="match cases by test id, kind and only these parameters; repeatable")
     handler(p, "gftpwb.cli.compare:cmd_compare")
 
 

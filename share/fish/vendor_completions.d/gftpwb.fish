@@ -51,7 +51,7 @@ function _shtab_gftpwb_using
 end
 
 set -g _shtab_gftpwb_commands validate schema run report compare results 'results list' 'results query' 'results views' trace 'trace export' 'trace summary' 'trace collect' tui import export log 'log get' 'log list-attributes' tgftp hosts 'hosts check' lab 'lab up' 'lab down' 'lab status' completion
-set -g _shtab_gftpwb_opts_with_value --address --clients --csv --events --events-file --format --gluster-address --gluster-volume --hosts --hosts-file --html --junit --lab-var --launcher --listen --metrics --only --openmetrics --out --output --port --progress --pushgateway --rate --results --results-base --resume --scenario --set --settings --slurm --state-dir --threshold --top --trace --trace-to --trend --where -o
+set -g _shtab_gftpwb_opts_with_value --address --clients --csv --events --events-file --format --gluster-address --gluster-volume --hosts --hosts-file --html --ignore --junit --lab-var --launcher --listen --match --metrics --only --openmetrics --out --output --port --progress --pushgateway --rate --results --results-base --resume --scenario --set --settings --slurm --state-dir --threshold --top --trace --trace-to --trend --where -o
 
 complete -c gftpwb -e
 complete -c gftpwb -f
@@ -101,6 +101,8 @@ complete -c gftpwb -n '_shtab_gftpwb_using compare' -l json -d 'the comparison a
 complete -c gftpwb -n '_shtab_gftpwb_using compare' -l threshold -x -d 'smallest change of the median, in percent, that counts as significant (default 5)'
 complete -c gftpwb -n '_shtab_gftpwb_using compare' -l fail-on-regression -d 'exit 1 when a case is significantly slower (a regression)'
 complete -c gftpwb -n '_shtab_gftpwb_using compare' -l all-figures -d 'compare every figure of each kind (guc avg, MiB/s, IOPS), not only the headline one'
+complete -c gftpwb -n '_shtab_gftpwb_using compare' -l ignore -x -d 'match cases without these parameters (e.g. threads: A ran 4 threads, B 16); repeatable'
+complete -c gftpwb -n '_shtab_gftpwb_using compare' -l match -x -d 'match cases by test id, kind and only these parameters; repeatable'
 complete -c gftpwb -n '_shtab_gftpwb_using compare; and test $_shtab_gftpwb_npos -eq 0' -ka "(__fish_complete_directories)" -d 'the baseline results directory'
 complete -c gftpwb -n '_shtab_gftpwb_using compare; and test $_shtab_gftpwb_npos -eq 1' -ka "(__fish_complete_directories)" -d 'the results directory to compare with it'
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a results -d 'The results history (DuckDB over the journals in place).'
