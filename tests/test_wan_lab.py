@@ -63,6 +63,8 @@ def within(value: float, asked: float, share: float = 0.10) -> bool:
 def test_the_rtt_lab_up_reports_is_the_one_asked_and_the_one_tcp_sees(wanlab):
     link = link_of(wanlab)
     assert link["settings"]["rtt_ms"] == 60.0 and link["line_running"]
+    # The line runs ahead of the machine's load (real-time priority), with segmentation offload (no loss).
+    assert link["line"]["realtime"] is True and link["line"]["offload"] is True
     assert within(link["rtt_measured_ms"], 60.0), link["rtt_measured_ms"]
     a, b = link["ends"]
     # The hosts talk over the line: each routes the other's address through the TUN device ...

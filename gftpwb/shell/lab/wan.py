@@ -203,8 +203,7 @@ class WanLinks:
         with contextlib.suppress(FileNotFoundError):
             os.remove(link.stats_file)
         a, b = link.ends
-        # At nice -10: the line stands in for a network's hardware, and a late wake-up is added delay.
-        argv = ["nice", "-n", "-10", binary, "--a", f"{a.netns}:{a.device}", "--b", f"{b.netns}:{b.device}",
+        argv = [binary, "--a", f"{a.netns}:{a.device}", "--b", f"{b.netns}:{b.device}",
                 "--settings", link.settings_file, "--stats", link.stats_file,
                 *(["--offload"] if settings.offload else [])]
         with open(link.log_file, "ab") as log:
