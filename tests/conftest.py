@@ -219,6 +219,19 @@ def netlab(tmp_path_factory: pytest.TempPathFactory):
     lab.down()
 
 
+@pytest.fixture(scope="session")
+def wanlab(tmp_path_factory: pytest.TempPathFactory):
+    """Two real test hosts with a GridFTP server each, joined by a 60 ms WAN link (the lab's delay
+    line), made by the project's lab code; removed again at the end."""
+    from gftpwb.core.wanlink import LinkSettings, plan_links
+    from gftpwb.shell.lab.netlab import NetLab
+
+    lab = NetLab(str(tmp_path_factory.mktemp("wanlab")))
+    lab.up(2, gridftp_on_hosts=True, links=plan_links(["h1", "h2"], LinkSettings(rtt_s=0.060), {}))
+    yield lab
+    lab.down()
+
+
 # --- gfapi: the worker build cache and a real GlusterFS volume ----------------------------------
 
 
