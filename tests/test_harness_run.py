@@ -118,7 +118,7 @@ def test_a_suite_with_needs_loops_and_copies(tmp_path, stand_in):
     assert together == results_at[2] + 1
     assert not [line for line in lines if line.startswith("    loop0/stress/0#")]  # no per-copy progress lines
     assert "SKIPPED loop0/upload/0  needs warm-up, which failed" in out.stdout
-    assert "Concurrent copies (rates in MiB/s)" in out.stdout
+    assert "Runs at the same time: copies, hosts (rates in MiB/s)" in out.stdout
 
 
 def test_tests_run_at_the_same_time_only_when_concurrent_tests_allows(tmp_path, stand_in):
