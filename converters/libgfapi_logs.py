@@ -175,27 +175,62 @@ class ResultRow:
 @dataclass
 class ResultCsv:
     rows: list[ResultRow]
-    problems: list[tuple[int, str]]  # (line, message)
+    problems: list[tuple[int, str]]  # (line, message): read all the same, as the launcher's awk did
+    errors: list[tuple[int, int, str]] = field(default_factory=list)  # (line, column, message): not readable
 
 
 def parse_result_csv(text: str) -> ResultCsv:
     """``result.csv`` as the launcher wrote it: awk's ``print t, mbs, fps, iops`` puts exactly one space
-    between the four fields, so an empty field (not printed by the worker) shows as two spaces."""
+    between the four fields, so an empty field (not printed by the worker) shows as two spaces.
+
+    A file that is not that is an error at its line and column (``errors``), never rows of a failed
+    run: another header, a field that is no number (``1.2 3.4 abc 500.0``), or no row at all (a
+    header alone holds no results)."""
     rows: list[ResultRow] = []
     problems: list[tuple[int, str]] = []
+    errors: list[tuple[int, int, str]] = []
     lines = text.replace("\r\n", "\n").split("\n")
     if not lines or lines[0].strip() != RESULT_HEADER:
-        problems.append((1, f"not parallel-libgfapi's result.csv: the first line is not '{RESULT_HEADER}'"))
-        return ResultCsv(rows, problems)
+        errors.append((1, 1, f"not parallel-libgfapi's result.csv: the first line is not '{RESULT_HEADER}'"))
+        return ResultCsv(rows, problems, errors)
     for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
+        if not line:  # the file's end; a row of blanks is a worker's that printed no results
+            continue
+        if not line.strip() and len(line.split(" ")) != 4:
             continue
         fields = line.split(" ")
         if len(fields) != 4:  # edited by hand, or written otherwise: read it as awk's next step did
             fields = [*line.split(), "", "", "", ""][:4]
             problems.append((number, "not four fields separated by single spaces; read by blanks"))
+        for column, name, value in _columns(line, fields):
+            if value and not _is_number(value):
+                errors.append((number, column, f"{name} '{value}' is not a number"))
         rows.append(ResultRow(number, (fields[0], fields[1], fields[2], fields[3])))
-    return ResultCsv(rows, problems)
+    if not rows and not errors:
+        errors.append((len([ln for ln in lines if ln.strip()]) or 1, 1,
+                       "no result rows under the header: the run this file comes from printed no results"))
+    return ResultCsv(rows, problems, errors)
+
+
+_COLUMN_NAMES = RESULT_HEADER.split()
+
+
+def _columns(line: str, fields: list[str]) -> list[tuple[int, str, str]]:
+    """(1-based column, header name, text) of each of a row's four fields as found in ``line``."""
+    out, at = [], 0
+    for name, value in zip(_COLUMN_NAMES, fields, strict=True):
+        found = line.find(value, at) if value else at
+        out.append((found + 1, name, value))
+        at = found + len(value)
+    return out
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def tool_totals(rows: list[tuple[str, str, str, str]]) -> dict[str, float | int]:

@@ -38,6 +38,7 @@ from gftpwb.core.errors import Diagnostic, ScenarioError
 from gftpwb.core.plan import plan
 from gftpwb.core.records import FAILED, PASSED, ResultRecord, bound_output
 from gftpwb.core.scenario.model import LOCAL
+from gftpwb.kinds.gfapi.report import SLEEP_PER_FILE
 
 from .libgfapi import LOOPBACK, TestDraft, host_name, render_scenario, test_draft
 from .libgfapi_logs import ResultBlock, ResultCsv, WorkerLog, tool_totals
@@ -356,6 +357,7 @@ def _record(found: ToolResults, run: ToolRun, spec) -> Imported:
                      f"{cluster_last['files_s']} (a process with under 10 files moved its IOPS into that column, or "
                      "a file rate was recomputed)")
     _check_result_csv(found, notes)
+    notes[:0] = _measurement_notes(run)
     processes_total = len(processes) if processes else 0
     hosts: dict[str, list[dict[str, Any]]] = {}
     for row in threads:
@@ -377,6 +379,8 @@ def _record(found: ToolResults, run: ToolRun, spec) -> Imported:
         "processes_per_host": run.processes, "threads_per_process": run.threads,
         "imported": {"tool": "parallel-libgfapi", "launcher": run.launcher.name, "aggregation": AGGREGATION,
                      "tool_totals": totals, "notes": notes},
+        "measurement": {"tool": "parallel-libgfapi", "aggregate": AGGREGATION,
+                        SLEEP_PER_FILE: f"{run.usec_delay} µs" if run.usec_delay else "none"},
         "start_skew_ms": None, "cluster": cluster,
         "hosts": {h: group(rs, None) for h, rs in sorted(hosts.items())},
         "processes": processes, "threads": threads, "latency_histograms": {}},
@@ -394,6 +398,17 @@ def _record(found: ToolResults, run: ToolRun, spec) -> Imported:
         seconds=cluster_last["seconds"] if cluster_last else None, bytes=counters["bytes"],
         exit_code=None, error=error, output=bound_output(output), comment="", engine="real", details=details)
     return Imported(record, notes, spec.test_id)
+
+
+def _measurement_notes(run: ToolRun) -> list[str]:
+    """What a reader of an imported run's figures must know of how they were measured (the record keeps
+    them, and ``details.gfapi.measurement``, which compare holds against the other side's)."""
+    notes = [f"its totals are {AGGREGATION}, not all the work over one common window as gftpwb measures"]
+    if run.usec_delay:
+        notes.insert(0, f"every thread slept {run.usec_delay} µs after each file, inside its timed loop (its log: "
+                        f"'sleeping {run.usec_delay} microsec after each file'): at most "
+                        f"{1e6 / run.usec_delay:,.0f} files/s per thread")
+    return notes
 
 
 def _program(run: ToolRun) -> str:

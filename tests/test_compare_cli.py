@@ -166,3 +166,37 @@ def test_three_runs_a_side_get_no_verdict_only_the_runs_the_test_needs(few_runs)
     assert doc["version"] == 2 and doc["regressions"] == 1
     assert [(x["verdict"], x["basis"], x["runs_needed"]) for x in doc["cases"]] == [
         ("too few runs", None, {"a": 4, "b": 4}), ("slower", "test", None)]
+
+
+@pytest.mark.real
+def test_cases_that_differ_in_what_was_varied_line_up_when_told_to(tmp_path):
+    """Did 16 threads help? Two runs of one small-file test with 4 and then 16 threads have no case in common
+    until compare is told to ignore the threads (or to match only some parameters); a parameter no case has
+    and two cases one side cannot tell apart are errors that say so."""
+    def run(threads: int, name: str, extra: str = "") -> Path:
+        scenario = tmp_path / f"{name}.yaml"
+        scenario.write_text(f"version: 1\nname: sf\ntests:\n  - id: create\n    kind: gfapi\n"
+                            f"    directory: {tmp_path / 'data'}\n    threads: {threads}\n    files: 50\n"
+                            f"    file_size: 4K\n    repeat: 2\n{extra}")
+        out = gftpwb("run", str(scenario), "--results", str(tmp_path / name), "--progress", "never", timeout=300)
+        assert out.returncode == 0, out.stdout + out.stderr
+        return tmp_path / name
+
+    four, sixteen = run(4, "four"), run(16, "sixteen")
+    plain = gftpwb("compare", str(four), str(sixteen), env=WIDE)
+    assert plain.returncode == 2 and "have no case in common" in plain.stderr and "--ignore" in plain.stderr
+    ignored = gftpwb("compare", str(four), str(sixteen), "--ignore", "threads", env=WIDE)
+    assert ignored.returncode == 0, ignored.stderr
+    assert "1 compared" in ignored.stdout and "(B: threads=16)" in ignored.stdout, ignored.stdout
+    data = json.loads(gftpwb("compare", str(four), str(sixteen), "--match", "workload,files", "--json").stdout)
+    Draft7Validator(SCHEMA).validate(data)
+    (case,) = data["cases"]
+    assert case["varied"] == [{"parameter": "threads", "a": "4", "b": "16"}] and case["measured_differently"] == []
+    assert data["matched_by"] == {"ignore": [], "only": ["workload", "files"]}
+    typo = gftpwb("compare", str(four), str(sixteen), "--ignore", "thread")
+    assert typo.returncode == 2 and "no case has the parameter thread (they have: " in typo.stderr
+    assert "Traceback" not in typo.stderr
+    both = run(4, "both", "    matrix: {threads: [4, 16]}\n")
+    ambiguous = gftpwb("compare", str(four), str(both), "--ignore", "threads")
+    assert ambiguous.returncode == 2 and "B has two cases that match as one" in ambiguous.stderr
+    assert "threads 4 and 16" in ambiguous.stderr and "Traceback" not in ambiguous.stderr

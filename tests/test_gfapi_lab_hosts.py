@@ -20,6 +20,7 @@ from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.events import RunFinished, WorkerProgress
 from gftpwb.core.plan import plan
+from gftpwb.kinds.gfapi.report import partial_headline, tables
 from gftpwb.kinds.gfapi.run.runner import GfapiRunner
 from gftpwb.shell.executor import Executor
 from gftpwb.shell.transports.hosts import HostTransports
@@ -127,6 +128,17 @@ def test_a_host_that_drops_out_fails_only_its_threads(netlab, gluster):
     assert {t["status"] for t in h1} == {"ok"} and sum(t["files"] for t in h1) == 4 * 3000
     assert {t["status"] for t in h2} <= {"failed", "not-started"}
     assert "h2 p0: " in record.error and ("lost" in record.error or "connection" in record.error), record.error
+    # h1's figures are kept as a partial result of their own (its threads, its window), named as such in
+    # the record, the report's table and the console's line
+    part = g["partial"]
+    assert part["spans"] == "4 of 8 threads: h1" and part["hosts_failed"] == ["h2"]
+    assert part["failed_threads"] == {"h2": "0-3"} and part["survivors"]["files"] == 4 * 3000
+    assert part["survivors"]["last_done"]["files_s"] > 0 and part["survivors"]["threads"] == 4
+    (table,) = tables([record])
+    survivors = dict(zip([name for name, _ in table.columns], table.rows[1][0], strict=True))
+    assert survivors["workload hosts x procs x threads files"] == "partial: 4 of 8 threads: h1"
+    assert survivors["files/s"] not in ("", "-") and "failed: h2 threads 0-3" in survivors["notes"]
+    assert partial_headline(record).startswith("partial result, 4 of 8 threads: h1: 12000 files, ")
     # The wrapper's watchdog on h2 noticed the session was gone and killed the worker.
     eventually(lambda: workers_in(h2_ns) == [], "the watchdog on h2 killing the worker", timeout=10,
                detail=lambda: workers_in(h2_ns))

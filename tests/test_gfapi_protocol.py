@@ -23,7 +23,7 @@ from gftpwb.kinds.gfapi.protocol import (
 
 TRANSCRIPT = (
     b"hello 1 4242 2 gfapi seq-wr 4\n"
-    b"r 4\nr 5\nready 2\n"
+    b"r 4 65536\nr 5 -1\nready 2\n"
     b"s 4 1795309646497492330\n"
     b"p 4 250131320 1646 1646 6742016\n"
     b"h 4 open 1646 235673559 331546 208:2,209:1,210:8\n"
@@ -33,7 +33,7 @@ TRANSCRIPT = (
     b"end 1\n"
 )
 EXPECTED = [
-    Hello(1, 4242, 2, "gfapi", "seq-wr", 4), ThreadReady(4), ThreadReady(5), ProcessReady(2),
+    Hello(1, 4242, 2, "gfapi", "seq-wr", 4), ThreadReady(4, 65536), ThreadReady(5, -1), ProcessReady(2),
     ThreadStarted(4, 1795309646497492330), Sample(4, 250131320, 1646, 1646, 6742016),
     HistogramDelta(4, "open", 1646, 235673559, 331546, {208: 2, 209: 1, 210: 8}),
     ThreadError(5, 2, "open", "open /gftpwb/local/t005/f0000000: No such file or directory"),
@@ -54,7 +54,7 @@ def test_histogram_buckets_are_compared_by_value():
 
 def test_malformed_lines_become_text_not_errors():
     for line in ("p 1 2 3", "p x 1 2 3 4", "d 0 weird 1 2 3 4", "h 0 nosuchop 1 1 1 1:1", "hello 1 2", "zzz",
-                 "", "ready", "end x"):
+                 "", "ready", "end x", "r 4"):
         message = parse_line(line)
         assert message == Text("stdout", line, malformed=True), line
 

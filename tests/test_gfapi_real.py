@@ -10,6 +10,7 @@ import asyncio
 import csv
 import dataclasses
 import io
+import json
 import os
 import signal
 import textwrap
@@ -87,6 +88,11 @@ def test_seq_wr_then_seq_rd_then_unlink_through_libgfapi(tmp_path, gluster):
     assert set(read["details"]["gfapi"]["cluster"]["latency"]) == {"open", "read", "close", "file"}
     assert set(clean["details"]["gfapi"]["cluster"]["latency"]) == {"unlink", "file"}
     assert write["details"]["gfapi"]["cluster"]["ios"] == 320 * 4
+    # the files each thread found before its start, as the worker saw them; unlink moves no data: files/s only
+    assert [r["details"]["gfapi"]["found_file_sizes"] for r in (write, read, clean)] == [[], [65536], [65536]]
+    last = clean["details"]["gfapi"]["cluster"]["last_done"]
+    assert last["mib_s"] is None and last["iops"] is None and last["files_s"] > 0
+    assert "unlink 1x2x4 40 files of 64K" in out.stdout and clean["rate_incl_setup_mib_s"] is None
     run_dir = results / "gf_#000_000"
     rows = (run_dir / "result.csv").read_text().splitlines()
     assert rows[0] == "elapsed-sec MBps Files-per-sec I/O-rq-per-sec" and len(rows) == 3  # one row per process
@@ -183,6 +189,9 @@ def test_a_missing_volume_is_a_clear_failure(tmp_path, gluster):
     assert "failed to get the volume file" in record["output"]  # libgfapi's own log, kept
     assert "FAIL local" not in out.stdout and "cannot connect to volume" in out.stdout
     assert {t["status"] for t in record["details"]["gfapi"]["threads"]} == {"not-started"}
+    # no process finished: its directory says what each thread did, and holds no result.csv (a header
+    # alone reads as a run whose results are there)
+    assert sorted(p.name for p in (results / "gf_#000_000").iterdir()) == ["hosts.csv", "threads.csv"]
 
 
 def test_a_worker_killed_mid_run_fails_its_threads_and_keeps_the_others(tmp_path, gluster):
@@ -320,3 +329,52 @@ def test_many_workers_create_one_deep_tree_at_once(tmp_path, gluster):
     assert summary.all_passed, record.error
     on_brick = brick_files(gluster, directory)
     assert len(on_brick) == 16 * 30 and "local/t015/d2/d1/f0000029" in on_brick  # leaf 7 of 8: two levels
+
+
+def test_each_figure_says_what_it_spans_and_the_live_line_ends_on_the_result(tmp_path):
+    # A run of a few hundred milliseconds: the controller's clock since the starting gun also counts the
+    # time the last reports take to arrive, so the live average alone would end below the result.
+    data = tmp_path / "data"
+    body = f"""\
+      - id: write
+        kind: gfapi
+        directory: {data}
+        workload: seq-wr
+        processes: 2
+        threads: 2
+        files: 200
+        file_size: 16K
+      - id: clean
+        kind: gfapi
+        directory: {data}
+        workload: unlink
+        processes: 2
+        threads: 2
+        files: 200
+    """
+    results = tmp_path / "results"
+    out = gftpwb("run", write_scenario(tmp_path, body, "sp"), "--results", str(results), "--progress", "never")
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    for record in records(results):
+        g = record["details"]["gfapi"]
+        last = g["cluster"]["last_done"]
+        live = [line for line in lines if line.startswith(f"    {record['run_id']}: ")]
+        result = next(line for line in lines if line.startswith(f"ok   {record['run_id']}  "))
+        # the last live sample is the result's own window and says so; the result names its window too
+        assert live[-1].endswith(f"(last done: first thread start to last thread end)  - MiB/s inst  "
+                                 f"({last['seconds']:.3f}s)"), live[-1]
+        assert f"(last done: first thread start to last thread end, {last['seconds']:.3f}s)" in result
+        assert all("(since the starting gun)" in line for line in live[:-1])
+        if record["test_id"] == "write":
+            assert f"{last['mib_s']:.2f} MiB/s avg" in live[-1] and f"{last['mib_s']:.1f} MiB/s," in result
+        else:  # an unlink moves no data: no MiB/s, live or in the result
+            assert " - MiB/s avg" in live[-1] and "MiB/s" not in result.split("(last done")[0]
+        # whether the run is long enough for its skew is judged by the stated rule, and said where it is
+        verdict = g["timing"]["last_done"]
+        assert verdict["too_short"] == (verdict["share_pct"] > g["timing"]["limit_pct"])
+        assert ("too short to publish" in result) == verdict["too_short"]
+    report = gftpwb("report", str(results), "--json")
+    assert report.returncode == 0, report.stderr
+    runs = [run for d in json.loads(report.stdout)["directories"] for case in d["cases"] for run in case["runs"]]
+    assert {run["facts"]["too_short"] for run in runs} <= {True, False} and len(runs) == 2

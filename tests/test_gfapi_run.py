@@ -25,8 +25,8 @@ def feed(run: GfapiRun, host: str, process: int, text: str) -> list:
 def test_a_killed_worker_fails_only_its_threads_and_says_how():
     run = GfapiRun(job(), "r/0", {"c2": 5_000_000})
     assert [e.state for e in run.initial_events()] == ["preparing"] * 4
-    feed(run, "c1", 0, "hello 1 11 2 posix seq-wr 0\nr 0\nr 1\nready 2\n")
-    feed(run, "c2", 0, "hello 1 22 2 posix seq-wr 0\nr 0\nr 1\nready 2\n")
+    feed(run, "c1", 0, "hello 1 11 2 posix seq-wr 0\nr 0 -1\nr 1 -1\nready 2\n")
+    feed(run, "c2", 0, "hello 1 22 2 posix seq-wr 0\nr 0 -1\nr 1 -1\nready 2\n")
     assert run.all_settled() and len(run.startable()) == 2
     events = feed(run, "c1", 0, "s 0 1000000000\ns 1 1000000100\np 0 5 1 1 4096\nd 0 ok 9 10 10 40960\n"
                                 "d 1 ok 9 10 10 40960\nend 0\n")
@@ -59,7 +59,7 @@ def test_fatal_preparation_error_and_stderr():
 
 def test_thread_errors_and_stops_are_kept_per_thread():
     run = GfapiRun(job(hosts=("local",)), "r/0")
-    feed(run, "local", 0, "hello 1 7 2 posix seq-rd 0\nr 1\nready 1\n"
+    feed(run, "local", 0, "hello 1 7 2 posix seq-rd 0\nr 1 4096\nready 1\n"
                           "e 0 2 prepare /d/local/t000: No such file or directory (run seq-wr first)\n"
                           "d 0 failed 0 0 0 0\ns 1 5\np 1 10 1 1 4096\nd 1 stopped 20 1 1 4096\nend 5\n")
     run.process_exited("local", 0, 5)

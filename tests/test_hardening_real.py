@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.clihelp import popen
-from support.instants import instants, signal_at
+from support.instants import all_ended_before, instants, signal_at
 from support.labhosts import hosts_yaml, netns_of, processes_in, started_by_gftpwb
 from support.load import busy_cores
 from support.polling import eventually
@@ -110,12 +110,15 @@ def test_a_ctrl_c_at_any_instant_from_start_up_through_the_first_run_ends_the_ru
             assert proc.stderr.readline() == "python started\n"
             ended = signal_at(proc, at)
             seen = f"Ctrl-C {at:.3f} s after start-up: exit {ended.returncode}\n{ended.stdout}\n{ended.stderr}"
-            assert ended.returncode == 130, seen
+            recs = records(results) if (results / "results.jsonl").exists() else []
+            statuses = [r["status"] for r in recs]
+            # a Ctrl-C after every run had ended (at the command's exit, or never sent) has nothing to stop
+            over = statuses == ["passed"] * 3 and all_ended_before(ended, [r["ended_at"] for r in recs])
+            assert ended.returncode == 130 or (over and ended.returncode == 0), seen
             assert "Traceback" not in ended.stderr and "Exception ignored" not in ended.stderr, seen
-            statuses = [r["status"] for r in records(results)] if (results / "results.jsonl").exists() else []
             # whole records only: the runs before the signal passed, the one in flight is interrupted
             assert statuses == ["passed"] * len(statuses) or statuses[-1] == "interrupted", seen
-            assert statuses.count("interrupted") <= 1 and len(statuses) < 3, seen
+            assert statuses.count("interrupted") <= 1, seen
             if (results / "meta.json").exists():
                 json.loads((results / "meta.json").read_text())  # never half-written
             tried.append(at)

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 from support.labhosts import netns_of, processes_in, started_by_gftpwb
@@ -126,8 +125,8 @@ def test_ctrl_c_with_copies_in_flight_then_resume_runs_only_the_unfinished_copie
     assert [first[run_id]["error"] for run_id in late] == [
         f"stopped during its {first[run_id]['details']['delay_s']:g}s delay, before it started" for run_id in late]
     assert {first[f"hog/0#{c}"]["status"] for c in (0, 1)} == {"interrupted"}
-    time.sleep(0.2)
-    assert guc_processes(marker) == []  # every copy's process group was killed
+    # every copy's process group was killed
+    eventually(lambda: guc_processes(marker) == [], "every copy's guc gone", detail=lambda: guc_processes(marker))
     assert not (results / "aggregates.jsonl").exists()  # no copy set finished
 
     out = run_cli("run", str(path), "--resume", str(results), "--progress", "never")

@@ -19,7 +19,7 @@ from support.results import records
 
 from gftpwb.core.bus import EventBus
 from gftpwb.core.dsl.loader import load_scenario_text
-from gftpwb.core.events import CopiesFinished, RunDelayed, RunFinished, RunStarted
+from gftpwb.core.events import CopiesFinished, Progress, RunDelayed, RunFinished, RunStarted
 from gftpwb.core.harness.agenda import Schedule
 from gftpwb.core.plan import plan
 from gftpwb.shell.executor import Executor
@@ -118,7 +118,7 @@ def test_a_suite_with_needs_loops_and_copies(tmp_path, stand_in):
     assert together == results_at[2] + 1
     assert not [line for line in lines if line.startswith("    loop0/stress/0#")]  # no per-copy progress lines
     assert "SKIPPED loop0/upload/0  needs warm-up, which failed" in out.stdout
-    assert "Concurrent copies (rates in MiB/s)" in out.stdout
+    assert "Runs at the same time: copies, hosts (rates in MiB/s)" in out.stdout
 
 
 def test_tests_run_at_the_same_time_only_when_concurrent_tests_allows(tmp_path, stand_in):
@@ -163,15 +163,15 @@ async def test_stop_interrupts_every_copy_and_a_resume_runs_only_the_unfinished_
     monkeypatch.setenv("FAKE_GUC_CHILD_PID", str(tmp_path / "child.pid"))
     specs = plan(load_scenario_text(STRESS, "st.yaml"), ["s"])
     executor, events = _executor()
-    started = []
+    moving: set[str] = set()
 
-    def stop_when_all_run(event):
-        if isinstance(event, RunStarted):
-            started.append(event.spec.run_id)
-            if len(started) == 3:
-                asyncio.get_running_loop().call_later(0.5, executor.stop)
+    def stop_when_all_move(event):  # every copy's guc has printed its progress line: all three in flight
+        if isinstance(event, Progress):
+            moving.add(event.run_id)
+            if len(moving) == 3 and not executor.stopping:
+                asyncio.get_running_loop().call_soon(executor.stop)
 
-    executor.bus.subscribe(stop_when_all_run)
+    executor.bus.subscribe(stop_when_all_move)
     summary = await executor.run(specs, results_dir="r", scenario="st")
     finished = [e.record for e in events if isinstance(e, RunFinished)]
     assert sorted((r.run_id, r.status) for r in finished) == [("s/0#0", "interrupted"), ("s/0#1", "interrupted"),
@@ -199,7 +199,7 @@ async def test_stop_interrupts_every_copy_and_a_resume_runs_only_the_unfinished_
 async def test_a_stop_during_a_delay_records_the_run_as_interrupted_before_it_started(fake_guc):
     specs = plan(load_scenario_text(STRESS, "st.yaml"), ["later"])
     executor, events = _executor()
-    executor.bus.subscribe(lambda e: asyncio.get_running_loop().call_later(0.2, executor.stop)
+    executor.bus.subscribe(lambda e: asyncio.get_running_loop().call_soon(executor.stop)  # while it waits
                            if isinstance(e, RunDelayed) else None)
     await executor.run(specs, results_dir="r", scenario="st", schedule=Schedule())
     (delayed,) = [e for e in events if isinstance(e, RunDelayed)]

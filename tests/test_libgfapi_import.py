@@ -323,4 +323,16 @@ def test_the_launchers_totals_are_reproduced_from_result_csv():
     assert rows[0] == ("0.02", "18.45", "", "1180.50")
     assert tool_totals(rows) == {"threads_finished": 4, "threads": 4, "transfer_rate_mb_s": 54.74,
                                  "file_rate_files_s": 3502.78, "iops": 0.0}
-    assert parse_result_csv("what\n1 2 3 4\n").problems[0][0] == 1
+    assert parse_result_csv("what\n1 2 3 4\n").errors[0][:2] == (1, 1)
+
+
+def test_a_result_csv_it_cannot_read_says_where():
+    header = "elapsed-sec MBps Files-per-sec I/O-rq-per-sec\n"
+    assert parse_result_csv(header + "1.2 3.4 abc 500.0\n").errors == [(2, 9, "Files-per-sec 'abc' is not a number")]
+    assert parse_result_csv(header + "1.2  x7 500.0\n").errors == [(2, 6, "Files-per-sec 'x7' is not a number")]
+    assert parse_result_csv(header).errors == [
+        (1, 1, "no result rows under the header: the run this file comes from printed no results")]
+    assert parse_result_csv(header + "0.02 18.45  1180.50\n").errors == []
+    # the launcher's row of a worker that printed nothing is four empty fields: a row, not a blank line
+    died = parse_result_csv(header + "   \n   \n")
+    assert died.errors == [] and [row.fields for row in died.rows] == [("", "", "", "")] * 2

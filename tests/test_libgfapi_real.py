@@ -73,10 +73,22 @@ def test_imported_settings_run_on_the_volume_and_their_result_csv_comes_back(tmp
     assert summed == pytest.approx(sum(round(x, 2) for x in per_process), abs=0.011)
     assert (old / "pgfapi_#000_000" / "result.csv").read_text() == result_csv.read_text()  # the original, kept
 
-    report = ok(gftpwb("report", str(old)))
-    assert "seq-wr" in report and "1 imported: sums of per-process rates" in report
-    compared = ok(gftpwb("compare", str(old), str(new)))
+    report = ok(gftpwb("report", str(old), env={"COLUMNS": "250"}))
+    assert "seq-wr" in report and "1 imported: sums of per-process rates, 1000 µs sleep after each file" in report
+    assert any("slept 1000 µs after each file, inside its timed loop" in n
+               for n in imported["details"]["gfapi"]["imported"]["notes"])  # what its settings say it did
+    compared = ok(gftpwb("compare", str(old), str(new), env={"COLUMNS": "250"}))
     assert "1 compared" in compared and "only in" not in compared
+    # measured differently, and said so in the table and under it, and in the JSON
+    assert "measured differently" in compared.split("\n1 compared")[0]
+    assert ("warning: seq-wr #000: A and B were measured differently" in compared
+            and "sleep per file (in the timed loop): A '1000 µs', B 'none'" in compared), compared
+    as_json = gftpwb("compare", str(old), str(new), "--json")
+    assert as_json.returncode == 0 and "measured differently" in as_json.stderr
+    as_json = json.loads(as_json.stdout)
+    (case,) = as_json["cases"]
+    assert {d["what"] for d in case["measured_differently"]} == {"tool", "aggregate",
+                                                                 "sleep per file (in the timed loop)"}
 
 
 def test_two_clients_over_ssh_from_the_labs_inventory(tmp_path, gluster, netlab):
@@ -112,7 +124,7 @@ def test_the_real_tools_old_results_are_imported_and_reported(tmp_path):
         "h1.t01.log", "h1.t02.log", "h2.t01.log", "h2.t02.log", "result.csv"]
     meta = json.loads((results / "meta.json").read_text())
     assert meta["imported"] is True and meta["runs"] == 3
-    report = ok(gftpwb("report", str(results)))
+    report = ok(gftpwb("report", str(results), env={"COLUMNS": "250"}))  # a width the notes fit on one line
     assert "3288" in report and "sums of per-process rates" in report
 
 
@@ -135,6 +147,23 @@ def test_mistakes_are_said_plainly_with_exit_code_2(tmp_path, args, message):
     out = gftpwb("import", *(a.format(**names) for a in args), cwd=tmp_path)
     assert out.returncode == 2 and message in out.stderr, out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize(("rows", "where", "message"), [
+    ("1.2 3.4 abc 500.0\n", "result.csv:2:9", "Files-per-sec 'abc' is not a number"),
+    ("", "result.csv:1:1", "no result rows under the header"),
+])
+def test_a_result_csv_it_cannot_read_is_an_error_at_its_line(tmp_path, rows, where, message):
+    settings = tmp_path / "ok.env"
+    settings.write_text("export GFAPI_VOLNAME=v\nexport GFAPI_HOSTNAME=s\nexport PGFAPI_FILES=3\n")
+    (tmp_path / "c.list").write_text("c1\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "result.csv").write_text("elapsed-sec MBps Files-per-sec I/O-rq-per-sec\n" + rows)
+    out = gftpwb("import", "libgfapi-results", str(run / "result.csv"), "--settings", str(settings), "--clients",
+                 str(tmp_path / "c.list"), "--results", str(tmp_path / "imported"), cwd=tmp_path)
+    assert out.returncode == 2 and f"{run}/{where}: {message}" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr and not (tmp_path / "imported" / "results.jsonl").exists()
 
 
 def test_settings_from_the_environment(tmp_path):

@@ -363,6 +363,24 @@ def test_runs_of_one_group_on_several_hosts_add_up_while_in_flight():
     assert read.run_panel(live, now=104.0).rate_inst_mib_s == 140.0  # what is still in flight
 
 
+def test_thread_totals_leave_failed_rows_out_and_say_how_many():
+    """A lost host's rows froze at their last figures: they count as failed, never as done, and add to no
+    total (its 4 rows made "31.6 MiB/s in all ... 4 done" while the other host still ran)."""
+    from gftpwb.core.live.cells import error_groups, thread_totals, totals_text
+
+    lost = ("h2 p0: lost the worker's connection: node5 (node n5, task 4 of step 2.5): its stdout connection "
+            "broke: [Errno 104] Connection reset by peer")
+    rows = [ThreadRow(key=f"h1{n}", run_id="w/0", host="h1", thread=str(n), percent=50.0, mib=10.0, mib_s=5.0,
+                      iops=None, files_s=None, state="running") for n in range(4)]
+    rows += [ThreadRow(key=f"h2{n}", run_id="w/0", host="h2", thread=str(n), percent=20.0, mib=4.0, mib_s=2.9,
+                       iops=None, files_s=None, state="failed", error=lost) for n in range(4)]
+    totals = thread_totals(rows, {f"h2{n}": 3.6 for n in range(4)})
+    assert (totals.rows, totals.mib, totals.mib_s, totals.done, totals.failed) == (8, 40.0, 20.0, 0, 4)
+    assert totals_text(totals) == ("8 row(s)  ·  40.0 MiB  ·  20.0 MiB/s in all  ·  per row 5.0 to 5.0 MiB/s "
+                                   "(CV 0.0 %)  ·  4 failed (in no total)")
+    assert error_groups(rows) == [("h2 threads 0, 1, 2, 3 (w/0)", lost)]  # once, and whole
+
+
 @pytest.mark.parametrize("time_scale", [0, 0.001])
 def test_the_run_chart_of_a_simulated_tune_shows_the_simulated_rates(tmp_path, time_scale):
     """The simulated engine finishes a 4 GiB transfer in no time (or in a thousandth of its simulated

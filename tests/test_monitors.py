@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.sampler_readings import read_until
 from support.sampler_readings import readings as sampler_readings
 
 from gftpwb.core.clockoffset import ClockOffset
@@ -274,7 +275,9 @@ def test_the_sampler_script_quotes_every_argument_of_a_command():
 
 def test_the_sampler_runs_under_the_real_sh_and_every_reading_parses(tmp_path):
     """The generated script on this machine's /bin/sh (dash): the clock line, then every monitor at
-    its interval, each reading parsed by its reader without error; it exits on SIGTERM."""
+    its interval (never sooner: the k-th reading of a monitor comes k intervals or more after the
+    start, however late the machine runs it), each reading parsed by its reader without error; it
+    exits on SIGTERM."""
     monitors = [Monitor("c", "cpu", interval_s=0.2), Monitor("m", "memory"), Monitor("n", "net"),
                 Monitor("d", "disk"), Monitor("t", "tcp"),
                 Monitor("q", "command", command=("sh", "-c", "echo depth=3; echo 7")),
@@ -283,14 +286,20 @@ def test_the_sampler_runs_under_the_real_sh_and_every_reading_parses(tmp_path):
     proc = subprocess.Popen(["/bin/sh", "-c", sampler_script([p for _, p in probes], NONCE), "gftpwb-sampler"],
                             stdout=subprocess.PIPE, start_new_session=True)
     try:
-        import time
-        time.sleep(1.3)
+        head = read_until(proc, NONCE, monitors, {"c": 4, "m": 2, **dict.fromkeys("ndtq", 1), "bad": 1})
         proc.terminate()
-        out, _ = proc.communicate(timeout=10)
+        rest, _ = proc.communicate(timeout=10)
     finally:
         proc.kill()
+    out = head + rest
     got = sampler_readings(out, NONCE, monitors, probes)
-    assert len(got["c"]) >= 4 and len(got["m"]) >= 2  # 0.2s against 1s
+    assert len(got["c"]) >= 4 and len(got["m"]) >= 2
+    clock, *items = SamplerStream(NONCE).feed(out)
+    stamps = {p.index: [i.uptime_cs for i in items if i.index == p.index] for _, p in probes}
+    assert [i.uptime_cs for i in items] == sorted(i.uptime_cs for i in items)  # in the order they were taken
+    for _, probe in probes:  # 0.2 s against 1 s: each at its own interval, never sooner
+        assert all(t - clock.after_cs >= k * probe.interval_cs for k, t in enumerate(stamps[probe.index])), \
+            (probe, clock, stamps[probe.index])
     assert all(not f.error for key in ("c", "m", "n", "d", "t", "q") for f in got[key])
     assert "busy_pct" in got["c"][-1].values and got["q"][0].values == {"depth": 3.0, "value": 7.0}
     assert got["bad"][0].error == "exit status 2: nope"

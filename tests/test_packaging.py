@@ -63,6 +63,7 @@ def test_wheel_installs_and_imports(tmp_path):
             "assert s.scenario_schema()['title'] == 'gftpwb scenario';"
             "from gftpwb.core.event_stream import schema; assert schema()['title'].startswith('gftpwb run --events');"
             "from gftpwb.kinds.gfapi.run.worker_build import source_bytes; assert b'glfs_init' in source_bytes();"
+            "from gftpwb.shell.lab.wan import DELAYLINE; assert b'TUNSETIFF' in DELAYLINE.source_bytes();"
             "import gftpwb.tui.app as a; assert pathlib.Path(a.WorkbenchApp.CSS_PATH).is_file(), 'no stylesheet';"
             "print('ok')")
     out = subprocess.run([py, "-c", code], capture_output=True, text=True, cwd=tmp_path)

@@ -10,6 +10,7 @@ import time
 
 import pytest
 from support.clihelp import gftpwb, popen
+from support.polling import eventually
 from support.processes import guc_processes
 from support.results import records
 
@@ -139,8 +140,8 @@ def test_timeout_kills_guc_and_leaves_nothing_behind(tmp_path, gridftp):
     tags = dict(parse_tags((results / "real_#000_000.log").read_text()))
     # tgftp 0.7.0 logged a timeout as "failed." in its standard tag; gftpwb's own tag says timeout
     assert tags["GSIFTP_TRANSFER_ERROR"] == 'ERROR: "globus-url-copy" failed.' and tags["GFTPWB_STATUS"] == "timeout"
-    time.sleep(0.2)
-    assert guc_processes(str(gridftp.port)) == []
+    eventually(lambda: guc_processes(str(gridftp.port)) == [], "guc gone after the timeout",
+               detail=lambda: guc_processes(str(gridftp.port)))
 
 
 def test_ctrl_c_records_the_run_in_flight_then_resume_finishes(tmp_path, gridftp):
@@ -163,7 +164,7 @@ def test_ctrl_c_records_the_run_in_flight_then_resume_finishes(tmp_path, gridftp
     for line in proc.stdout:
         if line.startswith("[1/3] big/0"):
             break
-    time.sleep(1.0)
+    eventually(lambda: guc_processes(str(gridftp.port)), "big/0's guc running")  # the run in flight
     proc.send_signal(signal.SIGINT)
     rest = proc.stdout.read()
     assert proc.wait(timeout=30) == 130, rest + proc.stderr.read()

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from support.clihelp import gftpwb
+from support.polling import eventually
+from support.processes import guc_processes
 from support.results import records
 
 from gftpwb.converters.taglog import STANDARD_TAGS, epoch_seconds, get_attribute, parse_tags
@@ -206,9 +208,8 @@ def test_a_signal_on_the_drop_in_records_an_interrupted_run_and_ends_like_tgftp(
                              "--log-filename", "int.log", "--", "-vb"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=tmp_path)
     for line in proc.stdout:
-        if line.startswith("Source:"):
+        if " bytes " in line:  # guc's first progress line: the transfer is in flight
             break
-    time.sleep(1.0)
     proc.send_signal(sig)
     assert proc.wait(timeout=30) == code
     assert 'tgftp: "globus-url-copy" was interrupted.' in proc.stderr.read()
@@ -230,7 +231,8 @@ def test_sigterm_stops_a_batch_after_the_run_in_flight_and_dies_of_it(tmp_path, 
                             text=True, cwd=tmp_path)
     first = proc.stdout.readline()  # the first execution's command line, printed as it starts
     assert "--log-filename b.csv_#000_000.log" in first
-    time.sleep(1.5)  # guc is running (an endless transfer: no -len)
+    guc = f"{gridftp.port}/dev/zero file:///dev/null"
+    eventually(lambda: guc_processes(guc), "guc running (an endless transfer: no -len)")
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == -signal.SIGTERM  # as tgftp's batch mode (a shell shows 143)
     out = first + proc.stdout.read()

@@ -65,6 +65,12 @@ async def test_a_stop_at_any_moment_around_a_record_never_raises(steps):
     assert len(finished) - statuses.count(PASSED) <= 1
 
 
+def stop_once_started(executor: Executor, stopped_by: str) -> None:
+    """Stop ``executor`` (as its signal handler does, from the loop) once a run has started."""
+    executor.bus.subscribe(lambda e: asyncio.get_running_loop().call_soon(executor.stop, stopped_by)
+                           if isinstance(e, RunStarted) else None)
+
+
 async def test_a_second_stop_does_not_cancel_the_clean_up_of_the_first():
     cancelled = 0
     cleaned = asyncio.Event()
@@ -76,15 +82,15 @@ async def test_a_second_stop_does_not_cancel_the_clean_up_of_the_first():
             await asyncio.sleep(30)
         except asyncio.CancelledError:
             cancelled += 1
-            await asyncio.sleep(0.2)  # the polite stop's grace: a second cancel here would cut it short
+            executor.stop("SIGINT")  # Ctrl-C again, within the polite stop's grace
+            for _ in range(3):  # the clean-up goes on over turns of the loop: a second cancel would cut it short
+                await asyncio.sleep(0)
             cleaned.set()
             raise Interrupted(record_for(spec, INTERRUPTED, error="interrupted by the user (Ctrl-C)")) from None
         return record_for(spec, PASSED)
 
     executor = Executor(EventBus(), runners={"guc": slow_to_stop})
-    loop = asyncio.get_running_loop()
-    loop.call_later(0.1, executor.stop, "SIGINT")
-    loop.call_later(0.15, executor.stop, "SIGINT")  # Ctrl-C again, within the grace
+    stop_once_started(executor, "SIGINT")
     summary = await executor.run([spec(0), spec(1)], results_dir="r", scenario="s")
     assert cancelled == 1 and cleaned.is_set()
     assert summary.counts == {INTERRUPTED: 1} and summary.stopped_by == "SIGINT"
@@ -99,7 +105,7 @@ async def test_a_runner_that_lets_the_cancellation_through_still_gets_its_record
     bus, events = EventBus(), []
     bus.subscribe(events.append)
     executor = Executor(bus, runners={"guc": careless})
-    asyncio.get_running_loop().call_later(0.05, executor.stop, "SIGHUP")
+    stop_once_started(executor, "SIGHUP")
     summary = await executor.run([spec(0)], results_dir="r", scenario="s")
     (record,) = [e.record for e in events if isinstance(e, RunFinished)]
     assert record.status == INTERRUPTED and record.error.startswith("interrupted by SIGHUP")

@@ -31,11 +31,16 @@ def test_the_shipped_slurm_smallfile_scenario_runs_on_the_lab(tmp_path):
         for record in found:
             gfapi = record["details"]["gfapi"]
             assert sorted(gfapi["hosts"]) == sorted(f"node{i}" for i in range(1, 9))
-            assert gfapi["cluster"]["files"] == 8 * 4 * 200
+            assert gfapi["cluster"]["files"] == 8 * 4 * 1000
             assert gfapi["start_skew_ms"] is not None
+            # whether each run was long enough for its start skew is judged, and a run that was not says so
+            verdict = gfapi["timing"]["last_done"]
+            assert verdict["too_short"] == (verdict["share_pct"] > gfapi["timing"]["limit_pct"])
         assert (tmp_path / "lab" / "gftpwb-slurm-smallfile" / "node8").is_dir()  # the lab's own directory
         report = gftpwb("report", str(tmp_path / "r"))
         assert "node1=n1, node2=n2, node3=n3, node4=n4, node5=n5, node6=n6, node7=n7, node8=n8" in report.stdout
+        short = sum(r["details"]["gfapi"]["timing"]["last_done"]["too_short"] for r in found)
+        assert ("too short to publish" in report.stdout) == bool(short), report.stdout
     finally:
         down = gftpwb("lab", "down", "--state-dir", state, timeout=300)
         assert down.returncode == 0, down.stderr

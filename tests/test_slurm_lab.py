@@ -95,7 +95,7 @@ def test_bad_requests_are_refused_before_anything_starts(tmp_path):
     assert out.returncode == 2 and out.stderr == "gftpwb: --slurm 100000: give 1 to 256 nodes\n"
     assert not os.path.exists(os.path.join(state, "slurm.json"))
     novars = gftpwb("lab", "status", "--vars", "--state-dir", state)
-    assert novars.returncode == 2 and "no namespace hosts and no Slurm" in novars.stderr
+    assert novars.returncode == 2 and "no namespace hosts, no Slurm and no GlusterFS volume" in novars.stderr
 
 
 def test_the_configuration_is_the_verified_one():

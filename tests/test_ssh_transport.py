@@ -221,10 +221,18 @@ async def test_a_start_cancelled_midway_leaves_nothing_running(pool, fake_sshd):
     """Ctrl-C can land while a remote command is starting; whatever phase it hits, the command must
     not survive (the in-process server has no watchdog to save us: its sessions never end)."""
     transport = pool().transport("h1")
-    for delay in (0.0, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15):
+    # The cancel lands after 0, 1, 2, 4... turns of the event loop (each a step of the start: connect, exec
+    # request, waiting for the wrapper's marker), until a start has completed before its cancel: every
+    # phase, on a fast machine as on a loaded one.
+    turns, completed = 0, False
+    while not completed:
         task = asyncio.create_task(transport.start(["sleep", "1000"]))
-        await asyncio.sleep(delay)
+        for _ in range(turns):
+            await asyncio.sleep(0)  # one turn of the loop, not a wait for time
+        completed = task.done()
         task.cancel()
+        turns = turns * 2 or 1
+        assert turns < 1 << 24, "a start never completed"
         try:
             proc = await task
         except asyncio.CancelledError:

@@ -107,8 +107,8 @@ async def test_stop_records_the_run_in_flight_as_interrupted(tmp_path, gridftp):
         rows = cells(app, "tests")
         assert rows["endless"][3] == "interrupted"
         assert (rows["never"][3], rows["never"][6]) == ("skipped", "1 not run (stopped)")
-    await asyncio.sleep(0.2)
-    assert guc_processes(str(gridftp.port)) == []
+    await eventually_async(lambda: guc_processes(str(gridftp.port)) == [], "guc gone after the stop",
+                           detail=lambda: guc_processes(str(gridftp.port)))
 
 
 # --- quit -------------------------------------------------------------------------------------------

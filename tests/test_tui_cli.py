@@ -4,21 +4,14 @@ results (records, tag logs, plan)."""
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import select
 import signal
-import struct
 import subprocess
-import sys
-import termios
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from support.clihelp import gftpwb
+from support.polling import eventually
 from support.results import records
 from support.terminal import Terminal
 
@@ -32,56 +25,12 @@ TIMING_TAGS = {"GSIFTP_TRANSFER_START", "GSIFTP_TRANSFER_END", "GSIFTP_TRANSFER_
                "GFTPWB_RATE_INCL_SETUP_MIB_S", "GFTPWB_RATE_GUC_AVG_MIB_S", "GFTPWB_SECONDS", "TGFTP_COMMAND"}
 
 
-Step = tuple[Callable[[bytes], bool], "bytes | Callable[[subprocess.Popen], None]"]
-
-
 def comparable(tag: tuple[str, str]) -> tuple[str, object]:
     """A tag with what timing decides taken out (the whole record some logs end with, as JSON)."""
     name, value = tag
     if name == "GFTPWB_RECORD":
         return name, {k: v for k, v in untimed(json.loads(value)).items() if k != "output_chars"}
     return name, value
-
-
-def run_in_pty(args: list[str], *, cwd: Path, keys: list[Step], timeout: float = 180.0) -> tuple[int, bytes]:
-    """Run gftpwb on an 80x24 pseudo-terminal; once each step's condition (on the output so far, or
-    anything else) holds, type its keys or call it with the process. Returns (exit code, output)."""
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24"}
-    env.pop("NO_COLOR", None)
-    proc = subprocess.Popen([sys.executable, "-m", "gftpwb", *args], stdin=slave, stdout=slave, stderr=slave,
-                            cwd=cwd, env=env, start_new_session=True)
-    os.close(slave)
-    output = bytearray()
-    pending = list(keys)
-    deadline = time.monotonic() + timeout
-    try:
-        while True:
-            ready, _, _ = select.select([master], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # the program closed the terminal
-                    break
-                if not chunk:
-                    break
-                output += chunk
-            if pending and pending[0][0](bytes(output)):
-                time.sleep(0.3)  # let the app finish the frame it is drawing
-                action = pending.pop(0)[1]
-                if isinstance(action, bytes):
-                    os.write(master, action)
-                else:
-                    action(proc)
-            if proc.poll() is not None and not ready:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                raise AssertionError(f"gftpwb {' '.join(args)} did not finish; output tail: {bytes(output[-2000:])!r}")
-    finally:
-        os.close(master)
-    return proc.wait(timeout=30), bytes(output)
 
 
 def scenario(tmp_path: Path, url: str) -> Path:
@@ -116,10 +65,16 @@ def test_run_with_tui_writes_the_same_results_as_headless(tmp_path, gridftp):
     out = gftpwb("run", str(path), "--results", str(headless))
     assert out.returncode == 0, out.stdout + out.stderr
 
-    code, screen = run_in_pty(["run", str(path), "--results", str(tui), "--tui"], cwd=tmp_path,
-                              keys=[(lambda _: journal_lines(tui) == 4, b"q")])  # q alone ends a finished run
-    assert code == 0, screen[-3000:]
-    assert b"Traceback" not in screen
+    term = Terminal.gftpwb("run", str(path), "--results", str(tui), "--tui", cwd=tmp_path)
+    try:
+        eventually(lambda: journal_lines(tui) == 4, "the TUI's run to record its 4 runs", timeout=180)
+        term.wait_for("finished: 4 passed of 4 planned")
+        term.press("q")  # q alone ends a finished run
+        code = term.wait()
+    finally:
+        term.close()
+    assert code == 0, term.screen()
+    assert b"Traceback" not in term.output
 
     a, b = records(headless), records(tui)
     assert [r["run_id"] for r in a] == [r["run_id"] for r in b] == ["stream/0", "stream/1", "par[1]/0", "par[2]/0"]
@@ -148,19 +103,27 @@ def test_tui_command_runs_on_r_and_quits_on_q(tmp_path, gridftp):
     path = scenario(tmp_path, gridftp.url)
     base = tmp_path / "results"
 
-    def finished(_: bytes) -> bool:
+    def finished() -> bool:
         dirs = list(base.glob("*-parity"))
         return len(dirs) == 1 and journal_lines(dirs[0]) == 4
 
-    code, screen = run_in_pty(["tui", str(path), "--results-base", str(base)], cwd=tmp_path,
-                              keys=[(lambda out: b"Scenario" in out and b"parity" in out, b"r"), (finished, b"q")])
-    assert code == 0, screen[-3000:]
+    term = Terminal.gftpwb("tui", str(path), "--results-base", str(base), cwd=tmp_path)
+    try:
+        term.wait_for(lambda screen: "Scenario" in screen and "parity" in screen, "the scenario view")
+        term.press("r")
+        eventually(finished, "the run started with r to record its 4 runs", timeout=180)
+        term.wait_for("finished: 4 passed of 4 planned")
+        term.press("q")
+        code = term.wait()
+    finally:
+        term.close()
+    assert code == 0, term.screen()
     (results,) = base.glob("*-parity")
     assert [r["status"] for r in records(results)] == ["passed"] * 4
     # On quit the TUI prints what a headless run prints at its end: the report and the results path.
-    after = screen.rsplit(b"\x1b[?1049l", 1)[-1].replace(b"\r", b"").replace(b"\n", b"")  # after the screen closed
-    assert b"4 passed of 4 planned. Results: " in after and str(results).encode() in after
-    assert b"median" in after  # the report's statistics table
+    after = term.printed_after_closing().replace("\n", "")  # the path may wrap at 80 columns
+    assert "4 passed of 4 planned. Results: " in after and str(results) in after
+    assert "median" in after  # the report's statistics table
     meta = json.loads((results / "meta.json").read_text())
     assert meta["command"] == ["gftpwb", "run", str(path), "--results", str(results)]
 
@@ -234,9 +197,13 @@ def test_run_tui_refuses_a_used_results_directory_before_opening(tmp_path, gridf
     used = tmp_path / "used"
     used.mkdir()
     (used / "results.jsonl").write_text("")
-    code, screen = run_in_pty(["run", str(path), "--results", str(used), "--tui"], cwd=tmp_path, keys=[])
+    term = Terminal.gftpwb("run", str(path), "--results", str(used), "--tui", cwd=tmp_path)
+    try:
+        code = term.wait()
+    finally:
+        term.close()
     assert code == 2
-    assert b"already holds results" in screen and b"Traceback" not in screen
+    assert b"already holds results" in term.output and b"Traceback" not in term.output
 
 
 def test_a_hangup_stops_the_run_gracefully(tmp_path, gridftp):
@@ -250,9 +217,14 @@ tests:
       timeout: 300s}}
 """)
     results = tmp_path / "r"
-    code, screen = run_in_pty(["run", str(path), "--results", str(results), "--tui"], cwd=tmp_path,
-                              keys=[(lambda out: b"ETA " in out, lambda proc: proc.send_signal(signal.SIGHUP))])
-    assert code == 129, screen[-3000:]  # 128 + SIGHUP, as headless
+    term = Terminal.gftpwb("run", str(path), "--results", str(results), "--tui", cwd=tmp_path)
+    try:
+        term.wait_for("ETA ")  # the transfer in flight
+        term.process.send_signal(signal.SIGHUP)
+        code = term.wait()
+    finally:
+        term.close()
+    assert code == 129, term.screen()  # 128 + SIGHUP, as headless
     assert [(r["run_id"], r["status"]) for r in records(results)] == [("big/0", "interrupted")]
     assert records(results)[0]["details"]["interrupted_by"] == "SIGHUP"
     out = subprocess.run(["pgrep", "-f", f"globus-url-copy.*{gridftp.port}"], capture_output=True, text=True)

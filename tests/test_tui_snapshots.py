@@ -81,14 +81,19 @@ def test_threads_view_with_workers(snap_compare, scenario_path, size):
     spec = plan(load_scenario(scenario_path))[0]
     events: list = [ScenarioStarted(scenario="quickstart", results_dir=RESULTS, plan=(spec,), t=T0),
                     RunStarted(spec=spec, argv=spec.argv, started_at="", t=T0)]
+    # client2 was lost mid-run (its four threads failed with one long error) and one of client1's threads
+    # failed alone: the failed rows are in no total, and every error is there whole, each once
     standin = GfapiStandIn(hosts=("client1", "client2"), threads=4)
+    lost = ("client2 p0: lost the worker's connection: client2: the SSH connection closed: Connection lost while "
+            "reading the worker's output (the host dropped out or its sshd was stopped)")
     for h, host in enumerate(standin.hosts):
         for thread in range(standin.threads):
             mib = 3 * thread_speed(h, thread)
-            state = "failed" if (h, thread) == (1, 3) else "running"
-            events.append(WorkerProgress(run_id=spec.run_id, host=host, thread=thread, state=state, files=30 + thread,
-                                         bytes=mib * MIB, ios=mib * 16, elapsed_s=1.5, files_total=200,
-                                         error="EIO on /vol/d3/f31" if state == "failed" else "", t=T0 + 1.5))
+            eio = "client1 p0 thread 3: write /vol/d3/f31: Input/output error"
+            error = lost if h == 1 else eio if thread == 3 else ""
+            events.append(WorkerProgress(run_id=spec.run_id, host=host, thread=thread,
+                                         state="failed" if error else "running", files=30 + thread, bytes=mib * MIB,
+                                         ios=mib * 16, elapsed_s=1.5, files_total=200, error=error, t=T0 + 1.5))
     assert snap_compare(app_for(scenario_path, events), terminal_size=size, run_before=feeding("3"))
 
 

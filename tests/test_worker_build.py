@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from gftpwb.kinds.gfapi.run.worker_build import WorkerBuilder, WorkerBuildError, build_id, source_bytes
+from gftpwb.kinds.gfapi.run.worker_build import WORKER, WorkerBuilder, WorkerBuildError, source_bytes
 from gftpwb.shell.transports.local import LocalTransport
 
 pytestmark = pytest.mark.real
@@ -19,7 +19,7 @@ def ensure(builder: WorkerBuilder, *, need_gfapi: bool) -> str:
 
 def test_builds_once_per_source_and_reuses_the_binary(tmp_path):
     path = ensure(WorkerBuilder(lambda host: str(tmp_path)), need_gfapi=True)
-    assert path == f"{tmp_path}/{build_id(source_bytes())}/gfapi-worker"
+    assert path == f"{tmp_path}/{WORKER.build_id()}/gfapi-worker"
     built = os.stat(path).st_mtime_ns
     # A new controller (no memory of the first) finds the binary by its hash and does not rebuild.
     again = ensure(WorkerBuilder(lambda host: str(tmp_path)), need_gfapi=False)

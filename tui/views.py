@@ -13,14 +13,13 @@ from typing import ClassVar, cast
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import ProgressBar, Static
 
 from gftpwb.core.format import (
     STATUS_STYLE,
     TUNE_STYLE,
     certainty_text,
-    short_error,
 )
 from gftpwb.core.live import read
 from gftpwb.core.live.cells import (
@@ -28,6 +27,7 @@ from gftpwb.core.live.cells import (
     THREAD_COLUMNS,
     THREAD_SORT_KEYS,
     TUNE_COLUMNS,
+    error_groups,
     test_cells,
     thread_cells,
     totals_text,
@@ -155,16 +155,17 @@ def engine_badge(label: str) -> Text:
 # --- Per-thread -----------------------------------------------------------------------------------
 
 
-def errors_text(failed: list, shown: int = 2) -> Text:
-    """The errors of the rows that have one, under the per-thread table (the table shows their state)."""
-    text = Text(no_wrap=True, overflow="ellipsis")
+def errors_text(failed: list) -> Text:
+    """Every error of the rows under the per-thread table, each once and whole (the table shows their
+    state; rows that share an error, a lost host's, are named together), wrapped to the width."""
+    groups = error_groups(failed)
+    text = Text()
     text.append(f"{len(failed)} row(s) with an error", style="bold red")
-    for row in failed[:shown]:
-        where = f"{row.host} thread {row.thread}" if row.thread else row.host
-        text.append(f"\n  {where} ({row.run_id}): ", style="red")
-        text.append(short_error(row.error, 200))
-    if len(failed) > shown:
-        text.append(f"\n  … {len(failed) - shown} more (e exports every row with its error)", style="dim")
+    if len(groups) > 1:
+        text.append(f", {len(groups)} different", style="bold red")
+    for where, error in groups:
+        text.append(f"\n  {where}: ", style="red")
+        text.append(error)
     return text
 
 
@@ -183,7 +184,8 @@ class ThreadsView(View):
                    for label, key in zip(THREAD_COLUMNS, THREAD_SORT_KEYS, strict=True)]
         columns.insert(THREAD_SORT_KEYS.index("mib_s") + 1, ("rate", "mib_s", "bar"))  # a bar per row
         yield FastTable(columns, id="thread-table")
-        yield Static(id="thread-errors")
+        with VerticalScroll(id="thread-errors"):  # all of every error, scrolled when they are many
+            yield Static(id="thread-errors-text")
         yield Static(id="thread-totals")
 
     def _rows(self):
@@ -212,11 +214,10 @@ class ThreadsView(View):
             cells.insert(at, Text(fraction, style="red" if row.error else "cyan"))
             shown.append((row.key, cells))
         self.query_one("#thread-table", FastTable).show(shown)
-        errors = self.query_one("#thread-errors", Static)
         failed = [row for row in rows if row.error]
-        errors.display = bool(failed)
+        self.query_one("#thread-errors", VerticalScroll).display = bool(failed)
         if failed:
-            errors.update(errors_text(failed))
+            self.query_one("#thread-errors-text", Static).update(errors_text(failed))
         totals = self.query_one("#thread-totals", Static)
         totals.display = bool(rows)
         if rows:

@@ -18,9 +18,11 @@ from gftpwb.core.compare import (
     COMPARE_COLUMNS,
     TEST_NAME,
     Comparison,
+    Matching,
     change_cells,
     compare_summaries,
     comparison_data,
+    measurement_warnings,
     undecided_note,
 )
 from gftpwb.core.compare_words import comparison_counts
@@ -34,7 +36,8 @@ from gftpwb.shell.sinks.console import PlainTable, plain_or_terminal_console
 
 
 def environment_warnings(c: Comparison) -> list[str]:
-    return [f"warning: environments differ: {host}: {what}: A {a!r}, B {b!r}" for host, what, a, b in c.environment]
+    return ([f"warning: environments differ: {host}: {what}: A {a!r}, B {b!r}" for host, what, a, b in c.environment]
+            + measurement_warnings(c))
 
 
 def print_comparison(c: Comparison) -> None:
@@ -54,6 +57,18 @@ def print_comparison(c: Comparison) -> None:
     console.print(comparison_counts(c))
     for line in environment_warnings(c):
         console.print(Text(line, style="yellow"), soft_wrap=True)
+
+
+def _names(values: list[str] | None) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(n.strip() for v in values or () for n in v.split(",") if n.strip()))
+
+
+def matching_of(args: argparse.Namespace) -> Matching:
+    """--ignore and --match as a :class:`Matching` (they exclude each other)."""
+    ignore, only = _names(args.ignore), _names(args.match)
+    if ignore and args.match is not None:
+        raise UsageError("--ignore and --match exclude each other: --match names the only parameters that count")
+    return Matching(ignore=ignore, only=only if args.match is not None else None)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -76,10 +91,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _output(args: argparse.Namespace, a: DirectorySummary, b: DirectorySummary) -> int:
-    comparison = compare_summaries(a, b, threshold_pct=args.threshold, all_figures=args.all_figures)
+    matching = matching_of(args)
+    comparison = compare_summaries(a, b, threshold_pct=args.threshold, all_figures=args.all_figures,
+                                   matching=matching)
     if not comparison.changes:
-        raise UsageError(f"{args.a} and {args.b} have no case in common (cases match by test id, kind and "
-                         "parameters)")
+        how = ("parameters" if matching.default else f"the parameters but {', '.join(matching.ignore)}"
+               if matching.only is None else f"{', '.join(matching.only) or 'no parameter'}")
+        hint = ("; to line up cases that differ in a parameter you varied, --ignore it (--ignore threads) or "
+                "--match only some (--match workload,files)") if matching.default else ""
+        raise UsageError(f"{args.a} and {args.b} have no case in common (cases match by test id, kind and {how})"
+                         f"{hint}")
     if args.json:
         sys.stdout.write(json.dumps(comparison_data(comparison, f"gftpwb {__version__}"), indent=1,
                                     ensure_ascii=False) + "\n")

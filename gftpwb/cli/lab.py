@@ -2,7 +2,9 @@
 (:mod:`gftpwb.shell.lab.netlab`), with ``--gluster`` a GlusterFS volume (:mod:`gftpwb.shell.lab.gluster`),
 with ``--slurm N`` a Slurm cluster of N nodes on this machine (:mod:`gftpwb.shell.lab.slurm`)
 and with ``--xrootd`` XRootD servers (root:// and http://) on loopback and the hosts
-(:mod:`gftpwb.shell.lab.xrootd`), in one state directory."""
+(:mod:`gftpwb.shell.lab.xrootd`), in one state directory. With ``--rtt``, ``--loss``, ``--jitter``
+or ``--link`` the namespace hosts talk to each other over WAN links (:mod:`gftpwb.shell.lab.wan`),
+which ``lab link`` changes while they run."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import json
 from dataclasses import asdict
 
 from gftpwb.core.errors import EXIT_OK, UsageError
+from gftpwb.core.wanlink import LinkSettings, parse_link_option, parse_pair, plan_links
 from gftpwb.shell.lab.gluster import GlusterLab
 from gftpwb.shell.lab.gridftp import GridftpLab
 from gftpwb.shell.lab.netlab import NetLab
@@ -24,9 +27,12 @@ def cmd_lab(args: argparse.Namespace) -> int:
     gluster = GlusterLab(lab.state_dir)
     slurm = SlurmLab(lab.state_dir)
     xrootd = XrootdLab(lab.state_dir)
+    if args.lab_command == "link":
+        return _change_links(hosts, args)
     if args.lab_command == "up":
-        if args.hosts or args.rate:
-            NetLab.check_request(args.hosts, args.rate or "")
+        links, veth_rate = wan_request(args)
+        if args.hosts or veth_rate:
+            NetLab.check_request(args.hosts, veth_rate)
         if args.slurm:
             SlurmLab.check_request(args.slurm)
         if args.striped and not args.hosts:
@@ -36,7 +42,8 @@ def cmd_lab(args: argparse.Namespace) -> int:
         verb = "already running" if before else "started"
         print(f"GridFTP server {verb}: {status.url} (pid {status.pid}, log {status.log})")
         if args.hosts:
-            hosts.up(args.hosts, rate=args.rate or "", gridftp_on_hosts=args.gridftp_on_hosts, striped=args.striped)
+            hosts.up(args.hosts, rate=veth_rate, gridftp_on_hosts=args.gridftp_on_hosts, striped=args.striped,
+                     links=links)
             _print_hosts(hosts.status())
         if args.gluster:
             g = gluster.up(address=args.gluster_address, volume=args.gluster_volume)
@@ -83,6 +90,66 @@ def cmd_lab(args: argparse.Namespace) -> int:
             if x:
                 _print_xrootd(x)
     return EXIT_OK
+
+
+def _wan_values(args: argparse.Namespace) -> dict[str, str]:
+    """The WAN settings typed as options, by key (rate included), as LinkSettings.changed takes them."""
+    names = {"rtt": args.rtt, "loss": args.loss, "jitter": args.jitter, "mtu": args.mtu, "rate": args.rate}
+    return {key: value for key, value in names.items() if value is not None}
+
+
+def wan_request(args: argparse.Namespace) -> tuple[dict, str]:
+    """(the WAN links to make, the veths' rate) from lab up's options. --rtt, --loss or --jitter make a
+    link between every two hosts; --link makes or changes one pair's, starting from the same settings;
+    with any WAN link, --rate is the WAN links' and the veths (the controller's links) stay fast."""
+    values = _wan_values(args)
+    every_pair = any(key in values for key in ("rtt", "loss", "jitter"))
+    if not (every_pair or args.link):
+        if args.mtu is not None:
+            raise UsageError("--mtu is the WAN links' MTU: give --rtt, --loss, --jitter or --link too")
+        return {}, args.rate or ""
+    if not args.hosts:
+        raise UsageError("WAN links (--rtt, --loss, --jitter, --link) join namespace hosts: give --hosts N (2 or more)")
+    try:
+        base = LinkSettings().changed(values)
+        pairs = dict(parse_link_option(text) for text in args.link)
+        links = plan_links([f"h{i}" for i in range(1, args.hosts + 1)], base if every_pair else None, pairs)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if not links:
+        raise UsageError("WAN links join two hosts: give --hosts 2 or more")
+    return links, ""
+
+
+def _change_links(hosts: NetLab, args: argparse.Namespace) -> int:
+    values = _wan_values(args)
+    if not values:
+        raise UsageError("say what to change: --rate, --rtt, --loss, --jitter or --mtu (e.g. gftpwb lab link --rate "
+                         "500mbit)")
+    try:
+        pairs = [parse_pair(text) for text in args.pair] or None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    changed = hosts.change_links(values, pairs)
+    if args.json:
+        print(json.dumps(changed, indent=1))
+    else:
+        for link in changed:
+            print(_link_line(link))
+    return EXIT_OK
+
+
+def _link_line(link: dict) -> str:
+    settings = LinkSettings.from_dict(link["settings"])
+    measured = link["rtt_measured_ms"]
+    said = f"; measured RTT {measured:g} ms" if measured is not None else ""
+    state = f"line pid {link['line_pid']}" if link["line_running"] else "line NOT running"
+    drops = link.get("dropped")
+    dropped = ""
+    if drops is not None:
+        dropped = (f"; the line dropped {drops['loss']} as asked (loss), {drops['full'] + drops['write']} of its own, "
+                   f"{drops['behind']} behind (TUN queue)")
+    return f"  wan {link['name']:<7} {settings.describe()}{said}; {state}{dropped}"
 
 
 def lab_vars(state_dir: str, net: dict | None, slurm: dict[str, str] | None = None,
@@ -140,6 +207,8 @@ def _print_hosts(net: dict | None) -> None:
             print(f"  striped {side:<6} {info.get('url')}  {state}; stripes: {stripes}")
         for k, urls in sorted((striped.get("subsets") or {}).items()):
             print(f"  striped over {k} node(s): {urls.get('source')} -> {urls.get('target')}")
+    for link in net.get("links") or []:
+        print(_link_line(link))
     print(f"  inventory: {net['inventory']} (user root, identity {net['identity']}, known_hosts {net['known_hosts']})")
 
 

@@ -34,7 +34,7 @@ from gftpwb.converters.libgfapi_results import Settings, ToolResults, import_res
 from gftpwb.converters.libgfapi_settings import LAUNCHERS, choose_launcher, resolve
 from gftpwb.converters.shellenv import Assignment, ShellEnv, read_assignments
 from gftpwb.core.dsl.loader import load_scenario_text
-from gftpwb.core.errors import EXIT_OK, ScenarioError, UsageError
+from gftpwb.core.errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
 from gftpwb.core.masking import mask
 from gftpwb.core.scenario.keys import NAME_PATTERN
 from gftpwb.shell import results_dir as rd
@@ -174,6 +174,9 @@ def _read_run(path: str) -> ToolResults:
     directory, logs, csv = _run_files(path)
     parsed = [parse_worker_log(_read_text(log, "log"), os.path.basename(log)) for log in logs]
     result = parse_result_csv(_read_text(csv, "result.csv")) if csv else None
+    if result is not None and result.errors:
+        raise ScenarioError([Diagnostic(csv or "result.csv", line, column, message)
+                             for line, column, message in result.errors])
     if result is not None:
         for line, problem in result.problems:
             _err(f"{csv}:{line}: warning: {problem}")
@@ -210,6 +213,10 @@ def import_results_cmd(paths: list[str], args: argparse.Namespace) -> int:
             failed += 1
         except UsageError as exc:
             _err(str(exc))
+            failed += 1
+        except ScenarioError as exc:  # a file it cannot read: at its line, and that run is not imported
+            for diagnostic in exc.diagnostics:
+                _err(str(diagnostic))
             failed += 1
     settings = _given_settings(args)
     imported = import_results(runs, scenario=name, settings=settings)

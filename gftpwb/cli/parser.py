@@ -214,15 +214,19 @@ examples:
   gftpwb compare results/20261121T090000Z-nightly results/20261122T090000Z-nightly
   gftpwb compare OLD NEW --threshold 10 --fail-on-regression      # CI: exit 1 if a case got slower
   gftpwb compare OLD NEW --json | jq '.cases[] | select(.verdict != "no significant change")'
+  gftpwb compare THREADS4 THREADS16 --ignore threads               # did 16 threads help?
 
 Cases are matched by test id, kind and parameters (a test added or a matrix value dropped does not
-shift the others). Per case and figure: the medians of A and B, the change of the median (B - A, in %)
-with its 95 % confidence interval, and a two-sided Mann-Whitney U test of the counted runs (passed,
-not warm-ups). A change is significant when p < 0.05 and it is at least --threshold percent; then the
-verdict is faster or slower (by the figure: higher rates and files/s are faster), else "no
-significant change". Mann-Whitney needs at least 4 runs on each side to reach p < 0.05 (3 and 3 can
-never): with fewer the verdict is "too few runs", with the runs it needs, and there is no interval.
-Environments that differ (kernel, CPU, versions, TCP settings, MTU) are warned about.
+shift the others); --ignore leaves parameters out of that (a parameter you varied between A and B),
+--match keeps only those named. Figures A and B measured differently (another tool's totals, a delay
+inside its timed loop) are marked and warned about. Per case and figure: the medians of A and B, the
+change of the median (B - A, in %) with its 95 % confidence interval, and a two-sided Mann-Whitney U
+test of the counted runs (passed, not warm-ups). A change is significant when p < 0.05 and it is at
+least --threshold percent; then the verdict is faster or slower (by the figure: higher rates and
+files/s are faster), else "no significant change". Mann-Whitney needs at least 4 runs on each side to
+reach p < 0.05 (3 and 3 can never): with fewer the verdict is "too few runs", with the runs it needs,
+and there is no interval. Environments that differ (kernel, CPU, versions, TCP settings, MTU) are
+warned about.
 """
 
 
@@ -239,6 +243,10 @@ def add_compare(sub: Sub) -> None:
                    help="exit 1 when a case is significantly slower (a regression)")
     p.add_argument("--all-figures", action="store_true",
                    help="compare every figure of each kind (guc avg, MiB/s, IOPS), not only the headline one")
+    p.add_argument("--ignore", metavar="PARAM[,PARAM]", action="append",
+                   help="match cases without these parameters (e.g. threads: A ran 4 threads, B 16); repeatable")
+    p.add_argument("--match", metavar="PARAM[,PARAM]", action="append",
+                   help="match cases by test id, kind and only these parameters; repeatable")
     handler(p, "gftpwb.cli.compare:cmd_compare")
 
 
@@ -280,7 +288,12 @@ def add_lab_up_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--address", help=f"address (default: the running lab's, else {LAB_ADDRESS})")
     q.add_argument("--hosts", type=int, default=0, metavar="N",
                    help="also create N test hosts: network namespaces with their own sshd")
-    q.add_argument("--rate", metavar="RATE", help="shape each host's link with tc tbf (e.g. 400mbit)")
+    q.add_argument("--rate", metavar="RATE", help="shape each host's link with tc tbf (e.g. 400mbit); with WAN links "
+                   "(--rtt, --loss, --jitter, --link) the WAN links' rate instead, the controller's links left fast")
+    add_wan_options(q, "with --hosts N: a WAN link between every two hosts through a user-space delay line")
+    q.add_argument("--link", metavar="PAIR:KEY=VALUE,...", action="append", default=[],
+                   help="a WAN link between two hosts, or other settings for one (repeatable): h1-h2:rtt=60ms,"
+                        "loss=0.01%%,rate=1gbit,jitter=1ms,mtu=9000; the other settings as the options above give them")
     q.add_argument("--gridftp-on-hosts", action="store_true",
                    help="also run a GridFTP server in each namespace host")
     q.add_argument("--striped", action="store_true",
@@ -302,16 +315,32 @@ def add_lab_up_options(q: argparse.ArgumentParser) -> None:
                         "partition lab); lab status --vars points scenarios at it")
 
 
+def add_wan_options(q: argparse.ArgumentParser, what: str) -> None:
+    """The WAN link's settings, for lab up and lab link (docs/lab.md, 'WAN links')."""
+    q.add_argument("--rtt", metavar="TIME", help=f"round-trip time, e.g. 60ms ({what})")
+    q.add_argument("--loss", metavar="SHARE", help="packets dropped at random in each direction, e.g. 0.01%%")
+    q.add_argument("--jitter", metavar="TIME", help="each packet's one-way delay varies by up to this, e.g. 1ms "
+                   "(never reordering)")
+    q.add_argument("--mtu", metavar="BYTES", help="the WAN link's MTU (default 9000)")
+
+
 def add_lab(sub: Sub) -> None:
     p = sub.add_parser("lab", help="the local lab: a GridFTP server on loopback, namespace test hosts, GlusterFS, "
                        "Slurm")
     lab_sub = p.add_subparsers(dest="lab_command", required=True, metavar="ACTION")
-    for name, text in (("up", "start the lab"), ("down", "stop the lab"), ("status", "show the lab")):
+    for name, text in (("up", "start the lab"), ("down", "stop the lab"), ("status", "show the lab"),
+                       ("link", "change the lab's running WAN links (rate, rtt, loss, jitter, MTU)")):
         q = lab_sub.add_parser(name, help=text)
         q.add_argument("--state-dir", metavar="DIR", help="lab state directory (default $GFTPWB_LAB_DIR or "
                        "~/.local/state/gftpwb/lab)")
         if name == "up":
             add_lab_up_options(q)
+        if name == "link":
+            q.add_argument("--rate", metavar="RATE", help="the new rate, e.g. 500mbit (none: unshaped)")
+            add_wan_options(q, "the new one")
+            q.add_argument("--pair", metavar="PAIR", action="append", default=[],
+                           help="change only this link, e.g. h1-h2 (repeatable; default: every WAN link)")
+            q.add_argument("--json", action="store_true", help="print the changed links' status as JSON")
         if name == "status":
             q.add_argument("--json", action="store_true", help="machine-readable output")
             q.add_argument("--vars", action="store_true", help="print --lab-var options that point a scenario's "

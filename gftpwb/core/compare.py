@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .compare_decision import ALPHA, FASTER, NO_DATA, SAME, SLOWER, TOO_FEW, Decision, decide, needed_text
+from .errors import UsageError
 from .format import interval_text
 from .intervals import change_interval
 from .records import ResultRecord
@@ -89,6 +90,35 @@ TEST_NAME = "Mann-Whitney U (two-sided)"
 
 
 @dataclass(frozen=True)
+class Matching:
+    """Which parameters line cases up: by default all of them (a case is its test id, kind and every
+    parameter); ``ignore`` leaves some out ("did 16 threads help?": ``--ignore threads``), ``only``
+    keeps only those named (``--match workload,files``). The test id and kind always count."""
+
+    ignore: tuple[str, ...] = ()
+    only: tuple[str, ...] | None = None
+
+    @property
+    def default(self) -> bool:
+        return not self.ignore and self.only is None
+
+    def key(self, case: CaseSummary) -> tuple[str, ...]:
+        if self.default:
+            return case_key(case)
+        kept = sorted((k, _value_text(v)) for k, v in case.params.items()
+                      if (k in self.only if self.only is not None else k not in self.ignore))
+        return (case.test_id, case.kind, *(f"{k}={v}" for k, v in kept))
+
+    def check(self, cases: list[CaseSummary]) -> None:
+        """A parameter named that no case has is a mistake (a typo would match nothing, or everything)."""
+        known = {k for c in cases for k in c.params}
+        unknown = [name for name in (*self.ignore, *(self.only or ())) if name not in known]
+        if unknown:
+            raise UsageError(f"no case has the parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+                             f"(they have: {', '.join(sorted(known)) or 'none'})")
+
+
+@dataclass(frozen=True)
 class Side:
     """One side's counted values of a figure and their median."""
 
@@ -125,6 +155,11 @@ class Change:
     verdict: str
     basis: str | None = None  # what the verdict rests on: "test", or None (too few runs for it, no data)
     runs_needed: tuple[int, int] | None = None  # (A, B) runs the test needs to decide; None: it can
+    # (parameter, A's value, B's value) where the cases matched although they differ (compare --ignore/--match)
+    varied: tuple[tuple[str, str, str], ...] = ()
+    # (what, A's, B's) of how the two sides' figures were measured, where that differs (another tool's
+    # totals, a delay inside its timed loop): the change is partly the measurement's
+    measured_differently: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def regression(self) -> bool:
@@ -140,6 +175,7 @@ class Comparison:
     only_a: tuple[str, ...]  # "test #case params" of cases only A has
     only_b: tuple[str, ...]
     environment: tuple[tuple[str, str, str, str], ...]  # (host, what, A's, B's) that differ
+    matching: Matching = Matching()  # which parameters lined the cases up
 
     @property
     def regressions(self) -> int:
@@ -214,7 +250,26 @@ def compare_figure(ca: CaseSummary, cb: CaseSummary, stats_a: FigureStats, stats
     low, high = j.ci_pct if j.ci_pct is not None else (None, None)
     d = j.decision
     return Change(ca.test_id, ca.kind, ca.params_text, ca.case, cb.case, figure, _side(stats_a), _side(stats_b),
-                  j.change_pct, low, high, j.p, d.significant, d.verdict, d.basis, d.needed)
+                  j.change_pct, low, high, j.p, d.significant, d.verdict, d.basis, d.needed, varied(ca, cb),
+                  measured_differently(ca, cb))
+
+
+def varied(ca: CaseSummary, cb: CaseSummary) -> tuple[tuple[str, str, str], ...]:
+    """The parameters in which two matched cases differ (those compare was told to ignore)."""
+    return tuple((k, _value_text(ca.params.get(k)), _value_text(cb.params.get(k)))
+                 for k in dict.fromkeys([*ca.params, *cb.params]) if ca.params.get(k) != cb.params.get(k))
+
+
+def measured_differently(ca: CaseSummary, cb: CaseSummary) -> tuple[tuple[str, str, str], ...]:
+    """(what, A's, B's) of how the cases' figures were measured, where the two differ."""
+    ma, mb = dict(ca.measured), dict(cb.measured)
+    return tuple((k, ma.get(k, "-"), mb.get(k, "-")) for k in dict.fromkeys([*ma, *mb]) if ma.get(k) != mb.get(k))
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return "-" if value is None else str(value)
 
 
 def for_comparison(summary: DirectorySummary) -> DirectorySummary:
@@ -230,16 +285,37 @@ def case_key(case: CaseSummary) -> tuple[str, str, str]:
     return (case.test_id, case.kind, case.params_text)
 
 
+def _cases_by_key(summary: DirectorySummary, side: str, matching: Matching) -> dict[tuple[str, ...], CaseSummary]:
+    """A directory's own cases by their key; two cases that --ignore or --match gave one key cannot be told
+    apart: an error that names them and what tells them apart."""
+    out: dict[tuple[str, ...], CaseSummary] = {}
+    for case in summary.cases:
+        if case.kind != case.test_kind or not case.figures:
+            continue
+        key = matching.key(case)
+        other = out.get(key)
+        if other is not None and not matching.default:  # what --ignore/--match merged; by default as ever
+            apart = ", ".join(f"{k} {a} and {b}" for k, a, b in varied(other, case))
+            raise UsageError(f"{side} has two cases that match as one: {case_name(other)} and {case_name(case)} "
+                             f"(they differ in {apart or 'nothing compare can tell'}): match on more parameters")
+        out[key] = case
+    return out
+
+
 def case_name(case: CaseSummary) -> str:
     return f"{case.test_id} #{case.case:03d} {case.params_text}".strip()
 
 
 def compare_summaries(a: DirectorySummary, b: DirectorySummary, *, threshold_pct: float = 5.0,
-                      all_figures: bool = False) -> Comparison:
+                      all_figures: bool = False, matching: Matching | None = None) -> Comparison:
     """Every case both have (a test's own cases: an auto-tune's transfers are its ranking's), each
-    headline figure (or every figure) compared; plus what only one has and how their environments differ."""
-    own_a = {case_key(c): c for c in a.cases if c.kind == c.test_kind and c.figures}
-    own_b = {case_key(c): c for c in b.cases if c.kind == c.test_kind and c.figures}
+    headline figure (or every figure) compared; plus what only one has and how their environments differ.
+    ``matching``: which parameters line the cases up (default: all)."""
+    matching = matching or Matching()
+    if not matching.default:
+        matching.check([*a.cases, *b.cases])
+    own_a = _cases_by_key(a, "A", matching)
+    own_b = _cases_by_key(b, "B", matching)
     changes = []
     for key, ca in own_a.items():
         cb = own_b.get(key)
@@ -252,7 +328,7 @@ def compare_summaries(a: DirectorySummary, b: DirectorySummary, *, threshold_pct
     return Comparison(a, b, threshold_pct, tuple(changes),
                       tuple(case_name(c) for k, c in own_a.items() if k not in own_b),
                       tuple(case_name(c) for k, c in own_b.items() if k not in own_a),
-                      tuple(environment_differences(a.meta, b.meta)))
+                      tuple(environment_differences(a.meta, b.meta)), matching)
 
 
 # --- environments ---------------------------------------------------------------------------------
@@ -356,8 +432,12 @@ def comparison_data(c: Comparison, generator: str) -> dict[str, Any]:
                                                                        "high": _r(x.ci_high_pct, 3)},
                    "p_value": _r(x.p_value), "significant": x.significant, "verdict": x.verdict,
                    "basis": x.basis, "runs_needed": None if x.runs_needed is None else
-                   {"a": x.runs_needed[0], "b": x.runs_needed[1]}}
+                   {"a": x.runs_needed[0], "b": x.runs_needed[1]},
+                   "varied": [{"parameter": k, "a": va, "b": vb} for k, va, vb in x.varied],
+                   "measured_differently": [{"what": w, "a": va, "b": vb} for w, va, vb in x.measured_differently]}
                   for x in c.changes],
+        "matched_by": {"ignore": list(c.matching.ignore),
+                       "only": None if c.matching.only is None else list(c.matching.only)},
         "only_in_a": list(c.only_a), "only_in_b": list(c.only_b),
         "environment_differences": [{"host": h, "what": w, "a": a, "b": b} for h, w, a, b in c.environment],
         "regressions": c.regressions,
@@ -368,6 +448,32 @@ COMPARE_COLUMNS = (("test", "left"), ("#", "right"), ("parameters", "left"), ("f
                    ("B median", "right"), ("change", "right"), ("95 % CI of change", "right"), ("p", "right"),
                    ("verdict", "left"))
 VERDICT_STYLE = {FASTER: "bold green", SLOWER: "bold red", SAME: "", TOO_FEW: "yellow", NO_DATA: "dim"}
+MEASURED_DIFFERENTLY_MARK = ", measured differently"  # a verdict cell's mark: see the warning under the table
+
+
+def verdict_cell(x: Change) -> str:
+    """The verdict, with ``, measured differently`` when A's and B's figures were not measured alike."""
+    return x.verdict + (MEASURED_DIFFERENTLY_MARK if x.measured_differently else "")
+
+
+def measurement_warnings(c: Comparison) -> list[str]:
+    """One line per case whose sides were measured differently: what differs, A's way and B's."""
+    out = []
+    for x in c.changes:
+        if x.measured_differently:
+            what = "; ".join(f"{w}: A {va!r}, B {vb!r}" for w, va, vb in x.measured_differently)
+            out.append(f"warning: {x.test_id} #{x.case_b:03d}: A and B were measured differently, so the change is "
+                       f"partly the measurement's: {what}")
+    return out
+
+
+def parameters_cell(x: Change) -> str:
+    """The case's parameters (A's), and where B's differ (cases matched with --ignore or --match)."""
+    if not x.varied:
+        return x.params_text
+    return f"{x.params_text} (B: {', '.join(f'{k}={vb}' for k, _va, vb in x.varied)})"
+
+
 @dataclass(frozen=True)
 class Undecided:
     """The cases a comparison's test cannot decide: how many of all, and the runs a side the
@@ -408,7 +514,7 @@ def change_cells(x: Change) -> tuple[tuple[str, ...], str]:
     digits = x.figure.digits
     p = "-" if x.p_value is None else f"{x.p_value:.3f}"
     name = x.figure.label if x.figure.unit in x.figure.label else f"{x.figure.label} ({x.figure.unit})"
-    cells = (x.test_id, f"{x.case_b:03d}", x.params_text, name,
+    cells = (x.test_id, f"{x.case_b:03d}", parameters_cell(x), name,
              f"{num(x.a.median, digits)} (n={x.a.n})", f"{num(x.b.median, digits)} (n={x.b.n})", pct(x.change_pct),
-             ci, p, x.verdict)
+             ci, p, verdict_cell(x))
     return cells, VERDICT_STYLE.get(x.verdict, "")

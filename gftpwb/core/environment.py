@@ -6,7 +6,8 @@ the server's version). Pure: what to probe comes from the plan (each kind names 
 (:func:`gftpwb.core.hostcheck.probe_script`) on each host and hands the answers back here.
 
 Results from two environments are only comparable when these agree; ``compare`` (later) warns when
-they do not.
+they do not. So ``links`` says on what path a run was measured when it crossed a WAN link of the lab
+(round-trip time, loss, rate, how the link was made: :mod:`gftpwb.core.wanlink`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from .hostcheck import ProbeFacts
 from .registry import registry
 from .specs import RunSpec
+from .wanlink import links_on_path
 
 BANNER_SCHEMES = ("ftp", "gsiftp")  # servers that greet with a 220 banner guc -dbg shows
 
@@ -62,10 +64,21 @@ def probes(specs: Sequence[RunSpec]) -> dict[str, HostProbe]:
 
 
 def environment(facts: Mapping[str, ProbeFacts | str], *, version: str, collected_at: str,
-                seconds: float) -> dict[str, Any]:
+                seconds: float, lab_links: Sequence[Mapping[str, Any]] = (),
+                wanted: Mapping[str, HostProbe] | None = None) -> dict[str, Any]:
     """``meta.json``'s ``environment``: per host its probed facts, or the error that kept the probe
-    from answering; plus the gftpwb that ran, when and how long collecting took."""
+    from answering; plus the gftpwb that ran, when and how long collecting took; and of the lab's WAN
+    links on this machine (``lab_links``) those the run's traffic may have crossed: one a host routed
+    through, or one whose two ends the run talked to (``wanted``: what was probed)."""
     hosts: dict[str, Any] = {}
+    addresses: set[str] = set()
+    devices: set[str] = set()
+    for probe in (wanted or {}).values():
+        addresses.update(probe.addresses)
     for name, got in facts.items():
         hosts[name] = {"error": got} if isinstance(got, str) else got.environment()
-    return {"gftpwb_version": version, "collected_at": collected_at, "seconds": round(seconds, 3), "hosts": hosts}
+        if not isinstance(got, str):
+            devices.update(route.dev for route in got.routes.values() if route.dev)
+            addresses.update(route.ip for route in got.routes.values() if route.ip)
+    return {"gftpwb_version": version, "collected_at": collected_at, "seconds": round(seconds, 3), "hosts": hosts,
+            "links": links_on_path(lab_links, addresses, devices)}

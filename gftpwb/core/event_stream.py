@@ -144,7 +144,7 @@ class EventEncoder:
     def _progress(self, e: Progress) -> tuple[str, Fields]:
         return "progress", {"run_id": e.run_id, "channel": e.channel, "bytes": e.bytes,
                             "rate_avg_mib_s": _round(e.rate_avg_mib_s), "rate_inst_mib_s": _round(e.rate_inst_mib_s),
-                            "elapsed_s": _round(e.elapsed_s), "length_bytes": e.length_bytes}
+                            "elapsed_s": _round(e.elapsed_s), "length_bytes": e.length_bytes, "span": e.span}
 
     def _thread(self, e: WorkerProgress) -> tuple[str, Fields]:
         return "thread", {"run_id": e.run_id, "host": e.host, "thread": e.thread, "state": e.state,

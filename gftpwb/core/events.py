@@ -47,8 +47,9 @@ class RunDelayed(Event):
 
 @dataclass(frozen=True)
 class CopiesFinished(Event):
-    """Every copy of a run (a test's ``concurrency``) in this attempt has its RunFinished; ``aggregate``
-    is None when some copy has no final record (interrupted: ``--resume`` runs it again)."""
+    """Every run of a batch that started together (the copies of a run, a test's runs on several hosts)
+    in this attempt has its RunFinished; ``aggregate`` is None when some run has no final record
+    (interrupted: ``--resume`` runs it again)."""
 
     group: str
     run_ids: tuple[str, ...]
@@ -73,6 +74,10 @@ class Progress(Event):
     elapsed_s: float
     length_bytes: int | None = None
     channel: str | None = None  # a stream, thread or host label when the sample is partial
+    # What ``rate_avg_mib_s`` and ``elapsed_s`` span when it is not the time since the run started
+    # ("since the starting gun"; a last sample on the run's own measured window says which): shown
+    # with the rate, so a live figure and the result never differ without a word.
+    span: str = ""
 
 
 @dataclass(frozen=True)

@@ -511,6 +511,12 @@ class Report:
         """What else a report says of one run, as plain values (guc: its transfer mode)."""
         return {}
 
+    def measurement(self, record: ResultRecord) -> dict[str, str]:
+        """How a record's figures were measured, where that can differ between records of one kind (the
+        tool that timed it, how its totals were aggregated, a delay inside its timed loop): ``compare``
+        warns when A's and B's differ, as it does when two tools timed the rates. {} : nothing to tell."""
+        return {}
+
 
 @dataclass(frozen=True)
 class Present:
@@ -542,6 +548,16 @@ class Present:
             return f"done in {record.seconds or 0:.3f}s"
         rate = rate_text(record.rate_incl_setup_mib_s)
         return f"{human_bytes(record.bytes)} in {record.seconds or 0:.3f}s  {rate} MiB/s"
+
+    def partial_headline(self, record: ResultRecord) -> str:
+        """What a run that did not pass still measured, as one line ("": nothing worth a figure, the
+        default): a gfapi run that lost a host keeps the figures of the threads that finished."""
+        return ""
+
+    def remarks(self, record: ResultRecord) -> tuple[str, ...]:
+        """A few words each on what a reader of a finished run's figures must know, for the front ends'
+        short notes (the TUI's scenario view): a figure too short to publish, a partial result."""
+        return ()
 
     def params_text(self, params: dict[str, Any]) -> str:
         """A run's parameters as one short text (reports, comparisons)."""

@@ -8,6 +8,7 @@ from statistics import fmean
 from typing import Any
 
 from .format import estimate_text
+from .harness.aggregate import together_note
 from .intervals import MEAN_MIN_RUNS
 from .records import ResultRecord
 from .registry import ReportData, ReportSection, registry
@@ -51,7 +52,8 @@ def figure_shortfall(case: CaseSummary, figure: FigureStats) -> str:
 
 
 def case_notes(case: CaseSummary) -> str:
-    """``1 warm-up; outlier sweep[0]/3; guc avg: 2 quantised``: what a reader of the row should know."""
+    """``1 warm-up; outlier sweep[0]/3; guc avg: 2 quantised; 2 at once (client1, client2): together ...``:
+    what a reader of the row should know."""
     notes: list[str] = []
     if case.warmups:
         notes.append(f"{case.warmups} warm-up{'s' if case.warmups > 1 else ''}")
@@ -67,6 +69,9 @@ def case_notes(case: CaseSummary) -> str:
     for stats in case.figures:
         for reason, count in sorted(stats.excluded.items()):
             notes.append(f"{stats.figure.label}: {count} {reason}")
+    together = together_note([r.record for r in case.runs])
+    if together:  # each run's figure is its own; what the runs of a group moved at once is this
+        notes.append(together)
     return "; ".join(notes)
 
 

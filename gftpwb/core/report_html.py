@@ -19,6 +19,7 @@ from typing import Any
 
 from .charts import Chart
 from .format import counts_text, short_error
+from .harness.aggregate import concurrent_aggregates, copies_table
 from .monitors.report import monitors_table
 from .records import PASSED
 from .registry import ReportTable
@@ -157,6 +158,10 @@ def directory_html(index: int, summary: DirectorySummary, svg: Svg, trend: Seque
         charts = [*per_case_charts(cases, summary.checks), *over_time_charts(own_cases(cases), summary.samples),
                   *section.build_charts(section_records, summary.samples)]
         parts.extend(chart_html(c, svg) for c in charts)
+    together = concurrent_aggregates(records)
+    if together:  # runs that started together (copies, hosts): what they moved at once, beside each run's own
+        parts.append("<h3>Runs at the same time</h3>")
+        parts.append(table_html(copies_table(together)))
     monitors = summary.monitors
     if monitors is not None and monitors.figures:
         parts.append("<h3>Monitors</h3>")

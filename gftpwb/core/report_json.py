@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
+from .harness.aggregate import concurrent_aggregates
 from .report import section_data
 from .samples import gaps, stalls
 from .summary import SUMMARY_VERSION, CaseSummary, DirectorySummary, FigureStats, RunRow
@@ -109,6 +111,7 @@ def directory_data(summary: DirectorySummary, *, with_runs: bool = True) -> dict
             "expectations": [c.to_dict() for c in summary.checks],
             "cases": [case_data(summary, c, with_runs=with_runs) for c in summary.cases],
             "tables": {data.name: list(data.rows) for data in section_data(summary)},
+            "concurrent": [asdict(item) for item in concurrent_aggregates(summary.records)],
             **directory_monitors_data(summary)}
 
 

@@ -17,10 +17,13 @@ def record_for(spec: RunSpec, status: str, **happened: Any) -> ResultRecord:
     rates, ``exit_code``, ``error``, ``output``, ``details``...). Its ``taglog`` is the spec's tag log
     name when the kind writes tag logs (:attr:`gftpwb.core.registry.Run.writes_taglog`). Its ``details``
     start with the spec's (warm-up, transfer mode), then what the runner adds; a spec of the harness
-    features adds its loop, copy, delay and seed. Bytes that are not UTF-8 (guc's output, a batchfile's
+    features adds its loop, copy, delay and seed, and one that started together with others (a test on
+    several hosts, a run's copies) its ``group``. Bytes that are not UTF-8 (guc's output, a batchfile's
     comment) are set aside (:mod:`gftpwb.core.undecodable`)."""
     taglog = spec.taglog_name if registry().kind(spec.kind).run.writes_taglog else ""
     harness = spec.harness.details() if spec.harness is not None else {}
+    if spec.group:  # runs that started together (a test on several hosts, a run's copies): reports add them up
+        harness = {**harness, "group": spec.group}
     if spec.details or harness:
         happened["details"] = {**spec.details, **(happened.get("details") or {}), **harness}
     record = ResultRecord(

@@ -88,6 +88,10 @@ class CaseSummary:
     engine: str
     runs: tuple[RunRow, ...]
     figures: tuple[FigureStats, ...]
+    #: How the case's figures were measured, as its kind tells (:meth:`~gftpwb.core.registry.Report.measurement`
+    #: of its first record: a case's runs come from one directory and one tool): kept when the runs are
+    #: dropped for a comparison, which warns when A's and B's differ.
+    measured: tuple[tuple[str, str], ...] = ()
 
     @property
     def total(self) -> int:
@@ -277,9 +281,10 @@ class _Runs:
         ) for i, (r, (warm, values, excluded)) in enumerate(zip(group, self.per_run, strict=True)))
         first = group[0]
         text = kind.present.params_text(dict(first.params)) if kind is not None else params_text(first)
+        measured = tuple(kind.report.measurement(first).items()) if kind is not None else ()
         return CaseSummary(test_id=self.test_id, case=self.case, kind=self.kind_name, test_kind=self.test_kind,
                            params=dict(first.params), params_text=text, engine=first.engine, runs=runs,
-                           figures=tuple(stats))
+                           figures=tuple(stats), measured=measured)
 
 
 def kind_of_tests(records: Sequence[ResultRecord], planned: Mapping[str, str] | None = None) -> dict[str, str]:

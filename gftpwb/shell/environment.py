@@ -17,6 +17,7 @@ from gftpwb.core.environment import HostProbe, environment, probes
 from gftpwb.core.hostcheck import ProbeFacts, parse_probe, probe_script
 from gftpwb.core.specs import RunSpec
 from gftpwb.core.transport import Transport
+from gftpwb.shell.lab.wan import registered_links
 
 PROBE_TIMEOUT_S = 30.0  # per host; banners have 10 s each inside the probe
 
@@ -54,4 +55,4 @@ async def collect_environment(specs: Sequence[RunSpec], transport_for: Callable[
     answers = await asyncio.gather(*(probe_host(transport_for(name), wanted[name]) for name in names))
     return environment(dict(zip(names, answers, strict=True)), version=__version__,
                        collected_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                       seconds=time.monotonic() - started)
+                       seconds=time.monotonic() - started, lab_links=registered_links(), wanted=wanted)

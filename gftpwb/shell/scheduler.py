@@ -2,9 +2,10 @@
 
 It is the asynchronous side of the pure agenda: it starts each unit (a test's runs in one pass of the
 suite) as a task, at most ``concurrent_tests`` at once, records the runs of a unit whose needs did not
-pass as ``skipped`` with the reason, and after each batch of copies publishes their aggregate. Inside
-a unit, runs go batch by batch through the executor (a batch: one run, or the runs that start
-together: a run on several hosts, the copies of a run), skipping runs an earlier attempt finished.
+pass as ``skipped`` with the reason, and after each batch that ran together (copies, hosts) publishes
+their aggregate. Inside a unit, runs go batch by batch through the executor (a batch: one run, or the
+runs that start together: a run on several hosts, the copies of a run), skipping runs an earlier
+attempt finished.
 
 When the executor is stopped (Ctrl-C) nothing more starts; the units in flight end with their runs
 recorded as interrupted, and units that never started get no record (``--resume`` runs them).
@@ -50,8 +51,9 @@ def batches(specs: Iterable[RunSpec]) -> list[list[RunSpec]]:
     return out
 
 
-def has_copies(batch: list[RunSpec]) -> bool:
-    return any(s.harness is not None and s.harness.copy is not None for s in batch)
+def ran_together(batch: list[RunSpec]) -> bool:
+    """Whether a batch's runs get an aggregate: a run's copies, or a test's runs on several hosts at once."""
+    return len(batch) > 1 or any(s.harness is not None and s.harness.copy is not None for s in batch)
 
 
 class Scheduler:
@@ -139,13 +141,14 @@ class Scheduler:
             if self.executor.stopping:
                 break
             self._keep(await self.executor.run_batch(todo))
-            if has_copies(batch):
+            if ran_together(batch):
                 self.publish_copies(batch)
         return outcome_of(self.final[s.run_id].status if s.run_id in self.final else INTERRUPTED
                           for s in unit.specs)
 
     def publish_copies(self, batch: list[RunSpec]) -> None:
-        """The aggregate of a batch of copies, once every copy (of this or an earlier attempt) is final."""
+        """The aggregate of a batch that ran together (copies, hosts), once every run of it (of this or an
+        earlier attempt) is final."""
         finals = [self.final.get(s.run_id) for s in batch]
         complete = [r for r in finals if r is not None]
         group = batch[0].group

@@ -8,6 +8,7 @@ by validate, the run's closing line, its table, the journal and the report are t
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections import Counter
@@ -71,3 +72,31 @@ def test_the_example_runs_as_shipped_and_every_command_counts_the_same_runs(user
         ("both-clients", "000", "4/4"), ("both-clients", "001", "4/4"), ("behind-jump", "002", "1/1"),
         ("controller", "003", "1/1")]
     assert report.stdout.rstrip().endswith(f"{planned} passed of {planned} planned")
+
+
+def test_runs_on_both_hosts_at_once_are_also_given_together(user):
+    """both-clients runs on client1 and client2 at once: its case pools the two hosts' runs, each with its
+    own rate; what they moved at once is said apart, and labelled: every group's bytes over the span from
+    its first start to its last end, at the end of the group's runs, in the report and its JSON."""
+    run = user.sh(f"gftpwb run scenarios/multi-host.yaml {VARS} --results results/together --only both-clients")
+    groups = re.findall(r"^  ×2 (both-clients\[\d\]/\d): 2/2 passed .* \(([\d.]+) MiB/s together\)", run.stdout,
+                        flags=re.M)
+    assert [g for g, _ in groups] == ["both-clients[0]/0", "both-clients[0]/1", "both-clients[1]/0",
+                                      "both-clients[1]/1"], run.stdout
+    journal = records(user.home / "results" / "together")
+    assert {r["details"]["group"] for r in journal} == {g for g, _ in groups}
+    report = user.sh("gftpwb report results/together")
+    table = table_titled(report.stdout, "Runs at the same time")
+    assert [row["run"] for row in table.records()] == [g for g, _ in groups]
+    notes = [row["notes"] for row in table_titled(report.stdout, "Results").records()]
+    assert all("2 at once (client1, client2): together" in note for note in notes), notes
+    user.sh("gftpwb report results/together --html together.html")
+    page = (user.home / "together.html").read_text()
+    assert "<h3>Runs at the same time</h3>" in page and "both-clients[1]/1" in page
+    data = json.loads(user.sh("gftpwb report results/together --json").stdout)
+    (directory,) = data["directories"]
+    for item in directory["concurrent"]:
+        runs = [r for r in journal if r["details"]["group"] == item["group"]]
+        assert item["copies"] == 2 and sorted(item["hosts"]) == ["client1", "client2"]
+        assert item["bytes"] == sum(r["bytes"] for r in runs)
+        assert item["throughput_mib_s"] == pytest.approx(item["bytes"] / 1048576 / item["wall_seconds"], rel=1e-5)

@@ -1,9 +1,16 @@
-"""The aggregate of a run's copies (a test's ``concurrency``): what the copies did together.
+"""The aggregate of runs that ran at the same time: a run's copies (a test's ``concurrency``), and a
+test's runs on several hosts at once (``on: [client1, client2]``): what they did together.
 
-Pure: computed from the copies' records alone (their bytes, rates and UTC start and end times),
-so it can be recomputed from ``results.jsonl`` at any time, and a resumed run that finishes the
-last copies gives the same aggregate as an uninterrupted one. ``aggregates.jsonl`` in the results
-directory keeps one line per run whose copies all finished.
+Pure: computed from the runs' records alone (their bytes, rates and UTC start and end times, and the
+``group`` they started in), so it can be recomputed from ``results.jsonl`` at any time, and a resumed
+run that finishes the last copies gives the same aggregate as an uninterrupted one.
+``aggregates.jsonl`` in the results directory keeps one line per group whose runs all finished; the
+reports make them again from the records (:func:`concurrent_aggregates`), so a directory that has no
+such file (older, or imported) gets them too.
+
+The figure of the group is **together**: all their bytes over the span from the first start to the
+last end, what the servers or the links carried. Their rates added up (``sum``) are shown beside it,
+never instead: runs that did not fully overlap add up to more than what moved at once.
 """
 
 from __future__ import annotations
@@ -90,7 +97,7 @@ def _iso(times: list[datetime], pick: Any) -> str:
 
 
 def aggregate(group: str, records: Sequence[ResultRecord]) -> CopiesAggregate:
-    """The aggregate of the copies' final ``records`` (one per copy, every host's)."""
+    """The aggregate of the final ``records`` of runs that started together (copies, hosts: every one's)."""
     first = records[0]
     rates = [r.rate_incl_setup_mib_s for r in records if r.status == PASSED and r.rate_incl_setup_mib_s is not None]
     sizes = [r.bytes for r in records if r.bytes is not None]
@@ -114,8 +121,49 @@ def aggregate(group: str, records: Sequence[ResultRecord]) -> CopiesAggregate:
     )
 
 
+def group_of(record: ResultRecord) -> str:
+    """The group a run started in with others ("" when it ran alone)."""
+    group = record.details.get("group")
+    return group if isinstance(group, str) else ""
+
+
+def concurrent_groups(records: Sequence[ResultRecord]) -> dict[str, list[ResultRecord]]:
+    """Runs that started together, by group (first-seen order): groups of more than one run only."""
+    groups: dict[str, list[ResultRecord]] = {}
+    for record in records:
+        group = group_of(record)
+        if group:
+            groups.setdefault(group, []).append(record)
+    return {group: runs for group, runs in groups.items() if len(runs) > 1}
+
+
+def concurrent_aggregates(records: Sequence[ResultRecord]) -> list[CopiesAggregate]:
+    """The aggregate of every group of runs that ran at the same time among ``records`` (each run's latest
+    record, as reports count them)."""
+    return [aggregate(group, runs) for group, runs in concurrent_groups(records).items()]
+
+
+def together_note(records: Sequence[ResultRecord]) -> str:
+    """A case's note when its runs ran several at a time: ``2 at once (client1, client2): together 512.3
+    MiB/s, median of 2 groups``; its per-run figures are each run's own, this is what they moved at once.
+    Only groups whose runs all passed (and are not warm-ups) count. "" when none ran with others."""
+    groups = [runs for runs in concurrent_groups(records).values()
+              if all(r.status == PASSED and not r.details.get("warmup") for r in runs)]
+    figures = [a.throughput_mib_s for a in (aggregate(group_of(runs[0]), runs) for runs in groups)
+               if a.throughput_mib_s is not None]
+    if not figures:
+        return ""
+    sizes = sorted({len(runs) for runs in groups})
+    hosts = sorted({r.host for runs in groups for r in runs})
+    at_once = "/".join(str(n) for n in sizes)
+    where = f" ({', '.join(hosts)})" if len(hosts) > 1 else ""
+    median = statistics.median(figures)
+    return (f"{at_once} at once{where}: together {rate_text(median)} MiB/s (first start to last end), "
+            f"{'median of ' + str(len(figures)) + ' groups' if len(figures) > 1 else '1 group'}")
+
+
 def summary_text(item: CopiesAggregate) -> str:
-    """One line for a console or a log: ``3/3 passed  sum 342.1 MiB/s  9.00 MiB in 0.301s (29.9 MiB/s)
+    """One line for a console or a log: ``3/3 passed  sum 342.1 MiB/s  9.00 MiB in 0.301s (29.9 MiB/s together)
     done spread 0.25s``."""
     parts = [f"{item.passed}/{item.copies} passed"]
     if item.rate_sum_mib_s is not None:
@@ -124,7 +172,7 @@ def summary_text(item: CopiesAggregate) -> str:
         together = rate_text(item.throughput_mib_s)
         parts.append(f"{human_bytes(item.bytes)} in {item.wall_seconds:.3f}s ({together} MiB/s together)")
     if item.rate_min_mib_s is not None and item.rate_max_mib_s is not None and item.passed > 1:
-        parts.append(f"per copy {rate_text(item.rate_min_mib_s)}..{rate_text(item.rate_max_mib_s)} MiB/s")
+        parts.append(f"per run {rate_text(item.rate_min_mib_s)}..{rate_text(item.rate_max_mib_s)} MiB/s")
     if item.done_spread_s is not None:
         parts.append(f"done spread {item.done_spread_s:.3f}s")
     return "  ".join(parts)
@@ -140,8 +188,9 @@ def copies_table(items: Sequence[CopiesAggregate]) -> ReportTable:
                    rate_text(item.rate_max_mib_s), seconds(item.start_spread_s), seconds(item.done_spread_s)),
                   "" if item.all_passed else "red") for item in items)
     return ReportTable(
-        title="Concurrent copies (rates in MiB/s)",
-        caption="sum: the copies' rates added up; together: all their bytes over first start to last end.",
+        title="Runs at the same time: copies, hosts (rates in MiB/s)",
+        caption="together: all their bytes over the span from the first start to the last end (what moved at "
+                "once); sum: the runs' rates added up.",
         columns=(("run", "left"), ("ok/copies", "right"), ("sum", "right"), ("together", "right"),
                  ("bytes", "right"), ("min", "right"), ("max", "right"), ("start spread s", "right"),
                  ("done spread s", "right")),

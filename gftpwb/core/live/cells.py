@@ -9,7 +9,7 @@ from gftpwb.core.events import RankingRow, TuneUpdate
 from gftpwb.core.format import cv_text, duration_text, interval_text, rate_text
 from gftpwb.core.specs import RunSpec
 
-from .models import TestRow, ThreadRow, ThreadTotals, TunePanel, TuneRowView
+from .models import FAILED_ROW_STATES, TestRow, ThreadRow, ThreadTotals, TunePanel, TuneRowView
 
 THREAD_SORT_KEYS = ("run_id", "host", "thread", "percent", "mib", "mib_s", "iops", "files_s", "state")
 
@@ -89,7 +89,11 @@ def thread_totals(rows: Sequence[ThreadRow], elapsed: Mapping[str, float],
                   together: Mapping[str, int] | None = None) -> ThreadTotals:
     """Sums and spread over ``rows``; ``elapsed`` gives each finished row's seconds (by key);
     ``together`` the group of runs each row's run ran at the same time with (by run id; groups in
-    the order they started; default: all at once). Rates add up within a group only."""
+    the order they started; default: all at once). Rates add up within a group only. Rows that
+    failed (:data:`FAILED_ROW_STATES`) are counted apart and in nothing else: their figures froze
+    when they failed, so adding them would count a host that is gone as still moving data."""
+    failed = sum(1 for r in rows if r.state in FAILED_ROW_STATES)
+    rows = [r for r in rows if r.state not in FAILED_ROW_STATES]
     rates = [r.mib_s for r in rows if r.mib_s is not None]
     mean = sum(rates) / len(rates) if rates else None
     cv = None
@@ -104,16 +108,36 @@ def thread_totals(rows: Sequence[ThreadRow], elapsed: Mapping[str, float],
             sums[group] = sums.get(group, 0.0) + row.mib_s
             runs.setdefault(group, set()).add(row.run_id)
     at_a_time = tuple(sums[group] for group in sorted(sums))
-    return ThreadTotals(rows=len(rows), mib=sum(r.mib for r in rows),
+    return ThreadTotals(rows=len(rows) + failed, mib=sum(r.mib for r in rows),
                         mib_s=at_a_time[0] if len(at_a_time) == 1 else None,
                         min_mib_s=min(rates) if rates else None, max_mib_s=max(rates) if rates else None, cv=cv,
                         done=len(done), first_done_s=min(done) if done else None,
                         last_done_s=max(done) if done else None, at_a_time=at_a_time,
-                        one_run_each=all(len(ids) == 1 for ids in runs.values()))
+                        one_run_each=all(len(ids) == 1 for ids in runs.values()), failed=failed)
+
+
+def error_groups(rows: Sequence[ThreadRow]) -> list[tuple[str, str]]:
+    """The errors of the rows that have one, each once and whole, with where it happened: ``("h2 threads
+    0, 1, 2, 3 (w/0)", "h2 p0: lost the worker's connection: ...")``. The rows of a lost host or a dead
+    worker share one error; told once, every distinct error fits where one did."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for row in rows:
+        if row.error:
+            groups.setdefault((row.run_id, row.host, row.error), []).append(row.thread)
+    out = []
+    for (run_id, host, error), labels in groups.items():
+        labels = sorted(labels, key=_natural)
+        if labels == ["all"] or labels == [""]:
+            where = host
+        else:
+            where = f"{host} thread{'s' if len(labels) > 1 else ''} {', '.join(labels)}"
+        out.append((f"{where} ({run_id})", error))
+    return out
 
 
 def totals_text(totals: ThreadTotals) -> str:
-    """The totals row as one line: ``8 rows · 1,234.5 MiB · 456.7 MiB/s in all · spread 50.1-60.2 (CV 5.0 %) ...``;
+    """The totals row as one line: ``8 rows · 1,234.5 MiB · 456.7 MiB/s in all · spread 50.1-60.2 (CV 5.0 %) ...
+    · 4 failed (in no total)``;
     rows of runs that ran one after another: ``... · 23.1 to 92.9 MiB/s in all at a time (3 runs one
     after another) · ...``."""
     parts = [f"{totals.rows} row(s)", f"{totals.mib:.1f} MiB"]
@@ -129,6 +153,8 @@ def totals_text(totals: ThreadTotals) -> str:
                      + (f" (CV {cv_text(totals.cv)})" if totals.cv is not None else ""))
     if totals.done:
         parts.append(done_text(totals))
+    if totals.failed:
+        parts.append(f"{totals.failed} failed (in no total)")
     return "  ·  ".join(parts)
 
 

@@ -105,6 +105,11 @@ class ThreadRow:
     engine: str = ""  # "SIMULATED" for a simulated run's rows
 
 
+# The states of a thread row (a worker thread's, a stream's, a run's) whose figures stopped with a failure:
+# they count as failed in the totals, never as done, and add nothing to the sums and rates.
+FAILED_ROW_STATES = frozenset({"failed", "stopped", "not-started", "timeout", "interrupted"})
+
+
 @dataclass(frozen=True)
 class ThreadTotals:
     """The totals row under the per-thread table: sums, the spread of the rates, and when the first
@@ -116,13 +121,16 @@ class ThreadTotals:
     min_mib_s: float | None
     max_mib_s: float | None
     cv: float | None  # stdev / mean of the rows' rates (a fraction)
-    done: int  # rows that finished (passed, done, failed, ...)
+    done: int  # rows that finished and did their work (done, passed)
     first_done_s: float | None
     last_done_s: float | None
     #: The sum of the rates of each group of rows that ran at the same time (the threads of one run,
     #: of runs that overlapped), groups in the order they started: runs one after another do not add up.
     at_a_time: tuple[float, ...] = ()
     one_run_each: bool = True  # each of those groups is one run (else some runs overlapped)
+    #: Rows that failed (a worker thread that failed or was stopped, a run that failed or timed out): in
+    #: no sum, rate or spread above, since what they show stopped when they did.
+    failed: int = 0
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ def test_rows(live: LiveState) -> list[TestRow]:
         if left_out:
             notes.append("not selected")
         notes.extend(_skip_notes(runs))
+        notes.extend(_remarks(runs))
         not_run = sum(1 for run in runs if run.not_run)
         if not_run:
             notes.append(f"{not_run} not run (stopped)")
@@ -76,6 +77,17 @@ def _skip_notes(runs: list[RunState]) -> list[str]:
         if run.status == SKIPPED and run.record is not None and run.record.error:
             reasons[run.record.error] = reasons.get(run.record.error, 0) + 1
     return [f"{n} skipped: {short_error(reason)}" for reason, n in reasons.items()]
+
+
+def _remarks(runs: list[RunState]) -> list[str]:
+    """What the kinds say a reader of the finished runs' figures must know ("too short to publish",
+    "partial: 4 of 8 threads"), once each, with how many runs when more than one."""
+    counts: dict[str, int] = {}
+    for run in runs:
+        kind = registry().find(run.record.kind) if run.record is not None else None
+        for remark in kind.present.remarks(run.record) if kind is not None and run.record is not None else ():
+            counts[remark] = counts.get(remark, 0) + 1
+    return [f"{n}× {remark}" if n > 1 else remark for remark, n in counts.items()]
 
 
 def skip_reasons(live: LiveState) -> list[str]:

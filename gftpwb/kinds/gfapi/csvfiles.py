@@ -3,13 +3,15 @@
 * ``result.csv``: parallel-libgfapi's layout, so its users' scripts keep working: space separated,
   header ``elapsed-sec MBps Files-per-sec I/O-rq-per-sec``, one row per worker process (its
   threads' earliest start to latest end, counters summed; MBps is MiB/s as it always was). Only
-  processes whose threads all finished are listed, and every field gftpwb measured is written
+  processes whose threads all finished are listed (none finished: no result.csv at all, never a
+  header alone), and every field gftpwb measured is written
   (parallel-libgfapi dropped "file rate" under 10 files, which shifted IOPS into its column; a figure
   an imported record does not know is left empty, one space kept on each side).
 * ``threads.csv``: one row per thread with host, process and thread columns, its rates, its
   counters at the cluster's first-done instant and its latency percentiles per operation.
-* ``hosts.csv``: one row per host and a last ``cluster`` row: first-done and last-done rates,
-  % of the requested work done at first-done, start skew and latency percentiles.
+* ``hosts.csv``: one row per host and a ``cluster`` row: first-done and last-done rates,
+  % of the requested work done at first-done, start skew and latency percentiles; a run whose
+  threads did not all finish has a last ``partial`` row, the threads that did (their hosts named).
 """
 
 from __future__ import annotations
@@ -31,15 +33,20 @@ def _num(value: Any) -> str:
     return str(value)
 
 
-def result_csv(gfapi: dict[str, Any]) -> str:
-    lines = [RESULT_HEADER]
+def result_rows(gfapi: dict[str, Any]) -> list[str]:
+    """result.csv's rows: one per worker process whose threads all finished."""
+    rows = []
     for proc in gfapi.get("processes", []):
         last = proc.get("last_done")
-        if proc.get("status") != "ok" or not last or last.get("mib_s") is None:
+        if proc.get("status") != "ok" or not last or last.get("seconds") is None:
             continue
-        lines.append(" ".join("" if last.get(k) is None else f"{last[k]:.2f}"
-                              for k in ("seconds", "mib_s", "files_s", "iops")))
-    return "\n".join(lines) + "\n"
+        rows.append(" ".join("" if last.get(k) is None else f"{last[k]:.2f}"
+                             for k in ("seconds", "mib_s", "files_s", "iops")))
+    return rows
+
+
+def result_csv(gfapi: dict[str, Any]) -> str:
+    return "\n".join([RESULT_HEADER, *result_rows(gfapi)]) + "\n"
 
 
 def _ops_present(latencies: list[dict[str, Any]]) -> list[str]:
@@ -77,6 +84,9 @@ def hosts_csv(gfapi: dict[str, Any]) -> str:
     groups = [("host", name, stats) for name, stats in gfapi.get("hosts", {}).items()]
     if "cluster" in gfapi:
         groups.append(("cluster", "", gfapi["cluster"]))
+    part = gfapi.get("partial")
+    if part:  # the threads that finished of a run that lost others: their own window (stats.partial)
+        groups.append(("partial", " ".join(part["hosts_ok"]), part["survivors"]))
     ops = _ops_present([g[2].get("latency", {}) for g in groups])
     header = ["scope", "host", "threads", "ok", "files", "ios", "bytes", "start_skew_ms",
               "first_done_s", "first_done_mib_s", "first_done_files_s", "first_done_iops", "pct_done_at_first_done",
@@ -94,6 +104,14 @@ def hosts_csv(gfapi: dict[str, Any]) -> str:
     return _write(rows)
 
 
+RUN_FILES = ("result.csv", "threads.csv", "hosts.csv")
+
+
 def run_files(gfapi: dict[str, Any]) -> dict[str, str]:
-    """File name -> content for one run's directory."""
-    return {"result.csv": result_csv(gfapi), "threads.csv": threads_csv(gfapi), "hosts.csv": hosts_csv(gfapi)}
+    """File name -> content for one run's directory. No ``result.csv`` when no worker process finished:
+    a header alone would read as a run that had results (its readers count rows, not statuses);
+    threads.csv and hosts.csv say what each thread and host did."""
+    files = {"threads.csv": threads_csv(gfapi), "hosts.csv": hosts_csv(gfapi)}
+    if result_rows(gfapi):
+        files = {"result.csv": result_csv(gfapi), **files}
+    return files

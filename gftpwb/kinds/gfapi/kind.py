@@ -45,6 +45,31 @@ class GfapiPresent(Present):
 
         return gfapi_headline(record)
 
+    def partial_headline(self, record: ResultRecord) -> str:
+        from .report import partial_headline
+
+        return partial_headline(record)
+
+    def remarks(self, record: ResultRecord) -> tuple[str, ...]:
+        from .report import remarks
+
+        return remarks(record)
+
+
+class GfapiReport(Report):
+    """gfapi's facts of a run, for reports as data (``report --json``): whether its figures are too short
+    to publish, and what a partial run's surviving threads measured."""
+
+    def facts(self, record: ResultRecord) -> dict[str, str | float | int | bool | None]:
+        from .report import run_facts
+
+        return run_facts(record)
+
+    def measurement(self, record: ResultRecord) -> dict[str, str]:
+        from .report import measurement
+
+        return measurement(record)
+
 
 KIND = Kind(
     name="gfapi",
@@ -54,7 +79,7 @@ KIND = Kind(
     planner=ImportedPlanner("gftpwb.kinds.gfapi.facets:GfapiPlanner"),
     run=Run("gftpwb.kinds.gfapi.run.runner:run",
             consumers=("gftpwb.kinds.gfapi.run.files:GfapiFilesSink",)),  # result.csv, threads.csv, hosts.csv per run
-    report=Report(ReportSection("small files", 10, "gftpwb.kinds.gfapi.report:tables",
+    report=GfapiReport(ReportSection("small files", 10, "gftpwb.kinds.gfapi.report:tables",
                                 charts="gftpwb.kinds.gfapi.charts:charts"),
                   figures=(FILES_S, MIB_S, IOPS), metrics=METRICS),
     present=GfapiPresent(whole_run_row=False),  # its threads report themselves (WorkerProgress)

@@ -4,7 +4,8 @@ The worker (``gftpwb/kinds/gfapi/worker/gfapi_worker.c``) writes whole lines on 
 by one space, counters are cumulative since the thread's start, times are nanoseconds::
 
     hello <protocol> <pid> <threads> <gfapi|posix> <workload> <thread-base>
-    r <thread>                              thread prepared (connected, directories made)
+    r <thread> <found-size>                 thread prepared (connected, directories made); the size of
+                                            its first file as found (-1: none yet, as for seq-wr)
     ready <n>                               every thread prepared or failed; n are ready
     s <thread> <start-unix-ns>              the thread's measurement started (host clock)
     p <thread> <elapsed-ns> <files> <ios> <bytes>
@@ -49,6 +50,7 @@ class Hello:
 @dataclass(frozen=True)
 class ThreadReady:
     thread: int
+    found_size: int = -1  # bytes of the thread's first file before the start; -1: none (seq-wr makes them)
 
 
 @dataclass(frozen=True)
@@ -160,8 +162,8 @@ def parse_line(line: str) -> Message:
             t, elapsed, files, ios, nbytes = (int(fields[0]), *(int(f) for f in fields[2:]))
             return ThreadDone(t, fields[1], elapsed, files, ios, nbytes)
         if tag == "r":
-            (t,) = _ints(rest.split(" "), 1)
-            return ThreadReady(t)
+            t, found = _ints(rest.split(" "), 2)
+            return ThreadReady(t, found)
         if tag == "ready":
             (n,) = _ints(rest.split(" "), 1)
             return ProcessReady(n)

@@ -67,11 +67,19 @@ class ThreadResult:
         return tuple(a + (b - a) * f for a, b in zip(c0, c1, strict=True))
 
 
-def rates(files: float, ios: float, nbytes: float, window_ns: int) -> dict[str, Any]:
+def rates(files: float, ios: float, nbytes: float, window_ns: int, *, moves_data: bool = True) -> dict[str, Any]:
+    """Counters over a window and their rates. An operation that moves no data (unlink) has files/s
+    only: its MiB/s and IOPS are None, not 0, which would read as a measured standstill."""
     seconds = window_ns / NS
     per_s = (lambda v: round(v / seconds, 3)) if seconds > 0 else (lambda v: None)
     return {"seconds": round(seconds, 6), "files": round(files, 1), "ios": round(ios, 1), "bytes": round(nbytes),
-            "mib_s": per_s(nbytes / MIB), "files_s": per_s(files), "iops": per_s(ios)}
+            "mib_s": per_s(nbytes / MIB) if moves_data else None, "files_s": per_s(files),
+            "iops": per_s(ios) if moves_data else None}
+
+
+def moves_data(threads: Iterable[ThreadResult]) -> bool:
+    """Whether the work asked of these threads reads or writes data (every workload but unlink)."""
+    return any(t.requested_bytes or t.requested_ios for t in threads)
 
 
 def latency_summary(histograms: Iterable[dict[str, Histogram]]) -> dict[str, Histogram]:
@@ -100,13 +108,14 @@ def group_stats(threads: list[ThreadResult]) -> dict[str, Any]:
     t0 = min(t.start_ns for t in started)
     out["start_skew_ms"] = round((max(t.start_ns for t in started) - t0) / 1e6, 3)
     tn = max(t.end_ns for t in started)
-    out["last_done"] = rates(*totals, tn - t0)
+    data = moves_data(threads)
+    out["last_done"] = rates(*totals, tn - t0, moves_data=data)
     finished = [t for t in started if t.status == "ok"]
     if finished:
         t1 = min(t.end_ns for t in finished)
         at = [t.counters_at(t1) for t in started]
         done = tuple(sum(c[i] for c in at) for i in range(3))
-        first = rates(*done, t1 - t0)
+        first = rates(*done, t1 - t0, moves_data=data)
         if requested[2]:
             first["pct_done"] = round(100 * done[2] / requested[2], 2)
         elif requested[0]:
@@ -115,6 +124,46 @@ def group_stats(threads: list[ThreadResult]) -> dict[str, Any]:
             first["pct_done"] = None
         out["first_done"] = first
     return out
+
+
+def thread_ranges(labels: Iterable[int]) -> str:
+    """'0-3, 6': thread numbers as ranges."""
+    ordered = sorted(set(labels))
+    parts: list[str] = []
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
+        i = j + 1
+    return ", ".join(parts)
+
+
+def partial(threads: list[ThreadResult]) -> dict[str, Any] | None:
+    """What a run that did not pass still measured: the threads that finished (their own figures, over
+    their own window: first start to last end of those threads only), which hosts and threads they are,
+    and which failed (none, when the run went wrong only after every thread finished: a connection
+    lost at the end). None when no thread finished. The runner asks for it only for a run that did
+    not pass.
+
+    Why apart from the cluster's figures: those count every thread's work until it stopped, over a window
+    that ends wherever the failed threads' last report was; the survivors' are a result of their own,
+    as a run on fewer hosts would have given, and say so (``spans``)."""
+    ok = [t for t in threads if t.status == "ok"]
+    if not ok:
+        return None
+    hosts = sorted({t.host for t in threads})
+    failed = {h: [t.thread for t in threads if t.host == h and t.status != "ok"] for h in hosts}
+    failed = {h: labels for h, labels in failed.items() if labels}
+    whole = [h for h in hosts if h not in failed]
+    some = [h for h in hosts if h in failed and any(t.host == h and t.status == "ok" for t in threads)]
+    spans = f"{len(ok)} of {len(threads)} threads: " + ", ".join(
+        [*whole, *(f"{h} (threads {thread_ranges(t.thread for t in ok if t.host == h)})" for h in some)])
+    return {"spans": spans, "threads_ok": len(ok), "threads": len(threads), "hosts_ok": whole,
+            "hosts_failed": sorted(failed),
+            "failed_threads": {h: thread_ranges(labels) for h, labels in failed.items()},
+            "survivors": group_stats(ok)}
 
 
 def summarize(threads: list[ThreadResult]) -> dict[str, Any]:
@@ -132,7 +181,7 @@ def summarize(threads: list[ThreadResult]) -> dict[str, Any]:
             "host": t.host, "process": t.process, "thread": t.thread, "status": t.status, "error": t.error,
             "start_offset_ms": None if t.start_ns is None or t0 is None else round((t.start_ns - t0) / 1e6, 3),
             "start_unix_ns": t.start_ns, "host_start_unix_ns": t.host_start_ns,
-            **rates(t.files, t.ios, t.bytes, t.elapsed_ns),
+            **rates(t.files, t.ios, t.bytes, t.elapsed_ns, moves_data=moves_data([t])),
             "requested": {"files": t.requested_files, "ios": t.requested_ios, "bytes": t.requested_bytes},
             "latency": {op: h.summary_us() for op, h in sorted(t.latency.items()) if h.count},
         }

@@ -57,6 +57,7 @@ class ThreadState:
     status: str = ""  # final: ok, failed, stopped, not-started
     error: str = ""
     start_host_ns: int | None = None
+    found_size: int = -1  # its first file's size before the start, as the worker found it (-1: none)
     elapsed_ns: int = 0
     files: int = 0
     ios: int = 0
@@ -149,6 +150,7 @@ class GfapiRun:
             return []
         if isinstance(message, ThreadReady):
             t.state = "ready"
+            t.found_size = message.found_size
         elif isinstance(message, ThreadStarted):
             t.start_host_ns = message.start_unix_ns
             t.state = "running"
@@ -251,6 +253,11 @@ class GfapiRun:
                 samples=list(t.samples), latency=dict(t.latency), requested_files=job.files,
                 requested_ios=job.files * job.ios_per_file, requested_bytes=job.files * job.bytes_per_file))
         return out
+
+    def found_sizes(self) -> list[int]:
+        """The sizes of the files the threads found before the start (their first file each), distinct:
+        what a workload that makes no files (read, rewrite, unlink) worked on, whatever file_size says."""
+        return sorted({t.found_size for t in self.threads.values() if t.found_size >= 0})
 
     def process_info(self) -> list[dict[str, Any]]:
         return [{"host": p.host, "process": p.process, "pid": p.pid, "capability": p.capability,

@@ -15,6 +15,9 @@
   the controller: a second GridFTP server of the lab listens there (the loopback one is unchanged),
   and other services (glusterd) can bind it too.
 * ``--rate`` shapes every link in both directions with ``tc qdisc ... tbf`` (netem is not available).
+* WAN links between hosts (``--rtt``, ``--loss``, ``--jitter``, ``--link``): a user-space delay line
+  per host pair (:mod:`.wan`); the controller's links stay fast, and ``--rate`` then shapes the WAN
+  links instead of the veths.
 * ``hosts.yaml`` is an inventory snippet (``hosts:``) for scenarios; ``status()`` returns the same
   data for ``lab status --json``.
 """
@@ -32,18 +35,21 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 
 from gftpwb.core.errors import EnvironmentProblem, LabError, UsageError
+from gftpwb.core.wanlink import RATE_PATTERN, LinkSettings
 from gftpwb.shell.files import atomic_write
 
 from .gridftp import SERVER, GridftpLab, _pid_alive, kill_group, port_open
 from .striped import LabNode, StripedLab
+from .wan import WanLink, WanLinks
 
 SSHD = "/usr/sbin/sshd"
 STATE_FILE = "hosts.json"
 LOCK_FILE = "/run/lock/gftpwb-netlab.lock"  # serialises subnet choice between labs of this machine
-RATE_PATTERN = re.compile(r"^\d+(\.\d+)?(bit|kbit|mbit|gbit|tbit|bps|kbps|mbps|gbps)$", re.IGNORECASE)
 MAX_HOSTS = 200
 
 
@@ -77,6 +83,7 @@ class NetLabState:
     gridftp_port: int = 2811
     striped: bool = False  # striped GridFTP: data nodes on the hosts, front ends on the bridge (striped.py)
     hosts: list[LabHost] = field(default_factory=list)
+    links: list[WanLink] = field(default_factory=list)  # WAN links between hosts (wan.py)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -84,7 +91,12 @@ class NetLabState:
     @classmethod
     def from_dict(cls, data: dict) -> NetLabState:
         hosts = [LabHost(**h) for h in data.get("hosts", [])]
-        return cls(**{**data, "hosts": hosts})
+        links = [WanLink.from_dict(k) for k in data.get("links", [])]
+        return cls(**{**data, "hosts": hosts, "links": links})
+
+    def link_request(self) -> dict[tuple[str, str], dict]:
+        """The links ``lab up`` was asked for (``lab link`` changes since then do not count)."""
+        return {(k.pair[0], k.pair[1]): LinkSettings.from_dict(k.requested or k.settings).to_dict() for k in self.links}
 
 
 def _run(argv: list[str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -139,6 +151,7 @@ class NetLab:
         self.key_dir = os.path.join(state_dir, "ssh")
         self.bridge_gridftp = GridftpLab(os.path.join(state_dir, "bridge-gridftp"))
         self.striped = StripedLab(state_dir)
+        self.wan = WanLinks(state_dir, self.prefix)
 
     # --- state ------------------------------------------------------------------------------------
 
@@ -160,18 +173,23 @@ class NetLab:
     # --- up ---------------------------------------------------------------------------------------
 
     def up(self, count: int, *, rate: str = "", gridftp_on_hosts: bool = False,
-           gridftp_port: int = 2811, striped: bool = False) -> NetLabState:
+           gridftp_port: int = 2811, striped: bool = False,
+           links: Mapping[tuple[str, str], LinkSettings] | None = None) -> NetLabState:
         """Create ``count`` namespace hosts (idempotent for the same request); with ``striped``, a
-        striped GridFTP data node per side on each and a front end per side (:mod:`.striped`)."""
+        striped GridFTP data node per side on each and a front end per side (:mod:`.striped`); with
+        ``links`` (:func:`gftpwb.core.wanlink.plan_links`), a WAN link per host pair named (:mod:`.wan`)."""
         self.check_request(count, rate)
         self._check_tools(gridftp_on_hosts)
+        links = dict(links or {})
         existing = self.load()
         if existing is not None:
             if (len(existing.hosts), existing.rate, existing.gridftp_on_hosts, existing.striped) != (
-                    count, rate, gridftp_on_hosts, striped):
+                    count, rate, gridftp_on_hosts, striped) or existing.link_request() != {
+                    pair: s.to_dict() for pair, s in links.items()}:
                 raise LabError(f"the lab already has {len(existing.hosts)} host(s) (rate {existing.rate or 'unshaped'}"
                                f", GridFTP on hosts: {'yes' if existing.gridftp_on_hosts else 'no'}, striped: "
-                               f"{'yes' if existing.striped else 'no'}); run 'gftpwb lab down' first to change it")
+                               f"{'yes' if existing.striped else 'no'}, WAN links: {_links_text(existing)}); run "
+                               "'gftpwb lab down' first to change it (or 'gftpwb lab link' to change a WAN link)")
             self._revive(existing)
             return existing
         os.makedirs(self.key_dir, exist_ok=True)
@@ -189,9 +207,12 @@ class NetLab:
                                veth_host=f"{self.prefix}-h{i}n", address=str(addresses[i]),
                                host_key=os.path.join(self.key_dir, f"h{i}_host_ed25519"))
                        for i in range(1, count + 1)])
+            state.links = self.wan.plan({h.name: (h.netns, h.address) for h in state.hosts}, links, _now())
             self._save(state)  # recorded before anything exists, so down can undo a half-made lab
             try:
                 self._make_network(state)
+                self.wan.make(state.links)
+                self._save(state)
             except BaseException:
                 self.down()
                 raise
@@ -204,12 +225,45 @@ class NetLab:
                 self._save(state)
             self.bridge_gridftp.up(port=gridftp_port, address=state.controller_address)
             self._wait_for_sshd(state)
+            self.wan.measure(state.links)
+            self._save(state)
+            self.wan.publish(state.links)
             if striped:
                 self.striped.up(state.controller_address, self._striped_nodes(state))
         except BaseException:
             self.down()
             raise
         return state
+
+    def change_links(self, values: Mapping[str, str], pairs: list[tuple[str, str]] | None = None) -> list[dict]:
+        """Give running WAN links new settings (``{"rate": "500mbit"}``, as typed): every link, or those
+        of ``pairs``. Returns each changed link's status; a new delay is measured again."""
+        state = self.load()
+        if state is None or not state.links:
+            raise LabError("the lab has no WAN links; make them with gftpwb lab up --hosts N --rtt 60ms "
+                           "(or --link h1-h2:rtt=60ms)")
+        chosen = [k for k in state.links if pairs is None or (k.pair[0], k.pair[1]) in pairs]
+        missing = [f"{a}-{b}" for a, b in pairs or [] if not any(k.pair == [a, b] for k in state.links)]
+        if missing:
+            raise UsageError(f"the lab has no WAN link {', '.join(missing)} (links: "
+                             f"{', '.join(k.name for k in state.links)})")
+        try:
+            new = {k.name: k.link_settings().changed(values) for k in chosen}
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        when = _now()
+        remeasure = []
+        for link in chosen:
+            old = link.link_settings()
+            self.wan.change(link, new[link.name], when)
+            if (old.rtt_s, old.jitter_s, old.offload) != (new[link.name].rtt_s, new[link.name].jitter_s,
+                                                           new[link.name].offload):
+                remeasure.append(link)
+            self._save(state)
+        self.wan.measure(remeasure)
+        self._save(state)
+        self.wan.publish(state.links)
+        return [self.wan.status(k) for k in chosen]
 
     @staticmethod
     def check_request(count: int, rate: str = "") -> None:
@@ -366,6 +420,10 @@ class NetLab:
             if state.gridftp_on_hosts and not self._gridftp_running(host):
                 self._start_host_gridftp(state, host)
                 changed = True
+        dead = [link for link in state.links if not self.wan.line_running(link)]
+        if dead:
+            self.wan.restart_lines(dead)
+            changed = True
         if changed:
             self._save(state)
             self._wait_for_sshd(state)
@@ -403,6 +461,7 @@ class NetLab:
         if state is None:
             return False
         self.striped.down()
+        self.wan.down(state.links)
         for host in state.hosts:
             for pid, needle in ((host.sshd_pid, host.host_key), (host.gridftp_pid, SERVER)):
                 if pid is not None and _pid_alive(pid) and _cmdline_has(pid, needle):
@@ -437,6 +496,7 @@ class NetLab:
                         "pid": bridge.pid},
             "inventory": os.path.join(self.state_dir, "hosts.yaml"),
             "striped": self.striped.status() if state.striped else None,
+            "links": [self.wan.status(k) for k in state.links],
             "hosts": [{
                 "name": h.name, "netns": h.netns, "address": h.address, "port": 22,
                 "controller_address": state.controller_address, "veth_controller": h.veth_controller,
@@ -454,6 +514,16 @@ class NetLab:
                          f"known_hosts: {json.dumps(state.known_hosts)}}}")
         with open(os.path.join(self.state_dir, "hosts.yaml"), "w", encoding="utf-8") as handle:
             handle.write("\n".join(lines) + "\n")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _links_text(state: NetLabState) -> str:
+    if not state.links:
+        return "none"
+    return "; ".join(f"{k.name} {LinkSettings.from_dict(k.requested or k.settings).describe()}" for k in state.links)
 
 
 def _end_namespace_processes(netns: str, wait_s: float = 2.0) -> None:

@@ -32,7 +32,7 @@ from gftpwb.core.events import (
     TuneUpdate,
 )
 from gftpwb.core.format import CONSOLE_STATUS_STYLE, counts_text, human_bytes, rate_text, short_error
-from gftpwb.core.harness.aggregate import CopiesAggregate, copies_table, summary_text
+from gftpwb.core.harness.aggregate import concurrent_aggregates, copies_table, summary_text
 from gftpwb.core.journal import Journal
 from gftpwb.core.monitors.report import monitors_table
 from gftpwb.core.records import PASSED, STOPPED_BY_TEXT, ResultRecord
@@ -111,9 +111,14 @@ class _LiveLine:
             line.append(f"{done:4.0%}  ")
         else:
             eta = ""
-        line.append(f"{human_bytes(p.bytes)}  {rate_text(p.rate_avg_mib_s)} MiB/s avg  "
+        line.append(f"{human_bytes(p.bytes)}  {rate_text(p.rate_avg_mib_s)} MiB/s avg{span_text(p)}  "
                     f"{rate_text(p.rate_inst_mib_s)} MiB/s inst{eta}")
         yield line
+
+
+def span_text(p: Progress) -> str:
+    """' (since the starting gun)': what a sample's average spans, when the kind says (else "")."""
+    return f" ({p.span})" if p.span else ""
 
 
 def plain_or_terminal_console(*, stderr: bool = False) -> Console:
@@ -140,11 +145,10 @@ class ConsoleSink:
         self.gone = False  # the terminal went away (SIGHUP, a closed pipe): nothing more is shown
         self._noted: set[str] = set()  # tests whose runs were said to have no live progress
         # Copies of a run (concurrency): their group by run id, the run ids of each group in plan order,
-        # the groups in flight, and the aggregates of finished groups (for the report).
+        # and the groups in flight (the report's table of what ran together comes from the records).
         self._group_of: dict[str, str] = {}
         self._groups: dict[str, list[str]] = {}
         self._copies: dict[str, _CopyFlight] = {}
-        self.aggregates: list[CopiesAggregate] = []
         self.checks: list[Check] = []  # thresholds checked as tests ended
         self._in_flight: dict[str, str] = {}  # run id -> test id, of the runs started and not finished
         self.monitors: MonitorsFinished | None = None  # the monitors' figures over the whole run
@@ -263,8 +267,10 @@ class ConsoleSink:
         if not self.live_enabled:
             part = f" [{event.channel}]" if event.channel else ""
             avg, inst = rate_text(event.rate_avg_mib_s, 2), rate_text(event.rate_inst_mib_s, 2)
-            self.console.print(Text(f"    {event.run_id}{part}: {event.bytes} bytes  {avg} MiB/s avg  {inst} MiB/s "
-                                    f"inst  ({event.elapsed_s:.1f}s)"), soft_wrap=True)  # Text: "[...]" is no markup
+            seconds = f"{event.elapsed_s:.3f}" if event.span else f"{event.elapsed_s:.1f}"  # a named window: exact
+            self.console.print(Text(f"    {event.run_id}{part}: {event.bytes} bytes  {avg} MiB/s avg"
+                                    f"{span_text(event)}  {inst} MiB/s inst  ({seconds}s)"),
+                               soft_wrap=True)  # Text: "[...]" is no markup
 
     def _on_OutputLine(self, event: OutputLine) -> None:
         return None  # captured in the record and the tag log; errors are shown when the run ends
@@ -290,6 +296,9 @@ class ConsoleSink:
             text.append(kind.present.headline(r), style="")
         else:
             text.append(short_error(r.error), style="")
+            partial = kind.present.partial_headline(r) if kind is not None else ""
+            if partial:  # what the run's surviving parts measured: a result of its own, marked as such
+                text.append(f"\n     {partial}", style="yellow")
         copies = self._copies.get(self._group_of.get(r.run_id, ""))
         if copies is not None:
             copies.lines[r.run_id] = text  # printed with the others, in order, when all copies are done
@@ -297,10 +306,10 @@ class ConsoleSink:
             self.console.print(text, soft_wrap=True)
 
     def _on_CopiesFinished(self, event: CopiesFinished) -> None:
-        """Every copy of a run is done: their result lines in order, then what they did together."""
+        """Every run of a group is done (copies, hosts at once): the copies' result lines in order, then
+        what they all did together."""
         self._flush_copies(event.group)
         if event.aggregate is not None:
-            self.aggregates.append(event.aggregate)
             style = "" if event.aggregate.all_passed else "red"
             self.console.print(Text(f"  ×{event.aggregate.copies} {event.group}: {summary_text(event.aggregate)}",
                                     style=style), soft_wrap=True)
@@ -325,8 +334,6 @@ class ConsoleSink:
             self._live.stop()
             self._live = None
         self.print_table(list(self.journal.latest().values()))
-        if self.aggregates:
-            self.console.print(PlainTable(copies_table(self.aggregates)))
         if self.monitors is not None and self.monitors.figures:
             self.console.print(PlainTable(monitors_table(self.monitors.figures, self.monitors.types,
                                                          self.monitors.samples)))
@@ -364,14 +371,18 @@ def print_checks(console: Console, checks: Sequence[Check]) -> None:
 
 
 def print_report(console: Console, records: Sequence[ResultRecord], kind_of_test: dict[str, str]) -> None:
-    """Each report section's tables (the kinds' statistics of ``records``), then a line for every run
-    that did not pass: the end of ``gftpwb run`` and ``gftpwb report`` alike."""
+    """Each report section's tables (the kinds' statistics of ``records``), the aggregates of runs that ran
+    at the same time, then a line for every run that did not pass: the end of ``gftpwb run`` and
+    ``gftpwb report`` alike."""
     shown: set[int] = set()
     for section, section_records in report_sections(records, kind_of_test):
         if section.list_failures:
             shown.update(id(r) for r in section_records)
         for table in section.build(section_records):
             console.print(PlainTable(table))
+    together = concurrent_aggregates(records)
+    if together:  # runs that started together (copies, hosts): what they moved at once
+        console.print(PlainTable(copies_table(together)))
     for r in (r for r in records if id(r) in shown and r.status != PASSED):
         console.print(Text(f"  {r.run_id}: {r.status}: {short_error(r.error)}",
                            style=CONSOLE_STATUS_STYLE.get(r.status, "")))

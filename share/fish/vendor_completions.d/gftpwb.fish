@@ -50,8 +50,8 @@ function _shtab_gftpwb_using
   test "$_shtab_gftpwb_cmdpath" = "$argv"
 end
 
-set -g _shtab_gftpwb_commands validate schema run report compare results 'results list' 'results query' 'results views' trace 'trace export' 'trace summary' 'trace collect' tui import export log 'log get' 'log list-attributes' tgftp hosts 'hosts check' lab 'lab up' 'lab down' 'lab status' completion
-set -g _shtab_gftpwb_opts_with_value --address --clients --csv --events --events-file --format --gluster-address --gluster-volume --hosts --hosts-file --html --junit --lab-var --launcher --listen --metrics --only --openmetrics --out --output --port --progress --pushgateway --rate --results --results-base --resume --scenario --set --settings --slurm --state-dir --threshold --top --trace --trace-to --trend --where -o
+set -g _shtab_gftpwb_commands validate schema run report compare results 'results list' 'results query' 'results views' trace 'trace export' 'trace summary' 'trace collect' tui import export log 'log get' 'log list-attributes' tgftp hosts 'hosts check' lab 'lab up' 'lab down' 'lab status' 'lab link' completion
+set -g _shtab_gftpwb_opts_with_value --address --clients --csv --events --events-file --format --gluster-address --gluster-volume --hosts --hosts-file --html --ignore --jitter --junit --lab-var --launcher --link --listen --loss --match --metrics --mtu --only --openmetrics --out --output --pair --port --progress --pushgateway --rate --results --results-base --resume --rtt --scenario --set --settings --slurm --state-dir --threshold --top --trace --trace-to --trend --where -o
 
 complete -c gftpwb -e
 complete -c gftpwb -f
@@ -101,6 +101,8 @@ complete -c gftpwb -n '_shtab_gftpwb_using compare' -l json -d 'the comparison a
 complete -c gftpwb -n '_shtab_gftpwb_using compare' -l threshold -x -d 'smallest change of the median, in percent, that counts as significant (default 5)'
 complete -c gftpwb -n '_shtab_gftpwb_using compare' -l fail-on-regression -d 'exit 1 when a case is significantly slower (a regression)'
 complete -c gftpwb -n '_shtab_gftpwb_using compare' -l all-figures -d 'compare every figure of each kind (guc avg, MiB/s, IOPS), not only the headline one'
+complete -c gftpwb -n '_shtab_gftpwb_using compare' -l ignore -x -d 'match cases without these parameters (e.g. threads: A ran 4 threads, B 16); repeatable'
+complete -c gftpwb -n '_shtab_gftpwb_using compare' -l match -x -d 'match cases by test id, kind and only these parameters; repeatable'
 complete -c gftpwb -n '_shtab_gftpwb_using compare; and test $_shtab_gftpwb_npos -eq 0' -ka "(__fish_complete_directories)" -d 'the baseline results directory'
 complete -c gftpwb -n '_shtab_gftpwb_using compare; and test $_shtab_gftpwb_npos -eq 1' -ka "(__fish_complete_directories)" -d 'the results directory to compare with it'
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a results -d 'The results history (DuckDB over the journals in place).'
@@ -182,10 +184,15 @@ complete -c gftpwb -n '_shtab_gftpwb_using lab' -s h -l help -d 'show this help 
 complete -c gftpwb -n '_shtab_gftpwb_using lab; and test $_shtab_gftpwb_npos -eq 0' -a up -d 'start the lab'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l state-dir -xka "(__fish_complete_directories)" -d 'lab state directory (default $GFTPWB_LAB_DIR or ~/.local/state/gftpwb/lab)'
-complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l port -x -d 'GridFTP port (default 2811)'
-complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l address -x -d 'address (default 127.0.0.1)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l port -x -d 'GridFTP port (default: the running lab'"'"'s, else 2811)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l address -x -d 'address (default: the running lab'"'"'s, else 127.0.0.1)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l hosts -x -d 'also create N test hosts: network namespaces with their own sshd'
-complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l rate -x -d 'shape each host'"'"'s link with tc tbf (e.g. 400mbit)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l rate -x -d 'shape each host'"'"'s link with tc tbf (e.g. 400mbit); with WAN links (--rtt, --loss, --jitter, --link) the WAN links'"'"' rate instead, the controller'"'"'s links left fast'
+complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l rtt -x -d 'round-trip time, e.g. 60ms (with --hosts N: a WAN link between every two hosts through a user-space delay line)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l loss -x -d 'packets dropped at random in each direction, e.g. 0.01%'
+complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l jitter -x -d 'each packet'"'"'s one-way delay varies by up to this, e.g. 1ms (never reordering)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l mtu -x -d 'the WAN link'"'"'s MTU (default 9000)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l link -x -d 'a WAN link between two hosts, or other settings for one (repeatable): h1-h2:rtt=60ms,loss=0.01%,rate=1gbit,jitter=1ms,mtu=9000; the other settings as the options above give them'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l gridftp-on-hosts -d 'also run a GridFTP server in each namespace host'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l striped -d 'with --hosts N: striped GridFTP, a data node per side on each host and a front end per side on the bridge (guc -stripe from ftp://CONTROLLER:2812 to ftp://CONTROLLER:2813)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab up' -l xrootd -d 'also start xrootd serving root:// and http:// (with third-party copies) on loopback, and in each namespace host with --hosts N (ports: lab status)'
@@ -200,7 +207,17 @@ complete -c gftpwb -n '_shtab_gftpwb_using lab; and test $_shtab_gftpwb_npos -eq
 complete -c gftpwb -n '_shtab_gftpwb_using lab status' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l state-dir -xka "(__fish_complete_directories)" -d 'lab state directory (default $GFTPWB_LAB_DIR or ~/.local/state/gftpwb/lab)'
 complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l json -d 'machine-readable output'
-complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l vars -d 'print --lab-var options that point a scenario'"'"'s variables at the lab (lab, ctrl, src, dst with namespace hosts; slurm_conf, slurm_nodes, slurm_partition with Slurm), as the shipped scenarios take them; a scenario uses those it declares and ignores the others'
+complete -c gftpwb -n '_shtab_gftpwb_using lab status' -l vars -d 'print --lab-var options that point a scenario'"'"'s variables at the lab (lab, ctrl, src, dst with namespace hosts; slurm_conf, slurm_nodes, slurm_partition with Slurm; volume, gluster with GlusterFS), as the shipped scenarios take them; a scenario uses those it declares and ignores the others'
+complete -c gftpwb -n '_shtab_gftpwb_using lab; and test $_shtab_gftpwb_npos -eq 0' -a link -d 'change the lab'"'"'s running WAN links (rate, rtt, loss, jitter, MTU)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab link' -s h -l help -d 'show this help message and exit'
+complete -c gftpwb -n '_shtab_gftpwb_using lab link' -l state-dir -xka "(__fish_complete_directories)" -d 'lab state directory (default $GFTPWB_LAB_DIR or ~/.local/state/gftpwb/lab)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab link' -l rate -x -d 'the new rate, e.g. 500mbit (none: unshaped)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab link' -l rtt -x -d 'round-trip time, e.g. 60ms (the new one)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab link' -l loss -x -d 'packets dropped at random in each direction, e.g. 0.01%'
+complete -c gftpwb -n '_shtab_gftpwb_using lab link' -l jitter -x -d 'each packet'"'"'s one-way delay varies by up to this, e.g. 1ms (never reordering)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab link' -l mtu -x -d 'the WAN link'"'"'s MTU (default 9000)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab link' -l pair -x -d 'change only this link, e.g. h1-h2 (repeatable; default: every WAN link)'
+complete -c gftpwb -n '_shtab_gftpwb_using lab link' -l json -d 'print the changed links'"'"' status as JSON'
 complete -c gftpwb -n '_shtab_gftpwb_using; and test $_shtab_gftpwb_npos -eq 0' -a completion -d 'print the shell completion script for bash, zsh or fish'
 complete -c gftpwb -n '_shtab_gftpwb_using completion' -s h -l help -d 'show this help message and exit'
 complete -c gftpwb -n '_shtab_gftpwb_using completion; and test $_shtab_gftpwb_npos -eq 0' -ka "bash zsh fish" -d 'the shell'

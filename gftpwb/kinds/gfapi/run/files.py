@@ -8,11 +8,12 @@ parallel-libgfapi user finds a ``result.csv`` per run. The content comes from th
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from gftpwb.core.events import Event, RunFinished
 from gftpwb.core.specs import Harness
-from gftpwb.kinds.gfapi.csvfiles import run_files
+from gftpwb.kinds.gfapi.csvfiles import RUN_FILES, run_files
 from gftpwb.shell.files import atomic_write
 
 
@@ -36,5 +37,10 @@ class GfapiFilesSink:
         name = run_directory_name(r.scenario, r.case, r.repeat, Harness.of_record(r.details))
         target = os.path.join(self.directory, name)
         os.makedirs(target, exist_ok=True)
-        for name, text in run_files(details).items():
+        files = run_files(details)
+        for name, text in files.items():
             atomic_write(os.path.join(target, name), text)
+        for name in RUN_FILES:  # an earlier attempt's file that this record does not have (a resumed run)
+            if name not in files:
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(os.path.join(target, name))

@@ -45,7 +45,9 @@ from gftpwb.core.trace.setting import IO, TraceSetting
 from gftpwb.core.transport import Process, StartError, Transport
 from gftpwb.kinds.gfapi.job import GfapiJob, worker_args
 from gftpwb.kinds.gfapi.protocol import Message, WorkerStream
-from gftpwb.kinds.gfapi.stats import summarize
+from gftpwb.kinds.gfapi.report import LAST_DONE_SPAN
+from gftpwb.kinds.gfapi.stats import group_stats, partial, summarize
+from gftpwb.kinds.gfapi.timing import timing
 from gftpwb.kinds.gfapi.tracker import GfapiRun, ProcessState
 from gftpwb.shell import tracecontrol
 from gftpwb.shell.context import Interrupted, RunContext, run_program, utc_now_iso
@@ -54,6 +56,7 @@ from gftpwb.shell.runners import unstoppable
 from .worker_build import WorkerBuilder, WorkerBuildError, default_cache_dir
 
 MIB = 1024 * 1024
+SINCE_THE_GUN = "since the starting gun"  # what a live sample's average spans: the controller's clock
 TICK_S = 1.0  # aggregate Progress; per-thread WorkerProgress follows every worker sample (~250 ms)
 EXIT_WAIT_S = 10.0  # after its `end` line a worker exits at once; this is only a safety net
 
@@ -195,7 +198,7 @@ class GfapiRunner:
             ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await ticker
-        self._publish_progress(run)
+        self._publish_measured(run)
 
     async def _clock(self, run: _Run, transport: Transport, host: str) -> None:
         """The host's clock offset: given to the runner, else measured now over SSH (as ``hosts
@@ -365,9 +368,25 @@ class GfapiRunner:
         if previous is not None and now > previous[0]:
             inst = (nbytes - previous[1]) / MIB / (now - previous[0])
         run.last_sample = (now, nbytes)
-        run.ctx.publish(Progress(run_id=run.spec.run_id, bytes=nbytes, rate_avg_mib_s=nbytes / MIB / elapsed,
-                                      rate_inst_mib_s=inst, elapsed_s=elapsed,
-                                      length_bytes=run.job.total_bytes or None))
+        moves = run.job.bytes_per_file > 0  # an unlink moves no data: no rate of bytes, not 0 MiB/s
+        run.ctx.publish(Progress(run_id=run.spec.run_id, bytes=nbytes, rate_avg_mib_s=nbytes / MIB / elapsed if moves
+                                 else None, rate_inst_mib_s=inst if moves else None, elapsed_s=elapsed,
+                                 length_bytes=run.job.total_bytes or None, span=SINCE_THE_GUN))
+
+    def _publish_measured(self, run: _Run) -> None:
+        """The last sample: every thread's work over the run's measured window (first thread start to last
+        thread end, on the threads' own clocks), the window and rate the result reports. The samples
+        before it ran on the controller's clock since the starting gun, which also counts the time the
+        last reports took to arrive: without this one, a short run's live rate would end far below
+        its result with no word why."""
+        last = group_stats(run.tracker.results())["last_done"]
+        if last is None or not last["seconds"]:
+            self._publish_progress(run)
+            return
+        run.ctx.publish(Progress(run_id=run.spec.run_id, bytes=last["bytes"], rate_avg_mib_s=last["mib_s"],
+                                 rate_inst_mib_s=None,
+                                 elapsed_s=last["seconds"], length_bytes=run.job.total_bytes or None,
+                                 span=LAST_DONE_SPAN))
 
     async def _stop_all(self, run: _Run) -> None:
         """Ask every live worker to stop and report; then stop what is left, and wait for the pumps."""
@@ -422,11 +441,16 @@ class GfapiRunner:
             "clocks": run.clocks,
             "start_lead_ms": round(job.start_lead_s * 1000, 3),
             "start_target_unix_ns": run.start_target_ns or None,
+            "found_file_sizes": tracker.found_sizes(),
             **summary,
         }}
+        details["gfapi"]["timing"] = timing(details["gfapi"], run.clocks)
+        if status != PASSED:  # what the threads that finished measured, apart (a host lost mid-run)
+            details["gfapi"]["partial"] = partial(tracker.results())
         return record_for(
             spec, status, started_at=started_at, ended_at=ended_at, seconds=seconds, bytes=cluster_bytes,
-            rate_incl_setup_mib_s=round(cluster_bytes / MIB / seconds, 3) if seconds > 0 else None,
+            rate_incl_setup_mib_s=round(cluster_bytes / MIB / seconds, 3) if seconds > 0 and job.bytes_per_file
+            else None,  # an unlink moves no data: no rate of bytes (not 0)
             exit_code=codes[0] if codes else 0, error=error, output=bound_output(tracker.output_text()),
             details=details)
 

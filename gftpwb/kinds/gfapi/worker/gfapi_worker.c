@@ -438,6 +438,7 @@ typedef struct {
     _Atomic int state;
     _Atomic uint64_t files, ios, bytes;
     uint64_t start_mono, start_real, end_mono;
+    int64_t found_size; /* the size of the thread's first file before the start (-1: none, or seq-wr) */
     op_hist_t hist[OP_COUNT];
     /* error of a failed thread, written before state becomes ST_DONE */
     int err;
@@ -768,6 +769,7 @@ static int prepare(thread_t *t)
         for (uint64_t i = 0; i < n; i++)
             t->offsets[i] = i * opt.record_size;
     }
+    t->found_size = -1;
     if (opt.workload != WL_SEQ_WR) { /* everything must exist already: say so before the start */
         struct stat st;
         if (leaf_path(t, 0, 0, t->path, sizeof t->path) != 0 || fs_stat(t->path, &st) != 0) {
@@ -775,6 +777,9 @@ static int prepare(thread_t *t)
                         strerror(errno));
             return -1;
         }
+        /* the size of the files it works on, as found (an unlink's size is whatever was written) */
+        if (file_path(t, 0, t->path, sizeof t->path) == 0 && fs_stat(t->path, &st) == 0)
+            t->found_size = (int64_t)st.st_size;
         return 0;
     }
     uint64_t leaves = leaf_count();
@@ -1365,7 +1370,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < opt.threads; i++) {
         if (atomic_load(&threads[i].state) == ST_READY) {
             ready++;
-            emit("r %d\n", threads[i].label);
+            emit("r %d %" PRId64 "\n", threads[i].label, threads[i].found_size);
         }
     }
     pthread_t reporter;
