@@ -395,11 +395,42 @@ def log_identity(name: str, scenario: str, case: int) -> LogIdentity:
     """The run of the tag log called ``name``: a batch log (``tests.csv_#003_001.log``) is scenario
     ``tests.csv``, test ``test-003``, run ``test-003/1``; any other log is scenario ``scenario``, case
     ``case``, its test its name without ``_NNN.log`` and its repeat that ``NNN`` (0 without one), so
-    tgftp's ``x_000.log``, ``x_001.log`` are two runs of ``x`` and two single tests two tests."""
+    tgftp's ``x_000.log``, ``x_001.log`` are two runs of ``x`` (the executions of one batch line,
+    ``execs``: :func:`number_cases` gives them one case) and two single tests two tests."""
     parsed = parse_log_name(name)
     scenario_name = valid_scenario_name(parsed.scenario) if parsed.scenario else scenario
     return LogIdentity(scenario_name, parsed.test, f"{parsed.test}/{parsed.repeat}",
                        parsed.case if parsed.case is not None else case, parsed.repeat)
+
+
+def number_cases(imported: list[ImportedLog]) -> None:
+    """One case per batch line among logs tgftp wrote without a batch name (``nightly_000.log``,
+    ``nightly_001.log``, ... of a line with ``execs`` 3): the logs of one test that ran the same line
+    (the same guc command, comment and tgftp command, but for the log's own number) are the repeats of
+    one case, numbered by the test's lines in the order met (0 for the first, as the drop-in's records
+    say of theirs); a log whose record says its case (the drop-in's) and a batch log
+    (``tests.csv_#003_001.log``, the case in its name) keep theirs. So a line run three times is one
+    case of three runs, not three cases of one, in every report, comparison and the history."""
+    lines: dict[tuple[str, str], list[tuple]] = {}
+    for entry in imported:
+        record = entry.record
+        if record.details.get("written_by") != "tgftp" or parse_log_name(record.taglog).case is not None:
+            continue
+        line = _batch_line(record)
+        seen = lines.setdefault((record.scenario, record.test_id), [])
+        if line not in seen:
+            seen.append(line)
+        entry.record = replace(record, case=seen.index(line))
+
+
+def _batch_line(record: ResultRecord) -> tuple:
+    """What one batch line gives every log of its executions: guc's command, the comment, and tgftp's
+    command with the log's own name in the form the line gave it (``x_001.log`` -> ``x.log``)."""
+    command = str(record.details.get("tgftp_command") or "")
+    match = _EXEC_NAME.match(record.taglog)
+    if match:
+        command = command.replace(record.taglog, f"{match['stem']}.log")
+    return tuple(record.argv), record.comment, command
 
 
 def written_by_dropin(record: ResultRecord) -> bool:
@@ -466,8 +497,8 @@ def record_from_taglog(text: str, name: str, *, scenario: str = "imported", case
     if found is not None:
         imported = _from_record_tag(found[0], found[1], tags)
         imported.tgftp_command = tags.get(TGFTP_COMMAND)
-        if written_by_dropin(imported.record):  # named as the same log without gftpwb's tags would be
-            identity = log_identity(name, scenario, case)
+        if written_by_dropin(imported.record):  # named as the same log without gftpwb's tags would be,
+            identity = log_identity(name, scenario, imported.record.case)  # in the case its record says
             imported.record = replace(imported.record, **identity.fields())
         imported.record = set_aside_undecodable(imported.record)
         return imported

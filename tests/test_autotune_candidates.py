@@ -51,7 +51,8 @@ def test_params_line_is_what_tgftp_prints():
     assert params_line(GucOptions()) == "-vb"
     full = GucOptions(parallel=4, tcp_buffer=2 * MIB, block_size=MIB, concurrency=2, pipeline=True, fast=True)
     assert params_line(full) == "-vb -p 4 -tcp-bs 2M -bs 1M -cc 2 -pp -fast"
-    assert params_line(GucOptions(parallel=2), ["-nodcau", "-vb"]) == "-vb -p 2 -nodcau"
+    # what runs: extra arguments after the options, and no second -vb where they hold one
+    assert params_line(GucOptions(parallel=2), ["-nodcau", "-vb"]) == "-p 2 -nodcau -vb"
 
 
 def test_grid_is_a_cross_product_first_key_outermost_with_null_meaning_unset():

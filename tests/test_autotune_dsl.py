@@ -158,8 +158,10 @@ def test_schema_mistakes_in_the_new_keys():
         "s.yaml:7:15: tests[0].candidates: expected tgftp-37, a mapping of option lists (a grid) or a list of "
         "option sets, got text 'tgftp-38'",
         "s.yaml:8:13: tests[0].strategy: 'greedy' is not one of: exhaustive, adaptive",
-        "s.yaml:9:11: tests[0].margin: bad rate 'fast' (use MiB/s, or e.g. 20MB/s, 1GB/s, 10Gbit/s)",
-        "s.yaml:10:21: tests[0].link.bandwidth: bad rate '10 gigs' (use MiB/s, or e.g. 20MB/s, 1GB/s, 10Gbit/s)",
+        "s.yaml:9:11: tests[0].margin: bad rate 'fast' (use MiB/s, or e.g. 20MB/s, 1GB/s, 10Gbit/s; at most 10 "
+        "digits before a point)",
+        "s.yaml:10:21: tests[0].link.bandwidth: bad rate '10 gigs' (use MiB/s, or e.g. 20MB/s, 1GB/s, 10Gbit/s; at "
+        "most 10 digits before a point)",
         "s.yaml:15:34: unknown key 'stripe' in tests[1].candidates; did you mean 'streams'?",
         "s.yaml:16:11: tests[1].engine: 'virtual' is not one of: real, simulated",
         "s.yaml:19:42: tests[2].candidates[1].parallel: must be at least 1, got 0",

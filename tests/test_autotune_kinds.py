@@ -88,7 +88,9 @@ def test_an_http_tune_and_its_kernel_capped_buffers():
     assert settings.candidates[0].label == "streams=4"
     assert transfer_spec(spec, settings.candidates[0], 0, settings.length).details["mode"] == "third-party"
     tuning = registry().kind("http").tuning
-    candidates = make_candidates([{"tcp_buffer": 4 * MIB}, {"tcp_buffer": 8 * MIB}], label=tuning.label_of)
+    candidates = make_candidates([{"tcp_buffer": 4 * MIB}, {"tcp_buffer": 8 * MIB}],
+                                 label=lambda params, extra: tuning.candidate_label(spec.source, spec.target, params,
+                                                                                    settings.length, extra))
     assert [c.label for c in candidates] == ["tcp_buffer=4M", "tcp_buffer=8M"]
     assert duplicates(candidates, 4 * MIB, ["tcp_buffer"]) == {2: 1}
 
@@ -154,3 +156,17 @@ def test_mistakes_in_a_tune_of_another_kind():
         "parallel, chunk_size, parallel_chunks, page_checksums)",
         "s.yaml:36:3: candidate 2 repeats candidate 1 (streams=2)",
     ]
+
+
+@pytest.mark.parametrize(("target", "first"), [("ftp://h/b", "(no options)"), ("file:///tmp/b", "-vb")])
+def test_a_candidates_label_is_the_command_its_transfers_run(target, first):
+    """tgftp's first candidate is ``-vb``; between two servers the mode rule runs it without -vb (stream
+    mode), with a file end with it: the label says which, for each of the 37, and --dry-run agrees."""
+    from gftpwb.kinds.guc.tuning import args_line
+
+    (spec,) = plan(load(f"  - {{id: t, kind: autotune, source: ftp://h/a, target: {target}}}\n"))
+    settings = TuneSettings.of(spec)
+    ran = [args_line(transfer_spec(spec, c, 0, settings.length).argv) for c in settings.candidates]
+    assert [c.label for c in settings.candidates] == [line or "(no options)" for line in ran]
+    assert settings.candidates[0].label == first and settings.candidates[1].label == "-vb -p 1"
+    assert describe(spec)[1].startswith("  #1: globus-url-copy " + ("-len" if first != "-vb" else "-vb -len"))

@@ -51,7 +51,8 @@ def scenario(tmp_path, url: str, strategy: str) -> str:
     return str(path)
 
 
-LABELS = ["-vb", "-vb -p 4", f"-vb -p 4 -tcp-bs {format_size_arg(cap())}",
+# Between two servers the first candidate runs in stream mode, without -vb (the mode rule): its label is what ran.
+LABELS = ["(no options)", "-vb -p 4", f"-vb -p 4 -tcp-bs {format_size_arg(cap())}",
           f"-vb -p 4 -tcp-bs {format_size_arg(2 * cap())}"]
 
 
@@ -70,10 +71,11 @@ def test_real_autotune_end_to_end(tmp_path, gridftp, strategy):
     assert all(r["rate_incl_setup_mib_s"] > 0 and r["argv"][-2:] == [f"{gridftp.url}/dev/zero",
                                                                       f"{gridftp.url}/dev/null"] for r in transfers)
     assert details["transfers_used"] == len(transfers)
-    line = details["tgftp_line"]
+    pick = details["pick"]["params"]
     # The exhaustive strategy runs the kernel-capped duplicate too (as tgftp), so noise may crown it.
-    assert line in (LABELS if strategy == "exhaustive" else LABELS[:3])
-    assert f"best guc parameters (as tgftp -a prints them):\n{line}\n" in out.stdout
+    assert pick in (LABELS if strategy == "exhaustive" else LABELS[:3])
+    assert details["tgftp_line"] == ("" if pick == LABELS[0] else pick)  # guc's arguments as they ran
+    assert f"best guc parameters (as tgftp -a prints them):\n{pick}\n" in out.stdout
     rmem, wmem = proc_caps()
     assert details["buffer_caps"]["source"]["rmem_max"] == rmem and details["buffer_caps"]["target"]["wmem_max"] == wmem
     assert details["duplicates"] == {"4": 3}
@@ -85,7 +87,7 @@ def test_real_autotune_end_to_end(tmp_path, gridftp, strategy):
         for r in transfers:
             by_case.setdefault(r["case"], []).append(r["rate_incl_setup_mib_s"])
         means = [sum(v) / len(v) for _, v in sorted(by_case.items())]
-        assert LABELS[tgftp_pick(means, 20.0)] == line
+        assert LABELS[tgftp_pick(means, 20.0)] == pick
     else:
         assert len(transfers) <= 12 and ranking[LABELS[3]]["runs"] == 0
         assert 0.0 <= details["p_within_margin"] <= 1.0 and details["stop_reason"]
@@ -97,7 +99,7 @@ def test_tgftp_autotune_function_returns_tgftps_line(tmp_path, gridftp):
     result = run_tgftp_autotune(f"{gridftp.url}/data/in", f"{gridftp.url}/data/out",
                                 results_dir=str(tmp_path / "a"), candidates=[GucOptions(), GucOptions(parallel=2)],
                                 length="64M", repetitions=2, install_signal_handlers=False)
-    assert result.line in ("-vb", "-vb -p 2")
+    assert result.line in ("", "-vb -p 2")  # the first ran with no arguments (stream mode between two servers)
     assert result.record.details["tgftp_line"] == result.line and result.summary.all_passed
     assert [t.status for t in result.transfers] == ["passed"] * 4
     assert result.transfers[0].argv[-2:] == [f"{gridftp.url}/dev/zero", f"{gridftp.url}/dev/null"]
@@ -146,4 +148,42 @@ def test_an_autotune_on_a_namespace_host_runs_guc_there_and_reads_its_caps_over_
     rmem, wmem = proc_caps()  # namespaces share these sysctls with the controller
     assert caps["source"]["host"] == controller and caps["source"]["rmem_max"] == rmem  # the controller: local
     assert caps["target"]["host"] == "h1 (file:// end)" and caps["target"]["wmem_max"] == wmem  # over SSH
-    assert tune["details"]["tgftp_line"] in ("-vb", "-vb -p 2")
+    assert tune["details"]["tgftp_line"] in ("-vb", "-vb -p 2")  # a file end: -vb leaves the mode alone
+
+
+def test_every_candidate_is_named_by_what_its_transfers_ran(tmp_path, gridftp):
+    """Between two servers the candidate tgftp calls ``-vb`` runs ``globus-url-copy -len 16M SRC DST`` (the
+    mode rule keeps stream mode): the ranking, the pick, the console, the report and its JSON and CSV all
+    name each candidate by the arguments its transfers ran with."""
+    def args_line(argv: list[str]) -> str:  # guc's arguments without -len N and the ends
+        args = argv[1:-2]
+        at = args.index("-len")
+        return " ".join(args[:at] + args[at + 2:])
+
+    path = tmp_path / "tune.yaml"
+    path.write_text(textwrap.dedent(f"""\
+        version: 1
+        name: labels
+        tests:
+          - {{id: tune, kind: autotune, source: {gridftp.url}/a, target: {gridftp.url}/b, strategy: exhaustive,
+              repetitions: 1, length: 16M, timeout: 60s, candidates: [{{}}, {{parallel: 2}}]}}
+        """))
+    results = tmp_path / "r"
+    out = gftpwb("run", str(path), "--results", str(results), "--progress", "never", timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    recs = records(results)
+    tune, transfers = recs[-1], [r for r in recs if r["kind"] == "guc"]
+    ran = [args_line(r["argv"]) or "(no options)" for r in sorted(transfers, key=lambda r: r["case"])]
+    assert ran == ["(no options)", "-vb -p 2"]
+    assert transfers[0]["argv"][:3] == ["globus-url-copy", "-len", "16M"]
+    ranking = {row["candidate"] for row in tune["details"]["ranking"]}
+    assert ranking == set(ran) and tune["details"]["pick"]["params"] in ran
+    assert "-vb" not in ranking
+    console = [line.split("│")[2].strip() for line in out.stdout.splitlines() if line.count("│") > 6]
+    assert set(ran) <= set(console), out.stdout
+    report = gftpwb("report", str(results), "--json", timeout=120)
+    assert report.returncode == 0, report.stderr
+    assert '"-vb"' not in report.stdout and tune["details"]["pick"]["params"] in report.stdout
+    csv = gftpwb("report", str(results), "--csv", str(tmp_path / "r.csv"), timeout=120)
+    assert csv.returncode == 0, csv.stderr
+    assert ",-vb," not in (tmp_path / "r.csv").read_text()

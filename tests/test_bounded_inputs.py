@@ -4,6 +4,7 @@ a documented way up; and a fuzz suite over the loader keeps it so (seeded per ru
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 import time
@@ -296,3 +297,113 @@ def test_whole_number_floats_are_the_integers_they_are():
     assert [s.run_id for s in specs] == ["t[0]/0", "t[0]/1"]
     assert specs[0].argv[1:4] == ("-vb", "-p", "4") and specs[0].params["parallel"] == 4
     assert specs[0].timeout_s == 2
+
+
+# --- every number a scenario gives has a largest value ---------------------------------------------------
+
+HUGE = 10**400  # a number of 401 digits: valid YAML and a JSON-Schema integer, and no value any key means
+
+
+def _number_places() -> dict[tuple[str | None, tuple], list[dict]]:
+    from support.number_bases import number_keys
+
+    from gftpwb.core.dsl.schema import scenario_schema
+
+    places: dict[tuple[str | None, tuple], list[dict]] = {}
+    for path, kind, node in number_keys(scenario_schema()):
+        places.setdefault((kind, path), []).append(node)
+    return places
+
+
+def _with_value(base: dict, path: tuple, value: object) -> tuple[str, int] | None:
+    """The scenario ``base`` with ``value`` at ``path`` (``"*"``: the mapping's first key) as YAML, and the
+    line the value is on; None when the base does not hold the place (its parent is missing)."""
+    import copy
+
+    import yaml
+
+    doc = copy.deepcopy(base)
+    node = doc
+    for key in path[:-1]:
+        key = next(iter(node)) if key == "*" and isinstance(node, dict) and node else key
+        held = isinstance(node, list) and len(node) > key if isinstance(key, int) else \
+            isinstance(node, dict) and key in node
+        if not held:
+            return None
+        node = node[key]
+    last = path[-1]
+    if not isinstance(node, list if isinstance(last, int) else dict):
+        return None
+    sentinel = 7_654_321_987_654_321
+    node[next(iter(node)) if last == "*" else last] = sentinel
+    text = yaml.dump(doc, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False)
+    line = next(n for n, row in enumerate(text.splitlines(), start=1) if str(sentinel) in row)
+    return text.replace(str(sentinel), str(value)), line
+
+
+@functools.cache
+def _bases() -> tuple[dict, ...]:
+    from ruamel.yaml import YAML
+    from support.number_bases import BASES
+
+    return tuple(YAML(typ="safe").load(base) for base in BASES)
+
+
+def _place_in_a_base(kind: str | None, path: tuple) -> dict | None:
+    for base in _bases():
+        if (kind is None) == (path[:1] == ("tests",)) or (kind is not None and base["tests"][0]["kind"] != kind):
+            continue
+        if _with_value(base, path, 0) is not None:
+            return base
+    return None
+
+
+def test_every_number_of_the_schema_has_a_largest_value():
+    places = _number_places()
+    assert len(places) > 150  # the walk found the schema's numbers
+    unbounded = sorted({f"{kind or 'scenario'}: {'.'.join(map(str, path))}" for (kind, path), nodes in places.items()
+                        for node in nodes if node.get("maximum") is None})
+    assert not unbounded, unbounded
+
+
+def test_a_scenario_base_holds_every_number_of_the_schema():
+    """So the walk below reaches every key: a number in a new place needs a base in support/number_bases.py."""
+    from support.number_bases import BASES
+
+    for n, base in enumerate(BASES):
+        load_scenario_text(base, f"base{n}.yaml")  # each base is valid as it is
+    missing = sorted(f"{kind or 'scenario'}: {'.'.join(map(str, path))}" for kind, path in _number_places()
+                     if _place_in_a_base(kind, path) is None)
+    assert not missing, missing
+
+
+def test_every_number_of_the_schema_is_bounded_where_it_is_written(tmp_path):
+    """Each place a number can go, with a huge, zero, negative and its largest value, through ``gftpwb run
+    --dry-run``: out of its range an error at its file:line (exit 2), never a traceback; in its range
+    nothing that breaks either (an auto-tune's budget of 400 digits was an OverflowError)."""
+    import contextlib
+    import io
+
+    from gftpwb.cli.main import main
+
+    checked = 0
+    for (kind, path), nodes in sorted(_number_places().items(), key=lambda item: str(item[0])):
+        base = _place_in_a_base(kind, path)
+        assert base is not None, (kind, path)
+        largest = {node["maximum"] for node in nodes if "maximum" in node}
+        top = max(largest, default=HUGE - 1)  # no maximum: still no number of 401 digits means anything
+        smallest = min(node.get("minimum", 0) for node in nodes)
+        for value in (HUGE, 0, -1, *largest):
+            text, line = _with_value(base, path, value)
+            scenario = tmp_path / "s.yaml"
+            scenario.write_text(text)
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(["run", str(scenario), "--dry-run"])
+            where = f"{kind or 'scenario'} {'.'.join(map(str, path))} = {str(value)[:20]}"
+            if value > top or value < smallest:
+                assert code == 2 and f"{scenario}:{line}:" in err.getvalue(), (where, code, err.getvalue(), text)
+            else:
+                assert code in (0, 2) and "Traceback" not in err.getvalue(), (where, code, err.getvalue())
+            checked += 1
+    assert checked > 600

@@ -47,9 +47,10 @@ def test_run_writes_the_results_directory(tmp_path, fake_guc):
     first = records[0]
     assert first["status"] == "passed" and first["bytes"] == 3 * 1048576 and first["comment"] == "#first"
     assert first["argv"] == ["globus-url-copy", "-len", "3M", "ftp://fake/dev/zero", "ftp://fake/dev/null"]
-    assert first["details"] == {"mode": "stream", "live_progress": False, "vb_added": False, "guc_avg_quantised": True}
+    assert first["details"] == {"mode": "stream", "live_progress": False, "vb_added": False, "guc_avg_quantised": True,
+                                "size_from": "-len"}
     assert records[2]["details"] == {"mode": "extended", "live_progress": True, "vb_added": True,
-                                     "guc_avg_quantised": True}
+                                     "guc_avg_quantised": True, "size_from": "-len"}
     assert first["rate_guc_avg_mib_s"] == 300.0 and first["rate_incl_setup_mib_s"] > 0
     assert first["started_at"].endswith("+00:00") and first["seconds"] > 0
     assert (results / "scenario.yaml").read_text() == SCENARIO

@@ -124,11 +124,12 @@ def test_bad_sizes_and_durations():
             options: {length: 4X, tcp_buffer: 1.5M}
     """)
     assert errs == [
-        "s.yaml:3:21: defaults.timeout: bad duration '30 seconds' (use seconds or e.g. 30s, 5m, 1m30s, 250ms)",
+        "s.yaml:3:21: defaults.timeout: bad duration '30 seconds' (use seconds or e.g. 30s, 5m, 1m30s, 250ms; at most "
+        "10 digits before a point)",
         "s.yaml:9:23: tests[0].options.length: bad size '4X' (use a whole number with an optional K, M, G or B "
-        "suffix, e.g. 4M)",
+        "suffix, e.g. 4M; at most 18 digits, 15 with K, 12 with M, 9 with G)",
         "s.yaml:9:39: tests[0].options.tcp_buffer: bad size '1.5M' (use a whole number with an optional K, M, G or "
-        "B suffix, e.g. 4M)",
+        "B suffix, e.g. 4M; at most 18 digits, 15 with K, 12 with M, 9 with G)",
     ]
 
 
@@ -140,7 +141,7 @@ def test_bad_size_inside_matrix():
           - {id: a, kind: guc, source: x, target: y, matrix: {tcp_buffer: [1M, 2Q]}}
     """)
     assert errs == ["s.yaml:4:72: tests[0].matrix.tcp_buffer[1]: bad size '2Q' (use a whole number with an "
-                    "optional K, M, G or B suffix, e.g. 4M)"]
+                    "optional K, M, G or B suffix, e.g. 4M; at most 18 digits, 15 with K, 12 with M, 9 with G)"]
 
 
 def test_duplicate_test_ids():

@@ -61,7 +61,7 @@ def test_a_stream_mode_run_between_servers_says_it_has_no_live_progress(tmp_path
     recs = [json.loads(line) for line in (tmp_path / "r" / "results.jsonl").read_text().splitlines()]
     for r in recs:
         assert r["status"] == "passed" and "-vb" not in r["argv"]
-        assert r["details"] == {"mode": "stream", "live_progress": False, "vb_added": False}
+        assert r["details"] == {"mode": "stream", "live_progress": False, "vb_added": False, "size_from": "-len"}
         assert r["rate_guc_avg_mib_s"] is None and r["rate_incl_setup_mib_s"] > 0
     assert "stream (no -vb)" in out.stdout
     # meta.json: this machine as the run saw it, with the lab server's banner read by guc -dbg

@@ -379,3 +379,40 @@ def test_thread_totals_leave_failed_rows_out_and_say_how_many():
     assert totals_text(totals) == ("8 row(s)  ·  40.0 MiB  ·  20.0 MiB/s in all  ·  per row 5.0 to 5.0 MiB/s "
                                    "(CV 0.0 %)  ·  4 failed (in no total)")
     assert error_groups(rows) == [("h2 threads 0, 1, 2, 3 (w/0)", lost)]  # once, and whole
+
+
+@pytest.mark.parametrize("time_scale", [0, 0.001])
+def test_the_run_chart_of_a_simulated_tune_shows_the_simulated_rates(tmp_path, time_scale):
+    """The simulated engine finishes a 4 GiB transfer in no time (or in a thousandth of its simulated
+    time, with progress): the chart's figures are the simulated rates, never more than the link carries,
+    not a hundred transfers' bytes over one second of wall clock."""
+    import asyncio
+
+    from gftpwb.core.dsl.loader import load_scenario_text
+    from gftpwb.core.plan import plan
+    from gftpwb.core.units import parse_rate
+    from gftpwb.shell.session import RunRequest, execute, prepare_run
+
+    scenario = load_scenario_text(f"""\
+version: 1
+name: simchart
+tests:
+  - id: tune
+    kind: autotune
+    strategy: adaptive
+    budget: 60
+    source: gsiftp://dtn1.example.org/
+    target: gsiftp://dtn2.example.org/
+    engine: simulated
+    link: {{bandwidth: 10Gbit/s, rtt: 20ms, buffer_cap: 16M, noise: 40%, seed: 1, time_scale: {time_scale}}}
+""", "simchart.yaml")
+    live = LiveState(history_step_s=0.05)  # many points, so a short run is drawn over several of them
+    request = RunRequest(scenario=scenario, specs=plan(scenario), results_dir=str(tmp_path / "r"),
+                         command=["gftpwb", "run"], subscribers=[live])
+    outcome = asyncio.run(execute(prepare_run(request), install_signal_handlers=False))
+    transfers = [r for r in outcome.journal.records if r.kind == "guc" and r.status == "passed"]
+    assert len(transfers) > 30
+    chart = read.rate_chart(live, live.history.last_t, 900)
+    link = parse_rate("10Gbit/s")
+    assert 0 < chart.peak <= link, chart.peak
+    assert chart.peak >= min(r.rate_incl_setup_mib_s for r in transfers)  # the simulated runs' own rates

@@ -146,3 +146,27 @@ def test_the_multi_host_example_runs_in_a_lab_of_its_own(two_hosts, tmp_path):
     assert not problems and len(records) == 10
     assert {r.status for r in records} == {PASSED}, [(r.run_id, r.error) for r in records if r.status != PASSED]
     assert {r.host for r in records} == {"client1", "client2", "local"}
+
+
+MODE_WORDS = {"stream": re.compile(r"\bstream[ -]mode\b|\bMODE S\b", re.I),
+              "extended": re.compile(r"\bextended\b|\bMODE E\b", re.I)}
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_what_a_shipped_example_says_of_a_runs_mode_is_the_mode_it_runs_in(name):
+    """A test's id, description or comment that names a transfer mode names the one the tool reports
+    for its runs (``details.mode``): ``-vb`` between two servers is extended mode, whatever a comment
+    calls it."""
+    from gftpwb.core.plan import plan
+    from gftpwb.shell.frontend import load
+
+    scenario = load(str(ROOT / "scenarios" / name))
+    tests = {t.id: t for t in scenario.tests}
+    for spec in plan(scenario):
+        if "mode" not in spec.details:
+            continue
+        said = " ".join((spec.test_id, tests[spec.test_id].description, spec.comment))
+        for mode, words in MODE_WORDS.items():
+            if words.search(said) and not MODE_WORDS[spec.details["mode"]].search(said):
+                pytest.fail(f"{name}: {spec.run_id} says {mode} mode ({said!r}) and runs in {spec.details['mode']} "
+                            f"mode: {' '.join(spec.argv)}")

@@ -408,3 +408,20 @@ def test_import_taglogs_then_report_notes_the_quantised_guc_average(tmp_path):
     (case,) = data["directories"][0]["cases"]
     guc_avg = next(f for f in case["figures"] if f["key"] == "rate_guc_avg_mib_s")
     assert guc_avg["excluded"] == {"quantised": 2} and guc_avg["stats"] is None
+
+
+def test_the_executions_of_one_batch_line_are_one_case():
+    """tgftp names a line's executions after its log name (n_000.log, n_001.log, ...): imported together they
+    are the runs of one case; another line under the same log name is another case; a batch log keeps the
+    case its name says."""
+    from gftpwb.converters.taglog import number_cases
+
+    def log(name: str, params: str = "-vb -len 1G") -> str:
+        return TGFTP_070_SHORT.replace("ex.csv_#000_000.log", name).replace("-vb -len 1G", params)
+
+    names = ["n_000.log", "n_001.log", "n_002.log", "n_003.log", "ex.csv_#004_000.log"]
+    logs = [record_from_taglog(log(name, "-vb -p 2 -len 1G" if name == "n_003.log" else "-vb -len 1G"), name,
+                               case=index) for index, name in enumerate(names)]
+    number_cases(logs)
+    assert [(i.record.test_id, i.record.case, i.record.repeat) for i in logs] == [
+        ("n", 0, 0), ("n", 0, 1), ("n", 0, 2), ("n", 1, 3), ("test-004", 4, 0)]

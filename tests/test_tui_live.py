@@ -166,6 +166,7 @@ async def test_violated_thresholds_show_in_the_run_view_and_the_closing_summary(
             kind: guc
             source: ftp://x/zero
             target: ftp://y/null
+            options: {length: 3M}
             repeat: 2
             expect: {median_rate: ">= 1000000GB/s", min_rate: "> 0"}
         """)

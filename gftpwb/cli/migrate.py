@@ -26,7 +26,7 @@ from gftpwb import __version__
 from gftpwb.cli.outfiles import refuse_overwrite, write_output
 from gftpwb.converters.batchfile import ExportError, export_batchfile
 from gftpwb.converters.batchfile_format import MAX_BATCHFILE_BYTES, convert
-from gftpwb.converters.taglog import TagLogError, record_from_taglog
+from gftpwb.converters.taglog import ImportedLog, TagLogError, number_cases, record_from_taglog
 from gftpwb.core.compare import WHOLE_SECOND_RATES
 from gftpwb.core.dsl.loader import load_scenario_text
 from gftpwb.core.errors import EXIT_OK, Diagnostic, ScenarioError, UsageError
@@ -101,7 +101,7 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
     if not re.fullmatch(NAME_PATTERN, args.scenario):
         raise UsageError(f"--scenario {args.scenario!r} is not a valid scenario name (letters, digits, '.', '_' and "
                          "'-', starting with a letter or digit)")
-    records: list[ResultRecord] = []
+    logs: list[ImportedLog] = []
     failed = 0
     for index, path in enumerate(paths):
         try:
@@ -123,7 +123,9 @@ def import_taglogs(paths: list[str], args: argparse.Namespace) -> int:
             imported.record.details.setdefault("tgftp_command", imported.tgftp_command)
         for note in imported.notes:
             _err(f"{path}: note: {note}")
-        records.append(set_aside_undecodable(imported.record))
+        logs.append(imported)
+    number_cases(logs)  # the executions of one batch line are one case
+    records: list[ResultRecord] = [set_aside_undecodable(imported.record) for imported in logs]
     if not records:
         _err("gftpwb: no tag log could be imported")
         return 2

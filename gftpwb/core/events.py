@@ -185,6 +185,8 @@ class TuneUpdate(Event):
     #: A warm start's P, with the history's priors counted beside the runs (None: no warm race)
     p_with_history: float | None = None
     history_share: str = ""  # what of the pick's estimate the history supplies ("": none)
+    #: The leader's transfer as it runs (its command line, ``leader`` being its label); "" without a leader.
+    leader_command: str = ""
 
 
 @dataclass(frozen=True)

@@ -608,8 +608,9 @@ class Tuning:
 
     ``transfer`` names ``f(source, target, params, length, extra_args) -> Transfer``: one run between
     the two ends with those parameter values, ``length`` bytes (``"module:attribute"``, imported when
-    a tune is planned); ``label`` names ``f(params, extra_args) -> str``: how a candidate is shown
-    (guc's: the line tgftp -a prints)."""
+    a tune is planned); ``label`` names ``f(transfer, extra_args) -> str``: how a candidate is shown,
+    read from the run it makes (guc's: the arguments of its command line, as tgftp -a prints its
+    line), so every table, record and export names what ran."""
 
     parameters: tuple[Tunable, ...] = ()
     transfer: str = ""
@@ -628,10 +629,18 @@ class Tuning:
         make = registry().resolve(self.transfer)
         return make(source, target, dict(params), length, tuple(extra_args))
 
-    def label_of(self, params: Mapping[str, Any], extra_args: Sequence[str] = ()) -> str:
+    def label_of(self, transfer: Transfer, extra_args: Sequence[str] = ()) -> str:
+        """How a candidate is shown, from the run it makes."""
         if not self.label:
-            return " ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
-        return registry().resolve(self.label)(dict(params), tuple(extra_args))
+            return " ".join(f"{k}={v}" for k, v in transfer.params.items()) or "defaults"
+        return registry().resolve(self.label)(transfer, tuple(extra_args))
+
+    def candidate_label(self, source: str, target: str, params: Mapping[str, Any], length: int | None,
+                        extra_args: Sequence[str] = ()) -> str:
+        """The label of the run these parameter values make between these ends: what runs, not what
+        was asked for (guc between two servers runs without the ``-vb`` a stream-mode candidate asks
+        for, by the mode rule)."""
+        return self.label_of(self.make_transfer(source, target, params, length, extra_args), extra_args)
 
 
 _FACETS = (("dsl", Dsl), ("planner", Planner), ("run", Run), ("report", Report), ("present", Present),

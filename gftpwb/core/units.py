@@ -16,11 +16,13 @@ GIB = 1024 * 1024 * 1024
 
 _SIZE_RE = re.compile(r"^\s*(\d+)\s*([KkMmGgBb]?)\s*$")
 _SIZE_FACTORS = {"": 1, "b": 1, "k": KIB, "m": MIB, "g": GIB}
-SIZE_PATTERN = r"^[0-9]+[KkMmGgBb]?$"
+# At most 8 EiB (2^63 - 1 bytes, guc's off_t) in any spelling: 18 digits, 15 with K, 12 with M, 9 with G.
+SIZE_PATTERN = r"^([0-9]{1,18}[Bb]?|[0-9]{1,15}[Kk]|[0-9]{1,12}[Mm]|[0-9]{1,9}[Gg])$"
 
 _DURATION_PART_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
 _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-DURATION_PATTERN = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$|^[0-9]+(\.[0-9]+)?$"
+# Whole parts of at most 10 digits: a longer number of seconds is no duration a run has (nor a finite float).
+DURATION_PATTERN = r"^([0-9]{1,10}(\.[0-9]+)?(ms|s|m|h))+$|^[0-9]{1,10}(\.[0-9]+)?$"
 
 
 @functools.lru_cache(maxsize=4096, typed=True)  # typed: True is not a size, though it hashes as 1
@@ -90,7 +92,7 @@ def format_duration(seconds: float) -> str:
 # Rates: a number is MiB/s; text takes a unit. "MB/s" means MiB/s as in guc and tgftp; bit rates
 # (Mbit/s, Gbit/s) are decimal, as network people quote link speeds.
 _RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMG])(i?B|bit)/s\s*$", re.IGNORECASE)
-RATE_PATTERN = r"^[0-9]+(\.[0-9]+)?\s*([KkMmGg])([iI]?[Bb]|[Bb][Ii][Tt])/s$"
+RATE_PATTERN = r"^[0-9]{1,10}(\.[0-9]+)?\s*([KkMmGg])([iI]?[Bb]|[Bb][Ii][Tt])/s$"  # at most 10 digits before the point
 _BYTE_RATE_FACTORS = {"k": 1 / 1024, "m": 1.0, "g": 1024.0}
 _BIT_RATE_FACTORS = {"k": 1e3 / 8 / MIB, "m": 1e6 / 8 / MIB, "g": 1e9 / 8 / MIB}
 

@@ -85,6 +85,21 @@ def without_probe(value: object) -> object:
                                                                      and call[2].endswith("/"))]
 
 
+def without_size_listing(value: object) -> object:
+    """guc calls without the listing gftpwb runs after a plain copy passed, to learn its size
+    (``globus-url-copy ... -do LIST -sync -sync-level 0 SOURCE file:///dev/null/gftpwb-size``)."""
+    assert isinstance(value, list)
+    return [call for call in value if not (call and str(call[-1]).startswith("file:///dev/null/gftpwb-size"))]
+
+
+def without_probe_or_listing(value: object) -> object:
+    return without_probe(without_size_listing(value))
+
+
+SIZE_LISTING = ("a copy without -len passed: gftpwb lists its source after it (globus-url-copy -do LIST -sync "
+                "-sync-level 0 SOURCE file:///dev/null/gftpwb-size, outside the timing, writing nothing) to learn "
+                "the bytes it moved and rate it, where tgftp had no size and no rate; tgftp's own calls are the "
+                "same, argument for argument, and its log's size and rate tags stay tgftp's")
 PROBE = ("gftpwb run records the environment of each run in meta.json: before the first transfer it asks guc for "
          "its version and reads each server's banner (globus-url-copy -dbg -list SERVER/); the transfer calls "
          "themselves are tgftp's, argument for argument")
@@ -114,7 +129,9 @@ RESULTS_DIR_NAMES = ("gftpwb run writes tag logs into its results directory: a l
                      "_<exec> for several executions, where tgftp failed those executions (log exists); warned")
 
 ALLOW: list[Allowed] = [
-    *(Allowed("batch/*", path, "argv", PROBE, rewrite=without_probe) for path in ("run", "import")),
+    *(Allowed("batch/*", path, "argv", f"{PROBE}; and {SIZE_LISTING}", rewrite=without_probe_or_listing)
+      for path in ("run", "import")),
+    Allowed("*", "dropin", "argv", SIZE_LISTING, rewrite=without_size_listing),
     Allowed("batch/*", "run", "tag:*:TGFTP_COMMAND",
             "gftpwb run BATCHFILE logs the command that was given (gftpwb run ...), not a tgftp command line "
             "that never ran"),

@@ -15,7 +15,7 @@ import sys
 import pytest
 from compat.corpus import BATCH, SINGLE
 
-from gftpwb.converters.taglog import record_from_taglog
+from gftpwb.converters.taglog import number_cases, record_from_taglog
 
 IDENTITY = ("scenario", "test_id", "run_id", "case", "repeat")
 
@@ -26,10 +26,13 @@ def without_gftpwb_tags(data: bytes) -> bytes:
     return data[data.index(head):] if data.startswith(b"<GFTPWB_") and head in data else data
 
 
-def identity(data: bytes, name: str, index: int) -> tuple:
-    record = record_from_taglog(data.decode("utf-8", "surrogateescape"), name, scenario="imported",
-                                case=index).record
-    return tuple(getattr(record, field) for field in IDENTITY)
+def identities(logs: list[tuple[bytes, str]]) -> list[tuple]:
+    """The runs ``gftpwb import taglogs`` makes of these logs imported together (the executions of one
+    batch line one case: number_cases)."""
+    imported = [record_from_taglog(data.decode("utf-8", "surrogateescape"), name, scenario="imported", case=i)
+                for i, (data, name) in enumerate(logs)]
+    number_cases(imported)
+    return [tuple(getattr(entry.record, field) for field in IDENTITY) for entry in imported]
 
 
 def runs_of(runs: dict, tool: str) -> dict[str, dict[str, bytes]]:
@@ -51,15 +54,15 @@ def test_every_drop_in_log_is_its_own_run_the_one_tgftps_log_gives(kind, batch_r
     problems = []
     for case, logs in ours.items():
         names = sorted(logs)
-        with_tags = [identity(logs[name], name, i) for i, name in enumerate(names)]
-        without = [identity(without_gftpwb_tags(logs[name]), name, i) for i, name in enumerate(names)]
+        with_tags = identities([(logs[name], name) for name in names])
+        without = identities([(without_gftpwb_tags(logs[name]), name) for name in names])
         if len(set(with_tags)) != len(names):
             problems.append(f"{kind}/{case}: {len(names)} logs import as {len(set(with_tags))} run(s): {with_tags}")
         if with_tags != without:
             problems.append(f"{kind}/{case}: with gftpwb's tags {with_tags} != without {without}")
         tgftp_logs = theirs.get(case, {})
         if sorted(tgftp_logs) == names and not any(b"testgftp.sh.log" in n.encode() for n in names):
-            expected = [identity(tgftp_logs[name], name, i) for i, name in enumerate(names)]
+            expected = identities([(tgftp_logs[name], name) for name in names])
             if with_tags != expected:
                 problems.append(f"{kind}/{case}: the drop-in's logs {with_tags} != tgftp's {expected}")
     assert not problems, "\n".join(problems[:20])
@@ -70,7 +73,7 @@ def test_the_auto_tuning_batchfile_logs_are_runs_of_their_own(batch_runs):
     for tool in ("tgftp", "dropin"):
         logs = runs_of(batch_runs, tool)["autotune-batchfile"]
         assert len(logs) >= 4
-        ids = {identity(data, name, i) for i, (name, data) in enumerate(sorted(logs.items()))}
+        ids = set(identities([(data, name) for name, data in sorted(logs.items())]))
         assert len(ids) == len(logs), (tool, ids)
 
 
@@ -101,12 +104,12 @@ def test_import_taglogs_of_a_batch_single_tests_and_both_tools_keeps_every_run(b
 
 def test_records_of_an_older_drop_in_that_named_every_run_tgftp_0_are_named_after_their_logs(batch_runs):
     logs = runs_of(batch_runs, "dropin")["quoted-params"]
-    ids = set()
-    for index, (name, data) in enumerate(sorted(logs.items())):
+    older = []
+    for name, data in sorted(logs.items()):
         text = data.decode()
         line = next(line for line in text.split("\n") if line.startswith('{"scenario"'))
         record = json.loads(line)
         old = {**record, "scenario": "tgftp", "test_id": "tgftp", "run_id": "tgftp/0", "case": 0, "repeat": 0}
-        ids.add(identity(text.replace(line, json.dumps(old)).encode(), name, index))
-    assert len(ids) == len(logs) == 2
+        older.append((text.replace(line, json.dumps(old)).encode(), name))
+    assert len(set(identities(older))) == len(logs) == 2
 

@@ -129,3 +129,39 @@ def test_every_command_of_the_journey_printed_no_traceback(user):
     """The steps above check their own output; the files the fixture's steps wrote stderr to are read here."""
     for path in Path(user.home).rglob("*.err"):
         assert "Traceback" not in path.read_text(), path
+
+
+NIGHTLY = """\
+#%tgftp%v0.7.0
+{url}/dev/zero;{url}/dev/null;-vb -len 16M;no;60;nightly.log;"#nightly";;;3
+"""
+
+
+@pytest.mark.parametrize("tool", ["drop-in", "tgftp 0.7.0"])
+def test_a_batch_line_run_three_times_is_one_case_of_three_runs_after_import(tmp_path, gridftp, tool):
+    """``tgftp -f b.csv`` with one line, ``execs`` 3 and a log name: nightly_000..002.log. Imported, they are
+    the three runs of one case (test nightly, case 0, as the drop-in's own records say; from the log names and
+    the batch line in tgftp's logs), in the import's table, the report, compare and the history: not three
+    cases of one run. tgftp's logs are the real tgftp's when GFTPWB_TGFTP_REFERENCE has it, else the
+    drop-in's as tgftp wrote them (without gftpwb's tags)."""
+    real = reference_tgftp()
+    user = User(tmp_path)
+    (tmp_path / "b.csv").write_text(NIGHTLY.format(url=gridftp.url))
+    user.sh(f"{real if tool != 'drop-in' and real is not None else 'tgftp'} -f b.csv > screen.txt")
+    if tool != "drop-in" and real is None:
+        for log in tmp_path.glob("nightly_*.log"):
+            log.write_text(without_gftpwb_tags(log.read_text()))
+    assert sorted(p.name for p in tmp_path.glob("*.log")) == ["nightly_000.log", "nightly_001.log", "nightly_002.log"]
+    imported = user.sh("gftpwb import taglogs nightly_*.log --results results/nightly")
+    table = table_titled(imported.stdout, "Results")
+    assert [(row["test"], row["#"], row["ok/runs"]) for row in table.records()] == [("nightly", "000", "3/3")]
+    assert sorted((r["test_id"], r["case"], r["repeat"]) for r in records(tmp_path / "results" / "nightly")) == [
+        ("nightly", 0, 0), ("nightly", 0, 1), ("nightly", 0, 2)]
+    report = table_titled(user.sh("gftpwb report results/nightly").stdout, "Results")
+    assert [(row["test"], row["#"], row["ok/runs"]) for row in report.records()] == [("nightly", "000", "3/3")]
+    compare = user.sh("gftpwb compare results/nightly results/nightly")
+    assert [row["A median"].endswith("(n=3)") for row in table_titled(compare.stdout, "B results/nightly").records()] \
+        == [True]
+    history = user.sh("gftpwb results query \"SELECT test_id, \\\"case\\\", count(*) AS n FROM runs WHERE directory = "
+                      "'nightly' GROUP BY ALL\" --csv")
+    assert history.stdout.split() == ["test_id,case,n", "nightly,0,3"]

@@ -9,8 +9,10 @@ key bar, totals of runs that ran one after another, two cases told apart)."""
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
+from conftest import ROOT
 from support.journey import User, table_titled, tables
 from support.polling import eventually
 from support.results import records
@@ -139,3 +141,19 @@ def test_the_results_view_lists_the_run_just_made_wherever_its_results_went(tmp_
         tui.close()
     assert "1 results directories under campaign/" in screen, screen
     assert any(line.split()[:1] == ["first"] for line in screen.splitlines()), screen
+
+
+def test_the_run_chart_of_the_shipped_simulated_tune_shows_simulated_rates(tmp_path):
+    """The shipped simulated auto-tune at 80x24: its run chart's axis reaches the simulated rates (the link
+    carries 10 Gbit/s, 1192 MiB/s), not a hundred 4 GiB transfers over one second of wall clock."""
+    shutil.copy(ROOT / "scenarios" / "autotune-simulated.yaml", tmp_path / "sim.yaml")
+    tui = Terminal.gftpwb("run", "sim.yaml", "--only", "adaptive", "--tui", cwd=tmp_path)
+    try:
+        screen = tui.wait_for("finished: 1 passed of 1 planned", timeout=300)
+        tui.press("q")
+        assert tui.wait() == 0
+    finally:
+        tui.close()
+    ticks = [float(m[1].replace(",", "")) for m in re.finditer(r"^ *([\d,.]+)┤", screen, flags=re.M)]
+    assert len(ticks) >= 2, screen
+    assert 0 < max(ticks) <= 1200, screen

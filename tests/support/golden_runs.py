@@ -17,7 +17,10 @@ only: the plan's ``warm_start``, the adaptive tune's record and console line say
 did (a cold search here: no earlier campaign), and the ranking's ``start`` column. The statistics at
 small n regenerated them for the tables' ``n`` and intervals, and the auto-tunes' ranking (its
 intervals, the notes on why each candidate stopped, the P said with its history and the reconciled
-picks of one path).
+picks of one path). The simulated link's noise that only slows regenerated ``golden-sim`` for its
+simulated times and rates only, and naming a candidate by what ran for its stream-mode candidate's
+label, ``(no options)`` where it was ``-vb``. Saying where a guc run's size came from regenerated
+``golden`` for ``details.size_from`` only.
 
 Only clock readings differ from run to run. :func:`normalise` replaces them (start and end times,
 durations, and the rates computed from durations of real processes) by placeholders, on both sides;

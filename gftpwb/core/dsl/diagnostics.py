@@ -102,9 +102,11 @@ TYPE_WORDS = {
     "array": "a list", "object": "a mapping", "null": "null",
 }
 PATTERN_WORDS = {
-    SIZE_PATTERN: "bad size {!r} (use a whole number with an optional K, M, G or B suffix, e.g. 4M)",
-    DURATION_PATTERN: "bad duration {!r} (use seconds or e.g. 30s, 5m, 1m30s, 250ms)",
-    RATE_PATTERN: "bad rate {!r} (use MiB/s, or e.g. 20MB/s, 1GB/s, 10Gbit/s)",
+    SIZE_PATTERN: "bad size {!r} (use a whole number with an optional K, M, G or B suffix, e.g. 4M; at most "
+                  "18 digits, 15 with K, 12 with M, 9 with G)",
+    DURATION_PATTERN: "bad duration {!r} (use seconds or e.g. 30s, 5m, 1m30s, 250ms; at most 10 digits before "
+                      "a point)",
+    RATE_PATTERN: "bad rate {!r} (use MiB/s, or e.g. 20MB/s, 1GB/s, 10Gbit/s; at most 10 digits before a point)",
     FRACTION_PATTERN: "bad fraction {!r} (use e.g. 0.03 or 3%)",
     NAME_PATTERN: "bad name {!r} (letters, digits, '.', '_' and '-', starting with a letter or digit)",
 }
@@ -228,7 +230,13 @@ def _enum(w: Where) -> list[Diagnostic]:
 
 def _bound(w: Where) -> list[Diagnostic]:
     word = "at least" if w.error.validator == "minimum" else "at most"
-    return w.said(f"must be {word} {w.error.validator_value}, got {w.error.instance}")
+    return w.said(f"must be {word} {w.error.validator_value}, got {_number(w.error.instance)}")
+
+
+def _number(value: Any) -> str:
+    """A number as a message quotes it; one of a few hundred digits by its length, not in full."""
+    text = str(value)
+    return f"a number of {len(text.lstrip('-'))} digits" if isinstance(value, int) and len(text) > 40 else text
 
 
 def _not_empty(w: Where) -> list[Diagnostic]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gftpwb.core.scenario.bounds import MAX_COUNT, MAX_SEED, whole
 from gftpwb.core.scenario.keys import Key
 
 if TYPE_CHECKING:
@@ -15,7 +16,7 @@ SEQUENTIAL, INTERLEAVED, RANDOM = "sequential", "interleaved", "random"
 ORDERS = (SEQUENTIAL, INTERLEAVED, RANDOM)
 
 WARMUP_KEY = Key(
-    "warmup", {"type": "integer", "minimum": 0},
+    "warmup", whole(0, MAX_COUNT),
     "How many of each case's first runs are warm-ups: they run and are kept in the journal and tag logs, "
     "marked, but left out of the statistics (median, CV, confidence intervals). Less than repeat. Default 0.")
 ORDER_KEY = Key(
@@ -25,7 +26,7 @@ ORDER_KEY = Key(
     "(shuffled with order_seed). Interleaving spreads slow drift of a link over all cases instead of "
     "biasing the ones run last. Run ids, case numbers and tag log names stay the same.")
 ORDER_SEED_KEY = Key(
-    "order_seed", {"type": "integer", "minimum": 0},
+    "order_seed", whole(0, MAX_SEED),
     "Seed of order: random (the same seed always gives the same order, so --resume works). Default 0.")
 REPEAT_KEYS: tuple[Key, ...] = (WARMUP_KEY, ORDER_KEY, ORDER_SEED_KEY)
 

@@ -56,8 +56,8 @@ def tune_panel(update: TuneUpdate, spec: RunSpec | None, test_ids: tuple[str, ..
         ci = interval_text(row.ci_low_mib_s, row.ci_high_mib_s, 0)
         rows.append(TuneRowView(row.rank, row.candidate, row.mean_mib_s, ci, row.runs, row.failures, mark,
                                 tune_note(row), style, row.ci_low_mib_s, row.ci_high_mib_s))
-    line = ""
-    if update.leader:
+    line = update.leader_command  # the leader's transfer as it runs
+    if update.leader and not line:
         program = spec.argv[0] if spec is not None and spec.argv else "globus-url-copy"
         ends = [spec.source, spec.target] if spec is not None and spec.source and spec.target else []
         line = " ".join([program, update.leader, *ends])

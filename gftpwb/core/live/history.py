@@ -4,6 +4,12 @@ The history counts bytes moved per second rather than sampling reported rates: g
 2 s (every 5 s in third-party mode) and often only once, at its exit, so a sampled rate would read
 zero, or one instant, while gigabytes move. A report's new bytes are spread back over the time since
 the previous report (or the start), which is where they moved.
+
+A run another engine carries out (the simulated one) moves nothing on this clock: its bytes and
+seconds are its engine's, and a simulated auto-tune finishes a hundred 4 GiB transfers in a second of
+wall time. Its figures are the simulated ones: for such runs a bucket holds their MiB and their own
+seconds, and reads as the rate they had (MiB over their seconds) for the share of the bucket no
+wall-clock run filled, never as bytes over the wall clock.
 """
 
 from __future__ import annotations
@@ -11,8 +17,43 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from gftpwb.core.specs import REAL_ENGINE
 
 from .models import MIB, RunState
+
+
+def on_own_clock(run: RunState) -> bool:
+    """A run whose times are its engine's, not the wall clock's (the simulated engine's)."""
+    return run.spec.engine != REAL_ENGINE
+
+
+@dataclass
+class Buckets:
+    """One line of the chart (all runs, or one host's), per bucket: ``moved`` MiB and ``occupied``
+    seconds of wall-clock runs; ``engine_moved`` MiB and ``engine_seconds`` of runs on their engine's
+    clock. A bucket reads as the wall-clock runs' MiB over its length, plus the engine runs' MiB over
+    their own seconds for the share of it no wall-clock run filled: a simulated run that took no wall
+    time at all still reads as its simulated rate, and one beside a real run is not added in full."""
+
+    moved: dict[int, float] = field(default_factory=dict)
+    occupied: dict[int, float] = field(default_factory=dict)
+    engine_moved: dict[int, float] = field(default_factory=dict)
+    engine_seconds: dict[int, float] = field(default_factory=dict)
+
+    def parts(self) -> tuple[dict[int, float], ...]:
+        return self.moved, self.occupied, self.engine_moved, self.engine_seconds
+
+    def value(self, b: int, span: float, extra: Buckets | None = None) -> float:
+        """MiB/s of bucket ``b`` over ``span`` seconds (``extra``: estimates for runs in flight)."""
+        moved, occupied, engine_mib, engine_s = (sum(part.get(b, 0.0) for part in parts) for parts in
+                                                 zip(self.parts(), extra.parts() if extra else ({},) * 4,
+                                                     strict=True))
+        rate = moved / span
+        if engine_s > 0:
+            rate += engine_mib / engine_s * max(0.0, 1.0 - occupied / span)
+        return rate
 
 
 class RateHistory:
@@ -20,56 +61,90 @@ class RateHistory:
     A series gives MiB/s per bucket (the newest bucket over the part of it gone by).
 
     ``by_host`` keeps the same buckets per host of the runs (``RunSpec.host``), so the run view can
-    draw one line per host when a run or a batch spans several.
+    draw one line per host when a run or a batch spans several. Runs on their engine's clock
+    (:func:`on_own_clock`) are kept apart in each line (:class:`Buckets`): their MiB and their engine's
+    seconds, whose ratio a bucket reads as.
     """
 
     def __init__(self, step_s: float = 1.0, length: int = 900):
         self.step_s = step_s
         self.length = length
         self.t0: float | None = None
-        self.moved: dict[int, float] = {}
-        self.by_host: dict[str, dict[int, float]] = {}
+        self.total = Buckets()
+        self.by_host: dict[str, Buckets] = {}
         self.last_t: float | None = None  # the newest event time
 
     def restart(self, t: float) -> None:
-        self.moved.clear()
+        self.total = Buckets()
         self.by_host.clear()
         self.t0 = self.last_t = t
 
-    def account(self, run: RunState, total_bytes: int, t: float) -> None:
-        """Place the bytes ``run`` moved since its last report into the history, evenly over that time."""
+    def account(self, run: RunState, total_bytes: int, t: float, engine_s: float | None = None) -> None:
+        """Place the bytes ``run`` moved since its last report into the history, evenly over that time.
+        ``engine_s``: for a run on its engine's clock, its elapsed seconds on that clock at this report."""
         self.last_t = t if self.last_t is None else max(self.last_t, t)
         if run.accounted_t is None or self.t0 is None:
             return
         delta = total_bytes - run.accounted_bytes
-        if delta > 0:
-            self.spread(delta / MIB, run.accounted_t, t, self.moved)
-            host = self.by_host.get(run.spec.host)
-            if host is None:
-                host = self.by_host[run.spec.host] = {}
-            self.spread(delta / MIB, run.accounted_t, t, host, trim=True)
+        host = self.by_host.get(run.spec.host)
+        if host is None:
+            host = self.by_host[run.spec.host] = Buckets()
+        if on_own_clock(run):
+            seconds = (engine_s or 0.0) - run.accounted_engine_s
+            if delta > 0 and seconds > 0:
+                for line in (self.total, host):
+                    self._place(line, run.accounted_t, t, engine=(delta / MIB, seconds))
+                run.accounted_engine_s = engine_s or 0.0
+        elif delta > 0:
+            for line in (self.total, host):
+                self._place(line, run.accounted_t, t, mib=delta / MIB)
         run.accounted_bytes, run.accounted_t = total_bytes, max(run.accounted_t, t)
 
-    def spread(self, mib: float, start: float, end: float, into: dict[int, float], *, trim: bool = False) -> None:
-        """Add ``mib`` to the buckets of [start, end] in proportion to their overlap; ``trim`` (always
-        for ``moved``) drops buckets older than ``length``."""
+    def _place(self, line: Buckets, start: float, end: float, *, mib: float = 0.0,
+               engine: tuple[float, float] | None = None, trim: bool = True) -> None:
+        """A wall-clock run's ``mib`` (and the time it took), or an engine run's (MiB, seconds), over
+        [start, end] into ``line``."""
+        if engine is not None:
+            self.spread(engine[0], start, end, line.engine_moved, trim=trim)
+            self.spread(engine[1], start, end, line.engine_seconds, trim=trim)
+        else:
+            self.spread(mib, start, end, line.moved, trim=trim)
+            self.spread(end - start, start, end, line.occupied, trim=trim)
+
+    def spread(self, amount: float, start: float, end: float, into: dict[int, float], *, trim: bool = False) -> None:
+        """Add ``amount`` to the buckets of [start, end] in proportion to their overlap; ``trim`` drops
+        buckets older than ``length``."""
         t0 = self.t0
         assert t0 is not None
         step = self.step_s
         last = int((end - t0) / step) if end > t0 else 0
         first = int((start - t0) / step) if start > t0 else 0
         if first == last or end <= start:  # the common case: telemetry every ~250 ms, buckets of 1 s
-            into[last] = into.get(last, 0.0) + mib
+            into[last] = into.get(last, 0.0) + amount
         else:
             for bucket in range(first, last + 1):
                 low = max(start, t0 + bucket * step)
                 high = min(end, t0 + (bucket + 1) * step)
                 if high > low:
-                    into[bucket] = into.get(bucket, 0.0) + mib * (high - low) / (end - start)
-        if (trim or into is self.moved) and len(into) > self.length:
+                    into[bucket] = into.get(bucket, 0.0) + amount * (high - low) / (end - start)
+        if trim and len(into) > self.length:
             oldest = last - self.length
             for bucket in [b for b in into if b < oldest]:
                 del into[bucket]
+
+    def _estimates(self, now: float, until: float, in_flight: Iterable[RunState]) -> dict[str, Buckets]:
+        """For the time since each run in flight last reported, its last known rate, per host."""
+        out: dict[str, Buckets] = {}
+        end = min(now, until)
+        for run in in_flight:
+            if run.inst and run.accounted_t is not None and end > run.accounted_t:
+                line = out.setdefault(run.spec.host, Buckets())
+                seconds = end - run.accounted_t
+                if on_own_clock(run):  # its rate for the time since: a MiB a second per MiB/s
+                    self._place(line, run.accounted_t, end, engine=(run.inst * seconds, seconds), trim=False)
+                else:
+                    self._place(line, run.accounted_t, end, mib=run.inst * seconds, trim=False)
+        return out
 
     def series(self, now: float, points: int, until: float, in_flight: Iterable[RunState], *,
                whole: bool = False) -> list[float]:
@@ -81,14 +156,14 @@ class RateHistory:
         first, end_bucket = self.window(points, until, whole=whole)
         if end_bucket < 0:
             return []
-        estimate: dict[int, float] = {}
-        end = min(now, until)
-        for run in in_flight:
-            if run.inst and run.accounted_t is not None and end > run.accounted_t:
-                self.spread(run.inst * (end - run.accounted_t), run.accounted_t, end, estimate)
+        estimate = Buckets()
+        for line in self._estimates(now, until, in_flight).values():
+            for into, part in zip(estimate.parts(), line.parts(), strict=True):
+                for b, amount in part.items():
+                    into[b] = into.get(b, 0.0) + amount
         spans = [self.step_s] * (end_bucket - first + 1) if whole else self._spans(first, end_bucket, until)
-        return [(self.moved.get(b, 0.0) + estimate.get(b, 0.0)) / span for b, span in zip(range(first, end_bucket + 1),
-                                                                                           spans, strict=True)]
+        return [self.total.value(b, span, estimate) for b, span in zip(range(first, end_bucket + 1), spans,
+                                                                        strict=True)]
 
     def _spans(self, first: int, last: int, until: float) -> list[float]:
         """Seconds each bucket covers up to ``until``: ``step_s`` for past ones; the newest, still filling,
@@ -117,15 +192,10 @@ class RateHistory:
         first, last = self.window(points, until, whole=whole)
         if last < 0:
             return {}
-        estimates: dict[str, dict[int, float]] = {}
-        end = min(now, until)
-        for run in in_flight:
-            if run.inst and run.accounted_t is not None and end > run.accounted_t:
-                self.spread(run.inst * (end - run.accounted_t), run.accounted_t, end,
-                            estimates.setdefault(run.spec.host, {}))
+        estimates = self._estimates(now, until, in_flight)
         spans = [self.step_s] * (last - first + 1) if whole else self._spans(first, last, until)
         hosts = [*self.by_host, *(h for h in estimates if h not in self.by_host)]
-        return {host: [(self.by_host.get(host, {}).get(b, 0.0) + estimates.get(host, {}).get(b, 0.0)) / span
+        return {host: [self.by_host.get(host, Buckets()).value(b, span, estimates.get(host))
                        for b, span in zip(range(first, last + 1), spans, strict=True)] for host in hosts}
 
 

@@ -215,6 +215,7 @@ class RunState:
     inst: float | None = None
     accounted_bytes: int = 0  # bytes already placed in the rate history
     accounted_t: float | None = None  # up to when; None when the run is not in flight
+    accounted_engine_s: float = 0.0  # a run on its engine's clock: its seconds on that clock accounted so far
     has_total: bool = False  # a run-wide Progress (channel None) overrides the sum of parts
     parts: dict[tuple[str, str], PartState] = field(default_factory=dict)
     parts_bytes: int = 0

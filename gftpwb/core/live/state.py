@@ -165,7 +165,7 @@ class LiveState:
         run.started_t = event.t
         run.command = " ".join(event.argv)
         run.bytes, run.avg, run.inst, run.has_total = 0, None, None, False
-        run.accounted_bytes, run.accounted_t = 0, event.t
+        run.accounted_bytes, run.accounted_t, run.accounted_engine_s = 0, event.t, 0.0
         run.parts.clear()
         run.parts_bytes, run.parts_inst, run.parts_avg = 0, 0.0, 0.0
         self.running[run.spec.run_id] = run
@@ -194,7 +194,7 @@ class LiveState:
                 part.percent = 100.0 * event.bytes / event.length_bytes
             if not run.has_total:
                 run.bytes, run.inst, run.avg = run.parts_bytes, run.parts_inst, run.parts_avg
-        self._rate_changed(event.t, run, old_inst)
+        self._rate_changed(event.t, run, old_inst, event.elapsed_s)
 
     def _on_worker_progress(self, event: WorkerProgress) -> None:
         run = self.runs.get(event.run_id)
@@ -229,10 +229,10 @@ class LiveState:
             part = run.parts[key] = PartState(host=host, label=label, worker=worker)
         return part
 
-    def _rate_changed(self, t: float, run: RunState, old_inst: float) -> None:
+    def _rate_changed(self, t: float, run: RunState, old_inst: float, elapsed_s: float | None = None) -> None:
         if run.status == RUNNING:
             self.rate_inst += (run.inst or 0.0) - old_inst
-            self.history.account(run, run.bytes, t)
+            self.history.account(run, run.bytes, t, elapsed_s)
 
     def _on_output(self, event: OutputLine) -> None:
         self.log.add(event.text if len(self.running) <= 1 else f"[{event.run_id}] {event.text}")
@@ -250,7 +250,7 @@ class LiveState:
         run.record = record
         run.ended_t = event.t
         if record.bytes is not None:
-            self.history.account(run, record.bytes, event.t)
+            self.history.account(run, record.bytes, event.t, record.seconds)
             run.bytes = record.bytes
         run.accounted_t = None
         final_state = PASSED if record.status == PASSED else record.status

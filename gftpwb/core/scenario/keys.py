@@ -15,6 +15,8 @@ from gftpwb.core.commands import SHELL_NAME_PATTERN
 from gftpwb.core.trace.setting import TRACE_EXPECTED, TRACE_SCHEMA
 from gftpwb.core.units import DURATION_PATTERN, FRACTION_PATTERN, RATE_PATTERN, SIZE_PATTERN
 
+from .bounds import MAX_BYTES, MAX_MIB_S, MAX_SECONDS, MAX_SEED, MAX_TESTS_AT_ONCE, whole
+
 SCHEMA_ID = "https://gftpwb.invalid/schemas/scenario.schema.json"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
@@ -55,22 +57,28 @@ DELAY = ref("delay")
 DEFINITIONS: dict[str, dict[str, Any]] = {
     "size": {
         "description": "A byte count: a whole number, or a number with a K, M or G suffix (powers of "
-        "1024, upper or lower case) or B, as guc and tgftp accept it: 4M, 512k, 4G.",
+        "1024, upper or lower case) or B, as guc and tgftp accept it: 4M, 512k, 4G. At most 8 EiB (2^63 - 1 "
+        "bytes).",
         "type": ["integer", "string"],
         "minimum": 0,
+        "maximum": MAX_BYTES,
         "pattern": SIZE_PATTERN,
     },
     "duration": {
-        "description": "Seconds, or a number with a unit: 30s, 5m, 1h, 1m30s, 250ms. 0 means no limit.",
+        "description": "Seconds, or a number with a unit: 30s, 5m, 1h, 1m30s, 250ms. 0 means no limit. At "
+        "most 1000000000 s.",
         "type": ["number", "string"],
         "minimum": 0,
+        "maximum": MAX_SECONDS,
         "pattern": DURATION_PATTERN,
     },
     "rate": {
         "description": "A rate: a number of MiB/s, or a number with a unit: 20MB/s, 1GB/s (MB and GB are "
-        "2^20 and 2^30 bytes, as in guc and tgftp), or 10Gbit/s, 100Mbit/s (decimal bits).",
+        "2^20 and 2^30 bytes, as in guc and tgftp), or 10Gbit/s, 100Mbit/s (decimal bits). At most 1000000000 "
+        "MiB/s as a number.",
         "type": ["number", "string"],
         "minimum": 0,
+        "maximum": MAX_MIB_S,
         "pattern": RATE_PATTERN,
     },
     "fraction": {
@@ -253,13 +261,13 @@ SCENARIO_KEYS: tuple[Key, ...] = (
         "Variables and their defaults (null: none; it must then be set). ${name} anywhere in a value of the "
         "scenario is replaced by the variable's value ($${ for a literal ${); --set name=value and the "
         "environment variable GFTPWB_VAR_name override the default."),
-    Key("seed", {"type": "integer", "minimum": 0},
+    Key("seed", whole(0, MAX_SEED),
         "Seed of the random delays: the same seed gives every run the same delay. Recorded in meta.json and "
         "every record. Default 0."),
     Key("loops", {"type": "integer", "minimum": 1, "maximum": MAX_LOOPS},
         "Run the whole suite this many times, one pass after the other; run ids start with loop<n>/ and "
         "records say the loop. Default 1."),
-    Key("concurrent_tests", {"type": "integer", "minimum": 1},
+    Key("concurrent_tests", whole(1, MAX_TESTS_AT_ONCE),
         "How many tests may run at the same time (each once its needs passed). Default 1: one after the "
         "other, in order."),
     Key("trace", TRACE_SCHEMA, "Performance tracing of every test that does not set its own trace: off "

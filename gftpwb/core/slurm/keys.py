@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gftpwb.core.scenario.bounds import MAX_JOB_ID, MAX_STREAMS, whole
 from gftpwb.core.scenario.keys import DURATION, Key, object_schema
 
 from .model import AUTO, BUILD_POLICIES, FAILURE_POLICIES, MAX_NODES, NEW, ON_SLURM, SLOT_PREFIX
@@ -20,7 +21,7 @@ SLURM_KEYS: tuple[Key, ...] = (
         "What a failed task (non-zero exit) or a lost node does to the other tasks of its run's job step: cancel "
         "(srun --kill-on-bad-exit: the whole step is cancelled, its runs fail naming the node and why) or "
         "continue (the survivors finish; only the failed node's runs fail, with the reason).", True),
-    Key("tasks_per_node", {"type": "integer", "minimum": 1},
+    Key("tasks_per_node", whole(1, MAX_STREAMS),
         "Tasks per node asked of a new allocation (salloc --ntasks-per-node). Runs may start more (copies, "
         "processes): steps overcommit. Default 1."),
     Key("partition", {"type": "string"}, "Partition of a new allocation (salloc -p); empty: the cluster's default."),
@@ -31,8 +32,8 @@ SLURM_KEYS: tuple[Key, ...] = (
         "--constraint=ib, --qos=debug]."),
     Key("step_options", OPTION_LIST,
         "More srun options for every job step gftpwb starts, passed as they are: [--cpu-bind=cores]."),
-    Key("job", {"anyOf": [{"enum": [AUTO, NEW]}, {"type": "string", "pattern": "^[0-9]+$"},
-                          {"type": "integer", "minimum": 1}]},
+    Key("job", {"anyOf": [{"enum": [AUTO, NEW]}, {"type": "string", "pattern": "^[0-9]{1,10}$"},
+                          whole(1, MAX_JOB_ID)]},
         f"Which allocation: {AUTO} (default: the one gftpwb runs in, from SLURM_JOB_ID inside salloc or sbatch, "
         f"else a new one), {NEW} (always ask for one, released at the end), or a job id (an allocation made "
         "elsewhere, e.g. salloc --no-shell).", expected="auto, new or a job id"),

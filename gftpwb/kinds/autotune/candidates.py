@@ -86,7 +86,9 @@ def default_grid(tuning: Tuning) -> tuple[Params, ...]:
 
 def make_candidates(param_sets: Sequence[Mapping[str, Any]], extra_args: Sequence[str] = (),
                     label: Callable[[Params, tuple[str, ...]], str] | None = None) -> tuple[Candidate, ...]:
-    """Numbered candidates; ``label`` shows one (default: guc's, the line tgftp prints)."""
+    """Numbered candidates; ``label`` shows one (a tune passes the label of what its transfers run,
+    :meth:`gftpwb.core.registry.Tuning.candidate_label`; default: guc's line where ``-vb`` leaves the
+    mode alone, as tgftp prints it)."""
     show = label or (lambda params, extra: params_line(params, extra))
     extra = tuple(extra_args)
     return tuple(Candidate(i + 1, tuple(dict(p).items()), extra, show(dict(p), extra))

@@ -127,8 +127,9 @@ class AutotuneDsl(Dsl):
         if len(test.errors) > before:
             return
         options, _ = resolve_candidates(value, tuning)
+        source, target = str(test.merged.get("source", "")), str(test.merged.get("target", ""))
         for later, earlier in repeated(options):
-            shown = tuning.label_of(options[later - 1])
+            shown = tuning.candidate_label(source, target, options[later - 1], None)
             test.error(f"candidate {later} repeats candidate {earlier} ({shown})", "candidates", of_key=True)
 
     def build(self, test: TestInput) -> AutotuneTest:

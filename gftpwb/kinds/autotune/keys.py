@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gftpwb.core.registry import Tunable, registry
+from gftpwb.core.scenario.bounds import MAX_CAMPAIGNS, MAX_COUNT, whole
 from gftpwb.core.scenario.keys import DURATION, RATE, SIZE, Key, ref
 from gftpwb.kinds.guc.keys import shared_keys
 
@@ -26,8 +27,8 @@ def warm_start_schema() -> dict[str, Any]:
                  "history": {"type": "string", "minLength": 1,
                              "description": "The results base to learn from (a directory of results directories, "
                              "or a URL DuckDB reads). Default: the base of this run's results directory."},
-                 "campaigns": {"type": "integer", "minimum": 1,
-                               "description": "Use at most this many of the latest similar campaigns. Default 5."},
+                 "campaigns": whole(1, MAX_CAMPAIGNS, description="Use at most this many of the latest "
+                                    "similar campaigns. Default 5."),
              }},
         ],
     }
@@ -90,9 +91,9 @@ def autotune_keys() -> tuple[Key, ...]:
         Key("strategy", {"enum": ["exhaustive", "adaptive"]},
             "exhaustive (default): every candidate `repetitions` times, as tgftp. adaptive: a race that "
             "spends transfers only where they can change the pick, at most `budget`."),
-        Key("repetitions", {"type": "integer", "minimum": 1},
+        Key("repetitions", whole(1, MAX_COUNT),
             "exhaustive: transfers per candidate (tgftp's execs). Default 10."),
-        Key("budget", {"type": "integer", "minimum": 1},
+        Key("budget", whole(1, MAX_COUNT),
             "adaptive: the most transfers it may use. Default 120."),
         Key("warm_start", ref("autotune_warm_start"), "adaptive: start from what earlier campaigns of a similar "
             "path found (see autotune_warm_start). Default auto.", expected=WARM_START_FORMS),

@@ -84,14 +84,18 @@ class TuneSettings:
         p = spec.params
         transfers = str(p.get("transfers", GUC))
         tuning = tuning_of(transfers)
-        candidates = make_candidates([dict(o) for o in p["candidates"]], tuple(p.get("extra_args", ())),
-                                     tuning.label_of)
+        length = int(p["length"])
+
+        def label(params: dict[str, Any], extra: tuple[str, ...]) -> str:  # what the candidate's transfers run
+            return tuning.candidate_label(spec.source, spec.target, params, length, extra)
+
+        candidates = make_candidates([dict(o) for o in p["candidates"]], tuple(p.get("extra_args", ())), label)
         reps = int(p.get("repetitions", 10))
         # Specs planned before warm starts existed have no warm_start: their tunes stay cold on --resume.
         warm = p.get("warm_start", "off")
         warm_settings = warm if isinstance(warm, dict) else {}
         return cls(strategy=p["strategy"], candidates=candidates, candidate_set=p.get("candidate_set", ""),
-                   margin_mib_s=float(p["margin_mib_s"]), length=int(p["length"]), repetitions=reps,
+                   margin_mib_s=float(p["margin_mib_s"]), length=length, repetitions=reps,
                    budget=int(p.get("budget", reps * len(candidates))), transfers=transfers,
                    warm_start=warm != "off", warm_history=str(warm_settings.get("history", "")),
                    warm_campaigns=int(warm_settings.get("campaigns", 5)))

@@ -104,7 +104,7 @@ class Tuner:
         return tgftp_pick([self._mean(a) if self.in_pick(a) else None for a in self.arms], self.margin)
 
     def pick_line(self) -> str:
-        """The winner as tgftp prints it (``-vb -p 16 -tcp-bs 8M``); empty without a pick, as tgftp."""
+        """The winner's label, what its transfers ran (``-vb -p 16 -tcp-bs 8M``); empty without a pick."""
         pick = self.pick()
         return "" if pick is None else self.candidates[pick].label
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gftpwb.core.dsl.repeats import REPEAT_KEYS
+from gftpwb.core.scenario.bounds import MAX_COUNT, whole
 from gftpwb.core.scenario.keys import COMMAND_KEYS, DURATION, SIZE, Key, ref
 from gftpwb.kinds.guc.keys import BASELINE_KEY
 
@@ -56,7 +57,7 @@ def copy_keys(tool: Tool) -> tuple[Key, ...]:
         Key("baseline", BASELINE_KEY.schema,
             "An iperf3 run before every run on the same host pair, as for guc (baseline: iperf3, a mapping of its "
             "settings, or the id of an iperf3 test); its streams are the case's streams option."),
-        Key("repeat", {"type": "integer", "minimum": 1}, "How many times each case runs. Default 1."),
+        Key("repeat", whole(1, MAX_COUNT), "How many times each case runs. Default 1."),
         Key("timeout", DURATION, "Stop the tool (its whole process group) after this long; the run is recorded as "
             "timeout. Default: no limit."),
         Key("comment", {"type": "string"}, "Free text written to the record."),

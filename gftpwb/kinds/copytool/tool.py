@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gftpwb.core.scenario.bounds import MAX_STREAMS, whole
 from gftpwb.core.units import format_size_arg, parse_size
 
 FLAG, COUNT, SIZE_VALUE, CHOICE, BOOL_ENV = "flag", "count", "size", "choice", "bool-env"
@@ -31,7 +32,7 @@ class ToolOption:
 
     def schema(self) -> dict[str, Any]:
         if self.type == COUNT:
-            return {"type": "integer", "minimum": 1, **({"maximum": self.maximum} if self.maximum else {})}
+            return whole(1, self.maximum or MAX_STREAMS)
         if self.type == SIZE_VALUE:
             return {"$ref": "#/definitions/size"}
         if self.type == CHOICE:

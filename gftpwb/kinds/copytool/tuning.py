@@ -8,7 +8,8 @@ from typing import Any
 
 from gftpwb.core.registry import Transfer, Tunable, Tuning
 
-from .tool import FLAG, SIZE_VALUE, Tool, label
+from .tool import FLAG, SIZE_VALUE, Tool
+from .tool import label as options_label
 
 
 def tuning(tool: Tool, module: str) -> Tuning:
@@ -30,6 +31,11 @@ def transfer(tool: Tool, source: str, target: str, params: dict[str, Any], lengt
     argv = tool.argv([tool.end(source)], tool.end(target), values, tuple(extra_args))
     mode = copy_mode(tool, source, target)
     return Transfer(argv, values, {"mode": mode, "live_progress": live_progress(tool, mode)}, length)
+
+
+def label(tool: Tool, made: Transfer, extra_args: Sequence[str] = ()) -> str:
+    """A candidate as it ran: the option values its copy was made with (``streams=4 chunk_size=8M``)."""
+    return options_label(tool, made.params, extra_args)
 
 
 __all__ = ["label", "transfer", "tuning"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gftpwb.core.dsl.repeats import REPEAT_KEYS
+from gftpwb.core.scenario.bounds import MAX_BYTES, MAX_COUNT, MAX_WORKER_COUNT, whole
 from gftpwb.core.scenario.keys import DURATION, SIZE, Key
 
 from .settings import GFAPI_SETTINGS, SWEEPABLE, TRANSPORTS, WORKLOADS, GfapiSetting
@@ -13,9 +14,9 @@ from .settings import GFAPI_SETTINGS, SWEEPABLE, TRANSPORTS, WORKLOADS, GfapiSet
 def gfapi_setting_schema(setting: GfapiSetting) -> dict[str, Any]:
     """The schema of one gfapi setting value."""
     return {
-        "count": {"type": "integer", "minimum": 1},
-        "count0": {"type": "integer", "minimum": 0},
-        "fanout": {"type": "integer", "minimum": 2},
+        "count": whole(1, MAX_WORKER_COUNT),
+        "count0": whole(0, MAX_BYTES),  # io_requests and the seed: the worker's 64-bit whole numbers
+        "fanout": whole(2, MAX_WORKER_COUNT),
         "size": dict(SIZE),
         "flag": {"type": "boolean"},
         "workload": {"enum": list(WORKLOADS)},
@@ -66,7 +67,7 @@ GFAPI_KEYS: tuple[Key, ...] = (
             for s in GFAPI_SETTINGS if s.name in SWEEPABLE
         },
     }, "Settings to sweep."),
-    Key("repeat", {"type": "integer", "minimum": 1}, "How many times each case runs. Default 1."),
+    Key("repeat", whole(1, MAX_COUNT), "How many times each case runs. Default 1."),
     *REPEAT_KEYS,
     Key("timeout", DURATION,
         "Stop the workers after this long (building, connecting and running together); the run is recorded "

@@ -187,14 +187,17 @@ def transfer_endpoints(spec: RunSpec) -> tuple[str, ...]:
 
 
 def transfer_facts(record: ResultRecord) -> dict[str, str | float | int | bool | None]:
-    """A guc run's transfer mode and whether it had live progress (from the record, or for records
-    written before gftpwb recorded them, from its command line)."""
+    """A guc run's transfer mode, whether it had live progress (from the record, or for records
+    written before gftpwb recorded them, from its command line) and where its size came from
+    (``size_from``: -len, files, listing or progress; :mod:`gftpwb.kinds.guc.sizing`)."""
     details = record.details
     if not record.argv and "mode" not in details:
         return {}
     live = details.get("live_progress")
+    size_from = details.get("size_from")
     return {"mode": details.get("mode") or mode_of(record.argv),
-            "live_progress": live if isinstance(live, bool) else any(f in record.argv for f in VERBOSE_FLAGS)}
+            "live_progress": live if isinstance(live, bool) else any(f in record.argv for f in VERBOSE_FLAGS),
+            **({"size_from": size_from} if isinstance(size_from, str) else {})}
 
 
 def check_mode(test: TestInput) -> None:

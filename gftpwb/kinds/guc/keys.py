@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gftpwb.core.registry import registry
+from gftpwb.core.scenario.bounds import MAX_COUNT, MAX_STREAMS, whole
 from gftpwb.core.scenario.keys import DURATION, SIZE, Key, ref
 from gftpwb.core.specs import REAL_ENGINE
 
@@ -15,7 +16,7 @@ from .options import GUC_OPTIONS, GucOption
 def option_schema(option: GucOption) -> dict[str, Any]:
     """The schema of one guc option value."""
     if option.type == "count":
-        return {"type": "integer", "minimum": 1}
+        return whole(1, MAX_STREAMS)
     if option.type == "size":
         return {"$ref": "#/definitions/size"}
     if option.type == "level":
@@ -78,7 +79,7 @@ def shared_keys() -> tuple[Key, ...]:
         Key("extra_args", {"type": "array", "items": {"type": "string"}},
             "Further guc arguments, passed as they are (one list item per argument, never through a shell), "
             "after the typed options and before the URLs."),
-        Key("repeat", {"type": "integer", "minimum": 1},
+        Key("repeat", whole(1, MAX_COUNT),
             "How many times each case runs (tgftp's execs). Default 1."),
         Key("timeout", DURATION,
             "Kill guc (its whole process group) after this long; the run is recorded as timeout. "

@@ -16,6 +16,7 @@ from gftpwb.core.summary import CaseSummary, summarize_cases
 
 from .driver import option_args
 from .model import GucOptions
+from .sizing import FROM_LISTING
 
 MIB_NOTE = "MB and MiB both mean 2^20 bytes here, as in guc and tgftp."
 
@@ -64,12 +65,19 @@ def _clock_note(case: CaseSummary) -> str:
     return f"{whole} timed by tgftp to the whole second" if whole else ""
 
 
+def _size_note(case: CaseSummary) -> str:
+    """Runs without -len whose size gftpwb learned by listing their source after the copy: the row says
+    where the bytes of its rates came from (:mod:`gftpwb.kinds.guc.sizing`)."""
+    listed = sum(1 for r in case.runs if r.record.details.get("size_from") == FROM_LISTING)
+    return f"{listed} sized by listing the source" if listed else ""
+
+
 def case_row(case: CaseSummary) -> tuple[tuple[str, ...], str]:
     """One row of the results table: the runs the rate incl. set-up rests on, its median, mean with its
     interval and CV, and guc's own average."""
     rate = case.figure("rate_incl_setup_mib_s")
     stats = rate.stats if rate else None
-    notes = "; ".join(note for note in (_clock_note(case), case_notes(case)) if note)
+    notes = "; ".join(note for note in (_clock_note(case), _size_note(case), case_notes(case)) if note)
     cells = (case.test_id, f"{case.case:03d}", case.params_text, _mode(case), f"{case.passed}/{case.total}",
              n_cell(rate), _median(case, "rate_incl_setup_mib_s"), mean_cell(stats),
              cv_text(stats.cv if stats else None), _median(case, "rate_guc_avg_mib_s"), notes)

@@ -1,7 +1,9 @@
 """What an auto-tune may vary in guc's transfers (its tuning facet): -p, -tcp-bs, -bs, -cc, -pp and
--fast, a transfer with given values (``-len`` bytes, ``-vb`` for progress), and a candidate's label,
-the line tgftp -a prints (``-vb -p 16 -tcp-bs 8M``). tgftp's 37 configurations vary -p (1 to 32)
-and -tcp-bs (1M to 16M): those are the values a search tries when it names none."""
+-fast, a transfer with given values (``-len`` bytes, ``-vb`` for progress where the mode rule lets
+it), and a candidate's label: the arguments of the command that ran, as tgftp -a prints its line
+(``-vb -p 16 -tcp-bs 8M``). Between two servers a candidate without -p runs in stream mode without
+``-vb``, so it is shown as what ran, not as tgftp's ``-vb``. tgftp's 37 configurations vary -p (1 to
+32) and -tcp-bs (1M to 16M): those are the values a search tries when it names none."""
 
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ if TYPE_CHECKING:  # the model and the driver are imported when a tune is planne
 
 TGFTP_PARALLEL = (1, 2, 4, 8, 16, 32)
 TGFTP_TCP_BUFFERS = tuple(n * MIB for n in (1, 2, 4, 8, 16))
-VERBOSE = ("-vb", "-verbose-perf")
 
 
 def _tunable(name: str, values: tuple[Any, ...] = ()) -> Tunable:
@@ -38,20 +39,34 @@ PARAMETERS = (
 )
 
 
+NO_OPTIONS = "(no options)"  # a candidate that runs guc with no arguments but -len and the ends
+FILE_ENDS = ("file:///dev/zero", "file:///dev/null")  # ends where -vb leaves the transfer mode alone
+
+
+def args_line(argv: Sequence[str]) -> str:
+    """guc's arguments in ``argv`` without the program, the two URLs and ``-len N`` (the size every
+    candidate of a tune shares): the line tgftp -a prints for its pick (``-vb -p 16 -tcp-bs 8M``), of
+    the command that ran. Empty when guc ran with nothing else (stream mode between two servers)."""
+    args = list(argv[1:-2])
+    for flag in ("-len", "-partial-length"):
+        while flag in args:
+            at = args.index(flag)
+            del args[at:at + 2]
+    return " ".join(args)
+
+
+def label(made: Transfer, extra_args: Sequence[str] = ()) -> str:
+    """A candidate as it ran: :func:`args_line` of its transfer's argv, or :data:`NO_OPTIONS`."""
+    return args_line(made.argv) or NO_OPTIONS
+
+
 def params_line(params: Mapping[str, Any] | GucOptions, extra_args: Sequence[str] = ()) -> str:
-    """``-vb`` then the options in guc-table order, then any extra arguments; no ``-len``: what tgftp
-    prints for the pick of its auto-tune."""
-    from .driver import option_args
+    """The line of a transfer with these options where ``-vb`` leaves the mode alone (a file end):
+    ``-vb`` then the options in guc-table order, then any extra arguments; no ``-len``."""
     from .model import GucOptions
 
     options = params if isinstance(params, GucOptions) else GucOptions.from_mapping(dict(params))
-    without_length = GucOptions(**{**options.set_options(), "length": None})
-    extra = [a for a in extra_args if a not in VERBOSE]
-    return " ".join(["-vb", *option_args(without_length), *extra])
-
-
-def label(params: Mapping[str, Any], extra_args: Sequence[str]) -> str:
-    return params_line(params, extra_args)
+    return args_line(transfer(*FILE_ENDS, options.set_options(), None, extra_args).argv)
 
 
 def transfer(source: str, target: str, params: Mapping[str, Any], length: int | None,

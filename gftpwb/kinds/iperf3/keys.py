@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gftpwb.core.scenario.bounds import MAX_COUNT, whole
 from gftpwb.core.scenario.keys import COMMAND_KEYS, DURATION, RATE, SIZE, Key, ref
 
 WINDOW_SCHEMA: dict[str, Any] = {"anyOf": [dict(SIZE), {"const": "bdp"}]}
@@ -61,7 +62,7 @@ IPERF3_KEYS: tuple[Key, ...] = (
         "properties": {name: {"description": f"Values of {name} to sweep.", "type": "array", "minItems": 1,
                               "items": schema} for name, schema in SWEEPABLE.items()},
     }, "Values to sweep (streams, window, bandwidth, duration, bytes, reverse, omit)."),
-    Key("repeat", {"type": "integer", "minimum": 1}, "How many times each case runs. Default 1."),
+    Key("repeat", whole(1, MAX_COUNT), "How many times each case runs. Default 1."),
     Key("timeout", DURATION,
         "Stop the client and the server (their whole process groups) after this long, server start and RTT probe "
         "included; the run is recorded as timeout. Default: no limit."),

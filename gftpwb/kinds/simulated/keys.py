@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gftpwb.core.scenario.bounds import MAX_SEED, MAX_TIME_SCALE, whole
 from gftpwb.core.scenario.keys import DURATION, FRACTION, RATE, SIZE, Key, object_schema, ref
 
 # The simulated engine's link model (gftpwb/kinds/simulated/link.py); every key is optional.
@@ -15,12 +16,14 @@ LINK_KEYS: tuple[Key, ...] = (
     Key("per_stream", DURATION, "Extra set-up per parallel stream (guc -p). Default 20ms."),
     Key("contention", {"type": "number", "minimum": 0, "maximum": 0.1},
         "Share of throughput lost per parallel stream. Default 0.004."),
-    Key("noise", FRACTION, "Run-to-run coefficient of variation of a transfer's time. Default 3%."),
-    Key("outliers", FRACTION, "Share of runs slowed to 0.5-0.8x (a competing flow, a stall). Default 0."),
+    Key("noise", FRACTION, "Run-to-run coefficient of variation of a transfer's time. Noise only slows: the "
+        "time is multiplied by a factor of at least 1, so no run is faster than the link. Default 3%."),
+    Key("outliers", FRACTION, "Share of runs slowed further, to 0.5-0.8x of their rate (a competing flow, a "
+        "stall). Default 0."),
     Key("failures", FRACTION, "Share of runs that fail. Default 0."),
-    Key("seed", {"type": "integer", "minimum": 0},
+    Key("seed", whole(0, MAX_SEED),
         "Seed of the model's random numbers; the same seed and run id always give the same result. Default 0."),
-    Key("time_scale", {"type": "number", "minimum": 0},
+    Key("time_scale", {"type": "number", "minimum": 0, "maximum": MAX_TIME_SCALE},
         "Let a simulated transfer take this share of its simulated duration in real time (1 = real time). "
         "Default 0: results arrive at once."),
 )

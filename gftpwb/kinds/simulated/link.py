@@ -11,18 +11,27 @@ How a configuration's rate comes about (rates in MiB/s, MB = 2^20 bytes as in gu
   stream with no per-stream set-up;
 * per-stream window ``w``: ``-tcp-bs`` capped by the kernel's limit (``buffer_cap``, the ends'
   net.core.rmem_max / wmem_max), or the kernel's autotuned ``window`` when ``-tcp-bs`` is not given;
-* throughput ``min(bandwidth, p * w / rtt) * (1 - contention * p) * block efficiency``;
+* throughput ``min(bandwidth, p * w / rtt) * (1 - contention * p) * block efficiency``, never more
+  than ``bandwidth`` (a block size above guc's default gains nothing past the link's capacity);
 * time ``setup + per_stream * p + length / throughput`` (``-fast`` halves the per-stream set-up;
-  ``-cc`` and ``-pp`` change nothing for one file);
-* noise: the time is divided by a lognormal factor with mean 1 and coefficient of variation
-  ``noise``; with probability ``outliers`` a run is slowed to 0.5-0.8x (a competing flow, a stall);
-  with probability ``failures`` it fails; a run longer than the timeout times out.
+  ``-cc`` and ``-pp`` change nothing for one file): the fastest the path allows;
+* noise only slows: the time is multiplied by a factor of at least 1, ``exp(sigma * |Z|)`` (Z
+  standard normal: a half-lognormal, most runs near the fastest and a tail of slower ones), sigma
+  chosen so that the factor's coefficient of variation is ``noise``; with probability ``outliers`` a
+  run is slowed further to 0.5-0.8x of its rate (a competing flow, a stall); with probability
+  ``failures`` it fails; a run longer than the timeout times out.
+
+So no run, however noisy, reports a rate the link cannot carry: its data phase (guc's average) is at
+most ``bandwidth``, and its rate incl. set-up less. What the model cannot produce: runs faster than
+its noise-free time, links shared between runs (concurrent simulated runs are each computed alone,
+so their sum may exceed the link), losses, slow start, or anything a real transfer measures.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from gftpwb.core.units import MIB, parse_duration, parse_fraction, parse_rate, parse_size
@@ -91,7 +100,7 @@ def data_rate(link: LinkModel, transfer: Transfer) -> float:
     if transfer.block_size:
         efficiency = transfer.block_size / (transfer.block_size + 4096)
         rate *= efficiency / (DEFAULT_BLOCK / (DEFAULT_BLOCK + 4096))
-    return rate
+    return min(rate, link.bandwidth_mib_s)
 
 
 def setup_seconds(link: LinkModel, transfer: Transfer) -> float:
@@ -109,12 +118,32 @@ def expected_rate(link: LinkModel, transfer: Transfer) -> float:
     """The true mean of the measured rate (incl. set-up) over successful runs, timeouts ignored:
     the yardstick "within the margin of the true best" is judged against."""
     base = transfer.length / MIB / base_seconds(link, transfer)
+    sigma = slowdown_sigma(link.noise)
+    # E[1 / exp(sigma |Z|)] = 2 exp(sigma^2 / 2) Phi(-sigma)
+    noise_mean = math.exp(sigma * sigma / 2) * math.erfc(sigma / math.sqrt(2))
     outlier_mean = (OUTLIER_LOW + OUTLIER_HIGH) / 2
-    return base * (1 - link.outliers + link.outliers * outlier_mean)
+    return base * noise_mean * (1 - link.outliers + link.outliers * outlier_mean)
 
 
-def _lognormal_sigma(cv: float) -> float:
-    return math.sqrt(math.log1p(cv * cv))
+def _slowdown_cv(sigma: float) -> float:
+    """The coefficient of variation of ``exp(sigma |Z|)``, from its first two moments
+    (``E[exp(k sigma |Z|)] = 2 exp(k^2 sigma^2 / 2) Phi(k sigma)``)."""
+    mean = math.exp(sigma * sigma / 2) * (1 + math.erf(sigma / math.sqrt(2)))
+    square = math.exp(2 * sigma * sigma) * (1 + math.erf(2 * sigma / math.sqrt(2)))
+    return math.sqrt(max(square / (mean * mean) - 1, 0.0))
+
+
+@lru_cache(maxsize=64)
+def slowdown_sigma(cv: float) -> float:
+    """The sigma of the slowdown factor ``exp(sigma |Z|)`` whose coefficient of variation is ``cv``
+    (bisection: the CV grows with sigma, from 0 at sigma 0)."""
+    if cv <= 0:
+        return 0.0
+    low, high = 0.0, 4.0  # a CV of 100 % (the most noise takes) needs sigma about 1.03
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _slowdown_cv(middle) < cv else (low, middle)
+    return (low + high) / 2
 
 
 def run_rng(seed: int, key: str) -> np.random.Generator:
@@ -132,8 +161,7 @@ def simulate(link: LinkModel, transfer: Transfer, rng: np.random.Generator,
              timeout_s: float | None = None) -> SimOutcome:
     """One simulated transfer. Always draws the same amount of randomness, so outcomes line up."""
     draws = rng.random(4)
-    sigma = _lognormal_sigma(link.noise)
-    factor = math.exp(sigma * float(rng.standard_normal()) - sigma * sigma / 2)
+    factor = math.exp(-slowdown_sigma(link.noise) * abs(float(rng.standard_normal())))  # <= 1: only slower
     if draws[0] < link.outliers:
         factor *= OUTLIER_LOW + (OUTLIER_HIGH - OUTLIER_LOW) * draws[1]
     setup = setup_seconds(link, transfer)
@@ -145,9 +173,8 @@ def simulate(link: LinkModel, transfer: Transfer, rng: np.random.Generator,
     if timeout_s and seconds > timeout_s:
         return SimOutcome("timeout", float(timeout_s), None, None,
                           f"SIMULATED timeout: the transfer needed {seconds:.1f}s")
-    seconds = round(seconds, 6)
-    mib = transfer.length / MIB
-    return SimOutcome("passed", seconds, mib / seconds, mib / data_seconds)
+    mib = transfer.length / MIB  # rates from the unrounded time: rounding never makes a run faster
+    return SimOutcome("passed", round(seconds, 6), mib / seconds, mib / data_seconds)
 
 
 def build_link(data: dict[str, Any] | None) -> LinkModel | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import time
 from dataclasses import asdict, replace
 from typing import Any
@@ -42,6 +43,7 @@ from gftpwb.kinds.autotune.warmrace import (
     used_text,
     warm_text,
 )
+from gftpwb.kinds.guc.tuning import args_line
 from gftpwb.shell.context import Interrupted, RunContext, utc_now_iso
 
 from .caps import read_path_caps
@@ -67,7 +69,13 @@ def tune_update(spec: RunSpec, tuner: Tuner, *, finished: bool = False, warm: st
                       finished=finished, p_within_margin=tuner.p_within_margin() if finished else None,
                       stop_reason=tuner.stop_reason if finished else "", warm_start=warm,
                       p_with_history=tuner.p_with_history() if finished else None,
-                      history_share=tuner.history_share() if finished else "")
+                      history_share=tuner.history_share() if finished else "",
+                      leader_command="" if pick is None else shlex.join(pick_argv(spec, tuner, pick)))
+
+
+def pick_argv(spec: RunSpec, tuner: Tuner, pick: int) -> tuple[str, ...]:
+    """The command line of the pick's transfers, as they run."""
+    return transfer_spec(spec, tuner.candidates[pick], 0, int(spec.params["length"])).argv
 
 
 def tune_details(spec: RunSpec, tuner: Tuner, ends: tuple[capmath.EndCaps, capmath.EndCaps],
@@ -85,7 +93,7 @@ def tune_details(spec: RunSpec, tuner: Tuner, ends: tuple[capmath.EndCaps, capma
         "pick": None if arm is None else {"candidate": arm.candidate.number, "params": arm.candidate.label,
                                           "mean_mib_s": arm.mean, "runs": arm.runs,
                                           **({"estimate_mib_s": pick_mean} if pick_mean is not None else {})},
-        "tgftp_line": tuner.pick_line() if spec.params.get("transfers", GUC) == GUC else "",
+        "tgftp_line": tgftp_line(spec, tuner),
         "p_within_margin": tuner.p_within_margin(),
         "p_with_history": tuner.p_with_history(),
         "history_share": tuner.history_share(),
@@ -98,6 +106,16 @@ def tune_details(spec: RunSpec, tuner: Tuner, ends: tuple[capmath.EndCaps, capma
                         "path_cap": capmath.path_cap(*ends)},
         "duplicates": {str(k): v for k, v in dupes.items()},
     }
+
+
+def tgftp_line(spec: RunSpec, tuner: Tuner) -> str:
+    """The pick's guc arguments as its transfers ran them (without -len), the line tgftp -a prints;
+    empty without a pick, for another kind's transfers, or when the pick ran guc with no arguments
+    (stream mode between two servers: ``pick`` then says which candidate won)."""
+    pick = tuner.pick()
+    if pick is None or transfer_kind(spec) != GUC:
+        return ""
+    return args_line(pick_argv(spec, tuner, pick))
 
 
 def ranking_text(tuner: Tuner) -> str:

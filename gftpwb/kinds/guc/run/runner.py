@@ -18,6 +18,7 @@ from gftpwb.core.trace.setting import TraceSetting
 from gftpwb.core.transport import StartError
 from gftpwb.kinds.guc.driver import unbuffered, with_debug
 from gftpwb.kinds.guc.run.files import with_files
+from gftpwb.kinds.guc.run.size import learn_size
 from gftpwb.kinds.guc.session import GucRun
 from gftpwb.shell.commands import with_commands
 from gftpwb.shell.context import RunContext
@@ -40,6 +41,8 @@ async def run_guc(ctx: RunContext, spec: RunSpec) -> ResultRecord:
     record = await run_process(ctx, spec, session, argv)
     if spec.tgftp_style and record.status == PASSED:
         await list_transfer(ctx, spec, record)
+    if record.status == PASSED:
+        await learn_size(ctx, spec, record)
     return record
 
 
