@@ -373,7 +373,9 @@ def test_each_figure_says_what_it_spans_and_the_live_line_ends_on_the_result(tmp
         # whether the run is long enough for its skew is judged by the stated rule, and said where it is
         verdict = g["timing"]["last_done"]
         assert verdict["too_short"] == (verdict["share_pct"] > g["timing"]["limit_pct"])
-        assert ("too short to publish" in result) == verdict["too_short"]
+        assert ("too short to publish:" in result) == verdict["too_short"]  # the last done's own words
+        first = g["timing"]["first_done"]
+        assert ("first done too short to publish" in result) == (first["too_short"] and not verdict["too_short"])
     report = gftpwb("report", str(results), "--json")
     assert report.returncode == 0, report.stderr
     runs = [run for d in json.loads(report.stdout)["directories"] for case in d["cases"] for run in case["runs"]]
