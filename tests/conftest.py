@@ -34,30 +34,6 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    """Under pytest-xdist (``make test`` runs two workers): a worker's COLUMNS is what the suite was
-    started with, not the 80 xdist gives it, so console output is drawn as in a run without workers."""
-    if os.environ.get("PYTEST_XDIST_WORKER") is None:
-        os.environ["GFTPWB_SUITE_COLUMNS"] = os.environ.get("COLUMNS", "")
-    elif "GFTPWB_SUITE_COLUMNS" in os.environ:
-        if os.environ["GFTPWB_SUITE_COLUMNS"]:
-            os.environ["COLUMNS"] = os.environ["GFTPWB_SUITE_COLUMNS"]
-        else:
-            os.environ.pop("COLUMNS", None)
-
-
-COMPAT = ROOT / "tests" / "compat"
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Workers take whole files (a docs page's blocks run in order, in one shell), and the whole tgftp
-    compat suite together: its runs of the real tgftp are made once, for all its files."""
-    for item in items:
-        path = Path(str(item.fspath))
-        group = "compat" if COMPAT in path.parents else str(path.relative_to(ROOT))
-        item.add_marker(pytest.mark.xdist_group(group))
-
-
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.skipped and not hasattr(report, "wasxfail"):  # an expected failure (xfail) ran: not a skip
         _skipped.append(report.nodeid)
