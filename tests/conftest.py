@@ -4,6 +4,7 @@ turns any skipped test into a failure when GFTPWB_FORBID_SKIPS is set (as `make 
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import sys
 import textwrap
@@ -23,6 +24,16 @@ settings.register_profile("gftpwb", deadline=None, suppress_health_check=[Health
 settings.load_profile("gftpwb")
 
 _skipped: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Signals as at a terminal: a suite started in the background (``make test &``, ``nohup``)
+    inherits SIGINT, SIGQUIT or SIGHUP ignored, and every program a test starts would inherit that
+    too, so a test's Ctrl-C or hang-up would reach nothing. The tests that send signals assert what a
+    user at a terminal gets; the suite gives its programs that terminal's dispositions."""
+    for sig in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP, signal.SIGTERM):
+        if signal.getsignal(sig) == signal.SIG_IGN:
+            signal.signal(sig, signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
